@@ -1,0 +1,37 @@
+# tavola: every command a developer, an operator or CI needs.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PROTOS := $(shell find proto -name '*.proto')
+
+.PHONY: setup proto lint test test-fast demo run bench clean
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "python 3.11 is required ($(PYTHON) not found)"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP) gen/.stamp
+
+# The one code-generation path: Python messages, gRPC stubs and type stubs into gen/.
+gen/.stamp: $(PROTOS) $(STAMP)
+	rm -rf gen && mkdir -p gen
+	$(PY) -m grpc_tools.protoc -Iproto --python_out=gen --grpc_python_out=gen --pyi_out=gen $(PROTOS)
+	find gen -type d -exec touch {}/__init__.py \;
+	rm -f gen/__init__.py
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch gen/.stamp
+
+proto: gen/.stamp
+
+lint: setup
+	cd proto && ../$(VENV)/bin/buf lint
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+clean:
+	rm -rf gen $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,159 @@
+"""The shape every game engine has, and the codec that turns its values into protos.
+
+An engine is a pure library. State, actions, views and events are the engine's own
+plain Python values (frozen dataclasses, tuples...). ``apply`` never mutates its input.
+Randomness comes only from ``services.engine.rng.Rng`` whose state is part of the game
+state, so (player_count, options, seed, actions) replays a game exactly.
+
+Who decides is explicit: ``deciders(state)`` lists every seat that must decide now, on
+its turn or not (call-or-allow, cancel by paying, Plague: People or Tower ...). It is
+empty exactly when the game is over.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+from google.protobuf.message import Message
+
+from services.engine.errors import InvalidConfig
+
+OptionValue = bool | int | str
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One table option. Values travel as strings; ``parse_options`` checks and converts them."""
+
+    name: str
+    description: str
+    kind: Literal["bool", "int", "enum"]
+    default: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, raw: str) -> OptionValue:
+        if self.kind == "bool":
+            lowered = raw.strip().lower()
+            if lowered in ("true", "1", "yes", "on"):
+                return True
+            if lowered in ("false", "0", "no", "off"):
+                return False
+            raise InvalidConfig(f"option {self.name!r} takes true or false, not {raw!r}")
+        if self.kind == "int":
+            try:
+                value = int(raw)
+            except ValueError:
+                raise InvalidConfig(f"option {self.name!r} takes an integer, not {raw!r}") from None
+            if self.minimum is not None and value < self.minimum:
+                raise InvalidConfig(f"option {self.name!r} must be at least {self.minimum}")
+            if self.maximum is not None and value > self.maximum:
+                raise InvalidConfig(f"option {self.name!r} must be at most {self.maximum}")
+            return value
+        if raw not in self.choices:
+            raise InvalidConfig(f"option {self.name!r} takes one of {', '.join(self.choices)}, not {raw!r}")
+        return raw
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    game_id: str
+    display_name: str
+    min_players: int
+    max_players: int
+    options: tuple[OptionSpec, ...] = ()
+    summary: str = ""
+
+
+def parse_options(info: GameInfo, player_count: int, raw: Mapping[str, str]) -> dict[str, OptionValue]:
+    """Check player count and option names/values; fill defaults. Raises InvalidConfig."""
+    if not info.min_players <= player_count <= info.max_players:
+        raise InvalidConfig(
+            f"{info.display_name} takes {info.min_players} to {info.max_players} players, not {player_count}",
+            reason="BAD_PLAYER_COUNT",
+        )
+    specs = {spec.name: spec for spec in info.options}
+    unknown = sorted(set(raw) - set(specs))
+    if unknown:
+        raise InvalidConfig(f"unknown option(s): {', '.join(unknown)}", reason="UNKNOWN_OPTION")
+    return {name: spec.parse(raw.get(name, spec.default)) for name, spec in specs.items()}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game. ``winners`` may be empty (nobody wins)."""
+
+    winners: tuple[int, ...]
+    summary: str
+    scores: tuple[int, ...] = field(default=())  # per seat, where the game has a score
+
+
+State = TypeVar("State")
+Action = TypeVar("Action")
+Event = TypeVar("Event")
+View = TypeVar("View")
+
+
+class Engine(Protocol, Generic[State, Action, Event, View]):
+    info: GameInfo
+
+    def new_game(self, player_count: int, options: Mapping[str, str], seed: int) -> tuple[State, list[Event]]:
+        """Set up a game; raises InvalidConfig. Events are the setup's (deals, start roll)."""
+        ...
+
+    def deciders(self, state: State) -> tuple[int, ...]:
+        """Seats that must decide now, in turn order. Empty iff the game is over."""
+        ...
+
+    def legal_actions(self, state: State, seat: int) -> Sequence[Action]:
+        """Every action ``seat`` may take now; empty when it need not decide."""
+        ...
+
+    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+        """Raises NotYourDecision or IllegalAction and leaves ``state`` untouched."""
+        ...
+
+    def view(self, state: State, seat: int | None) -> View:
+        """What ``seat`` may see (None: a spectator). Never another seat's secrets."""
+        ...
+
+    def project_event(self, event: Event, seat: int | None) -> Event | None:
+        """The part of ``event`` that ``seat`` (None: spectator) may see; None if nothing."""
+        ...
+
+    def outcome(self, state: State) -> Outcome | None:
+        """None while the game goes on."""
+        ...
+
+    def describe_action(self, action: Action) -> str:
+        """A short human label, e.g. 'bid 3 POISON'."""
+        ...
+
+
+class Codec(Protocol, Generic[State, Action, Event, View]):
+    """Turns one engine's values into that game's typed proto messages and back."""
+
+    def state_to_proto(self, state: State) -> Message: ...
+
+    def state_from_proto(self, message: Any) -> State: ...
+
+    def action_type(self) -> type[Message]: ...
+
+    def action_to_proto(self, action: Action) -> Message: ...
+
+    def action_from_proto(self, message: Any) -> Action:
+        """Raises MalformedAction for a message that is no action of this game."""
+        ...
+
+    def view_to_proto(self, view: View) -> Message: ...
+
+    def event_to_proto(self, event: Event) -> Message: ...
+
+
+@dataclass(frozen=True)
+class Game(Generic[State, Action, Event, View]):
+    """One playable game: its engine and its codec. Each ``services/<game>`` exports ``GAME``."""
+
+    engine: Engine[State, Action, Event, View]
+    codec: Codec[State, Action, Event, View]

@@ -1,0 +1,57 @@
+"""A tiny deterministic RNG whose whole state is one 64-bit integer (SplitMix64).
+
+The state lives inside the game state, so a game replays exactly from (config, seed,
+actions) and serialises as a single uint64. Engines copy the state, draw from an
+``Rng(state.rng)``, and store ``rng.state`` back into the new state.
+"""
+
+from collections.abc import MutableSequence, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+class Rng:
+    __slots__ = ("state",)
+
+    def __init__(self, state: int):
+        self.state = state & _MASK
+
+    @classmethod
+    def from_seed(cls, seed: int) -> "Rng":
+        rng = cls(seed)
+        rng.next_u64()  # decorrelate small consecutive seeds
+        return rng
+
+    def next_u64(self) -> int:
+        self.state = (self.state + _GOLDEN) & _MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """Uniform integer in [0, n), without modulo bias."""
+        if n <= 0:
+            raise ValueError("n must be positive")
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = self.next_u64()
+            if x < limit:
+                return x % n
+
+    def roll(self, count: int, sides: int) -> list[int]:
+        """``count`` dice with faces 0..sides-1."""
+        return [self.below(sides) for _ in range(count)]
+
+    def choice(self, items: Sequence[T]) -> T:
+        return items[self.below(len(items))]
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Fisher-Yates, in place."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
