@@ -19,10 +19,10 @@ setup: $(STAMP) gen/.stamp
 
 # The one code-generation path: Python messages, gRPC stubs and type stubs into gen/.
 gen/.stamp: $(PROTOS) $(STAMP)
-	rm -rf gen && mkdir -p gen
-	$(PY) -m grpc_tools.protoc -Iproto --python_out=gen --grpc_python_out=gen --pyi_out=gen $(PROTOS)
-	find gen -type d -exec touch {}/__init__.py \;
-	rm -f gen/__init__.py
+	rm -rf gen.tmp && mkdir -p gen.tmp
+	$(PY) -m grpc_tools.protoc -Iproto --python_out=gen.tmp --grpc_python_out=gen.tmp --pyi_out=gen.tmp $(PROTOS)
+	find gen.tmp -mindepth 1 -type d -exec touch {}/__init__.py \;
+	rm -rf gen && mv gen.tmp gen
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch gen/.stamp
 
@@ -34,4 +34,4 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 
 clean:
-	rm -rf gen $(VENV) .pytest_cache .ruff_cache .hypothesis
+	rm -rf gen gen.tmp $(VENV) .pytest_cache .ruff_cache .hypothesis
