@@ -33,5 +33,19 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+# The whole suite: engine rules and property tests, then integration tests against a real
+# Redis, real gRPC servers on free ports and a real Celery worker.
+test: setup
+	$(PY) -m pytest
+
+demo: setup
+	$(PY) -m deploy.demo
+
+run: setup
+	$(PY) -m deploy.run
+
+bench: setup
+	$(PY) -m bench
+
 clean:
 	rm -rf gen gen.tmp $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -17,8 +17,8 @@ from services.engine.rng import Rng
 __all__ = [
     "Codec",
     "Engine",
-    "Game",
     "EngineError",
+    "Game",
     "GameInfo",
     "IllegalAction",
     "InvalidConfig",
@@ -26,6 +26,6 @@ __all__ = [
     "NotYourDecision",
     "OptionSpec",
     "Outcome",
-    "parse_options",
     "Rng",
+    "parse_options",
 ]

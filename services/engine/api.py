@@ -102,6 +102,10 @@ class Engine(Protocol, Generic[State, Action, Event, View]):
         """Set up a game; raises InvalidConfig. Events are the setup's (deals, start roll)."""
         ...
 
+    def player_count(self, state: State) -> int:
+        """Number of seats at the table (eliminated players included)."""
+        ...
+
     def deciders(self, state: State) -> tuple[int, ...]:
         """Seats that must decide now, in turn order. Empty iff the game is over."""
         ...

@@ -1,0 +1,1 @@
+"""Bot workers: Celery tasks that play bot seats through the gateway, as ordinary clients."""

@@ -1,0 +1,1 @@
+"""What every tavola process shares: logging, gRPC server bootstrap and rich errors."""

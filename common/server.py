@@ -1,0 +1,72 @@
+"""Boots a grpc.aio server the same way for every tavola process: health checking,
+server reflection, a bound port (0 picks a free one) and graceful shutdown on SIGTERM."""
+
+import asyncio
+import os
+import signal
+from collections.abc import Awaitable, Callable, Iterable
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+log = structlog.get_logger()
+
+
+class Server:
+    def __init__(self, service_names: Iterable[str]):
+        self.grpc = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        self.health = health.aio.HealthServicer()
+        self.service_names = list(service_names)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
+        reflection.enable_server_reflection(
+            [*self.service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
+            self.grpc,
+        )
+        self.port = 0
+
+    async def start(self, address: str) -> int:
+        self.port = self.grpc.add_insecure_port(address)
+        await self.grpc.start()
+        for name in ["", *self.service_names]:
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        return self.port
+
+    async def stop(self, grace: float = 5.0) -> None:
+        await self.health.enter_graceful_shutdown()
+        await self.grpc.stop(grace)
+
+
+def listen_address(default_port: int) -> str:
+    host = os.environ.get("TAVOLA_HOST", "127.0.0.1")
+    port = int(os.environ.get("TAVOLA_PORT", default_port))
+    return f"{host}:{port}"
+
+
+def write_port_file(port: int) -> None:
+    """A launcher that asked for port 0 learns the bound port from TAVOLA_PORT_FILE."""
+    path = os.environ.get("TAVOLA_PORT_FILE")
+    if path:
+        tmp = f"{path}.tmp"
+        with open(tmp, "w") as handle:
+            handle.write(str(port))
+        os.replace(tmp, path)
+
+
+async def serve_until_signal(
+    server: Server, address: str, name: str, on_stop: Callable[[], Awaitable[None]] | None = None
+) -> None:
+    port = await server.start(address)
+    write_port_file(port)
+    log.info("serving", server=name, address=address.rsplit(":", 1)[0] + f":{port}")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("stopping", server=name)
+    await server.stop()
+    if on_stop is not None:
+        await on_stop()
+    log.info("stopped", server=name)

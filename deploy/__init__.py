@@ -1,0 +1,1 @@
+"""Running tavola: the local process stack (demo, run, tests, bench) and deployment files."""

@@ -1,0 +1,194 @@
+"""The whole platform as local processes: rules services, gateway and a Celery bot worker.
+
+Used by ``make demo``, ``make run``, the benchmarks and the integration tests. Every
+server listens on a free loopback port (port 0, reported through TAVOLA_PORT_FILE) and is
+health-checked before use; ``stop`` ends exactly the processes this stack started, by pid.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from deploy.redis_local import RedisHandle, ensure_redis
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ("borgia",)
+
+
+@dataclass
+class Process:
+    name: str
+    popen: subprocess.Popen
+    log_path: Path
+    address: str = ""
+
+
+@dataclass
+class Stack:
+    redis_url: str = field(default_factory=lambda: os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    games: tuple[str, ...] = GAMES
+    # Bots the gateway accepts, and those the worker plays (its queues bots.<name>).
+    bots: tuple[str, ...] = ("random",)
+    worker_bots: tuple[str, ...] = ("random",)
+    key_prefix: str = "tavola"
+    worker_concurrency: int = 8
+    with_worker: bool = True
+    log_dir: Path | None = None
+    gateway_port: int = 0
+    processes: list[Process] = field(default_factory=list)
+    redis: RedisHandle | None = None
+    gateway_address: str = ""
+    rules_addresses: dict[str, str] = field(default_factory=dict)
+    _tmp: tempfile.TemporaryDirectory | None = None
+
+    def __enter__(self) -> "Stack":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="tavola-stack-")
+        if self.log_dir is None:
+            self.log_dir = Path(self._tmp.name)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.redis = ensure_redis(self.redis_url)
+            self.redis_url = self.redis.url
+            for game in self.games:
+                process = self._spawn_server(f"rules-{game}", ["-m", "services.rules_server", game], 0)
+                self.rules_addresses[game] = process.address
+            rules = ",".join(f"{game}={address}" for game, address in self.rules_addresses.items())
+            gateway = self._spawn_server(
+                "gateway", ["-m", "gateway"], self.gateway_port, TAVOLA_RULES=rules, TAVOLA_BOTS=",".join(self.bots)
+            )
+            self.gateway_address = gateway.address
+            if self.with_worker:
+                self._spawn_worker()
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        for process in reversed(self.processes):
+            if process.popen.poll() is None:
+                process.popen.send_signal(signal.SIGTERM)
+        for process in reversed(self.processes):
+            try:
+                process.popen.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.popen.kill()
+                process.popen.wait()
+        self.processes.clear()
+        if self.redis is not None:
+            self.redis.stop()
+            self.redis = None
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    def describe(self) -> list[str]:
+        lines = [f"redis: {self.redis.description if self.redis else self.redis_url}"]
+        lines += [f"{p.name}: pid {p.popen.pid}{' at ' + p.address if p.address else ''}" for p in self.processes]
+        return lines
+
+    # -- processes -------------------------------------------------------------------
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            REDIS_URL=self.redis_url,
+            TAVOLA_KEY_PREFIX=self.key_prefix,
+            TAVOLA_HOST="127.0.0.1",
+            PYTHONUNBUFFERED="1",
+        )
+        env.update(extra)
+        return env
+
+    def _launch(self, name: str, argv: list[str], env: dict[str, str]) -> Process:
+        assert self.log_dir is not None
+        log_path = self.log_dir / f"{name}.log"
+        with open(log_path, "ab") as log_file:
+            popen = subprocess.Popen(
+                [sys.executable, *argv],
+                cwd=ROOT,
+                env=env,
+                stdout=log_file,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # a Ctrl-C in the terminal reaches us, not them directly
+            )
+        process = Process(name, popen, log_path)
+        self.processes.append(process)
+        return process
+
+    def _spawn_server(self, name: str, argv: list[str], port: int, **extra: str) -> Process:
+        assert self.log_dir is not None
+        port_file = self.log_dir / f"{name}.port"
+        port_file.unlink(missing_ok=True)
+        process = self._launch(name, argv, self.env(TAVOLA_PORT=str(port), TAVOLA_PORT_FILE=str(port_file), **extra))
+        deadline = time.monotonic() + 30
+        while not port_file.exists():
+            self._check_alive(process)
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{name} did not start; see {process.log_path}")
+            time.sleep(0.05)
+        process.address = f"127.0.0.1:{port_file.read_text().strip()}"
+        wait_healthy(process.address)
+        return process
+
+    def _spawn_worker(self) -> None:
+        queues = ",".join(f"bots.{bot}" for bot in self.worker_bots)
+        argv = [
+            "-m",
+            "celery",
+            "-A",
+            "bots.app",
+            "worker",
+            "--pool",
+            "threads",
+            "--concurrency",
+            str(self.worker_concurrency),
+            "--queues",
+            queues,
+            "--hostname",
+            f"bots-{os.getpid()}-{time.monotonic_ns()}@%h",
+            "--loglevel",
+            "WARNING",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
+        self._launch("bot-worker", argv, self.env(TAVOLA_GATEWAY=self.gateway_address))
+
+    @staticmethod
+    def _check_alive(process: Process) -> None:
+        if process.popen.poll() is not None:
+            tail = process.log_path.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"{process.name} exited with {process.popen.returncode}:\n{tail}")
+
+
+def wait_healthy(address: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{address} is not healthy")
+            time.sleep(0.05)

@@ -1,0 +1,1 @@
+"""The gateway: tavola's only public door. Stateless; tables live in Redis."""

@@ -1,0 +1,59 @@
+"""Run the gateway:  python -m gateway
+
+Environment: REDIS_URL, TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SECRET,
+TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_HOST, TAVOLA_PORT (default 50051),
+TAVOLA_PORT_FILE, TAVOLA_LOG_LEVEL.
+"""
+
+import asyncio
+
+import redis.asyncio as redis
+import structlog
+
+from bots.app import app as celery_app
+from common import logging as tavola_logging
+from common.server import Server, listen_address, serve_until_signal
+from gateway.config import Settings
+from gateway.hub import Hub
+from gateway.rules import RulesDirectory
+from gateway.service import GatewayServicer
+from gateway.store import TableStore
+from tavola.gateway.v1 import gateway_pb2, gateway_pb2_grpc
+
+log = structlog.get_logger()
+
+
+async def serve() -> None:
+    tavola_logging.configure("gateway")
+    settings = Settings.from_env()
+    client = redis.Redis.from_url(settings.redis_url)
+    await client.ping()
+    hub = Hub(client, f"{settings.key_prefix}:gateway")
+    await hub.start()
+    rules = RulesDirectory(settings.rules, settings.rules_timeout_seconds)
+    servicer = GatewayServicer(
+        TableStore(client, settings.key_prefix, settings.table_ttl_seconds),
+        hub,
+        rules,
+        settings.bots,
+        settings.bot_secret,
+        celery_app,
+    )
+    server = Server([gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name])
+    gateway_pb2_grpc.add_GatewayServiceServicer_to_server(servicer, server.grpc)
+
+    async def close() -> None:
+        await hub.stop()
+        await rules.close()
+        await client.aclose()
+
+    log.info("configured", games=sorted(settings.rules), bots=list(settings.bots))
+    await serve_until_signal(server, listen_address(50051), "gateway", on_stop=close)
+
+
+def main() -> None:
+    asyncio.run(serve())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""The gateway's view of the rules services: one channel per game, descriptions cached."""
+
+import grpc
+
+from common.errors import ApiError, from_rpc_error
+from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
+
+
+class RulesDirectory:
+    def __init__(self, addresses: dict[str, str], timeout: float):
+        self.timeout = timeout
+        self.channels = {game: grpc.aio.insecure_channel(address) for game, address in addresses.items()}
+        self.stubs = {game: rules_pb2_grpc.RulesServiceStub(channel) for game, channel in self.channels.items()}
+        self.descriptions: dict[str, rules_pb2.GameDescription] = {}
+
+    async def close(self) -> None:
+        for channel in self.channels.values():
+            await channel.close()
+
+    def stub(self, game_id: str) -> rules_pb2_grpc.RulesServiceStub:
+        stub = self.stubs.get(game_id)
+        if stub is None:
+            raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_GAME", f"no game {game_id!r} is hosted here")
+        return stub
+
+    async def call(self, game_id: str, method: str, request):
+        try:
+            return await getattr(self.stub(game_id), method)(request, timeout=self.timeout)
+        except grpc.aio.AioRpcError as error:
+            raise from_rpc_error(error) from None
+
+    async def describe(self, game_id: str) -> rules_pb2.GameDescription:
+        if game_id not in self.descriptions:
+            response = await self.call(game_id, "DescribeGame", rules_pb2.DescribeGameRequest())
+            self.descriptions[game_id] = response.game
+        return self.descriptions[game_id]
+
+    async def describe_all(self) -> list[rules_pb2.GameDescription]:
+        return [await self.describe(game_id) for game_id in sorted(self.stubs)]

@@ -1,0 +1,185 @@
+"""Tables in Redis.
+
+Per table, three keys sharing the hash tag ``{table_id}`` (so the layout works on Redis
+Cluster) and one pub/sub channel:
+  <prefix>:{id}:table     hash: record (TableRecord proto), version, seq
+  <prefix>:{id}:log       stream: the durable event log, entry id "<seq>-0"; fields
+                          "spec" (TableEvent bytes for spectators), "s<n>" (seat n's
+                          projection where it differs; empty = nothing for that seat),
+                          "end" on the last entry of a finished game
+  <prefix>:{id}:requests  hash: "<seat>:<request_id>" -> StoredResponse, for idempotency
+  <prefix>:{id}:wake      channel: the new last seq, published on every commit
+
+Every change goes through ``commit``: one Lua script that checks the version (a
+compare-and-set), refuses a used request id, writes the record, appends the log entries,
+stores the response, refreshes the TTL and publishes, all or nothing.
+"""
+
+from dataclasses import dataclass, field
+
+import redis.asyncio as redis
+
+from tavola.store.v1 import store_pb2
+
+_COMMIT = """
+local current = redis.call('HGET', KEYS[1], 'version')
+if ARGV[1] == '0' then
+  if current then return {-1} end
+else
+  if not current then return {-2} end
+  if current ~= ARGV[1] then return {-3, current} end
+end
+if ARGV[6] ~= '' then
+  local prior = redis.call('HGET', KEYS[3], ARGV[6])
+  if prior then return {-4, prior} end
+end
+redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3], 'seq', ARGV[4])
+local i = 10
+for e = 1, tonumber(ARGV[9]) do
+  local id = ARGV[i]
+  local n = tonumber(ARGV[i + 1])
+  local fields = {}
+  for k = 1, n * 2 do fields[k] = ARGV[i + 1 + k] end
+  redis.call('XADD', KEYS[2], id, unpack(fields))
+  i = i + 2 + n * 2
+end
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], ARGV[6], ARGV[7]) end
+local ttl = tonumber(ARGV[5])
+if ttl > 0 then
+  for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ttl) end
+end
+redis.call('PUBLISH', ARGV[8], ARGV[4])
+return {1}
+"""
+
+
+class TableExists(Exception):
+    pass
+
+
+class TableMissing(Exception):
+    pass
+
+
+class VersionConflict(Exception):
+    def __init__(self, current: int):
+        super().__init__(f"table is at version {current}")
+        self.current = current
+
+
+class RequestUsed(Exception):
+    def __init__(self, stored: store_pb2.StoredResponse):
+        super().__init__("request id already used")
+        self.stored = stored
+
+
+@dataclass
+class LogEntry:
+    """One event log entry: the spectator's bytes and each seat's where they differ."""
+
+    spectator: bytes
+    seats: dict[int, bytes] = field(default_factory=dict)
+    end: bool = False
+
+    def fields(self) -> list[bytes | str]:
+        flat: list[bytes | str] = ["spec", self.spectator]
+        for seat, data in sorted(self.seats.items()):
+            flat += [f"s{seat}", data]
+        if self.end:
+            flat += ["end", "1"]
+        return flat
+
+
+@dataclass
+class StoredEntry:
+    seq: int
+    fields: dict[bytes, bytes]
+
+    def for_viewer(self, seat: int | None) -> bytes:
+        """The entry as ``seat`` (None: spectator) sees it; b'' when it sees nothing."""
+        if seat is not None:
+            own = self.fields.get(f"s{seat}".encode())
+            if own is not None:
+                return own
+        return self.fields.get(b"spec", b"")
+
+    @property
+    def is_end(self) -> bool:
+        return b"end" in self.fields
+
+
+class TableStore:
+    def __init__(self, client: redis.Redis, prefix: str, ttl_seconds: int):
+        self.redis = client
+        self.prefix = prefix
+        self.ttl = ttl_seconds
+        self._commit = client.register_script(_COMMIT)
+
+    def _keys(self, table_id: str) -> tuple[str, str, str]:
+        base = f"{self.prefix}:{{{table_id}}}"
+        return f"{base}:table", f"{base}:log", f"{base}:requests"
+
+    def channel(self, table_id: str) -> str:
+        return f"{self.prefix}:{{{table_id}}}:wake"
+
+    async def load(
+        self, table_id: str, request_key: str | None = None
+    ) -> tuple[store_pb2.TableRecord, store_pb2.StoredResponse | None]:
+        """The table's record, and the stored response for ``request_key`` if any, in one trip."""
+        table_key, _, requests_key = self._keys(table_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(table_key, "record")
+            if request_key:
+                pipe.hget(requests_key, request_key)
+            replies = await pipe.execute()
+        if replies[0] is None:
+            raise TableMissing(table_id)
+        record = store_pb2.TableRecord.FromString(replies[0])
+        stored = None
+        if request_key and replies[1] is not None:
+            stored = store_pb2.StoredResponse.FromString(replies[1])
+        return record, stored
+
+    async def commit(
+        self,
+        record: store_pb2.TableRecord,
+        expected_version: int,
+        entries: list[LogEntry],
+        request_key: str = "",
+        stored: store_pb2.StoredResponse | None = None,
+    ) -> None:
+        """Writes ``record`` (whose table.version/last_seq are already the new ones) if the
+        table is still at ``expected_version`` (0: create it). Raises TableExists,
+        TableMissing, VersionConflict or RequestUsed, and then nothing was written."""
+        table = record.table
+        first_seq = table.last_seq - len(entries) + 1
+        args: list[bytes | str | int] = [
+            expected_version,
+            record.SerializeToString(),
+            table.version,
+            table.last_seq,
+            self.ttl,
+            request_key,
+            stored.SerializeToString() if stored is not None else b"",
+            self.channel(table.table_id),
+            len(entries),
+        ]
+        for offset, entry in enumerate(entries):
+            fields = entry.fields()
+            args += [f"{first_seq + offset}-0", len(fields) // 2, *fields]
+        result = await self._commit(keys=self._keys(table.table_id), args=args)
+        status = int(result[0])
+        if status == 1:
+            return
+        if status == -1:
+            raise TableExists(table.table_id)
+        if status == -2:
+            raise TableMissing(table.table_id)
+        if status == -3:
+            raise VersionConflict(int(result[1]))
+        raise RequestUsed(store_pb2.StoredResponse.FromString(result[1]))
+
+    async def read_log(self, table_id: str, after_seq: int, count: int = 500) -> list[StoredEntry]:
+        _, log_key, _ = self._keys(table_id)
+        raw = await self.redis.xrange(log_key, min=f"({after_seq}-0", max="+", count=count)
+        return [StoredEntry(seq=int(entry_id.split(b"-")[0]), fields=fields) for entry_id, fields in raw]

@@ -1,0 +1,226 @@
+"""The generic rules service: wraps any game's pure engine and codec behind the
+tavola.rules.v1.RulesService contract. Stateless: every call carries the whole state.
+
+Run one game:  python -m services.rules_server borgia
+(environment: TAVOLA_HOST, TAVOLA_PORT, TAVOLA_PORT_FILE, TAVOLA_LOG_LEVEL)
+"""
+
+import argparse
+import asyncio
+import importlib
+
+import grpc
+import structlog
+from google.protobuf import any_pb2, message_factory
+from google.protobuf.message import DecodeError, Message
+
+from common import logging as tavola_logging
+from common.errors import ApiError, abort
+from common.server import Server, listen_address, serve_until_signal
+from services.engine.api import Game, parse_options
+from services.engine.errors import EngineError, IllegalAction, InvalidConfig, MalformedAction, NotYourDecision
+from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
+
+log = structlog.get_logger()
+
+DEFAULT_PORTS = {"borgia": 50061, "mortadella": 50062, "pecunia": 50063}
+
+# The one place where engine errors become status codes.
+_STATUS_OF_ERROR: dict[type[EngineError], grpc.StatusCode] = {
+    InvalidConfig: grpc.StatusCode.INVALID_ARGUMENT,
+    MalformedAction: grpc.StatusCode.INVALID_ARGUMENT,
+    NotYourDecision: grpc.StatusCode.FAILED_PRECONDITION,
+    IllegalAction: grpc.StatusCode.FAILED_PRECONDITION,
+}
+
+
+def api_error(error: EngineError) -> ApiError:
+    code = next(
+        (code for kind, code in _STATUS_OF_ERROR.items() if isinstance(error, kind)),
+        grpc.StatusCode.FAILED_PRECONDITION,
+    )
+    return ApiError(code, error.reason, str(error))
+
+
+def load_game(game_id: str) -> Game:
+    module = importlib.import_module(f"services.{game_id}")
+    return module.GAME
+
+
+def _pack(message: Message) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message, type_url_prefix="type.tavola.dev/")
+    return packed
+
+
+def _option_text(value: object) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
+    def __init__(self, game: Game):
+        self.engine = game.engine
+        self.codec = game.codec
+        info = self.engine.info
+        self.description = rules_pb2.GameDescription(
+            game_id=info.game_id,
+            display_name=info.display_name,
+            summary=info.summary,
+            min_players=info.min_players,
+            max_players=info.max_players,
+            options=[
+                rules_pb2.GameOption(
+                    name=spec.name,
+                    description=spec.description,
+                    kind=rules_pb2.OptionKind.Value(f"OPTION_KIND_{spec.kind.upper()}"),
+                    default_value=spec.default,
+                    choices=spec.choices,
+                    minimum=spec.minimum,
+                    maximum=spec.maximum,
+                )
+                for spec in info.options
+            ],
+            action_type=self.codec.action_type().DESCRIPTOR.full_name,
+        )
+        # Every game's proto file declares GameState, View and Event beside its Action.
+        game_file = self.codec.action_type().DESCRIPTOR.file
+        self.state_type = message_factory.GetMessageClass(game_file.message_types_by_name["GameState"])
+        self.description.state_type = self.state_type.DESCRIPTOR.full_name
+        self.description.view_type = game_file.message_types_by_name["View"].full_name
+        self.description.event_type = game_file.message_types_by_name["Event"].full_name
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _state(self, packed: any_pb2.Any):
+        message = self.state_type()
+        if not packed.Is(self.state_type.DESCRIPTOR):
+            raise ApiError(
+                grpc.StatusCode.INVALID_ARGUMENT, "BAD_STATE", f"state must be a {self.description.state_type}"
+            )
+        try:
+            packed.Unpack(message)
+            return self.codec.state_from_proto(message)
+        except (DecodeError, ValueError, KeyError, IndexError) as error:
+            raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, "BAD_STATE", "state does not decode") from error
+
+    def _action(self, packed: any_pb2.Any):
+        action_type = self.codec.action_type()
+        message = action_type()
+        try:
+            unpacked = packed.Is(action_type.DESCRIPTOR) and packed.Unpack(message)
+        except DecodeError:
+            unpacked = False
+        if not unpacked:
+            raise ApiError(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "MALFORMED_ACTION",
+                f"action must be a {action_type.DESCRIPTOR.full_name}",
+            )
+        return self.codec.action_from_proto(message)
+
+    def _status(self, state) -> rules_pb2.GameStatus:
+        outcome = self.engine.outcome(state)
+        if outcome is None:
+            return rules_pb2.GameStatus(deciding_seats=self.engine.deciders(state))
+        return rules_pb2.GameStatus(
+            finished=True,
+            outcome=rules_pb2.GameOutcome(winners=outcome.winners, summary=outcome.summary, scores=outcome.scores),
+        )
+
+    def _project(self, events, player_count: int) -> list[rules_pb2.ProjectedEvent]:
+        projected = []
+        for event in events:
+            public = self.engine.project_event(event, None)
+            entry = rules_pb2.ProjectedEvent()
+            if public is not None:
+                entry.spectator.CopyFrom(_pack(self.codec.event_to_proto(public)))
+            for seat in range(player_count):
+                seen = self.engine.project_event(event, seat)
+                if seen == public:
+                    continue
+                seat_event = entry.seats.add(seat=seat)
+                if seen is not None:
+                    seat_event.event.CopyFrom(_pack(self.codec.event_to_proto(seen)))
+            projected.append(entry)
+        return projected
+
+    def _legal(self, state, seat: int) -> list[rules_pb2.LegalAction]:
+        return [
+            rules_pb2.LegalAction(
+                action=_pack(self.codec.action_to_proto(action)), label=self.engine.describe_action(action)
+            )
+            for action in self.engine.legal_actions(state, seat)
+        ]
+
+    # -- RPCs ------------------------------------------------------------------------
+
+    async def DescribeGame(self, request, context):
+        return rules_pb2.DescribeGameResponse(game=self.description)
+
+    async def NewGame(self, request, context):
+        try:
+            options = parse_options(self.engine.info, request.player_count, dict(request.options))
+            state, events = self.engine.new_game(request.player_count, dict(request.options), request.seed)
+        except EngineError as error:
+            await abort(context, api_error(error))
+        return rules_pb2.NewGameResponse(
+            state=_pack(self.codec.state_to_proto(state)),
+            status=self._status(state),
+            events=self._project(events, request.player_count),
+            options={name: _option_text(value) for name, value in options.items()},
+        )
+
+    async def ListLegalActions(self, request, context):
+        try:
+            state = self._state(request.state)
+            return rules_pb2.ListLegalActionsResponse(legal_actions=self._legal(state, request.seat))
+        except ApiError as error:
+            await abort(context, error)
+
+    async def ApplyAction(self, request, context):
+        try:
+            state = self._state(request.state)
+            action = self._action(request.action)
+            new_state, events = self.engine.apply(state, request.seat, action)
+        except EngineError as error:
+            await abort(context, api_error(error))
+        except ApiError as error:
+            await abort(context, error)
+        return rules_pb2.ApplyActionResponse(
+            state=_pack(self.codec.state_to_proto(new_state)),
+            status=self._status(new_state),
+            events=self._project(events, self.engine.player_count(new_state)),
+            action_label=self.engine.describe_action(action),
+        )
+
+    async def GetView(self, request, context):
+        try:
+            state = self._state(request.state)
+        except ApiError as error:
+            await abort(context, error)
+        seat = request.seat if request.HasField("seat") else None
+        if seat is not None and not 0 <= seat < self.engine.player_count(state):
+            await abort(context, ApiError(grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEAT", f"no seat {seat}"))
+        return rules_pb2.GetViewResponse(
+            view=_pack(self.codec.view_to_proto(self.engine.view(state, seat))),
+            status=self._status(state),
+            legal_actions=self._legal(state, seat) if seat is not None else [],
+        )
+
+
+async def serve(game_id: str) -> None:
+    tavola_logging.configure(f"rules-{game_id}")
+    game = load_game(game_id)
+    server = Server([rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name])
+    rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(game), server.grpc)
+    await serve_until_signal(server, listen_address(DEFAULT_PORTS.get(game_id, 50060)), f"rules-{game_id}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Serve one game's rules over tavola.rules.v1.RulesService")
+    parser.add_argument("game", help="game id, a package under services/ exporting GAME")
+    asyncio.run(serve(parser.parse_args().game))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""Shared fixtures. Integration tests get a real Redis:
+
+1. a testcontainers Redis where a Docker engine answers;
+2. otherwise the Redis at REDIS_URL (default redis://127.0.0.1:6379/0) if it answers;
+3. otherwise a private redis-server that the project starts (deploy.redis_local).
+
+The suite writes only keys under its own prefix (tavola-test-<random>) and deletes only
+those at the end, so it can share a Redis with anything else.
+"""
+
+import os
+import secrets
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from deploy.redis_local import RedisHandle, answers, start_private_redis
+
+
+def _docker_redis() -> Iterator[str] | None:
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception:
+        return None
+    from testcontainers.redis import RedisContainer
+
+    def run() -> Iterator[str]:
+        with RedisContainer("redis:7-alpine") as container:
+            host = container.get_container_host_ip()
+            port = container.get_exposed_port(6379)
+            yield f"redis://{host}:{port}/0"
+
+    return run()
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    from_docker = _docker_redis()
+    if from_docker is not None:
+        yield from from_docker
+        return
+    url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    if answers(url):
+        yield url
+        return
+    handle: RedisHandle = start_private_redis()
+    try:
+        yield handle.url
+    finally:
+        handle.stop()
+
+
+@pytest.fixture(scope="session")
+def key_prefix(redis_url: str) -> Iterator[str]:
+    prefix = f"tavola-test-{secrets.token_hex(4)}"
+    yield prefix
+    client = redis.Redis.from_url(redis_url)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        for start in range(0, len(keys), 500):
+            client.delete(*keys[start : start + 500])
+    finally:
+        client.close()

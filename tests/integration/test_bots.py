@@ -1,0 +1,96 @@
+"""Bot seats are played by a real Celery worker through the gateway, as ordinary
+clients; a retried bot task changes nothing twice."""
+
+import random
+
+import pytest
+
+from bots import tasks
+from bots.strategies import random_legal
+from common import auth
+from gateway.config import Settings
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tests.integration.conftest import HumanTable
+
+
+def spectate_to_end(gateway, table_id: str, timeout: float = 180) -> list[gw.TableEvent]:
+    stream = gateway.SpectateTable(gw.SpectateTableRequest(table_id=table_id), timeout=timeout)
+    return [message.event for message in stream]
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_a_table_of_bots_plays_to_the_end(gateway, players):
+    created = gateway.CreateTable(
+        gw.CreateTableRequest(
+            game_id="borgia",
+            player_count=players,
+            bot_seats=[gw.BotSeat(seat=seat, bot="random") for seat in range(players)],
+            auto_start=True,
+            seed=players,
+        )
+    )
+    assert created.table.status == gw.TABLE_STATUS_IN_PROGRESS
+    events = spectate_to_end(gateway, created.table.table_id)
+    assert events[-1].HasField("game_finished")
+    table = gateway.GetTable(gw.GetTableRequest(table_id=created.table.table_id)).table
+    assert table.status == gw.TABLE_STATUS_FINISHED
+    assert table.version > 2
+
+
+def test_humans_and_bots_share_a_table(gateway):
+    table = HumanTable(gateway, players=3, seed=33, bots={1: "random", 2: "random"})
+    table.start()
+    chooser = random.Random(1)
+    for _ in range(2000):
+        view = table.view(0)
+        if view.table.status == gw.TABLE_STATUS_FINISHED:
+            break
+        if view.must_decide:
+            choice = chooser.choice(list(view.legal_actions))
+            table.submit(0, choice.action, expected_version=view.table.version)
+        else:
+            # Wait for the bots: the next change of the table wakes this stream.
+            stream = gateway.WatchTable(
+                gw.WatchTableRequest(table_id=table.table_id, after_seq=view.table.last_seq),
+                metadata=auth.metadata(table.tokens[0]),
+                timeout=30,
+            )
+            next(iter(stream))
+            stream.cancel()
+    assert table.table().status == gw.TABLE_STATUS_FINISHED
+
+
+def test_a_retried_bot_task_changes_nothing(gateway, stack, monkeypatch):
+    """The 'held' bot has no worker, so the test runs its task by hand, twice."""
+    monkeypatch.setenv("TAVOLA_GATEWAY", stack.gateway_address)
+    table = HumanTable(gateway, players=2, seed=44, bots={0: "held"})
+    table.start()
+    chooser = random.Random(2)
+    while 0 not in table.table().deciding_seats:  # play the human until the bot must decide
+        view = table.view(1)
+        table.submit(1, chooser.choice(list(view.legal_actions)).action)
+    version = table.table().version
+    token = auth.metadata(auth.bot_token(Settings().bot_secret, table.table_id, 0))
+    before = gateway.GetView(gw.GetViewRequest(table_id=table.table_id), metadata=token)
+    expected_choice = random_legal(before, tasks._seeded_rng(table.table_id, 0, version))
+
+    label = tasks.decide(table.table_id, 0, version, "random")
+    after = table.table()
+    assert label == expected_choice.label
+    assert after.version == version + 1
+
+    # Run again (a retry after success): it sees the table moved on and does nothing.
+    assert tasks.decide(table.table_id, 0, version, "random") == "stale"
+    # A retry that raced past that check submits the same action under the same request
+    # id: the gateway answers from its idempotency record and nothing changes.
+    replay = gateway.SubmitAction(
+        gw.SubmitActionRequest(
+            table_id=table.table_id,
+            action=expected_choice.action,
+            expected_version=version,
+            request_id=f"bot-0-{version}",
+        ),
+        metadata=token,
+    )
+    assert replay.replayed
+    assert table.table() == after

@@ -1,0 +1,50 @@
+"""Every server answers health checks and lists its services through reflection; the
+rules service rejects a state that is not its game's."""
+
+import grpc
+import pytest
+from google.protobuf import any_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from common.errors import reason_of
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
+
+
+def servers(stack) -> dict[str, str]:
+    return {"gateway": stack.gateway_address, **{f"rules-{g}": a for g, a in stack.rules_addresses.items()}}
+
+
+def test_every_server_is_healthy_and_reflects(stack):
+    for name, address in servers(stack).items():
+        with grpc.insecure_channel(address) as channel:
+            health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
+            assert health.status == health_pb2.HealthCheckResponse.SERVING, name
+            reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+            replies = list(
+                reflection.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+            )
+            names = {service.name for service in replies[0].list_services_response.service}
+            expected = "tavola.gateway.v1.GatewayService" if name == "gateway" else "tavola.rules.v1.RulesService"
+            assert expected in names and "grpc.health.v1.Health" in names
+
+
+def test_list_games_describes_borgia(gateway):
+    games = {game.game_id: game for game in gateway.ListGames(gw.ListGamesRequest()).games}
+    borgia = games["borgia"]
+    assert (borgia.min_players, borgia.max_players) == (2, 6)
+    assert {option.name for option in borgia.options} == {"shadow_puppets", "flame_of_thy_tongue", "poisoned_dice"}
+    assert borgia.action_type == "tavola.borgia.v1.Action"
+    assert borgia.view_type == "tavola.borgia.v1.View"
+
+
+def test_the_rules_service_rejects_a_foreign_state(stack):
+    with grpc.insecure_channel(stack.rules_addresses["borgia"]) as channel:
+        stub = rules_pb2_grpc.RulesServiceStub(channel)
+        foreign = any_pb2.Any()
+        foreign.Pack(gw.Table(table_id="x"))
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.GetView(rules_pb2.GetViewRequest(state=foreign))
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert reason_of(caught.value) == "BAD_STATE"
