@@ -127,7 +127,10 @@ def main() -> int:
         )
     actions = sum(result.actions for result in results)
     print()
-    print(f"summary: {len(results)} tables finished, {actions} actions, wall time {wall:.1f}s, {actions / wall:.0f} actions/s")
+    print(
+        f"summary: {len(results)} tables finished, {actions} actions, "
+        f"wall time {wall:.1f}s, {actions / wall:.0f} actions/s"
+    )
     print("stopped every process the demo started")
     return 0
 

@@ -105,7 +105,9 @@ def test_malformed_action_is_invalid_argument(table):
     garbage = any_pb2.Any(type_url="type.googleapis.com/tavola.borgia.v1.Action", value=b"\xff\xff\xff")
     empty_oneof = pack(borgia_pb2.Action())
     for action in (wrong_type, garbage, empty_oneof):
-        rejected(lambda action=action: table.submit(decider, action), grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_ACTION")
+        rejected(
+            lambda action=action: table.submit(decider, action), grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_ACTION"
+        )
     rejected(lambda: table.submit(decider, any_pb2.Any()), grpc.StatusCode.INVALID_ARGUMENT, "ACTION_REQUIRED")
     assert snapshot(table) == before
 

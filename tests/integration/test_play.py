@@ -38,8 +38,12 @@ def view_leaks(view: borgia_pb2.View, viewer: int | None) -> list[str]:
         return []  # the end: everything is revealed
     leaks = []
     for seat in view.seats:
-        if seat.seat != viewer and (seat.dice or seat.puppets):
-            leaks.append(f"seat {seat.seat} visible to {viewer}")
+        if seat.seat == viewer:
+            continue
+        if seat.puppets:
+            leaks.append(f"puppets of {seat.seat} visible to {viewer}")
+        if seat.dice and not view.called:  # a call reveals every die (B4)
+            leaks.append(f"dice of {seat.seat} visible to {viewer}")
     return leaks
 
 

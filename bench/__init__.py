@@ -1,0 +1,1 @@
+"""Benchmarks: commands that print figures. Nothing here asserts a time."""

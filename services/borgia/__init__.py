@@ -1,0 +1,12 @@
+"""House of Borgia (2-6 players): bluffing with hidden dice to make a secret puppet pope."""
+
+from services.borgia.codec import BorgiaCodec
+from services.borgia.engine import INFO, BorgiaEngine
+from services.engine.api import Game
+
+ENGINE = BorgiaEngine()
+CODEC = BorgiaCodec()
+info = INFO
+GAME = Game(engine=ENGINE, codec=CODEC)
+
+__all__ = ["CODEC", "ENGINE", "GAME", "INFO", "info"]
