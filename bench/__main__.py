@@ -5,6 +5,7 @@ import argparse
 import asyncio
 import os
 import platform
+import secrets
 
 from bench.engines import playouts_per_second
 from bench.gateway import submit_action
@@ -31,7 +32,8 @@ def main() -> None:
         )
 
     print("\ngateway SubmitAction (borgia, 3 players; rules service, gateway, Redis and clients share the machine):")
-    with Stack(games=("borgia",), with_worker=False, log_dir=ROOT / ".run" / "bench") as stack:
+    prefix = f"tavola-bench-{secrets.token_hex(4)}"
+    with Stack(games=("borgia",), key_prefix=prefix, with_worker=False, log_dir=ROOT / ".run" / "bench") as stack:
         print(f"  {stack.describe()[0]}")
         for clients in (int(c) for c in args.clients.split(",")):
             figures = asyncio.run(
@@ -41,6 +43,7 @@ def main() -> None:
                 f"  {clients:3d} clients: {figures.per_second:8.1f} submits/s  p50 {figures.p50_ms:6.2f} ms  "
                 f"p99 {figures.p99_ms:6.2f} ms  ({figures.submits} submits in {figures.seconds:.1f}s)"
             )
+        stack.delete_keys()
 
 
 if __name__ == "__main__":

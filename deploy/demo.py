@@ -109,7 +109,8 @@ def main() -> int:
 
     log_dir = ROOT / ".run" / "demo"
     print(f"tavola demo: {len(specs)} tables of bots ({', '.join(games)}), logs in {log_dir.relative_to(ROOT)}/")
-    with Stack(games=games, log_dir=log_dir) as stack:
+    # Demo tables live under their own prefix and expire after an hour.
+    with Stack(games=games, key_prefix="tavola-demo", table_ttl_seconds=3600, log_dir=log_dir) as stack:
         for line in stack.describe():
             print(f"  {line}")
         started = time.monotonic()
@@ -122,7 +123,7 @@ def main() -> int:
     print()
     for result in results:
         print(
-            f"{result.table_id}  {result.spec.label():<48} {result.actions:4d} actions  "
+            f"{result.table_id}  {result.spec.label():<58} {result.actions:4d} actions  "
             f"{result.seconds:6.1f}s  {result.summary}"
         )
     actions = sum(result.actions for result in results)

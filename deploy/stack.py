@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from deploy.redis_local import RedisHandle, ensure_redis
@@ -39,6 +40,7 @@ class Stack:
     bots: tuple[str, ...] = ("random",)
     worker_bots: tuple[str, ...] = ("random",)
     key_prefix: str = "tavola"
+    table_ttl_seconds: int = 7 * 24 * 3600
     worker_concurrency: int = 8
     with_worker: bool = True
     log_dir: Path | None = None
@@ -98,6 +100,17 @@ class Stack:
             self._tmp.cleanup()
             self._tmp = None
 
+    def delete_keys(self) -> int:
+        """Deletes every Redis key under this stack's prefix (tables, logs, bot queues)."""
+        client = redis.Redis.from_url(self.redis_url)
+        try:
+            keys = list(client.scan_iter(match=f"{self.key_prefix}:*", count=1000))
+            for start in range(0, len(keys), 500):
+                client.delete(*keys[start : start + 500])
+            return len(keys)
+        finally:
+            client.close()
+
     def describe(self) -> list[str]:
         lines = [f"redis: {self.redis.description if self.redis else self.redis_url}"]
         lines += [f"{p.name}: pid {p.popen.pid}{' at ' + p.address if p.address else ''}" for p in self.processes]
@@ -110,6 +123,7 @@ class Stack:
         env.update(
             REDIS_URL=self.redis_url,
             TAVOLA_KEY_PREFIX=self.key_prefix,
+            TAVOLA_TABLE_TTL_SECONDS=str(self.table_ttl_seconds),
             TAVOLA_HOST="127.0.0.1",
             PYTHONUNBUFFERED="1",
         )
