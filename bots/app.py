@@ -7,7 +7,9 @@ queue and the gateway routes that bot's seats to it.
 
 import os
 
-from celery import Celery
+from celery import Celery, signals
+
+from common import logging as tavola_logging
 
 DECIDE_TASK = "tavola.bots.decide"
 
@@ -31,3 +33,9 @@ app.conf.update(
     # Keeps the broker's keys apart when several deployments share one Redis.
     broker_transport_options={"global_keyprefix": os.environ.get("TAVOLA_KEY_PREFIX", "tavola") + ":celery:"},
 )
+
+
+@signals.setup_logging.connect
+def _json_logs(**_: object) -> None:
+    """Workers log structlog JSON lines like every other tavola process."""
+    tavola_logging.configure("bot-worker")
