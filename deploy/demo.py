@@ -29,7 +29,7 @@ class TableSpec:
     options: dict[str, str]
 
     def label(self) -> str:
-        flags = ", ".join(f"{k}={v}" for k, v in sorted(self.options.items()) if v != "false") or "base game"
+        flags = ", ".join(f"{k}={v}" for k, v in sorted(self.options.items()) if v != "false") or "defaults"
         return f"{self.game} {self.players}p ({flags})"
 
 
@@ -53,7 +53,12 @@ def borgia_tables(count: int) -> list[TableSpec]:
     return specs
 
 
-TABLE_SETS = {"borgia": borgia_tables}
+def pecunia_tables(count: int) -> list[TableSpec]:
+    """Player counts 2-6 in turn; every third table plays the alternative 'gentle' deck."""
+    return [TableSpec("pecunia", 2 + index % 5, {"deck": "gentle"} if index % 3 == 2 else {}) for index in range(count)]
+
+
+TABLE_SETS = {"borgia": borgia_tables, "pecunia": pecunia_tables}
 
 
 @dataclass

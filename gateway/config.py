@@ -3,7 +3,7 @@
 import os
 from dataclasses import dataclass, field
 
-DEFAULT_RULES = "borgia=127.0.0.1:50061"
+DEFAULT_RULES = "borgia=127.0.0.1:50061,mortadella=127.0.0.1:50062,pecunia=127.0.0.1:50063"
 
 
 def parse_rules(text: str) -> dict[str, str]:

@@ -1,9 +1,12 @@
 """The gateway's view of the rules services: one channel per game, descriptions cached."""
 
 import grpc
+import structlog
 
 from common.errors import ApiError, from_rpc_error
 from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
+
+log = structlog.get_logger()
 
 
 class RulesDirectory:
@@ -36,4 +39,11 @@ class RulesDirectory:
         return self.descriptions[game_id]
 
     async def describe_all(self) -> list[rules_pb2.GameDescription]:
-        return [await self.describe(game_id) for game_id in sorted(self.stubs)]
+        """Every game whose rules service answers; one that is down is left out and logged."""
+        games = []
+        for game_id in sorted(self.stubs):
+            try:
+                games.append(await self.describe(game_id))
+            except ApiError as error:
+                log.warning("rules_service_unavailable", game=game_id, reason=error.reason)
+        return games

@@ -39,12 +39,12 @@ def gateway(channel: grpc.Channel) -> gateway_pb2_grpc.GatewayServiceStub:
 class HumanTable:
     """A table whose seats the test holds, with helpers to act as any of them."""
 
-    def __init__(self, stub, players: int, options=None, seed=7, bots: dict[int, str] | None = None):
+    def __init__(self, stub, players: int, options=None, seed=7, bots: dict[int, str] | None = None, game="borgia"):
         bots = bots or {}
         self.stub = stub
         created = stub.CreateTable(
             gw.CreateTableRequest(
-                game_id="borgia",
+                game_id=game,
                 player_count=players,
                 options=options or {},
                 seed=seed,

@@ -11,6 +11,7 @@ from common import auth
 from gateway.config import Settings
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.conftest import HumanTable
+from tests.integration.games import CASES
 
 
 def spectate_to_end(gateway, table_id: str, timeout: float = 180) -> list[gw.TableEvent]:
@@ -18,11 +19,14 @@ def spectate_to_end(gateway, table_id: str, timeout: float = 180) -> list[gw.Tab
     return [message.event for message in stream]
 
 
-@pytest.mark.parametrize("players", [2, 4, 6])
-def test_a_table_of_bots_plays_to_the_end(gateway, players):
+BOT_TABLES = [(game, players) for game in CASES for players in (2, 4, 6)]
+
+
+@pytest.mark.parametrize(("game", "players"), BOT_TABLES, ids=[f"{g}-{p}p" for g, p in BOT_TABLES])
+def test_a_table_of_bots_plays_to_the_end(gateway, game, players):
     created = gateway.CreateTable(
         gw.CreateTableRequest(
-            game_id="borgia",
+            game_id=game,
             player_count=players,
             bot_seats=[gw.BotSeat(seat=seat, bot="random") for seat in range(players)],
             auto_start=True,

@@ -1,0 +1,837 @@
+"""Pecunia non olet rules engine (rulebook pecunia.txt, rulings P1-P7 in RULINGS.md).
+
+Pure: imports only the standard library, ``services.engine`` and this package's own value
+and deck modules. The state is an immutable ``PecuniaState``; ``apply`` returns a new one.
+All randomness comes from ``Rng`` whose state is ``PecuniaState.rng``. The deck (70 Roman
+cards, 40 action cards) is data, loaded from ``decks/<name>.json`` (table option ``deck``)
+and carried inside the state.
+
+A turn is a chain of small decisions of the active player (nobody else ever decides):
+
+- MARKERS: play action cards, or ``RemoveMarkers`` = steps 1 and 2 (P4).
+- REFILL: ``SeatRoman`` (the start of the queue onto a free seat, or a woman onto a lone
+  woman, or two women together, P3), play action cards, or ``EndRefill`` once the start of
+  the queue fits no free seat (P3).
+- DRAW: play action cards, or ``DrawActionCard`` = step 4, which ends the turn (P4).
+- Reordering in progress: ``PickNext`` places the queue one card at a time.
+
+Project decision: a decision with exactly one legal action is taken automatically (e.g. a
+turn without playable action cards and a forced refill runs by itself), so every seat in
+``deciders`` has at least two choices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from services.engine.api import GameInfo, OptionSpec, Outcome, parse_options
+from services.engine.errors import IllegalAction, MalformedAction, NotYourDecision
+from services.engine.rng import Rng
+from services.pecunia.deck import DECKS_DIR, DEFAULT_DECK, available_decks, load_deck
+from services.pecunia.model import (
+    ACTION_LABELS,
+    ACTION_TYPES,
+    NEIGHBOURS,
+    PLAY_KINDS,
+    SEAT_NAMES,
+    ActionCardPlayed,
+    ActionCardsDrawn,
+    ActionKind,
+    Deck,
+    DrawActionCard,
+    EndReason,
+    EndRefill,
+    GameEnded,
+    GameStarted,
+    MarkersChanged,
+    MarkersRemoved,
+    PecuniaAction,
+    PecuniaEvent,
+    PecuniaState,
+    PecuniaView,
+    Phase,
+    PickNext,
+    Pile,
+    PileReshuffled,
+    PlayCastorOil,
+    PlayerView,
+    PlayEviction,
+    PlayFishPoisoning,
+    PlayPoaching,
+    PlayQueueJumper,
+    PlayReordering,
+    PlaySenateMeeting,
+    PlaySpecialTax,
+    PlaySwap,
+    PlayVillaDixius,
+    QueueChanged,
+    QueueDealt,
+    RefillEnded,
+    RemoveMarkers,
+    RomanKind,
+    RomanPaid,
+    RomanRemoved,
+    RomanSeated,
+    SeatedView,
+    SeatPos,
+    SeatRoman,
+    SesterceTaxed,
+    TurnStarted,
+)
+from services.pecunia.model import (
+    Seated as S,
+)
+
+OPTION_TARGET = "target"
+OPTION_DECK = "deck"
+OPTION_TURN_LIMIT = "turn_limit"
+
+# P7: the rulebook's recommended targets by player count.
+DEFAULT_TARGETS = {2: 30, 3: 25, 4: 20, 5: 20, 6: 20}
+SEAT_CARDS = 2  # P6: LEFT and RIGHT start occupied
+QUEUE_CARDS = 5  # P5, P6
+HAND_CARDS = 2  # P6
+TAX = 2  # Special tax
+FISH = 2  # Fish poisoning
+CASTOR_MAX = 2  # Castor oil: "up to 2"
+# Project decision: the rules can loop forever (colluding players can keep each other's
+# Romans seated with Fish poisoning while the middle seat stays blocked by P2), so a table
+# has a safety limit on completed turns; at the limit the most sesterces win (ties share).
+# Random play ends far below it (see tests/pecunia/test_playouts.py).
+DEFAULT_TURN_LIMIT = 1000
+
+_SENATOR = RomanKind.SENATOR
+_SLAVE = RomanKind.SLAVE
+_WOMAN = RomanKind.WOMAN
+
+_MARKERS, _REFILL, _DRAW, _OVER = Phase.MARKERS, Phase.REFILL, Phase.DRAW, Phase.OVER
+_REMOVE = RemoveMarkers()
+_END_REFILL = EndRefill()
+_DRAW_CARD = DrawActionCard()
+_VILLA = PlayVillaDixius()
+_REORDERING = PlayReordering()
+_SEATS = (SeatPos.LEFT, SeatPos.MIDDLE, SeatPos.RIGHT)
+
+
+def make_info(decks: tuple[str, ...]) -> GameInfo:
+    return GameInfo(
+        game_id="pecunia",
+        display_name="Pecunia non olet",
+        min_players=2,
+        max_players=6,
+        summary=(
+            "Seat Romans on your latrine, collect their sesterces when they leave, and be first "
+            "to the target sum; action cards bend the queues."
+        ),
+        options=(
+            OptionSpec(
+                name=OPTION_TARGET,
+                description="Sesterces that win (P7); 0: the rulebook's 30 for 2 players, 25 for 3, 20 for 4-6",
+                kind="int",
+                default="0",
+                minimum=0,
+                maximum=500,
+            ),
+            OptionSpec(
+                name=OPTION_DECK,
+                description="Deck data file in services/pecunia/decks/ (by name)",
+                kind="enum",
+                default=DEFAULT_DECK,
+                choices=decks,
+            ),
+            OptionSpec(
+                name=OPTION_TURN_LIMIT,
+                description=(
+                    "Safety limit on completed turns (the rules alone can loop forever); at the limit "
+                    "the most sesterces win; 0: no limit"
+                ),
+                kind="int",
+                default=str(DEFAULT_TURN_LIMIT),
+                minimum=0,
+                maximum=1_000_000,
+            ),
+        ),
+    )
+
+
+class _Work:
+    """A mutable copy of the state used inside ``apply`` (never escapes it)."""
+
+    __slots__ = (
+        "action_discard",
+        "action_pile",
+        "active",
+        "coins",
+        "deck",
+        "end_reason",
+        "events",
+        "hands",
+        "phase",
+        "queues",
+        "reorder",
+        "rng",
+        "roman_discard",
+        "roman_pile",
+        "seats",
+        "start_player",
+        "target",
+        "turn",
+        "turn_limit",
+        "villa",
+        "winners",
+    )
+
+    def __init__(self, s: PecuniaState):
+        self.deck = s.deck
+        self.target = s.target
+        self.turn_limit = s.turn_limit
+        self.start_player = s.start_player
+        self.seats = [[list(stack) for stack in latrine] for latrine in s.seats]
+        self.queues = [list(q) for q in s.queues]
+        self.hands = [list(h) for h in s.hands]
+        self.coins = list(s.coins)
+        self.roman_pile = list(s.roman_pile)
+        self.roman_discard = list(s.roman_discard)
+        self.action_pile = list(s.action_pile)
+        self.action_discard = list(s.action_discard)
+        self.active = s.active
+        self.phase = s.phase
+        self.villa = s.villa
+        self.reorder = s.reorder
+        self.turn = s.turn
+        self.rng = Rng(s.rng)
+        self.winners = s.winners
+        self.end_reason = s.end_reason
+        self.events: list[PecuniaEvent] = []
+
+    def freeze(self) -> PecuniaState:
+        return PecuniaState(
+            deck=self.deck,
+            target=self.target,
+            turn_limit=self.turn_limit,
+            start_player=self.start_player,
+            seats=tuple((tuple(a), tuple(b), tuple(c)) for a, b, c in self.seats),
+            queues=tuple(tuple(q) for q in self.queues),
+            hands=tuple(tuple(h) for h in self.hands),
+            coins=tuple(self.coins),
+            roman_pile=tuple(self.roman_pile),
+            roman_discard=tuple(self.roman_discard),
+            action_pile=tuple(self.action_pile),
+            action_discard=tuple(self.action_discard),
+            active=self.active,
+            phase=self.phase,
+            villa=self.villa,
+            reorder=self.reorder,
+            turn=self.turn,
+            rng=self.rng.state,
+            winners=self.winners,
+            end_reason=self.end_reason,
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# Legal actions. These read either a PecuniaState or a _Work (same attribute names).
+
+
+def _fits(s, player: int, seat: int, card: int) -> bool:
+    """P2: may ``card`` sit alone on the free ``seat``? Senators never beside slaves, unless
+    a Villa Dixius played this turn is in force."""
+    if s.villa:
+        return True
+    romans = s.deck.romans
+    kind = romans[card].kind
+    if kind is _SENATOR:
+        shunned = _SLAVE
+    elif kind is _SLAVE:
+        shunned = _SENATOR
+    else:
+        return True
+    latrine = s.seats[player]
+    for neighbour in NEIGHBOURS[seat]:
+        for seated in latrine[neighbour]:
+            if romans[seated.card].kind is shunned:
+                return False
+    return True
+
+
+def _refill_options(s, player: int) -> tuple[list[PecuniaAction], bool]:
+    """P3: the placements of the start of the queue, and whether one of them is compulsory
+    (the head fits a free seat; then refilling may not stop)."""
+    queue = s.queues[player]
+    if not queue:
+        return [], False
+    romans = s.deck.romans
+    head = queue[0]
+    woman = romans[head].kind is _WOMAN
+    pair = woman and len(queue) > 1 and romans[queue[1]].kind is _WOMAN
+    options: list[PecuniaAction] = []
+    compulsory = False
+    for seat, stack in enumerate(s.seats[player]):
+        if not stack:
+            if _fits(s, player, seat, head):
+                compulsory = True
+                options.append(SeatRoman(_SEATS[seat]))
+                if pair:
+                    options.append(SeatRoman(_SEATS[seat], True))
+        elif woman and len(stack) == 1 and romans[stack[0].card].kind is _WOMAN:
+            # P3 / Special rule 2: a woman may join a lone woman (optional).
+            options.append(SeatRoman(_SEATS[seat]))
+    return options, compulsory
+
+
+def _plays_of(s, player: int, kind: ActionKind) -> list[PecuniaAction]:
+    """Every way to play an action card of ``kind`` now (the card held or not).
+    pecunia-deck.md: playing a card that has no legal target is not allowed."""
+    own_queue = s.queues[player]
+    if kind is ActionKind.VILLA_DIXIUS:
+        # Project decision: not while one is already in force (it would do nothing).
+        return [] if s.villa else [_VILLA]
+    if kind is ActionKind.QUEUE_JUMPER:
+        # Project decision: the card moved must not already be at the start.
+        return [PlayQueueJumper(i) for i in range(1, len(own_queue))]
+    if kind is ActionKind.REORDERING:
+        # Project decision: a queue of fewer than two cards has no order to choose.
+        return [_REORDERING] if len(own_queue) > 1 else []
+    plays: list[PecuniaAction] = []
+    if kind is ActionKind.CASTOR_OIL:
+        # Project decision: "up to 2" lets the player choose 1 or 2 (never more than there are).
+        for seat, stack in enumerate(s.seats[player]):
+            for slot, seated in enumerate(stack):
+                for amount in range(1, min(CASTOR_MAX, seated.markers) + 1):
+                    plays.append(PlayCastorOil(_SEATS[seat], slot, amount))
+        return plays
+    n = len(s.coins)
+    opponents = [(player + k) % n for k in range(1, n)]
+    if kind is ActionKind.FISH_POISONING or kind is ActionKind.EVICTION:
+        cls = PlayFishPoisoning if kind is ActionKind.FISH_POISONING else PlayEviction
+        for target in opponents:
+            for seat, stack in enumerate(s.seats[target]):
+                for slot in range(len(stack)):
+                    plays.append(cls(target, _SEATS[seat], slot))
+    elif kind is ActionKind.SPECIAL_TAX:
+        # Project decision: an opponent without sesterces is no legal target.
+        plays.extend(PlaySpecialTax(t) for t in opponents if s.coins[t] > 0)
+    elif kind is ActionKind.POACHING:
+        plays.extend(PlayPoaching(t) for t in opponents if s.queues[t])
+    elif kind is ActionKind.SWAP:
+        for target in opponents:
+            size = len(s.queues[target])
+            for index in range(len(own_queue)):
+                for target_index in range(size):
+                    plays.append(PlaySwap(index, target, target_index))
+    elif kind is ActionKind.SENATE_MEETING:
+        romans = s.deck.romans
+        for target in opponents:
+            if any(romans[r.card].kind is _SENATOR for stack in s.seats[target] for r in stack):
+                plays.append(PlaySenateMeeting(target))
+    return plays
+
+
+def _held_kinds(s, player: int) -> list[ActionKind]:
+    actions = s.deck.actions
+    return sorted({actions[card].kind for card in s.hands[player]})
+
+
+def _card_plays(s, player: int) -> list[PecuniaAction]:
+    """P4: every action card in hand that has a legal target now, with each target."""
+    plays: list[PecuniaAction] = []
+    for kind in _held_kinds(s, player):
+        plays.extend(_plays_of(s, player, kind))
+    return plays
+
+
+def _can_play(s, player: int) -> bool:
+    return any(_plays_of(s, player, kind) for kind in _held_kinds(s, player))
+
+
+def _turn_actions(s) -> list[PecuniaAction]:
+    """The legal actions other than playing an action card (reordering aside)."""
+    phase = s.phase
+    if phase is _MARKERS:
+        return [_REMOVE]
+    if phase is _REFILL:
+        legal, compulsory = _refill_options(s, s.active)
+        if not compulsory:
+            legal.append(_END_REFILL)
+        return legal
+    return [_DRAW_CARD]
+
+
+def _legal(s) -> list[PecuniaAction]:
+    if s.phase is _OVER:
+        return []
+    player = s.active
+    if s.reorder is not None:
+        return [PickNext(i) for i in range(s.reorder, len(s.queues[player]))]
+    legal = _turn_actions(s)
+    legal.extend(_card_plays(s, player))
+    return legal
+
+
+def _is_legal(s, action: PecuniaAction) -> bool:
+    """``action in _legal(s)``, computing only the part of the list it could be in."""
+    if s.phase is _OVER:
+        return False
+    player = s.active
+    kind = type(action)
+    if s.reorder is not None:
+        return kind is PickNext and s.reorder <= action.index < len(s.queues[player])
+    card_kind = PLAY_KINDS.get(kind)
+    if card_kind is None:
+        return action in _turn_actions(s)
+    actions = s.deck.actions
+    if not any(actions[card].kind is card_kind for card in s.hands[player]):
+        return False
+    return action in _plays_of(s, player, card_kind)
+
+
+def _forced(s) -> PecuniaAction | None:
+    """The single legal action, if there is exactly one (never while reordering: at least two
+    cards are left to place then)."""
+    if s.reorder is not None:
+        return None
+    turn = _turn_actions(s)
+    if len(turn) != 1 or _can_play(s, s.active):
+        return None
+    return turn[0]
+
+
+# ---------------------------------------------------------------------------------------
+# Effects, on a _Work.
+
+
+def _draw(w: _Work, pile_kind: Pile, count: int) -> list[int]:
+    """P5: draw up to ``count`` cards; an empty draw pile is replaced by the shuffled discard
+    pile as soon as it runs out. Project decision: with both piles empty, fewer cards come."""
+    if pile_kind is Pile.ROMAN:
+        pile, discard = w.roman_pile, w.roman_discard
+    else:
+        pile, discard = w.action_pile, w.action_discard
+    drawn: list[int] = []
+    for _ in range(count):
+        if not pile:
+            _reshuffle(w, pile_kind, pile, discard)
+            if not pile:
+                break
+        drawn.append(pile.pop())
+    if not pile:
+        _reshuffle(w, pile_kind, pile, discard)
+    return drawn
+
+
+def _reshuffle(w: _Work, pile_kind: Pile, pile: list[int], discard: list[int]) -> None:
+    if not discard:
+        return
+    pile.extend(discard)
+    discard.clear()
+    w.rng.shuffle(pile)
+    w.events.append(PileReshuffled(pile_kind, len(pile)))
+
+
+def _fill_queue(w: _Work, player: int) -> None:
+    """P5: an empty queue is refilled with 5 new cards at once (project decision: the moment
+    it empties, whoever's queue it is; if the piles are exhausted, it is retried at its
+    owner's refill step)."""
+    if w.queues[player]:
+        return
+    cards = _draw(w, Pile.ROMAN, QUEUE_CARDS)
+    if cards:
+        w.queues[player] = cards
+        romans = w.deck.romans
+        w.events.append(QueueDealt(player, tuple(romans[c] for c in cards)))
+
+
+def _roman_leaves(w: _Work, player: int, seat: int, slot: int) -> int:
+    card = w.seats[player][seat].pop(slot).card
+    w.roman_discard.append(card)
+    return card
+
+
+def _end_game(w: _Work, winners: tuple[int, ...], reason: EndReason) -> None:
+    w.phase = _OVER
+    w.reorder = None
+    w.villa = False
+    w.winners = winners
+    w.end_reason = reason
+    w.events.append(GameEnded(winners, reason, tuple(w.coins)))
+
+
+def _remove_markers_and_collect(w: _Work) -> None:
+    """P4 steps 1 and 2. Project decision: they run as one step (no action card could change
+    anything between them). Payment order: LEFT, MIDDLE, RIGHT, the bottom woman first; P7:
+    the game ends the moment the target is reached, so later Romans stay seated."""
+    player = w.active
+    latrine = w.seats[player]
+    for stack in latrine:
+        for slot, seated in enumerate(stack):
+            if seated.markers:
+                stack[slot] = S(seated.card, seated.markers - 1)
+    w.events.append(MarkersRemoved(player))
+    romans = w.deck.romans
+    for seat in range(3):
+        stack = latrine[seat]
+        slot = 0
+        while slot < len(stack):
+            if stack[slot].markers:
+                slot += 1
+                continue
+            card = romans[_roman_leaves(w, player, seat, slot)]
+            w.coins[player] += card.sesterces
+            w.events.append(RomanPaid(player, _SEATS[seat], card, card.sesterces, w.coins[player]))
+            if w.coins[player] >= w.target:
+                _end_game(w, (player,), EndReason.TARGET_REACHED)
+                return
+    w.phase = _REFILL
+    _fill_queue(w, player)
+
+
+def _seat_roman(w: _Work, action: SeatRoman) -> None:
+    player = w.active
+    queue = w.queues[player]
+    stack = w.seats[player][action.seat]
+    romans = w.deck.romans
+    for _ in range(2 if action.pair else 1):
+        card = romans[queue.pop(0)]
+        stack.append(S(card.id, card.rounds))
+        w.events.append(RomanSeated(player, action.seat, card, card.rounds))
+    _fill_queue(w, player)
+
+
+def _end_refill(w: _Work) -> None:
+    player = w.active
+    empty = tuple(_SEATS[i] for i, stack in enumerate(w.seats[player]) if not stack)
+    w.events.append(RefillEnded(player, empty))
+    w.phase = _DRAW
+
+
+def _draw_and_end_turn(w: _Work) -> None:
+    """P4 step 4: draw one action card; the turn ends; the next player clockwise starts."""
+    player = w.active
+    drawn = _draw(w, Pile.ACTION, 1)
+    if drawn:
+        w.hands[player] = sorted(w.hands[player] + drawn)
+    actions = w.deck.actions
+    w.events.append(ActionCardsDrawn(player, len(drawn), tuple(actions[c] for c in drawn)))
+    w.villa = False
+    w.turn += 1
+    if w.turn_limit and w.turn >= w.turn_limit:
+        best = max(w.coins)
+        _end_game(w, tuple(p for p, c in enumerate(w.coins) if c == best), EndReason.TURN_LIMIT)
+        return
+    w.active = (player + 1) % len(w.coins)
+    w.phase = _MARKERS
+    w.events.append(TurnStarted(w.active, w.turn))
+
+
+def _queue_changed(w: _Work, player: int) -> None:
+    romans = w.deck.romans
+    w.events.append(QueueChanged(player, tuple(romans[c] for c in w.queues[player])))
+
+
+def _play(w: _Work, action: PecuniaAction) -> None:
+    """Plays one action card of the active player (pecunia-deck.md). Project decision: the
+    card played is the lowest-numbered one of its kind in hand (cards of a kind are alike)."""
+    player = w.active
+    kind = PLAY_KINDS[type(action)]
+    actions = w.deck.actions
+    hand = w.hands[player]
+    card = next(c for c in hand if actions[c].kind is kind)
+    hand.remove(card)
+    w.action_discard.append(card)
+    w.events.append(ActionCardPlayed(player, actions[card], action))
+    romans = w.deck.romans
+    if kind is ActionKind.VILLA_DIXIUS:
+        w.villa = True  # P2: for the rest of this turn
+    elif kind is ActionKind.QUEUE_JUMPER:
+        queue = w.queues[player]
+        queue.insert(0, queue.pop(action.index))
+        _queue_changed(w, player)
+    elif kind is ActionKind.CASTOR_OIL:
+        stack = w.seats[player][action.seat]
+        seated = stack[action.slot]
+        stack[action.slot] = S(seated.card, seated.markers - action.amount)
+        w.events.append(MarkersChanged(player, action.seat, romans[seated.card], seated.markers - action.amount))
+    elif kind is ActionKind.FISH_POISONING:
+        stack = w.seats[action.target][action.seat]
+        seated = stack[action.slot]
+        stack[action.slot] = S(seated.card, seated.markers + FISH)
+        w.events.append(MarkersChanged(action.target, action.seat, romans[seated.card], seated.markers + FISH))
+    elif kind is ActionKind.SPECIAL_TAX:
+        amount = min(TAX, w.coins[action.target])
+        w.coins[action.target] -= amount
+        w.events.append(SesterceTaxed(action.target, amount, w.coins[action.target]))
+    elif kind is ActionKind.POACHING:
+        w.queues[player].insert(0, w.queues[action.target].pop(0))
+        _queue_changed(w, action.target)
+        _queue_changed(w, player)
+        _fill_queue(w, action.target)  # P5
+    elif kind is ActionKind.SWAP:
+        # Project decision: the two Romans take each other's places in the queues.
+        own, theirs = w.queues[player], w.queues[action.target]
+        own[action.index], theirs[action.target_index] = theirs[action.target_index], own[action.index]
+        _queue_changed(w, player)
+        _queue_changed(w, action.target)
+    elif kind is ActionKind.SENATE_MEETING:
+        for seat, stack in enumerate(w.seats[action.target]):
+            if stack and romans[stack[0].card].kind is _SENATOR:
+                card = _roman_leaves(w, action.target, seat, 0)
+                w.events.append(RomanRemoved(action.target, _SEATS[seat], romans[card]))
+    elif kind is ActionKind.REORDERING:
+        w.reorder = 0
+    elif kind is ActionKind.EVICTION:
+        card = _roman_leaves(w, action.target, action.seat, action.slot)
+        w.events.append(RomanRemoved(action.target, action.seat, romans[card]))
+
+
+def _pick_next(w: _Work, action: PickNext) -> None:
+    player = w.active
+    queue = w.queues[player]
+    placed = w.reorder
+    queue.insert(placed, queue.pop(action.index))
+    placed += 1
+    if placed >= len(queue) - 1:
+        w.reorder = None
+        _queue_changed(w, player)
+    else:
+        w.reorder = placed
+
+
+def _step(w: _Work, action: PecuniaAction) -> None:
+    kind = type(action)
+    if kind is RemoveMarkers:
+        _remove_markers_and_collect(w)
+    elif kind is SeatRoman:
+        _seat_roman(w, action)
+    elif kind is EndRefill:
+        _end_refill(w)
+    elif kind is DrawActionCard:
+        _draw_and_end_turn(w)
+    elif kind is PickNext:
+        _pick_next(w, action)
+    else:
+        _play(w, action)
+
+
+def _run_forced(w: _Work) -> None:
+    """Project decision: take every decision that has exactly one legal action."""
+    while w.phase is not _OVER:
+        action = _forced(w)
+        if action is None:
+            return
+        _step(w, action)
+
+
+# ---------------------------------------------------------------------------------------
+# Checking the shape of an action (MalformedAction) before its legality (IllegalAction).
+
+
+def _is_int(value: object, low: int, high: int | None = None) -> bool:
+    return type(value) is int and value >= low and (high is None or value <= high)
+
+
+def _is_seat(value: object) -> bool:
+    return isinstance(value, SeatPos)
+
+
+def _check_shape(action: object, players: int) -> None:
+    kind = type(action)
+    if kind not in ACTION_TYPES:
+        raise MalformedAction(f"not a Pecunia non olet action: {kind.__name__}")
+    ok = True
+    if kind is SeatRoman:
+        ok = _is_seat(action.seat) and type(action.pair) is bool
+    elif kind is PickNext or kind is PlayQueueJumper:
+        ok = _is_int(action.index, 0)
+    elif kind is PlayCastorOil:
+        ok = _is_seat(action.seat) and _is_int(action.slot, 0, 1) and _is_int(action.amount, 1, CASTOR_MAX)
+    elif kind is PlayFishPoisoning or kind is PlayEviction:
+        ok = _is_int(action.target, 0, players - 1) and _is_seat(action.seat) and _is_int(action.slot, 0, 1)
+    elif kind in (PlaySpecialTax, PlayPoaching, PlaySenateMeeting):
+        ok = _is_int(action.target, 0, players - 1)
+    elif kind is PlaySwap:
+        ok = _is_int(action.index, 0) and _is_int(action.target, 0, players - 1) and _is_int(action.target_index, 0)
+    if not ok:
+        raise MalformedAction(f"malformed {kind.__name__}: {action!r}")
+
+
+def _target_sum(players: int, option: int) -> int:
+    return option or DEFAULT_TARGETS[players]
+
+
+class PecuniaEngine:
+    """The Engine protocol for Pecunia non olet. ``decks_dir`` holds the deck data files."""
+
+    def __init__(self, decks_dir: Path | str = DECKS_DIR):
+        self.decks_dir = Path(decks_dir)
+        self.info = make_info(available_decks(self.decks_dir) or (DEFAULT_DECK,))
+        self._decks: dict[str, Deck] = {}
+
+    def deck(self, name: str = DEFAULT_DECK) -> Deck:
+        """The named deck, loaded and checked once (InvalidConfig for a bad one)."""
+        deck = self._decks.get(name)
+        if deck is None:
+            deck = self._decks[name] = load_deck(name, self.decks_dir)
+        return deck
+
+    # -- the Engine protocol ------------------------------------------------------------
+
+    def new_game(
+        self, player_count: int, options: Mapping[str, str], seed: int
+    ) -> tuple[PecuniaState, list[PecuniaEvent]]:
+        parsed = parse_options(self.info, player_count, options)
+        deck = self.deck(str(parsed[OPTION_DECK]))
+        target = _target_sum(player_count, int(parsed[OPTION_TARGET]))
+        turn_limit = int(parsed[OPTION_TURN_LIMIT])
+        rng = Rng.from_seed(seed)
+        # Setup (P6). Project decision: the starting player is drawn at random.
+        start = rng.below(player_count)
+        romans = [card.id for card in deck.romans]
+        actions = [card.id for card in deck.actions]
+        rng.shuffle(romans)
+        rng.shuffle(actions)
+        blank = PecuniaState(
+            deck=deck,
+            target=target,
+            turn_limit=turn_limit,
+            start_player=start,
+            seats=tuple(((), (), ()) for _ in range(player_count)),
+            queues=tuple(() for _ in range(player_count)),
+            hands=tuple(() for _ in range(player_count)),
+            coins=(0,) * player_count,
+            roman_pile=tuple(romans),
+            roman_discard=(),
+            action_pile=tuple(actions),
+            action_discard=(),
+            active=start,
+            phase=_MARKERS,
+            villa=False,
+            reorder=None,
+            turn=0,
+            rng=rng.state,
+        )
+        w = _Work(blank)
+        w.events.append(GameStarted(player_count, start, target, turn_limit, deck.name))
+        # Project decision: the deal runs in seat order from seat 0: first everybody's LEFT and
+        # RIGHT Romans, then everybody's queue of 5, then everybody's 2 action cards (P6).
+        for player in range(player_count):
+            for seat in (SeatPos.LEFT, SeatPos.RIGHT):
+                card = deck.romans[w.roman_pile.pop()]
+                w.seats[player][seat].append(S(card.id, card.rounds))
+                w.events.append(RomanSeated(player, seat, card, card.rounds))
+        for player in range(player_count):
+            _fill_queue(w, player)
+        for player in range(player_count):
+            drawn = _draw(w, Pile.ACTION, HAND_CARDS)
+            w.hands[player] = sorted(drawn)
+            w.events.append(ActionCardsDrawn(player, len(drawn), tuple(deck.actions[c] for c in drawn)))
+        w.events.append(TurnStarted(start, 0))
+        _run_forced(w)
+        return w.freeze(), w.events
+
+    def player_count(self, state: PecuniaState) -> int:
+        return len(state.seats)
+
+    def deciders(self, state: PecuniaState) -> tuple[int, ...]:
+        return () if state.phase is _OVER else (state.active,)
+
+    def legal_actions(self, state: PecuniaState, seat: int) -> list[PecuniaAction]:
+        if state.phase is _OVER or seat != state.active:
+            return []
+        return _legal(state)
+
+    def apply(self, state: PecuniaState, seat: int, action: PecuniaAction) -> tuple[PecuniaState, list[PecuniaEvent]]:
+        if state.phase is _OVER or seat != state.active:
+            raise NotYourDecision(f"seat {seat} need not decide now")
+        _check_shape(action, state.player_count)
+        if not _is_legal(state, action):
+            raise IllegalAction(f"{self.describe_action(action)} is not allowed now")
+        w = _Work(state)
+        _step(w, action)
+        _run_forced(w)
+        return w.freeze(), w.events
+
+    def view(self, state: PecuniaState, seat: int | None) -> PecuniaView:
+        romans, actions = state.deck.romans, state.deck.actions
+        players = tuple(
+            PlayerView(
+                seat=p,
+                sesterces=state.coins[p],
+                latrine=tuple(tuple(SeatedView(romans[r.card], r.markers) for r in stack) for stack in state.seats[p]),
+                queue=tuple(romans[c] for c in state.queues[p]),
+                hand_count=len(state.hands[p]),
+                # P7 / issue item 3: a hand is its owner's secret (also after the end:
+                # project decision, the rules never reveal hands).
+                hand=tuple(actions[c] for c in state.hands[p]) if p == seat else None,
+            )
+            for p in range(state.player_count)
+        )
+        return PecuniaView(
+            viewer=seat,
+            deck_name=state.deck.name,
+            target=state.target,
+            turn_limit=state.turn_limit,
+            start_player=state.start_player,
+            turn=state.turn,
+            active=state.active,
+            phase=state.phase,
+            villa=state.villa,
+            reorder=state.reorder,
+            players=players,
+            roman_pile_count=len(state.roman_pile),
+            roman_discard=tuple(romans[c] for c in state.roman_discard),
+            action_pile_count=len(state.action_pile),
+            action_discard=tuple(actions[c] for c in state.action_discard),
+            winners=state.winners,
+            end_reason=state.end_reason,
+        )
+
+    def project_event(self, event: PecuniaEvent, seat: int | None) -> PecuniaEvent | None:
+        if type(event) is ActionCardsDrawn and event.player != seat and event.cards:
+            return ActionCardsDrawn(event.player, event.count)
+        return event
+
+    def outcome(self, state: PecuniaState) -> Outcome | None:
+        if state.phase is not _OVER:
+            return None
+        names = ", ".join(f"seat {p}" for p in state.winners)
+        if state.end_reason is EndReason.TARGET_REACHED:
+            summary = f"{names} reached {state.target} sesterces"
+        else:
+            summary = f"turn limit {state.turn_limit} reached; most sesterces: {names}"
+        return Outcome(winners=state.winners, summary=summary, scores=state.coins)
+
+    def describe_action(self, action: PecuniaAction) -> str:
+        return describe_action(action)
+
+
+def _where(seat: SeatPos, slot: int) -> str:
+    return SEAT_NAMES[seat] + (" (top)" if slot else "")
+
+
+def describe_action(action: PecuniaAction) -> str:
+    kind = type(action)
+    if kind is RemoveMarkers:
+        return "remove round markers and collect"
+    if kind is SeatRoman:
+        return f"seat {'two women' if action.pair else 'the start of the queue'} on {SEAT_NAMES[action.seat]}"
+    if kind is EndRefill:
+        return "stop refilling"
+    if kind is DrawActionCard:
+        return "draw an action card and end the turn"
+    if kind is PickNext:
+        return f"reorder: queue card {action.index + 1} next"
+    label = ACTION_LABELS.get(PLAY_KINDS.get(kind))  # type: ignore[arg-type]
+    if label is None:
+        return repr(action)
+    if kind is PlayQueueJumper:
+        return f"{label}: queue card {action.index + 1} to the start"
+    if kind is PlayCastorOil:
+        return f"{label}: -{action.amount} on {_where(action.seat, action.slot)}"
+    if kind is PlayFishPoisoning or kind is PlayEviction:
+        return f"{label}: seat {action.target}'s {_where(action.seat, action.slot)}"
+    if kind in (PlaySpecialTax, PlayPoaching, PlaySenateMeeting):
+        return f"{label} on seat {action.target}"
+    if kind is PlaySwap:
+        return f"{label}: own queue card {action.index + 1} with seat {action.target}'s card {action.target_index + 1}"
+    return label

@@ -1,0 +1,80 @@
+"""Per-game knowledge the integration tests need: table settings to cover, and how to
+spot another seat's secret in a view or an event (None: a spectator)."""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from google.protobuf.message import Message
+
+from tavola.borgia.v1 import borgia_pb2
+from tavola.pecunia.v1 import pecunia_pb2
+
+
+@dataclass(frozen=True)
+class GameCase:
+    game: str
+    view_type: type[Message]
+    event_type: type[Message]
+    tables: tuple[tuple[int, dict[str, str]], ...]  # (players, options) to play
+    view_leaks: Callable[[Message, int | None], list[str]]
+    event_leaks: Callable[[Message, int | None], list[str]]
+
+    def unpack(self, packed, message_type):
+        message = message_type()
+        assert packed.Unpack(message)
+        return message
+
+
+def _borgia_view(view: borgia_pb2.View, viewer: int | None) -> list[str]:
+    if view.HasField("result") and view.result.pope:
+        return []  # the end reveals everything (B9)
+    leaks = []
+    for seat in view.seats:
+        if seat.seat == viewer:
+            continue
+        if seat.puppets:
+            leaks.append(f"puppets of {seat.seat}")
+        if seat.dice and not view.called:  # a call reveals every die (B4)
+            leaks.append(f"dice of {seat.seat}")
+    return leaks
+
+
+def _borgia_event(event: borgia_pb2.Event, viewer: int | None) -> list[str]:
+    kind = event.WhichOneof("kind")
+    if kind == "round_started":
+        return [f"dice of {d.seat}" for d in event.round_started.dice if d.seat != viewer and d.faces]
+    if kind == "puppets_dealt":
+        return [f"puppets of {p.seat}" for p in event.puppets_dealt.seats if p.seat != viewer and p.puppets]
+    return []
+
+
+def _pecunia_view(view: pecunia_pb2.View, viewer: int | None) -> list[str]:
+    return [f"hand of {p.seat}" for p in view.players if p.seat != viewer and (p.hand or p.hand_visible)]
+
+
+def _pecunia_event(event: pecunia_pb2.Event, viewer: int | None) -> list[str]:
+    if event.WhichOneof("kind") == "action_cards_drawn":
+        drawn = event.action_cards_drawn
+        if drawn.player != viewer and drawn.cards:
+            return [f"cards drawn by {drawn.player}"]
+    return []
+
+
+CASES = {
+    "borgia": GameCase(
+        "borgia",
+        borgia_pb2.View,
+        borgia_pb2.Event,
+        ((2, {"shadow_puppets": "true"}), (3, {}), (5, {"flame_of_thy_tongue": "true", "poisoned_dice": "true"})),
+        _borgia_view,
+        _borgia_event,
+    ),
+    "pecunia": GameCase(
+        "pecunia",
+        pecunia_pb2.View,
+        pecunia_pb2.Event,
+        ((2, {}), (4, {"deck": "gentle"}), (6, {"target": "12"})),
+        _pecunia_view,
+        _pecunia_event,
+    ),
+}
