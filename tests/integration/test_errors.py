@@ -1,6 +1,8 @@
 """Bad input through the gateway: each gets its documented status code and reason
 (../shared/DESIGN.md, gateway.proto) and leaves the table exactly as it was."""
 
+from concurrent.futures import ThreadPoolExecutor
+
 import grpc
 import pytest
 from google.protobuf import any_pb2
@@ -227,3 +229,29 @@ def test_seats_and_start_are_checked(gateway):
         grpc.StatusCode.FAILED_PRECONDITION,
         "TABLE_IN_PROGRESS",
     )
+
+
+def test_concurrent_submissions_at_one_version_apply_once(table):
+    """The compare-and-set on the version: of eight racing submissions made at the same
+    version, exactly one is applied and the others are ABORTED with nothing written."""
+    decider = table.decider()
+    view = table.view(decider)
+    version, last_seq = view.table.version, view.table.last_seq
+    actions = [legal.action for legal in view.legal_actions[:8]]
+
+    def attempt(action):
+        try:
+            return table.submit(decider, action, expected_version=version)
+        except grpc.RpcError as error:
+            return error
+
+    with ThreadPoolExecutor(len(actions)) as pool:
+        results = list(pool.map(attempt, actions))
+    applied = [r for r in results if not isinstance(r, grpc.RpcError)]
+    refused = [r for r in results if isinstance(r, grpc.RpcError)]
+    assert len(applied) == 1
+    assert all(r.code() == grpc.StatusCode.ABORTED and reason_of(r) == "VERSION_MISMATCH" for r in refused)
+    after = table.table()
+    assert after.version == version + 1
+    # A bid's events are public (B3), so the bidder's response shows every new log entry.
+    assert after.last_seq == last_seq + len(applied[0].events)
