@@ -29,7 +29,7 @@ class TableSpec:
     options: dict[str, str]
 
     def label(self) -> str:
-        flags = ", ".join(f"{k}={v}" for k, v in sorted(self.options.items()) if v != "false") or "defaults"
+        flags = ", ".join(f"{k}={v}" for k, v in sorted(self.options.items())) or "defaults"
         return f"{self.game} {self.players}p ({flags})"
 
 
@@ -58,7 +58,15 @@ def pecunia_tables(count: int) -> list[TableSpec]:
     return [TableSpec("pecunia", 2 + index % 5, {"deck": "gentle"} if index % 3 == 2 else {}) for index in range(count)]
 
 
-TABLE_SETS = {"borgia": borgia_tables, "pecunia": pecunia_tables}
+def mortadella_tables(count: int) -> list[TableSpec]:
+    """Player counts 2-7 in turn (M18, M20); every fourth table without the additional rules."""
+    return [
+        TableSpec("mortadella", 2 + index % 6, {"additional_rules": "false"} if index % 4 == 3 else {})
+        for index in range(count)
+    ]
+
+
+TABLE_SETS = {"borgia": borgia_tables, "mortadella": mortadella_tables, "pecunia": pecunia_tables}
 
 
 @dataclass
@@ -105,7 +113,7 @@ async def play_all(address: str, specs: list[TableSpec], seed: int) -> list[Tabl
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tables", type=int, default=24, help="tables per game")
+    parser.add_argument("--tables", type=int, default=21, help="tables per game")
     parser.add_argument("--games", default=",".join(TABLE_SETS), help="comma-separated game ids")
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()

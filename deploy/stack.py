@@ -21,7 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from deploy.redis_local import RedisHandle, ensure_redis
 
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = ("borgia", "pecunia")
+GAMES = ("borgia", "mortadella", "pecunia")
 
 
 @dataclass

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from google.protobuf.message import Message
 
 from tavola.borgia.v1 import borgia_pb2
+from tavola.mortadella.v1 import mortadella_pb2
 from tavola.pecunia.v1 import pecunia_pb2
 
 
@@ -60,6 +61,30 @@ def _pecunia_event(event: pecunia_pb2.Event, viewer: int | None) -> list[str]:
     return []
 
 
+_VISIBLE_ROLES = (mortadella_pb2.ROLE_UNSPECIFIED, mortadella_pb2.ROLE_BRIGAND)  # M18: the Brigand is face up
+
+
+def _mortadella_view(view: mortadella_pb2.View, viewer: int | None) -> list[str]:
+    if view.winners or view.end_reason:
+        return []  # the end reveals every dealt role
+    return [
+        f"role of {seat.seat}"
+        for seat in view.seats
+        if seat.seat != viewer and (seat.role not in _VISIBLE_ROLES or seat.removed_roles)
+    ]
+
+
+def _mortadella_event(event: mortadella_pb2.Event, viewer: int | None) -> list[str]:
+    kind = event.WhichOneof("kind")
+    if kind == "role_dealt" and event.role_dealt.seat != viewer and event.role_dealt.role not in _VISIBLE_ROLES:
+        return [f"role of {event.role_dealt.seat}"]
+    if kind == "role_replaced" and event.role_replaced.seat != viewer:
+        replaced = event.role_replaced
+        if replaced.old_role != mortadella_pb2.ROLE_UNSPECIFIED or replaced.new_role != mortadella_pb2.ROLE_UNSPECIFIED:
+            return [f"roles of {replaced.seat}"]
+    return []
+
+
 CASES = {
     "borgia": GameCase(
         "borgia",
@@ -68,6 +93,14 @@ CASES = {
         ((2, {"shadow_puppets": "true"}), (3, {}), (5, {"flame_of_thy_tongue": "true", "poisoned_dice": "true"})),
         _borgia_view,
         _borgia_event,
+    ),
+    "mortadella": GameCase(
+        "mortadella",
+        mortadella_pb2.View,
+        mortadella_pb2.Event,
+        ((2, {}), (4, {"additional_rules": "false"}), (7, {"max_turns": "60"})),
+        _mortadella_view,
+        _mortadella_event,
     ),
     "pecunia": GameCase(
         "pecunia",

@@ -1,0 +1,14 @@
+"""Il Trono di Mortadella: pure engine, codec and the GAME the rules service serves.
+
+Rulebook ``shared/rules/mortadella.txt``, rulings M1-M20; the README's rules section says
+how this engine reads them, with every project decision.
+"""
+
+from services.engine.api import Game
+from services.mortadella.codec import CODEC, MortadellaCodec
+from services.mortadella.engine import ENGINE, INFO, MortadellaEngine
+
+info = INFO
+GAME = Game(engine=ENGINE, codec=CODEC)
+
+__all__ = ["CODEC", "ENGINE", "GAME", "INFO", "MortadellaCodec", "MortadellaEngine", "info"]

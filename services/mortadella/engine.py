@@ -1,0 +1,1177 @@
+"""Il Trono di Mortadella: the pure rules engine.
+
+Rulebook: ``shared/rules/mortadella.txt``; rulings M1-M20 in ``shared/rules/RULINGS.md``.
+Imports only the standard library and ``services.engine``; all randomness comes from the
+SplitMix64 state kept in ``State.rng``.
+
+Shape of a turn (M3): [Skip Turn check (M9)] -> victory check (M15) -> PRE_ROLL (roll 5, or
+keep the 2 passed dice and roll 3; 2 players: or guess, M19) -> LOMBARD offer to the token
+holder (M10) -> the roll's special event (M11-M13) -> CHOOSE_DICE -> RESOLVE, one die or
+one pair at a time, each effect with its own follow-up decisions (TARGET,
+REVOLUTION_TARGET, CANCEL, PLAGUE, STEAL) and a victory check after it (M15) -> the two
+unchosen dice pass to the next seat still in play.
+
+Project decisions that apply everywhere:
+- Seats are numbered clockwise in turn order: a seat's left is the next seat, its right
+  the previous one (dice pass left, the Lombard token passes right, M3/M10).
+- A decision that offers exactly one legal action is taken at once by the engine (e.g.
+  Plague for a player without Towers, a theft with one possible victim, the roll of five
+  dice when no dice were passed and no guess is possible). ``deciders()`` therefore only
+  ever lists seats with a real choice.
+- A player eliminated during his own turn (M8, M16) ends that turn at once; his dice not
+  yet resolved are lost.
+- The table option ``max_turns`` (default 500) ends a game that runs too long: when that
+  many turns have begun (skipped turns included) and the last one ends, nobody wins.
+- The table option ``additional_rules`` (default true) turns the rulebook's Additional
+  Rules on: Lombard token, deadly sins, Porchetta, Earthquake, Carnival (M8, M10-M13).
+
+Internally ``apply`` thaws the frozen ``State`` into a mutable ``_Work``, runs the rules on
+it and freezes the result: the input state is never touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+
+from services.engine.api import GameInfo, OptionSpec, Outcome, parse_options
+from services.engine.errors import IllegalAction, MalformedAction, NotYourDecision
+from services.engine.rng import Rng
+from services.mortadella.model import (
+    ACTION_TYPES,
+    DIE_FACES,
+    ROLE_INFO,
+    ROLE_POOLS,
+    STARTING_CHOICES,
+    STARTING_TOKENS,
+    TOKEN_SYMBOLS,
+    Action,
+    CancelDecided,
+    ChooseDice,
+    ChooseRevolution,
+    ChooseStartToken,
+    ChooseTarget,
+    DiceChosen,
+    DiceRolled,
+    Effect,
+    EffectChosen,
+    EliminationCause,
+    EndReason,
+    Event,
+    GameEnded,
+    GuessContext,
+    GuessMade,
+    GuessRole,
+    LombardDecided,
+    NoEffect,
+    PayCancel,
+    Phase,
+    PlagueDiscard,
+    PlayerEliminated,
+    ResolveEffect,
+    Role,
+    RoleDealt,
+    RoleReplaced,
+    RollDice,
+    SeatView,
+    SkipTurnGiven,
+    Special,
+    SpecialEventOccurred,
+    StartPlayerChosen,
+    StartRoll,
+    State,
+    StealFrom,
+    Symbol,
+    TargetChosen,
+    TokenCause,
+    TokensChanged,
+    TurnSkipped,
+    TurnStarted,
+    UseLombard,
+    View,
+    meets_row,
+)
+
+GAME_ID = "mortadella"
+DEADLY_SIN = 8  # M8: holding this many tokens of one symbol eliminates (not the Brigand)
+DEFAULT_MAX_TURNS = 500
+
+INFO = GameInfo(
+    game_id=GAME_ID,
+    display_name="Il Trono di Mortadella",
+    min_players=2,
+    max_players=7,
+    options=(
+        OptionSpec(
+            name="max_turns",
+            description=(
+                "Turn limit: when this many turns (skipped ones included) have been played "
+                "and nobody has won, the game ends with no winner."
+            ),
+            kind="int",
+            default=str(DEFAULT_MAX_TURNS),
+            minimum=1,
+            maximum=100_000,
+        ),
+        OptionSpec(
+            name="additional_rules",
+            description=(
+                "The rulebook's Additional Rules: Lombard Company token, 7 deadly sins, "
+                "Porchetta, Earthquake and Carnival (M8, M10-M13)."
+            ),
+            kind="bool",
+            default="true",
+        ),
+    ),
+    summary=(
+        "Secret roles in a fantastic Bologna: roll five dice, use three, pass two on; "
+        "collect People, Towers, Books and Mortadella to meet your role's victory row."
+    ),
+)
+
+_P, _T, _B, _M = 0, 1, 2, 3  # token indices
+_PEOPLE, _TOWER, _BOOK, _MORT, _WINE, _RAT = DIE_FACES
+
+# Effect -> (token symbol acquired, how many), for the acquisitions.
+_ACQUIRE = {
+    Effect.ACQUIRE_PEOPLE: (_PEOPLE, 1),
+    Effect.ACQUIRE_TWO_PEOPLE: (_PEOPLE, 2),
+    Effect.ACQUIRE_TOWER: (_TOWER, 1),
+    Effect.ACQUIRE_BOOK: (_BOOK, 1),
+    Effect.ACQUIRE_MORTADELLA: (_MORT, 1),
+}
+# What one die may do by itself: its own effect, and for BOOK the Joker uses (M5).
+_SINGLE = {
+    _PEOPLE: (Effect.ACQUIRE_PEOPLE,),
+    _TOWER: (Effect.ACQUIRE_TOWER,),
+    _BOOK: (
+        Effect.ACQUIRE_BOOK,
+        Effect.ACQUIRE_PEOPLE,
+        Effect.ACQUIRE_TOWER,
+        Effect.ACQUIRE_MORTADELLA,
+        Effect.DRUNKENNESS,
+        Effect.PLAGUE,
+    ),
+    _MORT: (Effect.ACQUIRE_MORTADELLA,),
+    _WINE: (Effect.DRUNKENNESS,),
+    _RAT: (Effect.PLAGUE,),
+}
+# Double effects (M4): the symbol both dice must show (a BOOK may stand in as Joker, M5).
+_DOUBLE = {
+    _PEOPLE: (Effect.ACQUIRE_TWO_PEOPLE, Effect.REVOLUTION),
+    _WINE: (Effect.INEBRIATION,),
+    _RAT: (Effect.BLACK_DEATH,),
+}
+_CANCEL_COST = {Effect.DRUNKENNESS: 1, Effect.INEBRIATION: 2}  # M6
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _multiset_minus(items: Sequence[Symbol], remove: Sequence[Symbol]) -> tuple[Symbol, ...] | None:
+    """``items`` without ``remove`` (as multisets), sorted; None if ``remove`` is not inside."""
+    left = list(items)
+    for symbol in remove:
+        try:
+            left.remove(symbol)
+        except ValueError:
+            return None
+    return tuple(sorted(left))
+
+
+def _order_from(in_game: Sequence[bool], start: int) -> list[int]:
+    """Seats still in play in turn order (clockwise = increasing seat), starting at ``start``."""
+    n = len(in_game)
+    return [(start + k) % n for k in range(n) if in_game[(start + k) % n]]
+
+
+def _next_in_game(in_game: Sequence[bool], seat: int) -> int | None:
+    """The next seat on ``seat``'s left still in play (M8), ``seat`` itself excluded."""
+    n = len(in_game)
+    for k in range(1, n):
+        s = (seat + k) % n
+        if in_game[s]:
+            return s
+    return None
+
+
+def _right_in_game(in_game: Sequence[bool], seat: int) -> int | None:
+    """The nearest seat on ``seat``'s right still in play, ``seat`` itself excluded."""
+    n = len(in_game)
+    for k in range(1, n):
+        s = (seat - k) % n
+        if in_game[s]:
+            return s
+    return None
+
+
+def role_name(role: Role) -> str:
+    return ROLE_INFO[role].name
+
+
+class _Work:
+    """A mutable copy of the state for the duration of one ``apply``."""
+
+    __slots__ = (
+        "active",
+        "additional_rules",
+        "carnival",
+        "chosen",
+        "dice",
+        "effect",
+        "end_reason",
+        "ev",
+        "guess_context",
+        "in_game",
+        "kept",
+        "lombard_holder",
+        "lombard_used",
+        "max_turns",
+        "passed",
+        "phase",
+        "player_count",
+        "remaining",
+        "removed_roles",
+        "rng",
+        "roles",
+        "skip_turn",
+        "start_player",
+        "steal_symbol",
+        "steals_left",
+        "target",
+        "tokens",
+        "turn",
+        "unchosen",
+        "undealt",
+        "waiting",
+        "winners",
+    )
+
+    @classmethod
+    def thaw(cls, s: State) -> _Work:
+        w = cls()
+        w.player_count = s.player_count
+        w.max_turns = s.max_turns
+        w.additional_rules = s.additional_rules
+        w.rng = Rng(s.rng)
+        w.roles = list(s.roles)
+        w.removed_roles = list(s.removed_roles)
+        w.undealt = list(s.undealt)
+        w.tokens = [list(t) for t in s.tokens]
+        w.in_game = list(s.in_game)
+        w.skip_turn = list(s.skip_turn)
+        w.start_player = s.start_player
+        w.active = s.active
+        w.turn = s.turn
+        w.lombard_holder = s.lombard_holder
+        w.lombard_used = s.lombard_used
+        w.passed = s.passed
+        w.kept = s.kept
+        w.dice = s.dice
+        w.carnival = s.carnival
+        w.chosen = s.chosen
+        w.unchosen = s.unchosen
+        w.remaining = s.remaining
+        w.phase = s.phase
+        w.effect = s.effect
+        w.target = s.target
+        w.steal_symbol = s.steal_symbol
+        w.steals_left = s.steals_left
+        w.waiting = list(s.waiting)
+        w.guess_context = s.guess_context
+        w.winners = s.winners
+        w.end_reason = s.end_reason
+        w.ev = []
+        return w
+
+    def freeze(self) -> State:
+        # Equivalent to State(**fields) but without the per-field object.__setattr__ of a
+        # frozen dataclass __init__ (this is the hot path of every playout).
+        state = object.__new__(State)
+        state.__dict__.update(
+            player_count=self.player_count,
+            max_turns=self.max_turns,
+            additional_rules=self.additional_rules,
+            rng=self.rng.state,
+            roles=tuple(self.roles),
+            removed_roles=tuple(self.removed_roles),
+            undealt=tuple(self.undealt),
+            tokens=tuple((t[0], t[1], t[2], t[3]) for t in self.tokens),
+            in_game=tuple(self.in_game),
+            skip_turn=tuple(self.skip_turn),
+            start_player=self.start_player,
+            active=self.active,
+            turn=self.turn,
+            lombard_holder=self.lombard_holder,
+            lombard_used=self.lombard_used,
+            passed=self.passed,
+            kept=self.kept,
+            dice=self.dice,
+            carnival=self.carnival,
+            chosen=self.chosen,
+            unchosen=self.unchosen,
+            remaining=self.remaining,
+            phase=self.phase,
+            effect=self.effect,
+            target=self.target,
+            steal_symbol=self.steal_symbol,
+            steals_left=self.steals_left,
+            waiting=tuple(self.waiting),
+            guess_context=self.guess_context,
+            winners=self.winners,
+            end_reason=self.end_reason,
+        )
+        return state
+
+
+# --------------------------------------------------------------------------- who decides, what
+
+
+def _deciders(s: State | _Work) -> tuple[int, ...]:
+    phase = s.phase
+    if phase is Phase.OVER:
+        return ()
+    if phase is Phase.LOMBARD:
+        return (s.lombard_holder,)  # type: ignore[return-value]
+    if phase is Phase.CANCEL:
+        return (s.target,)  # type: ignore[return-value]
+    if phase is Phase.PLAGUE or phase is Phase.SETUP_TOKEN:
+        return tuple(s.waiting)
+    return (s.active,)
+
+
+def _guess_targets(s: State | _Work, seat: int) -> list[int]:
+    """Players the Master may name (M16): others still in play, never the (face-up) Brigand.
+    Project decision (M16): eliminated players cannot be named."""
+    return [t for t in range(s.player_count) if t != seat and s.in_game[t] and not ROLE_INFO[s.roles[t]].face_up]
+
+
+def _guess_roles(s: State | _Work, seat: int) -> list[Role]:
+    """Roles a seat may name: the table's pool minus its own current role (certainly wrong,
+    Project decision M16/M19) and minus roles that cannot be named (the Master, the Brigand)."""
+    own = s.roles[seat]
+    return [r for r in ROLE_POOLS[s.player_count] if r != own and ROLE_INFO[r].guessable]
+
+
+def _steal_victims(s: State | _Work) -> list[int]:
+    index = s.steal_symbol - 1  # type: ignore[operator]
+    return [v for v in _order_from(s.in_game, s.active) if v != s.active and s.tokens[v][index] > 0]
+
+
+@cache
+def _resolve_options(remaining: tuple[Symbol, ...]) -> tuple[ResolveEffect, ...]:
+    """Every (die or pair, effect) the active player may resolve next (M4, M5)."""
+    options: list[ResolveEffect] = []
+    distinct = sorted(set(remaining))
+    for die in distinct:
+        for effect in _SINGLE[die]:
+            options.append(ResolveEffect((die,), effect))
+    for i, a in enumerate(distinct):
+        for b in distinct[i:]:
+            if a == b and remaining.count(a) < 2:
+                continue
+            for symbol, effects in _DOUBLE.items():
+                if a in (symbol, _BOOK) and b in (symbol, _BOOK):
+                    for effect in effects:
+                        options.append(ResolveEffect((a, b), effect))
+    return tuple(options)
+
+
+@cache
+def _dice_choices(dice: tuple[Symbol, ...], kept: bool) -> tuple[ChooseDice, ...]:
+    """Distinct choices of dice (M3): any 3 of 5, or the 2 kept plus 1 of the 3 rolled."""
+    if kept:
+        return tuple(ChooseDice(tuple(sorted((*dice[:2], r)))) for r in sorted(set(dice[2:])))
+    dice = tuple(sorted(dice))
+    seen: set[tuple[Symbol, ...]] = set()
+    out = []
+    for i in range(5):
+        for j in range(i + 1, 5):
+            for k in range(j + 1, 5):
+                triple = (dice[i], dice[j], dice[k])
+                if triple not in seen:
+                    seen.add(triple)
+                    out.append(ChooseDice(triple))
+    return tuple(out)
+
+
+def _legal(s: State | _Work, seat: int) -> list[Action]:
+    phase = s.phase
+    if phase is Phase.OVER or seat not in _deciders(s):
+        return []
+    if phase is Phase.SETUP_TOKEN:
+        return [ChooseStartToken(symbol) for symbol in TOKEN_SYMBOLS]
+    if phase is Phase.PRE_ROLL:
+        actions: list[Action] = [RollDice(False)]
+        if s.passed:
+            actions.append(RollDice(True))
+        # M19: two players, before rolling, while an undealt role remains.
+        if s.player_count == 2 and s.undealt:
+            opponent = 1 - seat
+            actions.extend(GuessRole(opponent, role) for role in _guess_roles(s, seat))
+        return actions
+    if phase is Phase.LOMBARD:
+        return [UseLombard(False), UseLombard(True)]
+    if phase is Phase.CHOOSE_DICE:
+        return list(_dice_choices(s.dice, s.kept))
+    if phase is Phase.RESOLVE:
+        return list(_resolve_options(s.remaining))
+    if phase is Phase.TARGET:
+        return [ChooseTarget(t) for t in _order_from(s.in_game, s.active)]
+    if phase is Phase.REVOLUTION_TARGET:
+        return [ChooseRevolution(t, symbol) for t in _order_from(s.in_game, s.active) for symbol in (_TOWER, _BOOK)]
+    if phase is Phase.CANCEL:
+        return [PayCancel(False), PayCancel(True)]
+    if phase is Phase.PLAGUE:
+        actions = [PlagueDiscard(_PEOPLE)]
+        if s.tokens[seat][_T] > 0:
+            actions.append(PlagueDiscard(_TOWER))
+        return actions
+    if phase is Phase.STEAL:
+        return [StealFrom(v) for v in _steal_victims(s)]
+    if phase is Phase.MASTER_GUESS:
+        return [GuessRole(t, role) for t in _guess_targets(s, seat) for role in _guess_roles(s, seat)]
+    return []
+
+
+# --------------------------------------------------------------------------- the rules, on _Work
+
+
+def _end_game(w: _Work, winners: tuple[int, ...], reason: EndReason) -> None:
+    w.phase = Phase.OVER
+    w.winners = winners
+    w.end_reason = reason
+    w.waiting = []
+    w.ev.append(GameEnded(winners, reason, tuple(w.roles), tuple(w.removed_roles)))
+
+
+def _check_last_standing(w: _Work) -> bool:
+    """M15: the last player left in the game wins."""
+    alive = [s for s in range(w.player_count) if w.in_game[s]]
+    if len(alive) == 1:
+        _end_game(w, (alive[0],), EndReason.LAST_STANDING)
+        return True
+    if not alive:
+        # Project decision (M8/M11): a Porchetta that eliminates every player leaves no winner.
+        _end_game(w, (), EndReason.ALL_ELIMINATED)
+        return True
+    return False
+
+
+def _eliminate(w: _Work, seat: int, cause: EliminationCause) -> None:
+    """M8: out of the game, tokens back to the reserve, role still secret."""
+    returned = tuple(w.tokens[seat])
+    w.tokens[seat] = [0, 0, 0, 0]
+    w.in_game[seat] = False
+    w.skip_turn[seat] = False
+    lombard_to = None
+    if w.lombard_holder == seat:
+        # Project decision (M10): an eliminated holder's token goes to the right-hand seat in play.
+        w.lombard_holder = _right_in_game(w.in_game, seat)
+        lombard_to = w.lombard_holder
+    if seat in w.waiting:
+        w.waiting.remove(seat)
+    w.ev.append(PlayerEliminated(seat, cause, returned, lombard_to))  # type: ignore[arg-type]
+
+
+def _sinned(w: _Work, seat: int, index: int) -> bool:
+    """M8: with the additional rules, 8 of one symbol eliminates (the Brigand excepted)."""
+    return w.additional_rules and w.tokens[seat][index] >= DEADLY_SIN and not ROLE_INFO[w.roles[seat]].sin_exempt
+
+
+def _gain(w: _Work, seat: int, symbol: Symbol, n: int, cause: TokenCause, other: int | None = None) -> None:
+    index = symbol - 1
+    w.tokens[seat][index] += n
+    w.ev.append(TokensChanged(seat, symbol, n, cause, other))
+    if _sinned(w, seat, index):
+        _eliminate(w, seat, EliminationCause.DEADLY_SIN)
+
+
+def _lose(w: _Work, seat: int, symbol: Symbol, n: int, cause: TokenCause, other: int | None = None) -> None:
+    w.tokens[seat][symbol - 1] -= n
+    w.ev.append(TokensChanged(seat, symbol, -n, cause, other))
+
+
+def _check_active_victory(w: _Work, context: GuessContext) -> bool:
+    """M15: the active player's row, at the start of the turn and after each effect.
+    True when the game ended or the Master must now guess (M16)."""
+    seat = w.active
+    role = w.roles[seat]
+    if not meets_row(role, w.tokens[seat]):
+        return False
+    if ROLE_INFO[role].requires_guess:
+        if not _guess_targets(w, seat):
+            return False  # Project decision (M16): nobody can be named, so no guess and no win
+        w.phase = Phase.MASTER_GUESS
+        w.guess_context = context
+        return True
+    _end_game(w, (seat,), EndReason.VICTORY_ROW)
+    return True
+
+
+def _check_everyone(w: _Work) -> bool:
+    """M15 after Porchetta / Earthquake: anyone whose row is met wins, ties to the first in
+    turn order from the active player. Project decision (M16): the Master's row counts only
+    on his own turn, where he must guess first."""
+    for seat in _order_from(w.in_game, w.active):
+        role = w.roles[seat]
+        if not meets_row(role, w.tokens[seat]):
+            continue
+        if ROLE_INFO[role].requires_guess:
+            if seat == w.active and _guess_targets(w, seat):
+                w.phase = Phase.MASTER_GUESS
+                w.guess_context = GuessContext.AFTER_EVENT
+                return True
+            continue
+        _end_game(w, (seat,), EndReason.VICTORY_ROW)
+        return True
+    return False
+
+
+def _begin_turn(w: _Work, seat: int, passed: tuple[Symbol, ...]) -> None:
+    while True:
+        if w.turn >= w.max_turns:
+            _end_game(w, (), EndReason.TURN_LIMIT)
+            return
+        w.turn += 1
+        w.active = seat
+        w.passed = passed
+        w.kept = False
+        w.dice = ()
+        w.carnival = False
+        w.chosen = ()
+        w.unchosen = ()
+        w.remaining = ()
+        w.effect = None
+        w.target = None
+        w.steal_symbol = None
+        w.steals_left = 0
+        w.waiting = []
+        w.guess_context = None
+        w.lombard_used = False
+        w.ev.append(TurnStarted(seat, w.turn, passed))
+        if w.skip_turn[seat]:
+            # M9: the whole turn is skipped, the token returned, the passed dice go on.
+            w.skip_turn[seat] = False
+            w.ev.append(TurnSkipped(seat))
+            seat = _next_in_game(w.in_game, seat)  # type: ignore[assignment]
+            continue
+        if _check_active_victory(w, GuessContext.START_OF_TURN):
+            return
+        w.phase = Phase.PRE_ROLL
+        return
+
+
+def _end_turn(w: _Work) -> None:
+    """Phase 3: the two unchosen dice pass to the next seat still in play (M3, M8).
+    Project decision (M3/M9): a turn that ends before any roll hands the received dice
+    on unchanged, as a skipped turn does; a turn ended by an elimination after the roll
+    but before the dice were chosen passes no dice (the next player rolls five)."""
+    if w.chosen:
+        passing = w.unchosen
+    elif not w.dice:
+        passing = w.passed
+    else:
+        passing = ()
+    nxt = _next_in_game(w.in_game, w.active)
+    assert nxt is not None  # two or more players are in play, or the game is over
+    _begin_turn(w, nxt, passing)
+
+
+def _roll(w: _Work, count: int) -> tuple[Symbol, ...]:
+    rng = w.rng
+    return tuple(DIE_FACES[rng.below(6)] for _ in range(count))
+
+
+def _after_roll(w: _Work) -> None:
+    if w.additional_rules and w.lombard_holder is not None and not w.lombard_used:
+        w.phase = Phase.LOMBARD  # M10
+        return
+    _special_event(w)
+
+
+def _special_event(w: _Work) -> None:
+    """M11-M13 on the five dice as they lie (Jokers never count, M5)."""
+    w.phase = Phase.CHOOSE_DICE
+    if not w.additional_rules:
+        return
+    dice = w.dice
+    first = dice[0]
+    kinds = set(dice)
+    if len(kinds) == 1 and first in TOKEN_SYMBOLS:
+        # M11 Porchetta: every player in play acquires 1 (the Brigand too, from the reserve:
+        # Project decision M11/M20, it is no dice acquisition of his).
+        w.ev.append(SpecialEventOccurred(Special.PORCHETTA, first))
+        order = _order_from(w.in_game, w.active)
+        index = first - 1
+        for seat in order:
+            w.tokens[seat][index] += 1
+            w.ev.append(TokensChanged(seat, first, 1, TokenCause.PORCHETTA, None))
+        for seat in order:
+            if _sinned(w, seat, index):
+                _eliminate(w, seat, EliminationCause.DEADLY_SIN)
+        if _check_last_standing(w) or _check_everyone(w):
+            return
+        if not w.in_game[w.active]:
+            _end_turn(w)
+        return
+    if kinds <= {_WINE, _RAT}:
+        # M12 Earthquake: every player in play discards all Towers and Books.
+        w.ev.append(SpecialEventOccurred(Special.EARTHQUAKE, None))
+        for seat in _order_from(w.in_game, w.active):
+            for symbol in (_TOWER, _BOOK):
+                held = w.tokens[seat][symbol - 1]
+                if held:
+                    _lose(w, seat, symbol, held, TokenCause.EARTHQUAKE)
+        _check_everyone(w)
+        return
+    if len(kinds) == 5:
+        # M13 Carnival: this turn's acquisitions are stolen from opponents.
+        w.carnival = True
+        w.ev.append(SpecialEventOccurred(Special.CARNIVAL, None))
+
+
+def _steal_mode(w: _Work) -> bool:
+    return w.carnival or ROLE_INFO[w.roles[w.active]].steals  # M13, M20
+
+
+def _start_effect(w: _Work, effect: Effect) -> None:
+    w.effect = effect
+    acquired = _ACQUIRE.get(effect)
+    if acquired is not None:
+        symbol, n = acquired
+        if _steal_mode(w):
+            # Project decision (M13/M20): each acquired token is stolen on its own, so the two
+            # tokens of "2 People" may come from two different opponents.
+            w.steal_symbol = symbol
+            w.steals_left = n
+            _next_steal(w)
+            return
+        _gain(w, w.active, symbol, n, TokenCause.ACQUIRE)
+        _finish_effect(w)
+        return
+    if effect is Effect.REVOLUTION:
+        w.phase = Phase.REVOLUTION_TARGET
+        return
+    if effect is Effect.DRUNKENNESS or effect is Effect.INEBRIATION:
+        w.phase = Phase.TARGET
+        return
+    # Plague / Black Death (M7): every player in play, the active player included.
+    order = _order_from(w.in_game, w.active)
+    if effect is Effect.BLACK_DEATH:
+        for seat in order:
+            if w.tokens[seat][_M] > 0:
+                _lose(w, seat, _MORT, 1, TokenCause.BLACK_DEATH)
+    w.waiting = [seat for seat in order if w.tokens[seat][_P] > 0]
+    if w.waiting:
+        w.phase = Phase.PLAGUE
+    else:
+        _finish_effect(w)
+
+
+def _next_steal(w: _Work) -> None:
+    if w.steals_left <= 0 or not w.in_game[w.active]:
+        _finish_effect(w)
+        return
+    if not _steal_victims(w):
+        # M13: nothing if no opponent holds one.
+        w.ev.append(NoEffect(w.active, w.effect))  # type: ignore[arg-type]
+        _finish_effect(w)
+        return
+    w.phase = Phase.STEAL
+
+
+def _finish_effect(w: _Work) -> None:
+    w.effect = None
+    w.target = None
+    w.steal_symbol = None
+    w.steals_left = 0
+    w.waiting = []
+    if w.phase is Phase.OVER or _check_last_standing(w):
+        return
+    if not w.in_game[w.active]:
+        _end_turn(w)  # the active player fell to the deadly sins (M8)
+        return
+    if _check_active_victory(w, GuessContext.AFTER_EFFECT):
+        return
+    if w.remaining:
+        w.phase = Phase.RESOLVE
+    else:
+        _end_turn(w)
+
+
+def _apply_hit(w: _Work, effect: Effect, target: int) -> None:
+    """Drunkenness / Inebriation lands on ``target`` (not cancelled)."""
+    if effect is Effect.DRUNKENNESS:
+        _lose(w, target, _PEOPLE, 1, TokenCause.DRUNKENNESS)
+    else:
+        w.skip_turn[target] = True
+        w.ev.append(SkipTurnGiven(target))
+
+
+def _dispatch(w: _Work, seat: int, action: Action) -> None:
+    """Apply one legal action (already checked) to ``w``."""
+    phase = w.phase
+    if phase is Phase.SETUP_TOKEN:
+        assert isinstance(action, ChooseStartToken)
+        w.waiting.remove(seat)
+        _gain(w, seat, action.symbol, 1, TokenCause.SETUP)
+        if not w.waiting:
+            _begin_turn(w, w.start_player, ())
+        return
+    if phase is Phase.PRE_ROLL:
+        if isinstance(action, GuessRole):
+            _two_player_guess(w, seat, action)
+            return
+        assert isinstance(action, RollDice)
+        if action.keep_passed:
+            w.dice = (*w.passed, *_roll(w, 3))
+            w.kept = True
+        else:
+            w.dice = _roll(w, 5)
+            w.kept = False
+        w.ev.append(DiceRolled(seat, w.dice, w.kept))
+        _after_roll(w)
+        return
+    if phase is Phase.LOMBARD:
+        assert isinstance(action, UseLombard)
+        # Project decision (M10): one Lombard offer per turn; the re-roll is not itself a
+        # roll that could be re-rolled again.
+        w.lombard_used = True
+        if action.reroll:
+            w.dice = (*w.dice[:2], *_roll(w, 3)) if w.kept else _roll(w, 5)
+            if seat == w.active:
+                w.lombard_holder = _right_in_game(w.in_game, seat)
+            else:
+                w.lombard_holder = w.active
+        w.ev.append(LombardDecided(seat, action.reroll, w.dice, w.lombard_holder))
+        _special_event(w)
+        return
+    if phase is Phase.CHOOSE_DICE:
+        assert isinstance(action, ChooseDice)
+        w.chosen = action.symbols
+        w.unchosen = _multiset_minus(w.dice, action.symbols)  # type: ignore[assignment]
+        w.remaining = action.symbols
+        w.ev.append(DiceChosen(seat, w.chosen, w.unchosen))
+        w.phase = Phase.RESOLVE
+        return
+    if phase is Phase.RESOLVE:
+        assert isinstance(action, ResolveEffect)
+        w.remaining = _multiset_minus(w.remaining, action.dice)  # type: ignore[assignment]
+        w.ev.append(EffectChosen(seat, action.dice, action.effect))
+        _start_effect(w, action.effect)
+        return
+    if phase is Phase.TARGET:
+        assert isinstance(action, ChooseTarget)
+        effect = w.effect
+        target = action.target
+        w.target = target
+        w.ev.append(TargetChosen(seat, effect, target, None))  # type: ignore[arg-type]
+        if effect is Effect.DRUNKENNESS and w.tokens[target][_P] == 0:
+            # Project decision (M6): with no People to lose there is nothing to cancel, so the
+            # target is not asked to pay.
+            w.ev.append(NoEffect(seat, effect))
+        elif effect is Effect.INEBRIATION and w.skip_turn[target]:
+            # Project decision (M9): a player already holding the Skip Turn token skips one turn only.
+            w.ev.append(NoEffect(seat, effect))
+        elif w.tokens[target][_M] >= _CANCEL_COST[effect]:  # type: ignore[index]
+            w.phase = Phase.CANCEL  # M6: the target's own decision
+            return
+        else:
+            _apply_hit(w, effect, target)  # type: ignore[arg-type]
+        _finish_effect(w)
+        return
+    if phase is Phase.REVOLUTION_TARGET:
+        assert isinstance(action, ChooseRevolution)
+        w.ev.append(TargetChosen(seat, Effect.REVOLUTION, action.target, action.symbol))
+        if w.tokens[action.target][action.symbol - 1] > 0:
+            _lose(w, action.target, action.symbol, 1, TokenCause.REVOLUTION)
+        else:
+            w.ev.append(NoEffect(seat, Effect.REVOLUTION))  # M6: nothing if the target has none
+        _finish_effect(w)
+        return
+    if phase is Phase.CANCEL:
+        assert isinstance(action, PayCancel)
+        effect = w.effect
+        w.ev.append(CancelDecided(seat, effect, action.pay))  # type: ignore[arg-type]
+        if action.pay:
+            _lose(w, seat, _MORT, _CANCEL_COST[effect], TokenCause.CANCEL_PAYMENT)  # type: ignore[index]
+        else:
+            _apply_hit(w, effect, seat)  # type: ignore[arg-type]
+        _finish_effect(w)
+        return
+    if phase is Phase.PLAGUE:
+        assert isinstance(action, PlagueDiscard)
+        w.waiting.remove(seat)
+        cause = TokenCause.BLACK_DEATH if w.effect is Effect.BLACK_DEATH else TokenCause.PLAGUE
+        _lose(w, seat, action.symbol, 1, cause)
+        if not w.waiting:
+            _finish_effect(w)
+        return
+    if phase is Phase.STEAL:
+        assert isinstance(action, StealFrom)
+        symbol = w.steal_symbol
+        _lose(w, action.victim, symbol, 1, TokenCause.STEAL, seat)  # type: ignore[arg-type]
+        w.steals_left -= 1
+        _gain(w, seat, symbol, 1, TokenCause.STEAL, action.victim)  # type: ignore[arg-type]
+        _next_steal(w)
+        return
+    if phase is Phase.MASTER_GUESS:
+        assert isinstance(action, GuessRole)
+        _master_guess(w, seat, action)
+        return
+    raise AssertionError(f"no action in phase {phase}")  # pragma: no cover
+
+
+def _two_player_guess(w: _Work, seat: int, action: GuessRole) -> None:
+    """M19: right wins; wrong discards every token, the card leaves face down, a new role is
+    drawn from the undealt ones and the turn ends."""
+    correct = w.roles[action.target] == action.role
+    w.ev.append(GuessMade(seat, action.target, action.role, correct))
+    if correct:
+        _end_game(w, (seat,), EndReason.TWO_PLAYER_GUESS)
+        return
+    for symbol in TOKEN_SYMBOLS:
+        held = w.tokens[seat][symbol - 1]
+        if held:
+            _lose(w, seat, symbol, held, TokenCause.GUESS_PENALTY)
+    old = w.roles[seat]
+    new = w.undealt.pop(w.rng.below(len(w.undealt)))
+    w.roles[seat] = new
+    w.removed_roles[seat] = (*w.removed_roles[seat], old)
+    w.ev.append(RoleReplaced(seat, old, new))
+    _end_turn(w)
+
+
+def _master_guess(w: _Work, seat: int, action: GuessRole) -> None:
+    """M16: right, the Master wins; wrong, he is eliminated (his role stays secret)."""
+    correct = w.roles[action.target] == action.role
+    w.ev.append(GuessMade(seat, action.target, action.role, correct))
+    context = w.guess_context
+    w.guess_context = None
+    if correct:
+        _end_game(w, (seat,), EndReason.MASTER_GUESS)
+        return
+    _eliminate(w, seat, EliminationCause.WRONG_GUESS)
+    if _check_last_standing(w):
+        return
+    if context is GuessContext.AFTER_EVENT and _check_everyone(w):
+        # Project decision (M15/M16): after Porchetta/Earthquake a wrong guess hands the tie
+        # to the next player in turn order whose row is met.
+        return
+    _end_turn(w)
+
+
+# Phases whose decision always offers two or more actions.
+_ALWAYS_A_CHOICE = frozenset(
+    (
+        Phase.SETUP_TOKEN,
+        Phase.LOMBARD,
+        Phase.TARGET,
+        Phase.REVOLUTION_TARGET,
+        Phase.CANCEL,
+        Phase.MASTER_GUESS,
+        Phase.OVER,
+    )
+)
+
+
+def _settle(w: _Work) -> None:
+    """Take every decision that has exactly one legal action (see the module docstring)."""
+    while w.phase not in _ALWAYS_A_CHOICE:
+        for seat in _deciders(w):
+            actions = _legal(w, seat)
+            if len(actions) == 1:
+                _dispatch(w, seat, actions[0])
+                break
+        else:
+            return
+
+
+# --------------------------------------------------------------------------- well-formedness
+
+
+def _is_seat(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _check_well_formed(action: object) -> None:
+    if not isinstance(action, ACTION_TYPES):
+        raise MalformedAction("not an action of Il Trono di Mortadella")
+    ok = True
+    if isinstance(action, ChooseStartToken):
+        ok = isinstance(action.symbol, Symbol) and action.symbol in TOKEN_SYMBOLS
+    elif isinstance(action, RollDice):
+        ok = isinstance(action.keep_passed, bool)
+    elif isinstance(action, UseLombard):
+        ok = isinstance(action.reroll, bool)
+    elif isinstance(action, PayCancel):
+        ok = isinstance(action.pay, bool)
+    elif isinstance(action, GuessRole):
+        ok = _is_seat(action.target) and isinstance(action.role, Role)
+    elif isinstance(action, ChooseDice):
+        ok = (
+            isinstance(action.symbols, tuple)
+            and len(action.symbols) == 3
+            and all(isinstance(x, Symbol) for x in action.symbols)
+        )
+    elif isinstance(action, ResolveEffect):
+        ok = (
+            isinstance(action.dice, tuple)
+            and len(action.dice) in (1, 2)
+            and all(isinstance(x, Symbol) for x in action.dice)
+            and isinstance(action.effect, Effect)
+        )
+    elif isinstance(action, ChooseTarget):
+        ok = _is_seat(action.target)
+    elif isinstance(action, ChooseRevolution):
+        ok = _is_seat(action.target) and action.symbol in (_TOWER, _BOOK) and isinstance(action.symbol, Symbol)
+    elif isinstance(action, PlagueDiscard):
+        ok = isinstance(action.symbol, Symbol) and action.symbol in (_PEOPLE, _TOWER)
+    elif isinstance(action, StealFrom):
+        ok = _is_seat(action.victim)
+    if not ok:
+        raise MalformedAction("malformed Il Trono di Mortadella action")
+
+
+def _normalize(action: Action) -> Action:
+    """Dice are multisets: accept them in any order."""
+    if isinstance(action, ChooseDice):
+        return ChooseDice(tuple(sorted(action.symbols)))
+    if isinstance(action, ResolveEffect):
+        return ResolveEffect(tuple(sorted(action.dice)), action.effect)
+    return action
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+def _role_visible(state: State, viewer: int | None, seat: int) -> bool:
+    """M18: a seat sees its own role; the Brigand's is face up; everything at the end."""
+    return state.phase is Phase.OVER or viewer == seat or ROLE_INFO[state.roles[seat]].face_up
+
+
+_SYMBOL_WORD = {s: s.name for s in Symbol}
+_EFFECT_WORD = {
+    Effect.ACQUIRE_PEOPLE: "acquire 1 People",
+    Effect.ACQUIRE_TWO_PEOPLE: "acquire 2 People",
+    Effect.REVOLUTION: "Revolution",
+    Effect.ACQUIRE_TOWER: "acquire 1 Tower",
+    Effect.ACQUIRE_BOOK: "acquire 1 Book",
+    Effect.ACQUIRE_MORTADELLA: "acquire 1 Mortadella",
+    Effect.DRUNKENNESS: "Drunkenness",
+    Effect.INEBRIATION: "Inebriation",
+    Effect.PLAGUE: "Plague",
+    Effect.BLACK_DEATH: "Black Death",
+}
+
+
+class MortadellaEngine:
+    """The Engine protocol for Il Trono di Mortadella (services.engine.api.Engine)."""
+
+    info = INFO
+
+    def new_game(self, player_count: int, options: Mapping[str, str], seed: int) -> tuple[State, list[Event]]:
+        opts = parse_options(INFO, player_count, options)
+        n = player_count
+        rng = Rng.from_seed(seed)
+        events: list[Event] = []
+        # M18: deal roles at random from the pool of this player count.
+        pool = list(ROLE_POOLS[n])
+        rng.shuffle(pool)
+        roles = tuple(pool[:n])
+        undealt = tuple(sorted(pool[n:]))
+        events.extend(RoleDealt(seat, roles[seat]) for seat in range(n))
+        # M20: six / seven players start with tokens.
+        start_tokens = STARTING_TOKENS.get(n, (0, 0, 0, 0))
+        tokens = tuple(start_tokens for _ in range(n))
+        for seat in range(n):
+            for symbol, count in zip(TOKEN_SYMBOLS, start_tokens, strict=True):
+                if count:
+                    events.append(TokensChanged(seat, symbol, count, TokenCause.SETUP, None))
+        # M17: everyone rolls five dice, most MORTADELLA+WINE starts, ties re-roll.
+        contenders = list(range(n))
+        while len(contenders) > 1:
+            rolls = tuple(tuple(DIE_FACES[rng.below(6)] for _ in range(5)) for _ in contenders)
+            events.append(StartRoll(tuple(contenders), rolls))
+            scores = [sum(1 for d in roll if d in (_MORT, _WINE)) for roll in rolls]
+            best = max(scores)
+            contenders = [seat for seat, score in zip(contenders, scores, strict=True) if score == best]
+        start = contenders[0]
+        # M10: the Lombard token starts with the last player in turn order.
+        lombard = (start - 1) % n if opts["additional_rules"] else None
+        events.append(StartPlayerChosen(start, lombard))
+        state = State(
+            player_count=n,
+            max_turns=int(opts["max_turns"]),
+            additional_rules=bool(opts["additional_rules"]),
+            rng=rng.state,
+            roles=roles,
+            removed_roles=tuple(() for _ in range(n)),
+            undealt=undealt,
+            tokens=tokens,  # type: ignore[arg-type]
+            in_game=(True,) * n,
+            skip_turn=(False,) * n,
+            start_player=start,
+            active=start,
+            turn=0,
+            lombard_holder=lombard,
+            lombard_used=False,
+            passed=(),
+            kept=False,
+            dice=(),
+            carnival=False,
+            chosen=(),
+            unchosen=(),
+            remaining=(),
+            phase=Phase.SETUP_TOKEN,
+            effect=None,
+            target=None,
+            steal_symbol=None,
+            steals_left=0,
+            waiting=(),
+            guess_context=None,
+            winners=(),
+            end_reason=None,
+        )
+        w = _Work.thaw(state)
+        choices = STARTING_CHOICES.get(n, 0)
+        if choices:
+            # M20: seven players each choose one more token (a setup decision, all at once).
+            # Project decision: the choice is made after the start player is known.
+            w.waiting = _order_from(w.in_game, start)
+        else:
+            _begin_turn(w, start, ())
+        _settle(w)
+        events.extend(w.ev)
+        return w.freeze(), events
+
+    def player_count(self, state: State) -> int:
+        return state.player_count
+
+    def deciders(self, state: State) -> tuple[int, ...]:
+        return _deciders(state)
+
+    def legal_actions(self, state: State, seat: int) -> Sequence[Action]:
+        return _legal(state, seat)
+
+    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+        _check_well_formed(action)
+        if state.phase is Phase.OVER:
+            raise NotYourDecision("the game is over")
+        if seat not in _deciders(state):
+            raise NotYourDecision(f"seat {seat} need not decide now")
+        action = _normalize(action)
+        if action not in _legal(state, seat):
+            raise IllegalAction(f"{self.describe_action(action)} is not allowed now")
+        w = _Work.thaw(state)
+        _dispatch(w, seat, action)
+        _settle(w)
+        return w.freeze(), w.ev
+
+    def view(self, state: State, seat: int | None) -> View:
+        over = state.phase is Phase.OVER
+        seats = tuple(
+            SeatView(
+                seat=s,
+                role=state.roles[s] if _role_visible(state, seat, s) else None,
+                tokens=state.tokens[s],
+                in_game=state.in_game[s],
+                skip_turn=state.skip_turn[s],
+                removed_role_count=len(state.removed_roles[s]),
+                removed_roles=state.removed_roles[s] if (over or seat == s) else (),
+            )
+            for s in range(state.player_count)
+        )
+        return View(
+            viewer=seat,
+            player_count=state.player_count,
+            max_turns=state.max_turns,
+            additional_rules=state.additional_rules,
+            seats=seats,
+            undealt_count=len(state.undealt),
+            start_player=state.start_player,
+            active=state.active,
+            turn=state.turn,
+            lombard_holder=state.lombard_holder,
+            lombard_used=state.lombard_used,
+            passed=state.passed,
+            kept=state.kept,
+            dice=state.dice,
+            carnival=state.carnival,
+            chosen=state.chosen,
+            unchosen=state.unchosen,
+            remaining=state.remaining,
+            phase=state.phase,
+            effect=state.effect,
+            target=state.target,
+            steal_symbol=state.steal_symbol,
+            steals_left=state.steals_left,
+            waiting=state.waiting,
+            guess_context=state.guess_context,
+            deciders=_deciders(state),
+            winners=state.winners,
+            end_reason=state.end_reason,
+        )
+
+    def project_event(self, event: Event, seat: int | None) -> Event | None:
+        # Only role cards are secret (M18): every other event is public as it is.
+        kind = type(event)
+        if kind is not RoleDealt and kind is not RoleReplaced:
+            return event
+        if isinstance(event, RoleDealt):
+            if event.role is None or seat == event.seat or ROLE_INFO[event.role].face_up:
+                return event
+            return RoleDealt(event.seat, None)
+        if isinstance(event, RoleReplaced):
+            if seat == event.seat:
+                return event
+            return RoleReplaced(event.seat, None, None)
+        return event
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase is not Phase.OVER:
+            return None
+        reason = state.end_reason
+        if reason is EndReason.TURN_LIMIT:
+            summary = f"turn limit of {state.max_turns} turns reached (table option max_turns): nobody wins"
+        elif reason is EndReason.ALL_ELIMINATED:
+            summary = "every player was eliminated: nobody wins"
+        else:
+            winner = state.winners[0]
+            how = {
+                EndReason.VICTORY_ROW: "meets the victory row",
+                EndReason.LAST_STANDING: "is the last player standing",
+                EndReason.MASTER_GUESS: "guessed a role right",
+                EndReason.TWO_PLAYER_GUESS: "guessed the opponent's role",
+            }[reason]  # type: ignore[index]
+            summary = f"seat {winner} ({role_name(state.roles[winner])}) {how}"
+        return Outcome(winners=state.winners, summary=summary)
+
+    def describe_action(self, action: Action) -> str:
+        if isinstance(action, ChooseStartToken):
+            return f"start with 1 {_SYMBOL_WORD[action.symbol]}"
+        if isinstance(action, RollDice):
+            return "keep the 2 passed dice and roll 3" if action.keep_passed else "roll 5 dice"
+        if isinstance(action, GuessRole):
+            return f"guess seat {action.target} is the {role_name(action.role)}"
+        if isinstance(action, UseLombard):
+            return "re-roll with the Lombard token" if action.reroll else "let the dice lie"
+        if isinstance(action, ChooseDice):
+            return "choose " + " ".join(_SYMBOL_WORD[s] for s in action.symbols)
+        if isinstance(action, ResolveEffect):
+            return f"resolve {'+'.join(_SYMBOL_WORD[s] for s in action.dice)}: {_EFFECT_WORD[action.effect]}"
+        if isinstance(action, ChooseTarget):
+            return f"target seat {action.target}"
+        if isinstance(action, ChooseRevolution):
+            return f"Revolution: seat {action.target} discards a {_SYMBOL_WORD[action.symbol]}"
+        if isinstance(action, PayCancel):
+            return "pay Mortadella to cancel" if action.pay else "take the effect"
+        if isinstance(action, PlagueDiscard):
+            return "discard 1 PEOPLE" if action.symbol is Symbol.PEOPLE else "discard 1 TOWER instead of People"
+        if isinstance(action, StealFrom):
+            return f"steal from seat {action.victim}"
+        return repr(action)
+
+
+ENGINE = MortadellaEngine()
