@@ -52,40 +52,33 @@ def _table_event(seq: int, version: int, stamp: timestamp_pb2.Timestamp, **body)
     return gw.TableEvent(seq=seq, version=version, time=stamp, **body)
 
 
-def unary_rpc(method):
-    """Turns ApiError, and a Redis failure, into a status with its reason: the one place
-    where the gateway's errors meet gRPC."""
+def _as_api_error(error: ApiError | RedisError) -> ApiError:
+    """The one place where the gateway's failures become a status with a reason."""
+    if isinstance(error, ApiError):
+        return error
+    log.error("store_unavailable", exc_info=error)
+    return _error(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the table store is unavailable")
 
+
+def unary_rpc(method):
     @functools.wraps(method)
     async def handler(self, request, context):
         try:
             return await method(self, request, context)
-        except ApiError as error:
-            await abort(context, error)
-        except RedisError:
-            log.error("store_unavailable", exc_info=True)
-            await abort(
-                context, _error(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the table store is unavailable")
-            )
+        except (ApiError, RedisError) as error:
+            await abort(context, _as_api_error(error))
 
     return handler
 
 
 def stream_rpc(method):
-    """unary_rpc for server-streaming methods."""
-
     @functools.wraps(method)
     async def handler(self, request, context):
         try:
             async for item in method(self, request, context):
                 yield item
-        except ApiError as error:
-            await abort(context, error)
-        except RedisError:
-            log.error("store_unavailable", exc_info=True)
-            await abort(
-                context, _error(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the table store is unavailable")
-            )
+        except (ApiError, RedisError) as error:
+            await abort(context, _as_api_error(error))
 
     return handler
 

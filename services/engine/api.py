@@ -12,11 +12,12 @@ empty exactly when the game is over.
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, Protocol, TypeVar
-
-from google.protobuf.message import Message
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from services.engine.errors import InvalidConfig
+
+if TYPE_CHECKING:  # engines stay free of protobuf at run time; only codecs produce messages
+    from google.protobuf.message import Message
 
 OptionValue = bool | int | str
 
@@ -138,21 +139,21 @@ class Engine(Protocol, Generic[State, Action, Event, View]):
 class Codec(Protocol, Generic[State, Action, Event, View]):
     """Turns one engine's values into that game's typed proto messages and back."""
 
-    def state_to_proto(self, state: State) -> Message: ...
+    def state_to_proto(self, state: State) -> "Message": ...
 
     def state_from_proto(self, message: Any) -> State: ...
 
-    def action_type(self) -> type[Message]: ...
+    def action_type(self) -> "type[Message]": ...
 
-    def action_to_proto(self, action: Action) -> Message: ...
+    def action_to_proto(self, action: Action) -> "Message": ...
 
     def action_from_proto(self, message: Any) -> Action:
         """Raises MalformedAction for a message that is no action of this game."""
         ...
 
-    def view_to_proto(self, view: View) -> Message: ...
+    def view_to_proto(self, view: View) -> "Message": ...
 
-    def event_to_proto(self, event: Event) -> Message: ...
+    def event_to_proto(self, event: Event) -> "Message": ...
 
 
 @dataclass(frozen=True)
