@@ -45,6 +45,8 @@ class Stack:
     with_worker: bool = True
     log_dir: Path | None = None
     gateway_port: int = 0
+    # Rules services that run elsewhere (game -> host:port), routed to beside the local ones.
+    external_rules: dict[str, str] = field(default_factory=dict)
     processes: list[Process] = field(default_factory=list)
     redis: RedisHandle | None = None
     gateway_address: str = ""
@@ -71,7 +73,8 @@ class Stack:
             for game in self.games:
                 process = self._spawn_server(f"rules-{game}", ["-m", "services.rules_server", game], 0)
                 self.rules_addresses[game] = process.address
-            rules = ",".join(f"{game}={address}" for game, address in self.rules_addresses.items())
+            routes = {**self.external_rules, **self.rules_addresses}
+            rules = ",".join(f"{game}={address}" for game, address in routes.items())
             gateway = self._spawn_server(
                 "gateway", ["-m", "gateway"], self.gateway_port, TAVOLA_RULES=rules, TAVOLA_BOTS=",".join(self.bots)
             )
