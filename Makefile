@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto -name '*.proto')
 
-.PHONY: setup proto lint test test-fast demo run bench clean
+.PHONY: setup proto lint test demo run play bench clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "python 3.11 is required ($(PYTHON) not found)"; exit 1; }
@@ -43,6 +43,12 @@ demo: setup
 
 run: setup
 	$(PY) -m deploy.run
+
+# A game in the terminal against bots, through a running gateway (make run).
+GAME ?= borgia
+PLAYERS ?= 3
+play: setup
+	$(PY) -m clients.terminal --game $(GAME) --players $(PLAYERS)
 
 bench: setup
 	$(PY) -m bench

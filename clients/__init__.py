@@ -1,0 +1,1 @@
+"""Reference clients of the public gateway API."""
