@@ -12,13 +12,18 @@ from celery import Celery, signals
 from common import logging as tavola_logging
 
 DECIDE_TASK = "tavola.bots.decide"
+EXPIRE_TASK = "tavola.timers.expire"
+# Decision deadlines: tasks due when a human seat's time runs out (bots/timers.py).
+TIMER_QUEUE = "timers"
 
 
 def queue_for(bot: str) -> str:
     return f"bots.{bot}"
 
 
-app = Celery("tavola-bots", broker=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), include=["bots.tasks"])
+app = Celery(
+    "tavola-bots", broker=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), include=["bots.tasks", "bots.timers"]
+)
 app.conf.update(
     # A task is acknowledged only once done; a worker lost mid-task hands it to another.
     task_acks_late=True,

@@ -25,16 +25,20 @@ log = structlog.get_logger()
 _channel: grpc.Channel | None = None
 
 
-def gateway() -> gateway_pb2_grpc.GatewayServiceStub:
-    """One channel per worker process, opened after the fork."""
+def channel() -> grpc.Channel:
+    """One channel to the gateway per worker process, opened after the fork."""
     global _channel
     if _channel is None:
         _channel = grpc.insecure_channel(os.environ.get("TAVOLA_GATEWAY", "127.0.0.1:50051"))
-    return gateway_pb2_grpc.GatewayServiceStub(_channel)
+    return _channel
+
+
+def platform_secret() -> str:
+    return os.environ.get("TAVOLA_BOT_SECRET", "tavola-local-bot-secret")
 
 
 class GatewayUnavailable(Exception):
-    pass
+    """Retried with backoff: the gateway is restarting or overloaded."""
 
 
 def _seeded_rng(table_id: str, seat: int, version: int) -> random.Random:
@@ -54,9 +58,8 @@ def decide(table_id: str, seat: int, version: int, bot: str) -> str:
     if strategy is None:
         log.error("unknown_bot", bot=bot, table_id=table_id, seat=seat)
         return "unknown bot"
-    token = auth.bot_token(os.environ.get("TAVOLA_BOT_SECRET", "tavola-local-bot-secret"), table_id, seat)
-    metadata = auth.metadata(token)
-    stub = gateway()
+    metadata = auth.metadata(auth.bot_token(platform_secret(), table_id, seat))
+    stub = gateway_pb2_grpc.GatewayServiceStub(channel())
     try:
         view = stub.GetView(gateway_pb2.GetViewRequest(table_id=table_id), metadata=metadata, timeout=10)
         if view.table.version != version or not view.must_decide:

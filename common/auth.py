@@ -34,3 +34,8 @@ def bot_token(secret: str, table_id: str, seat: int) -> str:
     for the seat while the task itself carries only ids (table, seat, version)."""
     mac = hmac.new(secret.encode(), f"{table_id}:{seat}".encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+
+def timer_token(secret: str, table_id: str) -> str:
+    """The credential with which the platform's timer tasks expire a table's decisions."""
+    return bot_token(secret, table_id, -1)

@@ -18,6 +18,7 @@ import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from bots.app import TIMER_QUEUE
 from deploy.redis_local import RedisHandle, ensure_redis
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,7 +166,7 @@ class Stack:
         return process
 
     def _spawn_worker(self) -> None:
-        queues = ",".join(f"bots.{bot}" for bot in self.worker_bots)
+        queues = ",".join([*(f"bots.{bot}" for bot in self.worker_bots), TIMER_QUEUE])
         argv = [
             "-m",
             "celery",

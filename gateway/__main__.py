@@ -16,7 +16,7 @@ from common.server import Server, listen_address, serve_until_signal
 from gateway.config import Settings
 from gateway.hub import Hub
 from gateway.rules import RulesDirectory
-from gateway.service import GatewayServicer
+from gateway.service import GatewayServicer, TimerServicer
 from gateway.store import TableStore
 from tavola.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
@@ -39,8 +39,10 @@ async def serve() -> None:
         settings.bot_secret,
         celery_app,
     )
-    server = Server([gateway_pb2.DESCRIPTOR.services_by_name["GatewayService"].full_name])
+    services = gateway_pb2.DESCRIPTOR.services_by_name
+    server = Server([services["GatewayService"].full_name, services["TimerService"].full_name])
     gateway_pb2_grpc.add_GatewayServiceServicer_to_server(servicer, server.grpc)
+    gateway_pb2_grpc.add_TimerServiceServicer_to_server(TimerServicer(servicer), server.grpc)
 
     async def close() -> None:
         await hub.stop()

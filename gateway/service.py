@@ -12,6 +12,7 @@ import asyncio
 import functools
 import hashlib
 import hmac
+import random
 import secrets
 import time
 
@@ -20,7 +21,7 @@ import structlog
 from google.protobuf import timestamp_pb2
 from redis.exceptions import RedisError
 
-from bots.app import DECIDE_TASK, queue_for
+from bots.app import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for
 from common import auth
 from common.errors import ApiError, abort
 from common.logging import bound
@@ -198,6 +199,28 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             table.outcome.CopyFrom(status.outcome)
             commit.public(game_finished=gw.GameFinished(outcome=status.outcome))
             commit.entries[-1].end = True
+        self._set_deadline(record)
+
+    @staticmethod
+    def _set_deadline(record: store_pb2.TableRecord) -> None:
+        """A timed table gives the human seats that must decide now a common deadline."""
+        table = record.table
+        table.ClearField("decision_deadline")
+        timed = table.decision_timer.seconds > 0 and table.status == gw.TABLE_STATUS_IN_PROGRESS
+        if timed and any(table.seats[seat].kind == gw.SEAT_KIND_HUMAN for seat in table.deciding_seats):
+            table.decision_deadline.FromNanoseconds(time.time_ns() + table.decision_timer.seconds * 10**9)
+
+    async def _apply(self, record: store_pb2.TableRecord, seat: int, action, commit: Commit):
+        """Ask the rules service to apply one seat's action; put the result in the record."""
+        applied = await self.rules.call(
+            record.table.game_id,
+            "ApplyAction",
+            rules_pb2.ApplyActionRequest(state=record.state, seat=seat, action=action),
+        )
+        record.state.CopyFrom(applied.state)
+        commit.game_events(list(applied.events))
+        self._apply_status(record, applied.status, commit)
+        return applied
 
     async def _start_game(self, record: store_pb2.TableRecord, commit: Commit) -> None:
         table = record.table
@@ -212,20 +235,27 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         commit.game_events(list(response.events))
         self._apply_status(record, response.status, commit)
 
-    async def _wake_bots(self, record: store_pb2.TableRecord) -> None:
-        """Enqueue one task per bot seat that must decide now. Tasks carry ids only."""
+    async def _after_commit(self, record: store_pb2.TableRecord) -> None:
+        """Enqueue a task per bot seat that must decide now, and a timer per human seat that
+        must decide on a timed table. Tasks carry ids only."""
         table = record.table
         if table.status != gw.TABLE_STATUS_IN_PROGRESS:
             return
         for seat in table.deciding_seats:
             info = table.seats[seat]
-            if info.kind != gw.SEAT_KIND_BOT:
-                continue
-            args = [table.table_id, seat, table.version, info.bot]
-            try:
-                await asyncio.to_thread(self.celery.send_task, DECIDE_TASK, args=args, queue=queue_for(info.bot))
-            except Exception:  # the action stands; the bot is nudged again on the next change
-                log.error("bot_enqueue_failed", table_id=table.table_id, seat=seat, exc_info=True)
+            if info.kind == gw.SEAT_KIND_BOT:
+                task = {"args": [table.table_id, seat, table.version, info.bot], "queue": queue_for(info.bot)}
+                await self._enqueue(DECIDE_TASK, table.table_id, seat, **task)
+            elif table.HasField("decision_deadline"):
+                countdown = max(0.0, table.decision_deadline.ToNanoseconds() / 1e9 - time.time())
+                task = {"args": [table.table_id, seat, table.version], "queue": TIMER_QUEUE, "countdown": countdown}
+                await self._enqueue(EXPIRE_TASK, table.table_id, seat, **task)
+
+    async def _enqueue(self, name: str, table_id: str, seat: int, **options) -> None:
+        try:
+            await asyncio.to_thread(self.celery.send_task, name, **options)
+        except Exception:  # the command stands; the seat is nudged again on the next change
+            log.error("enqueue_failed", task=name, table_id=table_id, seat=seat, exc_info=True)
 
     async def _mutate(self, table_id: str, change) -> store_pb2.TableRecord:
         """Load, change, commit; retried from a fresh load when another command won."""
@@ -238,7 +268,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 await self.store.commit(commit.finish(), expected, commit.entries)
             except VersionConflict:
                 continue
-            await self._wake_bots(record)
+            await self._after_commit(record)
             return record
         raise _error(grpc.StatusCode.ABORTED, "CONTENTION", "the table changed too often; retry")
 
@@ -270,6 +300,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                     f"no bot {bot_seat.bot!r}; bots: {', '.join(self.bots)}",
                 )
             bot_of[bot_seat.seat] = bot_seat.bot
+        timer = request.decision_timer
+        if timer.seconds < 0 or (timer.seconds > 0 and timer.policy == gw.TIMEOUT_POLICY_UNSPECIFIED):
+            raise _error(
+                grpc.StatusCode.INVALID_ARGUMENT, "BAD_TIMER", "a decision timer needs seconds >= 0 and a policy"
+            )
         table_id = secrets.token_hex(8)
         host_token = auth.new_token()
         table = gw.Table(
@@ -279,6 +314,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             options=dict(check.options),
             status=gw.TABLE_STATUS_OPEN,
             create_time=_now(),
+            decision_timer=timer,
         )
         record = store_pb2.TableRecord(
             table=table, seed=seed, host_token_sha256=auth.digest(host_token), auto_start=request.auto_start
@@ -298,7 +334,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         if request.auto_start and len(bot_of) == request.player_count:
             await self._start_game(record, commit)
         await self.store.commit(commit.finish(), 0, commit.entries)
-        await self._wake_bots(record)
+        await self._after_commit(record)
         with bound(table_id=table_id):
             log.info("table_created", game=request.game_id, players=request.player_count, bots=len(bot_of))
         return gw.CreateTableResponse(table=record.table, host_token=host_token)
@@ -408,16 +444,9 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                     "VERSION_MISMATCH",
                     f"the table is at version {table.version}, not {request.expected_version}",
                 )
-            applied = await self.rules.call(
-                table.game_id,
-                "ApplyAction",
-                rules_pb2.ApplyActionRequest(state=record.state, seat=seat, action=request.action),
-            )
             expected = table.version
             commit = Commit(record)
-            record.state.CopyFrom(applied.state)
-            commit.game_events(list(applied.events))
-            self._apply_status(record, applied.status, commit)
+            applied = await self._apply(record, seat, request.action, commit)
             commit.finish()
             response = gw.SubmitActionResponse(table=record.table, events=commit.seen_by(seat))
             stored = store_pb2.StoredResponse(command_sha256=command, response=response) if request_key else None
@@ -433,7 +462,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 return self._replay(used.stored, command)
             with bound(seat=seat):
                 log.info("action_applied", label=applied.action_label, version=table.version)
-            await self._wake_bots(record)
+            await self._after_commit(record)
             return response
         raise _error(grpc.StatusCode.ABORTED, "CONTENTION", "the table changed too often; retry")
 
@@ -482,3 +511,61 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                     await self.hub.wait(channel, generation, WATCH_POLL_SECONDS)
         finally:
             await self.hub.leave(channel)
+
+
+class TimerServicer(gateway_pb2_grpc.TimerServiceServicer):
+    """Applies a table's timeout policy when a human seat's decision is overdue (DESIGN:
+    timers). Called by the timer task; each expiry is one compare-and-set commit."""
+
+    def __init__(self, gateway: GatewayServicer):
+        self.gateway = gateway
+
+    @unary_rpc
+    async def ExpireDecision(self, request, context):
+        gateway = self.gateway
+        token = gateway._require_token(context)
+        if not hmac.compare_digest(token, auth.timer_token(gateway.bot_secret, request.table_id)):
+            raise _error(
+                grpc.StatusCode.PERMISSION_DENIED, "NOT_A_TIMER", "only the platform's timers expire decisions"
+            )
+        expired = False
+
+        async def change(record: store_pb2.TableRecord, commit: Commit) -> None:
+            nonlocal expired
+            table = record.table
+            seat = request.seat
+            expired = (
+                table.status == gw.TABLE_STATUS_IN_PROGRESS
+                and table.version == request.version
+                and seat in table.deciding_seats
+                and table.seats[seat].kind == gw.SEAT_KIND_HUMAN
+                and table.decision_timer.seconds > 0
+            )
+            if not expired:
+                raise _NothingToDo
+            policy = table.decision_timer.policy
+            commit.public(decision_expired=gw.DecisionExpired(seat=seat, policy=policy))
+            if policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT:
+                bot = gateway.bots[0]
+                table.seats[seat].kind = gw.SEAT_KIND_BOT
+                table.seats[seat].bot = bot
+                record.seat_token_sha256[seat] = auth.digest(auth.bot_token(gateway.bot_secret, table.table_id, seat))
+                gateway._set_deadline(record)
+                return
+            legal = await gateway.rules.call(
+                table.game_id, "ListLegalActions", rules_pb2.ListLegalActionsRequest(state=record.state, seat=seat)
+            )
+            chooser = random.Random(f"{table.table_id}:{seat}:{table.version}")
+            await gateway._apply(record, seat, chooser.choice(list(legal.legal_actions)).action, commit)
+
+        try:
+            record = await gateway._mutate(request.table_id, change)
+        except _NothingToDo:
+            record, _ = await gateway._load(request.table_id)
+        with bound(table_id=request.table_id, seat=request.seat):
+            log.info("decision_timer", expired=expired, version=request.version)
+        return gw.ExpireDecisionResponse(expired=expired, table=record.table)
+
+
+class _NothingToDo(Exception):
+    """The decision was taken in time: the expiry commits nothing."""

@@ -39,7 +39,16 @@ def gateway(channel: grpc.Channel) -> gateway_pb2_grpc.GatewayServiceStub:
 class HumanTable:
     """A table whose seats the test holds, with helpers to act as any of them."""
 
-    def __init__(self, stub, players: int, options=None, seed=7, bots: dict[int, str] | None = None, game="borgia"):
+    def __init__(
+        self,
+        stub,
+        players: int,
+        options=None,
+        seed=7,
+        bots: dict[int, str] | None = None,
+        game="borgia",
+        decision_timer: gw.DecisionTimer | None = None,
+    ):
         bots = bots or {}
         self.stub = stub
         created = stub.CreateTable(
@@ -49,6 +58,7 @@ class HumanTable:
                 options=options or {},
                 seed=seed,
                 bot_seats=[gw.BotSeat(seat=seat, bot=bot) for seat, bot in bots.items()],
+                decision_timer=decision_timer,
             )
         )
         self.table_id = created.table.table_id

@@ -1,0 +1,76 @@
+"""Decision deadlines (DESIGN: timers): when a human seat lets its time run out, the
+table's policy applies through the timer worker, and the log records it."""
+
+import grpc
+import pytest
+
+from common import auth
+from common.errors import reason_of
+from gateway.config import Settings
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc
+from tests.integration.conftest import HumanTable
+
+
+def timed_table(gateway, policy: int, seconds: int = 1) -> HumanTable:
+    return HumanTable(gateway, players=2, seed=77, decision_timer=gw.DecisionTimer(seconds=seconds, policy=policy))
+
+
+def events_until(gateway, table_id: str, stop, timeout: float = 120) -> list[gw.TableEvent]:
+    seen = []
+    for message in gateway.SpectateTable(gw.SpectateTableRequest(table_id=table_id), timeout=timeout):
+        seen.append(message.event)
+        if stop(message.event):
+            break
+    return seen
+
+
+def test_a_random_action_is_played_for_a_seat_out_of_time(gateway):
+    table = timed_table(gateway, gw.TIMEOUT_POLICY_RANDOM_ACTION)
+    started = table.start()
+    assert started.HasField("decision_deadline")
+    late = started.deciding_seats[0]
+    events = events_until(gateway, table.table_id, lambda event: event.HasField("decision_expired"))
+    expired = events[-1].decision_expired
+    assert (expired.seat, expired.policy) == (late, gw.TIMEOUT_POLICY_RANDOM_ACTION)
+    after = table.table()
+    assert after.version > started.version
+    assert all(seat.kind == gw.SEAT_KIND_HUMAN for seat in after.seats)  # still the players' seats
+
+
+def test_a_bot_takes_the_seats_of_absent_players_and_finishes_the_game(gateway):
+    table = timed_table(gateway, gw.TIMEOUT_POLICY_BOT_TAKES_SEAT)
+    table.start()
+    events = events_until(gateway, table.table_id, lambda event: event.HasField("game_finished"))
+    expired = {e.decision_expired.seat for e in events if e.HasField("decision_expired")}
+    assert expired == {0, 1}
+    final = table.table()
+    assert final.status == gw.TABLE_STATUS_FINISHED
+    assert all(seat.kind == gw.SEAT_KIND_BOT for seat in final.seats)
+    with pytest.raises(grpc.RpcError) as caught:
+        table.view(0)  # the absent player's token no longer holds the seat
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_a_decision_taken_in_time_is_not_expired(gateway, channel):
+    table = timed_table(gateway, gw.TIMEOUT_POLICY_RANDOM_ACTION, seconds=60)
+    started = table.start()
+    seat = started.deciding_seats[0]
+    table.submit(seat, table.view(seat).legal_actions[0].action)
+    timers = gateway_pb2_grpc.TimerServiceStub(channel)
+    request = gw.ExpireDecisionRequest(table_id=table.table_id, seat=seat, version=started.version)
+    timer_token = auth.metadata(auth.timer_token(Settings().bot_secret, table.table_id))
+    before = table.table()
+    assert not timers.ExpireDecision(request, metadata=timer_token).expired
+    assert table.table() == before
+    with pytest.raises(grpc.RpcError) as caught:
+        timers.ExpireDecision(request, metadata=auth.metadata(table.tokens[seat]))  # a player is no timer
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED and reason_of(caught.value) == "NOT_A_TIMER"
+
+
+def test_a_timer_without_a_policy_is_invalid(gateway):
+    with pytest.raises(grpc.RpcError) as caught:
+        gateway.CreateTable(
+            gw.CreateTableRequest(game_id="borgia", player_count=2, decision_timer=gw.DecisionTimer(seconds=5))
+        )
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT and reason_of(caught.value) == "BAD_TIMER"
