@@ -48,6 +48,8 @@ class Stack:
     gateway_port: int = 0
     # Rules services that run elsewhere (game -> host:port), routed to beside the local ones.
     external_rules: dict[str, str] = field(default_factory=dict)
+    # Further environment for the gateway (e.g. TAVOLA_SWEEP_SECONDS).
+    gateway_env: dict[str, str] = field(default_factory=dict)
     processes: list[Process] = field(default_factory=list)
     redis: RedisHandle | None = None
     gateway_address: str = ""
@@ -77,7 +79,12 @@ class Stack:
             routes = {**self.external_rules, **self.rules_addresses}
             rules = ",".join(f"{game}={address}" for game, address in routes.items())
             gateway = self._spawn_server(
-                "gateway", ["-m", "gateway"], self.gateway_port, TAVOLA_RULES=rules, TAVOLA_BOTS=",".join(self.bots)
+                "gateway",
+                ["-m", "gateway"],
+                self.gateway_port,
+                TAVOLA_RULES=rules,
+                TAVOLA_BOTS=",".join(self.bots),
+                **self.gateway_env,
             )
             self.gateway_address = gateway.address
             if self.with_worker:

@@ -1,7 +1,7 @@
 """Run the gateway:  python -m gateway
 
 Environment: REDIS_URL, TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SECRET,
-TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_HOST, TAVOLA_PORT (default 50051),
+TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS, TAVOLA_HOST, TAVOLA_PORT (default 50051),
 TAVOLA_PORT_FILE, TAVOLA_LOG_LEVEL.
 """
 
@@ -18,6 +18,7 @@ from gateway.hub import Hub
 from gateway.rules import RulesDirectory
 from gateway.service import GatewayServicer, TimerServicer
 from gateway.store import TableStore
+from gateway.sweeper import Sweeper
 from tavola.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 log = structlog.get_logger()
@@ -44,7 +45,11 @@ async def serve() -> None:
     gateway_pb2_grpc.add_GatewayServiceServicer_to_server(servicer, server.grpc)
     gateway_pb2_grpc.add_TimerServiceServicer_to_server(TimerServicer(servicer), server.grpc)
 
+    sweeper = Sweeper(servicer, settings.sweep_seconds)
+    sweeper.start()
+
     async def close() -> None:
+        await sweeper.stop()
         await hub.stop()
         await rules.close()
         await client.aclose()

@@ -21,6 +21,7 @@ class Settings:
     bot_secret: str = "tavola-local-bot-secret"
     table_ttl_seconds: int = 7 * 24 * 3600
     rules_timeout_seconds: float = 5.0
+    sweep_seconds: float = 30.0
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -33,4 +34,5 @@ class Settings:
             bot_secret=env.get("TAVOLA_BOT_SECRET", cls.bot_secret),
             table_ttl_seconds=int(env.get("TAVOLA_TABLE_TTL_SECONDS", cls.table_ttl_seconds)),
             rules_timeout_seconds=float(env.get("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds)),
+            sweep_seconds=float(env.get("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds)),
         )

@@ -237,9 +237,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
 
     async def _after_commit(self, record: store_pb2.TableRecord) -> None:
         """Enqueue a task per bot seat that must decide now, and a timer per human seat that
-        must decide on a timed table. Tasks carry ids only."""
+        must decide on a timed table. Tasks carry ids only. Also called by the sweeper."""
         table = record.table
-        if table.status != gw.TABLE_STATUS_IN_PROGRESS:
+        in_progress = table.status == gw.TABLE_STATUS_IN_PROGRESS
+        try:
+            await self.store.mark(table.table_id, in_progress, time.time())
+        except RedisError:  # only the sweeper's index: the commit stands
+            log.warning("index_update_failed", table_id=table.table_id, exc_info=True)
+        if not in_progress:
             return
         for seat in table.deciding_seats:
             info = table.seats[seat]

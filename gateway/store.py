@@ -10,6 +10,9 @@ Cluster) and one pub/sub channel:
   <prefix>:{id}:requests  hash: "<seat>:<request_id>" -> StoredResponse, for idempotency
   <prefix>:{id}:wake      channel: the new last seq, published on every commit
 
+One index across tables: ``<prefix>:in-progress``, a sorted set of the tables being played,
+scored by the time of their last change, which the sweeper reads (``gateway/sweeper.py``).
+
 Every change goes through ``commit``: one Lua script that checks the version (a
 compare-and-set), refuses a used request id, writes the record, appends the log entries,
 stores the response, refreshes the TTL and publishes, all or nothing.
@@ -183,3 +186,24 @@ class TableStore:
         _, log_key, _ = self._keys(table_id)
         raw = await self.redis.xrange(log_key, min=f"({after_seq}-0", max="+", count=count)
         return [StoredEntry(seq=int(entry_id.split(b"-")[0]), fields=fields) for entry_id, fields in raw]
+
+    # -- the index of tables in progress ------------------------------------------------
+
+    @property
+    def _index(self) -> str:
+        return f"{self.prefix}:in-progress"
+
+    async def mark(self, table_id: str, in_progress: bool, now: float) -> None:
+        if in_progress:
+            await self.redis.zadd(self._index, {table_id: now})
+        else:
+            await self.redis.zrem(self._index, table_id)
+
+    async def quiet_since(self, cutoff: float, limit: int) -> list[str]:
+        """Tables in progress whose last change is older than ``cutoff``, oldest first."""
+        raw = await self.redis.zrangebyscore(self._index, "-inf", cutoff, start=0, num=limit)
+        return [table_id.decode() for table_id in raw]
+
+    async def try_lock(self, name: str, seconds: int) -> bool:
+        """A lock that expires by itself, so one gateway of many does a periodic job."""
+        return bool(await self.redis.set(f"{self.prefix}:lock:{name}", "1", nx=True, ex=max(1, seconds)))
