@@ -55,6 +55,8 @@ async def serve() -> None:
         await client.aclose()
 
     log.info("configured", games=sorted(settings.rules), bots=list(settings.bots))
+    if settings.bot_secret == Settings.bot_secret:
+        log.warning("default_bot_secret", hint="set TAVOLA_BOT_SECRET: with the default, anyone can act for bot seats")
     await serve_until_signal(server, listen_address(50051), "gateway", on_stop=close)
 
 
