@@ -12,7 +12,12 @@ log = structlog.get_logger()
 class RulesDirectory:
     def __init__(self, addresses: dict[str, str], timeout: float):
         self.timeout = timeout
-        self.channels = {game: grpc.aio.insecure_channel(address) for game, address in addresses.items()}
+        # round_robin spreads calls over every address a name resolves to (e.g. dns:/// of a
+        # headless service), since rules services are stateless.
+        options = [("grpc.lb_policy_name", "round_robin")]
+        self.channels = {
+            game: grpc.aio.insecure_channel(address, options=options) for game, address in addresses.items()
+        }
         self.stubs = {game: rules_pb2_grpc.RulesServiceStub(channel) for game, channel in self.channels.items()}
         self.descriptions: dict[str, rules_pb2.GameDescription] = {}
 
