@@ -19,7 +19,7 @@ import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bots.app import TIMER_QUEUE
-from deploy.redis_local import RedisHandle, ensure_redis
+from deploy.redis_local import RedisHandle, ensure_redis, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("borgia", "mortadella", "pecunia")
@@ -53,6 +53,7 @@ class Stack:
     processes: list[Process] = field(default_factory=list)
     redis: RedisHandle | None = None
     gateway_address: str = ""
+    metrics_address: str = ""
     rules_addresses: dict[str, str] = field(default_factory=dict)
     _tmp: tempfile.TemporaryDirectory | None = None
 
@@ -76,6 +77,7 @@ class Stack:
             for game in self.games:
                 process = self._spawn_server(f"rules-{game}", ["-m", "services.rules_server", game], 0)
                 self.rules_addresses[game] = process.address
+            metrics_port = free_port()
             routes = {**self.external_rules, **self.rules_addresses}
             rules = ",".join(f"{game}={address}" for game, address in routes.items())
             gateway = self._spawn_server(
@@ -84,9 +86,11 @@ class Stack:
                 self.gateway_port,
                 TAVOLA_RULES=rules,
                 TAVOLA_BOTS=",".join(self.bots),
+                TAVOLA_METRICS_PORT=str(metrics_port),
                 **self.gateway_env,
             )
             self.gateway_address = gateway.address
+            self.metrics_address = f"127.0.0.1:{metrics_port}"
             if self.with_worker:
                 self._spawn_worker()
         except BaseException:
@@ -125,6 +129,8 @@ class Stack:
     def describe(self) -> list[str]:
         lines = [f"redis: {self.redis.description if self.redis else self.redis_url}"]
         lines += [f"{p.name}: pid {p.popen.pid}{' at ' + p.address if p.address else ''}" for p in self.processes]
+        if self.metrics_address:
+            lines.append(f"gateway metrics: http://{self.metrics_address}/metrics")
         return lines
 
     # -- processes -------------------------------------------------------------------

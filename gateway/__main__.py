@@ -2,7 +2,7 @@
 
 Environment: REDIS_URL, TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SECRET,
 TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS, TAVOLA_HOST, TAVOLA_PORT (default 50051),
-TAVOLA_PORT_FILE, TAVOLA_LOG_LEVEL.
+TAVOLA_PORT_FILE, TAVOLA_METRICS_PORT, TAVOLA_LOG_LEVEL.
 """
 
 import asyncio
@@ -13,6 +13,7 @@ import structlog
 from bots.app import app as celery_app
 from common import logging as tavola_logging
 from common.server import Server, listen_address, serve_until_signal
+from gateway import metrics
 from gateway.config import Settings
 from gateway.hub import Hub
 from gateway.rules import RulesDirectory
@@ -27,6 +28,7 @@ log = structlog.get_logger()
 async def serve() -> None:
     tavola_logging.configure("gateway")
     settings = Settings.from_env()
+    metrics.serve_from_env()
     client = redis.Redis.from_url(settings.redis_url)
     await client.ping()
     hub = Hub(client, f"{settings.key_prefix}:gateway")

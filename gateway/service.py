@@ -25,6 +25,7 @@ from bots.app import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for
 from common import auth
 from common.errors import ApiError, abort
 from common.logging import bound
+from gateway import metrics
 from gateway.hub import Hub
 from gateway.rules import RulesDirectory
 from gateway.store import LogEntry, RequestUsed, TableMissing, TableStore, VersionConflict
@@ -62,24 +63,42 @@ def _as_api_error(error: ApiError | RedisError) -> ApiError:
 
 
 def unary_rpc(method):
+    name = method.__name__
+
     @functools.wraps(method)
     async def handler(self, request, context):
+        code = "OK"
+        started = time.perf_counter()
         try:
             return await method(self, request, context)
         except (ApiError, RedisError) as error:
-            await abort(context, _as_api_error(error))
+            api_error = _as_api_error(error)
+            code = api_error.code.name
+            await abort(context, api_error)
+        finally:
+            metrics.LATENCY.labels(name).observe(time.perf_counter() - started)
+            metrics.REQUESTS.labels(name, code).inc()
 
     return handler
 
 
 def stream_rpc(method):
+    name = method.__name__
+
     @functools.wraps(method)
     async def handler(self, request, context):
+        code = "OK"
+        metrics.STREAMS.inc()
         try:
             async for item in method(self, request, context):
                 yield item
         except (ApiError, RedisError) as error:
-            await abort(context, _as_api_error(error))
+            api_error = _as_api_error(error)
+            code = api_error.code.name
+            await abort(context, api_error)
+        finally:
+            metrics.STREAMS.dec()
+            metrics.REQUESTS.labels(name, code).inc()
 
     return handler
 
@@ -259,8 +278,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
     async def _enqueue(self, name: str, table_id: str, seat: int, **options) -> None:
         try:
             await asyncio.to_thread(self.celery.send_task, name, **options)
-        except Exception:  # the command stands; the seat is nudged again on the next change
+        except Exception:  # the command stands; the sweep enqueues the task again
+            metrics.ENQUEUED.labels(name, "failed").inc()
             log.error("enqueue_failed", task=name, table_id=table_id, seat=seat, exc_info=True)
+        else:
+            metrics.ENQUEUED.labels(name, "ok").inc()
 
     async def _mutate(self, table_id: str, change) -> store_pb2.TableRecord:
         """Load, change, commit; retried from a fresh load when another command won."""

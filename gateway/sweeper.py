@@ -14,6 +14,7 @@ import time
 import structlog
 from redis.exceptions import RedisError
 
+from gateway import metrics
 from gateway.service import GatewayServicer
 from gateway.store import TableMissing
 
@@ -59,5 +60,6 @@ class Sweeper:
                 continue
             await self.gateway._after_commit(record)
         if quiet:
+            metrics.SWEPT.inc(len(quiet))
             log.info("swept", tables=len(quiet))
         return len(quiet)

@@ -1,6 +1,8 @@
 """Every server answers health checks and lists its services through reflection; the
 rules service rejects a state that is not its game's."""
 
+import urllib.request
+
 import grpc
 import pytest
 from google.protobuf import any_pb2
@@ -48,3 +50,13 @@ def test_the_rules_service_rejects_a_foreign_state(stack):
             stub.GetView(rules_pb2.GetViewRequest(state=foreign))
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert reason_of(caught.value) == "BAD_STATE"
+
+
+def test_the_gateway_exports_prometheus_metrics(stack, gateway):
+    with pytest.raises(grpc.RpcError):
+        gateway.GetTable(gw.GetTableRequest(table_id="missing"))
+    gateway.ListGames(gw.ListGamesRequest())
+    text = urllib.request.urlopen(f"http://{stack.metrics_address}/metrics", timeout=5).read().decode()
+    assert 'tavola_gateway_requests_total{code="NOT_FOUND",method="GetTable"}' in text
+    assert 'tavola_gateway_requests_total{code="OK",method="ListGames"}' in text
+    assert "tavola_gateway_request_seconds_bucket" in text
