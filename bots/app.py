@@ -44,3 +44,12 @@ app.conf.update(
 def _json_logs(**_: object) -> None:
     """Workers log structlog JSON lines like every other tavola process."""
     tavola_logging.configure("bot-worker")
+
+
+@signals.worker_ready.connect
+def _announce_ready(**_: object) -> None:
+    """A launcher waiting on TAVOLA_READY_FILE learns that the worker consumes its queues."""
+    path = os.environ.get("TAVOLA_READY_FILE")
+    if path:
+        with open(path, "w") as handle:
+            handle.write(str(os.getpid()))

@@ -200,7 +200,18 @@ class Stack:
             "--without-mingle",
             "--without-heartbeat",
         ]
-        self._launch("bot-worker", argv, self.env(TAVOLA_GATEWAY=self.gateway_address))
+        assert self.log_dir is not None
+        ready_file = self.log_dir / "bot-worker.ready"
+        ready_file.unlink(missing_ok=True)
+        process = self._launch(
+            "bot-worker", argv, self.env(TAVOLA_GATEWAY=self.gateway_address, TAVOLA_READY_FILE=str(ready_file))
+        )
+        deadline = time.monotonic() + 60
+        while not ready_file.exists():
+            self._check_alive(process)
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the bot worker did not start; see {process.log_path}")
+            time.sleep(0.05)
 
     @staticmethod
     def _check_alive(process: Process) -> None:

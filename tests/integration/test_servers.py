@@ -10,6 +10,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from common.errors import reason_of
+from deploy.stack import Stack
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
 
@@ -60,3 +61,11 @@ def test_the_gateway_exports_prometheus_metrics(stack, gateway):
     assert 'tavola_gateway_requests_total{code="NOT_FOUND",method="GetTable"}' in text
     assert 'tavola_gateway_requests_total{code="OK",method="ListGames"}' in text
     assert "tavola_gateway_request_seconds_bucket" in text
+
+
+def test_every_process_drains_and_exits_cleanly_on_sigterm(redis_url, key_prefix, tmp_path):
+    stack = Stack(redis_url=redis_url, key_prefix=f"{key_prefix}-drain", log_dir=tmp_path)
+    stack.start()
+    processes = list(stack.processes)
+    stack.stop()  # SIGTERM to each, then a wait
+    assert {p.name: p.popen.returncode for p in processes} == {p.name: 0 for p in processes}
