@@ -96,8 +96,8 @@ INFO = GameInfo(
         ),
         OptionSpec(
             name=OPTION_POISONED_DICE,
-            description="A rumor naming its holder's puppet makes each remaining die worth -2 instead of +2 "
-            "instead of eliminating (B10).",
+            description="A rumor naming its holder's puppet makes each remaining die worth -2 to that cardinal "
+            "instead of +2, and eliminates nobody (B10).",
             kind="bool",
             default="false",
         ),

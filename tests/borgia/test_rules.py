@@ -131,6 +131,18 @@ def test_setup_deals_one_distinct_secret_puppet_each():
     assert ENGINE.project_event(dealt, None).puppets == (None,) * 6
 
 
+def test_b2_a_seat_sees_only_its_own_dice_until_a_call_reveals_every_die():
+    # ACCUSATION 2 + FATE 2 = 4 >= 3: a true bid, so the bidder now performs with the dice revealed.
+    state = make_state(phase=Phase.RESPOND, bid=Bid(3, ACCUSATION))
+    for viewer in (None, 0, 1, 2):
+        seen = tuple(s.dice for s in ENGINE.view(state, viewer).seats)
+        assert seen == tuple(DICE_3P[s] if s == viewer else None for s in range(3))
+    after, _ = ENGINE.apply(state, 1, Call())
+    assert after.phase == Phase.PERFORM and after.called
+    for viewer in (None, 0, 1, 2):
+        assert tuple(s.dice for s in ENGINE.view(after, viewer).seats) == DICE_3P
+
+
 # --------------------------------------------------------------------------- B11: start player
 
 
