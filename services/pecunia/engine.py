@@ -15,9 +15,10 @@ A turn is a chain of small decisions of the active player (nobody else ever deci
 - DRAW: play action cards, or ``DrawActionCard`` = step 4, which ends the turn (P4).
 - Reordering in progress: ``PickNext`` places the queue one card at a time.
 
-Project decision: a decision with exactly one legal action is taken automatically (e.g. a
-turn without playable action cards and a forced refill runs by itself), so every seat in
-``deciders`` has at least two choices.
+Project decision: a decision with exactly one legal action is taken automatically, but only
+when the player holds no action card (e.g. the turn of a player with an empty hand and a forced
+refill runs by itself). P7: hands are secret and hand sizes public, so a player holding cards is
+asked even when none of them can be played: a turn that ran by itself would tell everybody so.
 """
 
 from __future__ import annotations
@@ -341,10 +342,6 @@ def _card_plays(s, player: int) -> list[PecuniaAction]:
     return plays
 
 
-def _can_play(s, player: int) -> bool:
-    return any(_plays_of(s, player, kind) for kind in _held_kinds(s, player))
-
-
 def _turn_actions(s) -> list[PecuniaAction]:
     """The legal actions other than playing an action card (reordering aside)."""
     phase = s.phase
@@ -387,14 +384,14 @@ def _is_legal(s, action: PecuniaAction) -> bool:
 
 
 def _forced(s) -> PecuniaAction | None:
-    """The single legal action, if there is exactly one (never while reordering: at least two
-    cards are left to place then)."""
-    if s.reorder is not None:
+    """The single legal action, if there is exactly one and the active player holds no action
+    card (never while reordering: at least two cards are left to place then). P7: whether a
+    decision is taken automatically may depend only on public facts; the hand's size is public,
+    its cards are not, so a player holding only unplayable cards is still asked."""
+    if s.reorder is not None or s.hands[s.active]:
         return None
     turn = _turn_actions(s)
-    if len(turn) != 1 or _can_play(s, s.active):
-        return None
-    return turn[0]
+    return turn[0] if len(turn) == 1 else None
 
 
 # ---------------------------------------------------------------------------------------
@@ -530,13 +527,17 @@ def _queue_changed(w: _Work, player: int) -> None:
 
 
 def _play(w: _Work, action: PecuniaAction) -> None:
-    """Plays one action card of the active player (pecunia-deck.md). Project decision: the
-    card played is the lowest-numbered one of its kind in hand (cards of a kind are alike)."""
+    """Plays one action card of the active player (pecunia-deck.md). Project decision: of
+    several cards of its kind in hand (cards of a kind are alike), the one that leaves the hand
+    is drawn at random. P7: its number is public, so a fixed choice would reveal the hand (the
+    lowest-numbered rule: playing the highest-numbered copy means no other copy is held)."""
     player = w.active
     kind = PLAY_KINDS[type(action)]
     actions = w.deck.actions
     hand = w.hands[player]
-    card = next(c for c in hand if actions[c].kind is kind)
+    copies = [c for c in hand if actions[c].kind is kind]
+    # One draw per play, however many copies are held: later shuffles must not depend on it.
+    card = copies[w.rng.below(len(copies))]
     hand.remove(card)
     w.action_discard.append(card)
     w.events.append(ActionCardPlayed(player, actions[card], action))

@@ -19,8 +19,8 @@ from tavola.pecunia.v1 import pecunia_pb2 as pb
 from tests.engine_harness import random_playout, replay
 
 RECORD = json.loads((Path(__file__).parent / "golden_replay.json").read_text())
-STATE_SHA256 = "4d35b680fbc74db22aad8ebe084955f26a5e73aa8965730649c9f99195c129a6"
-EVENTS_SHA256 = "1d6da89f364149cae75e54d616030a449cade7251fb8030272fe1198f0257a82"
+STATE_SHA256 = "a4be174f70074f7ed3e0466f6ff292e62d9adde222102c4ded0358701e6969fd"
+EVENTS_SHA256 = "d64faf7703f4092df51ef95cd631640f363e08ec4493193f48b417e55979259a"
 
 
 def _actions():
@@ -43,7 +43,7 @@ def _digests(state, events) -> tuple[str, str]:
 def test_golden_replay_gives_the_recorded_final_state_and_events():
     state, events = replay(GAME, RECORD["players"], RECORD["options"], RECORD["seed"], _actions())
     assert GAME.engine.outcome(state).winners == (2,)
-    assert state.end_reason is EndReason.TARGET_REACHED and state.coins == (13, 12, 23, 5)
+    assert state.end_reason is EndReason.TARGET_REACHED and state.coins == (15, 12, 21, 7)
     assert _digests(state, events) == (STATE_SHA256, EVENTS_SHA256)
 
 

@@ -1,9 +1,10 @@
 """One or more tests per rule of pecunia.txt as read by rulings P1-P7, and one per action card
 of the default deck (pecunia-deck.md). Each starts from a literal state (tests/pecunia/builders).
 
-Most states give the active player a Villa Dixius in hand: a player with two or more choices
-is asked, so ``apply`` stops right after the action under test (a decision with a single
-legal action is taken automatically, a project decision of the engine).
+Most states give the active player a Villa Dixius in hand: a player holding an action card is
+always asked, so ``apply`` stops right after the action under test (a decision with a single
+legal action is taken automatically only for a player with an empty hand, a project decision
+of the engine; P7).
 """
 
 from __future__ import annotations
@@ -635,6 +636,75 @@ def test_p7_views_show_own_hand_others_counts_public_board():
     assert mine.roman_pile_count == len(state.roman_pile) and mine.action_pile_count == len(state.action_pile)
     spectator = E.view(state, None)
     assert all(p.hand is None for p in spectator.players)
+
+
+def test_p7_whether_a_turn_runs_by_itself_does_not_depend_on_the_hand():
+    """P7: hands are secret. Seat 0 holds one action card, a Special tax (no opponent has a
+    sesterce, so it cannot be played) or a Villa Dixius; the other card is in the draw pile.
+    Everything the others see must be the same either way: seat 0 is asked in both cases, and is
+    not played for when its card is unplayable (that would tell everybody what it holds)."""
+    full = {p: [[(CITIZEN_3_3[p], 3)], [(CITIZEN_2_3[p], 3)], [(CITIZEN_1_2[p], 3)]] for p in range(2)}
+    rest = [c for c in range(40) if c not in (TAX[0], VILLA[0], VILLA[1], FISH[0])]
+    public = []
+    for held, hidden in ((TAX[0], VILLA[0]), (VILLA[0], TAX[0])):
+        state = build(
+            seats=full,
+            queues={0: [CITIZEN_3_3[2]], 1: [CITIZEN_3_3[3]]},
+            hands={0: [held], 1: [VILLA[1]]},
+            active=1,
+            phase=Phase.DRAW,
+            action_pile=[hidden, FISH[0]],
+            action_discard=rest,
+        )
+        after, events = E.apply(state, 1, DrawActionCard())
+        assert_cards_accounted(after)
+        public.append(
+            (
+                E.deciders(after),
+                E.view(after, 1),
+                E.view(after, None),
+                [E.project_event(e, 1) for e in events],
+                [E.project_event(e, None) for e in events],
+            )
+        )
+        assert E.deciders(after) == (0,) and after.phase is Phase.MARKERS and after.turn == 1
+    assert public[0] == public[1]
+    assert E.legal_actions(after, 0)[0] == RemoveMarkers()
+
+
+def test_p7_a_turn_runs_by_itself_when_the_hand_is_empty():
+    """P7: hand sizes are public, so a seat without action cards is never asked for a single
+    choice: its turn runs by itself (project decision)."""
+    full = {p: [[(CITIZEN_3_3[p], 3)], [(CITIZEN_2_3[p], 3)], [(CITIZEN_1_2[p], 3)]] for p in range(2)}
+    state = build(
+        seats=full,
+        queues={0: [CITIZEN_3_3[2]], 1: [CITIZEN_3_3[3]]},
+        hands={1: [VILLA[1]]},
+        active=1,
+        phase=Phase.DRAW,
+    )
+    after, _ = E.apply(state, 1, DrawActionCard())
+    assert after.active == 1 and after.turn == 2 and len(after.hands[0]) == 1
+
+
+def test_p7_the_copy_played_does_not_tell_which_other_copies_are_held():
+    """P7: of several cards of one kind, the one that leaves the hand is chosen at random. A
+    fixed choice (the lowest-numbered copy) would reveal the hand: playing Villa Dixius 3, the
+    highest-numbered one, would tell everybody that no other Villa Dixius is held."""
+    played = set()
+    for rng in range(40):
+        state = build(
+            seats={0: [[(CITIZEN_3_3[0], 3)], [], []]},
+            queues={0: [CITIZEN_2_3[0]]},
+            hands={0: [VILLA[0], VILLA[3]]},
+            rng=rng,
+        )
+        after, events = E.apply(state, 0, PlayVillaDixius())
+        (card,) = after.action_discard
+        assert events[0] == ActionCardPlayed(0, DECK.actions[card], PlayVillaDixius())
+        assert after.hands[0] == tuple(c for c in (VILLA[0], VILLA[3]) if c != card)
+        played.add(card)
+    assert played == {VILLA[0], VILLA[3]}
 
 
 def test_turn_limit_ends_the_game_most_sesterces_win():
