@@ -241,9 +241,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         self._apply_status(record, applied.status, commit)
         return applied
 
-    async def _start_game(self, record: store_pb2.TableRecord, commit: Commit) -> None:
+    async def _start_game(
+        self, record: store_pb2.TableRecord, commit: Commit, dealt: rules_pb2.NewGameResponse | None = None
+    ) -> None:
+        """Deals the game (``dealt``: a NewGame already made for this record's seed and options)."""
         table = record.table
-        response = await self.rules.call(
+        response = dealt or await self.rules.call(
             table.game_id,
             "NewGame",
             rules_pb2.NewGameRequest(player_count=table.player_count, options=dict(table.options), seed=record.seed),
@@ -359,7 +362,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         for seat, bot in sorted(bot_of.items()):
             commit.public(seat_taken=gw.SeatTaken(seat=seat, kind=gw.SEAT_KIND_BOT, display_name=f"{bot} bot"))
         if request.auto_start and len(bot_of) == request.player_count:
-            await self._start_game(record, commit)
+            await self._start_game(record, commit, dealt=check)
         await self.store.commit(commit.finish(), 0, commit.entries)
         await self._after_commit(record)
         with bound(table_id=table_id):
