@@ -68,4 +68,5 @@ def test_every_process_drains_and_exits_cleanly_on_sigterm(redis_url, key_prefix
     stack.start()
     processes = list(stack.processes)
     stack.stop()  # SIGTERM to each, then a wait
+    stack.delete_keys()
     assert {p.name: p.popen.returncode for p in processes} == {p.name: 0 for p in processes}
