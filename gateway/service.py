@@ -103,6 +103,10 @@ def stream_rpc(method):
     return handler
 
 
+_INDEX_OF_STATUS = {gw.TABLE_STATUS_OPEN: "open", gw.TABLE_STATUS_IN_PROGRESS: "in-progress"}
+MAX_PAGE_SIZE = 100
+
+
 class Commit:
     """The log entries of one command, numbered from the table's current last seq."""
 
@@ -261,12 +265,11 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         """Enqueue a task per bot seat that must decide now, and a timer per human seat that
         must decide on a timed table. Tasks carry ids only. Also called by the sweeper."""
         table = record.table
-        in_progress = table.status == gw.TABLE_STATUS_IN_PROGRESS
         try:
-            await self.store.mark(table.table_id, in_progress, time.time())
-        except RedisError:  # only the sweeper's index: the commit stands
+            await self.store.index(table.table_id, _INDEX_OF_STATUS.get(table.status), time.time())
+        except RedisError:  # only the indexes: the commit stands
             log.warning("index_update_failed", table_id=table.table_id, exc_info=True)
-        if not in_progress:
+        if table.status != gw.TABLE_STATUS_IN_PROGRESS:
             return
         for seat in table.deciding_seats:
             info = table.seats[seat]
@@ -364,7 +367,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         if request.auto_start and len(bot_of) == request.player_count:
             await self._start_game(record, commit, dealt=check)
         await self.store.commit(commit.finish(), 0, commit.entries)
-        await self._after_commit(record)
+        await self._after_commit(record)  # files the table in its index, wakes bots
         with bound(table_id=table_id):
             log.info("table_created", game=request.game_id, players=request.player_count, bots=len(bot_of))
         return gw.CreateTableResponse(table=record.table, host_token=host_token)
@@ -376,6 +379,29 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         if record.table.status != gw.TABLE_STATUS_OPEN:
             view = await self.rules.call(record.table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state))
             response.spectator_view.CopyFrom(view.view)
+        return response
+
+    @unary_rpc
+    async def ListTables(self, request: gw.ListTablesRequest, context) -> gw.ListTablesResponse:
+        status = request.status or gw.TABLE_STATUS_OPEN
+        index = _INDEX_OF_STATUS.get(status)
+        if index is None:
+            raise _error(grpc.StatusCode.INVALID_ARGUMENT, "BAD_STATUS", "list open or in-progress tables")
+        size = min(request.page_size or 20, MAX_PAGE_SIZE)
+        if size < 0 or (request.page_token and not request.page_token.isdigit()):
+            raise _error(
+                grpc.StatusCode.INVALID_ARGUMENT, "BAD_PAGE", "page_size >= 0 and a page_token from a response"
+            )
+        offset = int(request.page_token or 0)
+        table_ids = await self.store.listed(index, offset, size)
+        response = gw.ListTablesResponse()
+        for table_id, record in zip(table_ids, await self.store.load_many(table_ids), strict=True):
+            if record is None:  # expired since it was filed
+                await self.store.index(table_id, None, 0)
+            elif record.table.status == status and request.game_id in ("", record.table.game_id):
+                response.tables.append(record.table)
+        if len(table_ids) == size:
+            response.next_page_token = str(offset + size)
         return response
 
     @unary_rpc

@@ -10,8 +10,9 @@ Cluster) and one pub/sub channel:
   <prefix>:{id}:requests  hash: "<seat>:<request_id>" -> StoredResponse, for idempotency
   <prefix>:{id}:wake      channel: the new last seq, published on every commit
 
-One index across tables: ``<prefix>:in-progress``, a sorted set of the tables being played,
-scored by the time of their last change, which the sweeper reads (``gateway/sweeper.py``).
+Two indexes across tables, sorted sets scored by the time of a table's last change:
+``<prefix>:index:open`` (tables waiting for players, for ListTables) and
+``<prefix>:index:in-progress`` (tables being played, for ListTables and the sweeper).
 
 Every change goes through ``commit``: one Lua script that checks the version (a
 compare-and-set), refuses a used request id, writes the record, appends the log entries,
@@ -187,21 +188,37 @@ class TableStore:
         raw = await self.redis.xrange(log_key, min=f"({after_seq}-0", max="+", count=count)
         return [StoredEntry(seq=int(entry_id.split(b"-")[0]), fields=fields) for entry_id, fields in raw]
 
-    # -- the index of tables in progress ------------------------------------------------
+    # -- indexes across tables ---------------------------------------------------------
 
-    @property
-    def _index(self) -> str:
-        return f"{self.prefix}:in-progress"
+    def _index(self, status: str) -> str:
+        return f"{self.prefix}:index:{status}"
 
-    async def mark(self, table_id: str, in_progress: bool, now: float) -> None:
-        if in_progress:
-            await self.redis.zadd(self._index, {table_id: now})
-        else:
-            await self.redis.zrem(self._index, table_id)
+    async def index(self, table_id: str, status: str | None, now: float) -> None:
+        """Files the table under its status ("open" or "in-progress"; None: neither, for a
+        finished table), scored by the time of its last change."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for name in ("open", "in-progress"):
+                if name == status:
+                    pipe.zadd(self._index(name), {table_id: now})
+                else:
+                    pipe.zrem(self._index(name), table_id)
+            await pipe.execute()
+
+    async def listed(self, status: str, offset: int, count: int) -> list[str]:
+        """Tables under ``status``, most recently changed first."""
+        raw = await self.redis.zrevrange(self._index(status), offset, offset + count - 1)
+        return [table_id.decode() for table_id in raw]
+
+    async def load_many(self, table_ids: list[str]) -> list[store_pb2.TableRecord | None]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id in table_ids:
+                pipe.hget(self._keys(table_id)[0], "record")
+            replies = await pipe.execute()
+        return [store_pb2.TableRecord.FromString(reply) if reply else None for reply in replies]
 
     async def quiet_since(self, cutoff: float, limit: int) -> list[str]:
         """Tables in progress whose last change is older than ``cutoff``, oldest first."""
-        raw = await self.redis.zrangebyscore(self._index, "-inf", cutoff, start=0, num=limit)
+        raw = await self.redis.zrangebyscore(self._index("in-progress"), "-inf", cutoff, start=0, num=limit)
         return [table_id.decode() for table_id in raw]
 
     async def try_lock(self, name: str, seconds: int) -> bool:

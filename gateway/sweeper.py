@@ -56,7 +56,7 @@ class Sweeper:
             try:
                 record, _ = await store.load(table_id)
             except TableMissing:  # expired
-                await store.mark(table_id, False, 0)
+                await store.index(table_id, None, 0)
                 continue
             await self.gateway._after_commit(record)
         if quiet:

@@ -13,6 +13,7 @@ from common.errors import reason_of
 from deploy.stack import Stack
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
+from tests.integration.conftest import HumanTable
 
 
 def servers(stack) -> dict[str, str]:
@@ -70,3 +71,30 @@ def test_every_process_drains_and_exits_cleanly_on_sigterm(redis_url, key_prefix
     stack.stop()  # SIGTERM to each, then a wait
     stack.delete_keys()
     assert {p.name: p.popen.returncode for p in processes} == {p.name: 0 for p in processes}
+
+
+def test_list_tables_pages_through_open_and_started_tables(gateway):
+    open_ids = {HumanTable(gateway, players=2, seed=i, game="pecunia").table_id for i in range(3)}
+    started = HumanTable(gateway, players=2, seed=9, game="pecunia")
+    started.start()
+
+    def listed(status, game="pecunia", page_size=2) -> list[str]:
+        ids, token = [], ""
+        while True:
+            page = gateway.ListTables(
+                gw.ListTablesRequest(status=status, game_id=game, page_size=page_size, page_token=token)
+            )
+            assert len(page.tables) <= page_size
+            ids += [table.table_id for table in page.tables]
+            if not page.next_page_token:
+                return ids
+            token = page.next_page_token
+
+    lobby = listed(gw.TABLE_STATUS_OPEN)
+    assert open_ids <= set(lobby) and started.table_id not in lobby
+    assert len(lobby) == len(set(lobby))
+    assert started.table_id in listed(gw.TABLE_STATUS_IN_PROGRESS)
+    assert not open_ids & set(listed(gw.TABLE_STATUS_OPEN, game="borgia"))
+    with pytest.raises(grpc.RpcError) as caught:
+        gateway.ListTables(gw.ListTablesRequest(status=gw.TABLE_STATUS_FINISHED))
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT and reason_of(caught.value) == "BAD_STATUS"
