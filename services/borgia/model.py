@@ -186,7 +186,7 @@ class BorgiaState:
     shadow_puppets: bool
     flame_of_thy_tongue: bool
     poisoned_dice: bool
-    rng: int  # SplitMix64 state
+    rng: int  # the RNG state (services.engine.rng)
     ladder: tuple[Cardinal, ...]  # top first; always the six cardinals during play
     influence: tuple[int, ...]  # indexed by Cardinal
     antipope: Cardinal | None

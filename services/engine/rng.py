@@ -1,10 +1,16 @@
-"""A tiny deterministic RNG whose whole state is one 64-bit integer (SplitMix64).
+"""A deterministic RNG whose whole state is one 64-bit integer.
 
 The state lives inside the game state, so a game replays exactly from (config, seed,
 actions) and serialises as a single uint64. Engines copy the state, draw from an
 ``Rng(state.rng)``, and store ``rng.state`` back into the new state.
+
+The state steps like SplitMix64's (add an odd constant); each output is BLAKE2b of the
+state. Players see many outputs (every revealed die), so the outputs must not give the
+state away: with a hash, finding the secret 63-bit seed from them means trying seeds one
+by one, where SplitMix64's invertible mixing gives no such guarantee.
 """
 
+import hashlib
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
@@ -28,10 +34,8 @@ class Rng:
 
     def next_u64(self) -> int:
         self.state = (self.state + _GOLDEN) & _MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        return z ^ (z >> 31)
+        digest = hashlib.blake2b(self.state.to_bytes(8, "little"), digest_size=8, person=b"tavola-rng").digest()
+        return int.from_bytes(digest, "little")
 
     def below(self, n: int) -> int:
         """Uniform integer in [0, n), without modulo bias."""

@@ -2,7 +2,7 @@
 
 Rulebook: ``shared/rules/mortadella.txt``; rulings M1-M20 in ``shared/rules/RULINGS.md``.
 Imports only the standard library and ``services.engine``; all randomness comes from the
-SplitMix64 state kept in ``State.rng``.
+RNG state kept in ``State.rng`` (``services.engine.rng``).
 
 Shape of a turn (M3): [Skip Turn check (M9)] -> victory check (M15) -> PRE_ROLL (roll 5, or
 keep the 2 passed dice and roll 3; 2 players: or guess, M19) -> LOMBARD offer to the token

@@ -19,8 +19,8 @@ from tavola.pecunia.v1 import pecunia_pb2 as pb
 from tests.engine_harness import random_playout, replay
 
 RECORD = json.loads((Path(__file__).parent / "golden_replay.json").read_text())
-STATE_SHA256 = "a4be174f70074f7ed3e0466f6ff292e62d9adde222102c4ded0358701e6969fd"
-EVENTS_SHA256 = "d64faf7703f4092df51ef95cd631640f363e08ec4493193f48b417e55979259a"
+STATE_SHA256 = "df6e63e2159029988ecbb49dc30db7a0325c065f7204f90263f167736754cf01"
+EVENTS_SHA256 = "71766bd9f23ceb0630e10fa4a60e5ad92083527f5106b75d77439bfd7df258cf"
 
 
 def _actions():
@@ -42,8 +42,8 @@ def _digests(state, events) -> tuple[str, str]:
 
 def test_golden_replay_gives_the_recorded_final_state_and_events():
     state, events = replay(GAME, RECORD["players"], RECORD["options"], RECORD["seed"], _actions())
-    assert GAME.engine.outcome(state).winners == (2,)
-    assert state.end_reason is EndReason.TARGET_REACHED and state.coins == (15, 12, 21, 7)
+    assert GAME.engine.outcome(state).winners == (1,)
+    assert state.end_reason is EndReason.TARGET_REACHED and state.coins == (14, 20, 10, 13)
     assert _digests(state, events) == (STATE_SHA256, EVENTS_SHA256)
 
 
