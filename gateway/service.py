@@ -105,6 +105,8 @@ def stream_rpc(method):
 
 _INDEX_OF_STATUS = {gw.TABLE_STATUS_OPEN: "open", gw.TABLE_STATUS_IN_PROGRESS: "in-progress"}
 MAX_PAGE_SIZE = 100
+MAX_DISPLAY_NAME = 64
+MAX_REQUEST_ID = 128
 
 
 class Commit:
@@ -406,6 +408,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
 
     @unary_rpc
     async def TakeSeat(self, request, context):
+        if len(request.display_name) > MAX_DISPLAY_NAME:
+            raise _error(grpc.StatusCode.INVALID_ARGUMENT, "BAD_DISPLAY_NAME", f"at most {MAX_DISPLAY_NAME} characters")
         token = auth.new_token()
         taken: list[int] = []
 
@@ -482,6 +486,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             return await self._submit(request, token)
 
     async def _submit(self, request: gw.SubmitActionRequest, token: str) -> gw.SubmitActionResponse:
+        if len(request.request_id) > MAX_REQUEST_ID:
+            raise _error(grpc.StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID", f"at most {MAX_REQUEST_ID} characters")
         if not request.action.type_url:
             raise _error(grpc.StatusCode.INVALID_ARGUMENT, "ACTION_REQUIRED", "action is required")
         # Request ids are scoped to the caller's seat, known here by its token's digest.

@@ -255,3 +255,20 @@ def test_concurrent_submissions_at_one_version_apply_once(table):
     assert after.version == version + 1
     # A bid's events are public (B3), so the bidder's response shows every new log entry.
     assert after.last_seq == last_seq + len(applied[0].events)
+
+
+def test_oversized_names_and_request_ids_are_invalid_argument(gateway, table):
+    before = snapshot(table)
+    decider = table.decider()
+    action = table.view(decider).legal_actions[0].action
+    rejected(
+        lambda: table.submit(decider, action, request_id="r" * 129), grpc.StatusCode.INVALID_ARGUMENT, "BAD_REQUEST_ID"
+    )
+    assert snapshot(table) == before
+    waiting = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2)).table
+    rejected(
+        lambda: gateway.TakeSeat(gw.TakeSeatRequest(table_id=waiting.table_id, display_name="n" * 65)),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "BAD_DISPLAY_NAME",
+    )
+    assert gateway.GetTable(gw.GetTableRequest(table_id=waiting.table_id)).table.version == waiting.version
