@@ -569,6 +569,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                         yield gw.TableEvent.FromString(data)
                     if entry.is_end:
                         return
+                    if entry.revokes(seat):
+                        raise _error(grpc.StatusCode.PERMISSION_DENIED, "TOKEN_REVOKED", "a bot has taken this seat")
                 if not entries:
                     await self.hub.wait(channel, generation, WATCH_POLL_SECONDS)
         finally:
@@ -608,6 +610,7 @@ class TimerServicer(gateway_pb2_grpc.TimerServiceServicer):
             policy = table.decision_timer.policy
             commit.public(decision_expired=gw.DecisionExpired(seat=seat, policy=policy))
             if policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT:
+                commit.entries[-1].revoked_seat = seat
                 bot = gateway.bots[0]
                 table.seats[seat].kind = gw.SEAT_KIND_BOT
                 table.seats[seat].bot = bot

@@ -6,7 +6,8 @@ Cluster) and one pub/sub channel:
   <prefix>:{id}:log       stream: the durable event log, entry id "<seq>-0"; fields
                           "spec" (TableEvent bytes for spectators), "s<n>" (seat n's
                           projection where it differs; empty = nothing for that seat),
-                          "end" on the last entry of a finished game
+                          "end" on the last entry of a finished game, "revoke" (a
+                          seat whose token stops working at this entry)
   <prefix>:{id}:requests  hash: "<seat>:<request_id>" -> StoredResponse, for idempotency
   <prefix>:{id}:wake      channel: the new last seq, published on every commit
 
@@ -84,6 +85,8 @@ class LogEntry:
     spectator: bytes
     seats: dict[int, bytes] = field(default_factory=dict)
     end: bool = False
+    # A seat whose token stops working here (a bot took it): its watchers are let go.
+    revoked_seat: int | None = None
 
     def fields(self) -> list[bytes | str]:
         flat: list[bytes | str] = ["spec", self.spectator]
@@ -91,6 +94,8 @@ class LogEntry:
             flat += [f"s{seat}", data]
         if self.end:
             flat += ["end", "1"]
+        if self.revoked_seat is not None:
+            flat += ["revoke", str(self.revoked_seat)]
         return flat
 
 
@@ -110,6 +115,9 @@ class StoredEntry:
     @property
     def is_end(self) -> bool:
         return b"end" in self.fields
+
+    def revokes(self, seat: int | None) -> bool:
+        return seat is not None and self.fields.get(b"revoke") == str(seat).encode()
 
 
 class TableStore:

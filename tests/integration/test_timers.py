@@ -40,6 +40,9 @@ def test_a_random_action_is_played_for_a_seat_out_of_time(gateway):
 
 def test_a_bot_takes_the_seats_of_absent_players_and_finishes_the_game(gateway):
     table = timed_table(gateway, gw.TIMEOUT_POLICY_BOT_TAKES_SEAT)
+    watch = gateway.WatchTable(
+        gw.WatchTableRequest(table_id=table.table_id), metadata=auth.metadata(table.tokens[0]), timeout=120
+    )
     table.start()
     events = events_until(gateway, table.table_id, lambda event: event.HasField("game_finished"))
     expired = {e.decision_expired.seat for e in events if e.HasField("decision_expired")}
@@ -50,6 +53,13 @@ def test_a_bot_takes_the_seats_of_absent_players_and_finishes_the_game(gateway):
     with pytest.raises(grpc.RpcError) as caught:
         table.view(0)  # the absent player's token no longer holds the seat
     assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    # ...and a stream it had open ends right after the seat changed hands.
+    seen = []
+    with pytest.raises(grpc.RpcError) as caught:
+        for message in watch:
+            seen.append(message.event)
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED and reason_of(caught.value) == "TOKEN_REVOKED"
+    assert seen[-1].decision_expired.seat == 0
 
 
 def test_a_decision_taken_in_time_is_not_expired(gateway, channel):
