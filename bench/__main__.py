@@ -7,7 +7,7 @@ import os
 import platform
 import secrets
 
-from bench.engines import playouts_per_second
+from bench.engines import playouts_per_second, seat0_win_rates
 from bench.gateway import submit_action
 from deploy.stack import GAMES, ROOT, Stack
 
@@ -30,6 +30,11 @@ def main() -> None:
             f"  {game:<11} {rate:9.1f} playouts/s  {actions:10.0f} actions/s  "
             f"({playouts} playouts, {counts[0]}-{counts[-1]} players)"
         )
+
+    print("\nbot strength (offline, on the engine; seat 0 against random bots):")
+    for players in (2, 3, 4, 6):
+        odds, rand = seat0_win_rates(players, games=200)
+        print(f"  borgia {players}p: borgia-odds in seat 0 wins {odds:5.1%} of games, random in seat 0 {rand:5.1%}")
 
     print("\ngateway SubmitAction (borgia, 3 players; rules service, gateway, Redis and clients share the machine):")
     prefix = f"tavola-bench-{secrets.token_hex(4)}"

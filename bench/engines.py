@@ -1,8 +1,11 @@
-"""Random playouts per second of each pure engine, on one core (this process)."""
+"""Random playouts per second of each pure engine, on one core (this process), and how
+often a bot strategy wins against random bots."""
 
 import random
 import time
 
+from bots.offline import play
+from bots.strategies import STRATEGIES
 from services.rules_server import load_game
 
 
@@ -27,3 +30,12 @@ def playouts_per_second(game_id: str, player_counts: range, seconds: float, opti
         playouts += 1
     elapsed = time.perf_counter() - started
     return playouts / elapsed, actions / elapsed, playouts
+
+
+def seat0_win_rates(players: int, games: int) -> tuple[float, float]:
+    """(borgia-odds, random): how often seat 0 wins Borgia against random bots."""
+    game = load_game("borgia")
+    odds, rand = STRATEGIES["borgia-odds"], STRATEGIES["random"]
+    with_odds = sum(0 in play(game, [odds] + [rand] * (players - 1), {}, seed).winners for seed in range(games))
+    with_rand = sum(0 in play(game, [rand] * players, {}, seed).winners for seed in range(games))
+    return with_odds / games, with_rand / games

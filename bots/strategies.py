@@ -8,6 +8,7 @@ TAVOLA_BOTS on the gateway; its seats are routed to the queue ``bots.<name>``.
 import random
 from collections.abc import Callable
 
+from bots.borgia_odds import borgia_odds
 from tavola.gateway.v1 import gateway_pb2
 from tavola.rules.v1 import rules_pb2
 
@@ -19,4 +20,4 @@ def random_legal(view: gateway_pb2.GetViewResponse, rng: random.Random) -> rules
     return rng.choice(list(view.legal_actions))
 
 
-STRATEGIES: dict[str, Strategy] = {"random": random_legal}
+STRATEGIES: dict[str, Strategy] = {"random": random_legal, "borgia-odds": borgia_odds}

@@ -27,10 +27,12 @@ class TableSpec:
     game: str
     players: int
     options: dict[str, str]
+    first_bot: str = "random"  # seat 0's bot; the other seats play random
 
     def label(self) -> str:
         flags = ", ".join(f"{k}={v}" for k, v in sorted(self.options.items())) or "defaults"
-        return f"{self.game} {self.players}p ({flags})"
+        seat0 = "" if self.first_bot == "random" else f", seat 0: {self.first_bot}"
+        return f"{self.game} {self.players}p ({flags}{seat0})"
 
 
 def borgia_tables(count: int) -> list[TableSpec]:
@@ -49,7 +51,8 @@ def borgia_tables(count: int) -> list[TableSpec]:
         options = dict(next(variants))
         if players == 2 and index % 2 == 0:
             options["shadow_puppets"] = "true"
-        specs.append(TableSpec("borgia", players, options))
+        # Every third table seats the odds-playing bot against the random ones.
+        specs.append(TableSpec("borgia", players, options, "borgia-odds" if index % 3 == 1 else "random"))
     return specs
 
 
@@ -86,7 +89,9 @@ async def play_table(stub: gateway_pb2_grpc.GatewayServiceStub, spec: TableSpec,
             game_id=spec.game,
             player_count=spec.players,
             options=spec.options,
-            bot_seats=[gw.BotSeat(seat=seat, bot="random") for seat in range(spec.players)],
+            bot_seats=[
+                gw.BotSeat(seat=seat, bot=spec.first_bot if seat == 0 else "random") for seat in range(spec.players)
+            ],
             auto_start=True,
             seed=seed,
         )

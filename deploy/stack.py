@@ -19,6 +19,7 @@ import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bots.app import TIMER_QUEUE
+from bots.strategies import STRATEGIES
 from deploy.redis_local import RedisHandle, ensure_redis, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,8 +39,8 @@ class Stack:
     redis_url: str = field(default_factory=lambda: os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
     games: tuple[str, ...] = GAMES
     # Bots the gateway accepts, and those the worker plays (its queues bots.<name>).
-    bots: tuple[str, ...] = ("random",)
-    worker_bots: tuple[str, ...] = ("random",)
+    bots: tuple[str, ...] = tuple(STRATEGIES)
+    worker_bots: tuple[str, ...] = tuple(STRATEGIES)
     key_prefix: str = "tavola"
     table_ttl_seconds: int = 7 * 24 * 3600
     worker_concurrency: int = 8

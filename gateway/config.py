@@ -17,7 +17,7 @@ class Settings:
     redis_url: str = "redis://127.0.0.1:6379/0"
     key_prefix: str = "tavola"
     rules: dict[str, str] = field(default_factory=lambda: parse_rules(DEFAULT_RULES))
-    bots: tuple[str, ...] = ("random",)
+    bots: tuple[str, ...] = ("random", "borgia-odds")
     bot_secret: str = "tavola-local-bot-secret"
     table_ttl_seconds: int = 7 * 24 * 3600
     rules_timeout_seconds: float = 5.0
@@ -30,7 +30,7 @@ class Settings:
             redis_url=env.get("REDIS_URL", cls.redis_url),
             key_prefix=env.get("TAVOLA_KEY_PREFIX", cls.key_prefix),
             rules=parse_rules(env.get("TAVOLA_RULES", DEFAULT_RULES)),
-            bots=tuple(name.strip() for name in env.get("TAVOLA_BOTS", "random").split(",") if name.strip()),
+            bots=tuple(name.strip() for name in env.get("TAVOLA_BOTS", ",".join(cls.bots)).split(",") if name.strip()),
             bot_secret=env.get("TAVOLA_BOT_SECRET", cls.bot_secret),
             table_ttl_seconds=int(env.get("TAVOLA_TABLE_TTL_SECONDS", cls.table_ttl_seconds)),
             rules_timeout_seconds=float(env.get("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds)),

@@ -1,11 +1,12 @@
 """The container files describe the same platform as the code: every game's rules
-service, the gateway routing to each, and a worker on the bot and timer queues."""
+service, the gateway routing to each, and a worker on every bot's queue and the timers'."""
 
 from pathlib import Path
 
 import yaml
 
-from bots.app import TIMER_QUEUE
+from bots.app import TIMER_QUEUE, queue_for
+from bots.strategies import STRATEGIES
 from deploy.stack import GAMES
 from services.rules_server import DEFAULT_PORTS
 
@@ -20,7 +21,7 @@ def test_compose_runs_every_game_and_routes_to_it():
         assert rules["command"][-1] == game
         assert rules["environment"]["TAVOLA_PORT"] == str(DEFAULT_PORTS[game])
         assert f"{game}=rules-{game}:{DEFAULT_PORTS[game]}" in routes
-    assert TIMER_QUEUE in services["bot-worker"]["command"][-1].split(",")
+    assert set(services["bot-worker"]["command"][-1].split(",")) == {TIMER_QUEUE, *map(queue_for, STRATEGIES)}
 
 
 def test_kubernetes_runs_every_game_and_routes_to_it():
@@ -38,4 +39,4 @@ def test_kubernetes_runs_every_game_and_routes_to_it():
         assert docs["Service", f"rules-{game}"]["spec"]["clusterIP"] == "None"
         assert f"{game}=dns:///rules-{game}:{DEFAULT_PORTS[game]}" in gateway_env["TAVOLA_RULES"]["value"]
     worker = docs["Deployment", "bot-worker"]["spec"]["template"]["spec"]["containers"][0]
-    assert TIMER_QUEUE in worker["command"][-1].split(",")
+    assert set(worker["command"][-1].split(",")) == {TIMER_QUEUE, *map(queue_for, STRATEGIES)}
