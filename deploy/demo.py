@@ -139,9 +139,10 @@ def main() -> int:
             return 1
         wall = time.monotonic() - started
     print()
+    width = max(len(result.spec.label()) for result in results)
     for result in results:
         print(
-            f"{result.table_id}  {result.spec.label():<58} {result.actions:4d} actions  "
+            f"{result.table_id}  {result.spec.label():<{width}} {result.actions:4d} actions  "
             f"{result.seconds:6.1f}s  {result.summary}"
         )
     actions = sum(result.actions for result in results)
