@@ -117,6 +117,8 @@ class Commit:
         self.entries: list[LogEntry] = []
         self.version = record.table.version + 1
         self.stamp = _now()
+        # A new table (version 0) has no status yet: its first commit files it.
+        self.status_before = record.table.status if record.table.version else gw.TABLE_STATUS_UNSPECIFIED
 
     @property
     def next_seq(self) -> int:
@@ -152,10 +154,15 @@ class Commit:
         return seen
 
     def finish(self) -> store_pb2.TableRecord:
-        """Stamps the new version and last seq on the record to be written."""
+        """Stamps the new version, last seq and update time on the record to be written."""
         self.record.table.version = self.version
         self.record.table.last_seq += len(self.entries)
+        self.record.table.update_time.CopyFrom(self.stamp)
         return self.record
+
+    @property
+    def status_changed(self) -> bool:
+        return self.record.table.status != self.status_before
 
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
@@ -263,14 +270,17 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         commit.game_events(list(response.events))
         self._apply_status(record, response.status, commit)
 
-    async def _after_commit(self, record: store_pb2.TableRecord) -> None:
+    async def _after_commit(self, commit: Commit) -> None:
+        """Files a table whose status changed in its index, then wakes who must act."""
+        table = commit.record.table
+        if commit.status_changed:
+            await self._index(table.table_id, _INDEX_OF_STATUS.get(table.status))
+        await self._wake(commit.record)
+
+    async def _wake(self, record: store_pb2.TableRecord) -> None:
         """Enqueue a task per bot seat that must decide now, and a timer per human seat that
-        must decide on a timed table. Tasks carry ids only. Also called by the sweeper."""
+        must decide on a timed table. Tasks carry ids only. Also called by the sweep."""
         table = record.table
-        try:
-            await self.store.index(table.table_id, _INDEX_OF_STATUS.get(table.status), time.time())
-        except RedisError:  # only the indexes: the commit stands
-            log.warning("index_update_failed", table_id=table.table_id, exc_info=True)
         if table.status != gw.TABLE_STATUS_IN_PROGRESS:
             return
         for seat in table.deciding_seats:
@@ -282,6 +292,12 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 countdown = max(0.0, table.decision_deadline.ToNanoseconds() / 1e9 - time.time())
                 task = {"args": [table.table_id, seat, table.version], "queue": TIMER_QUEUE, "countdown": countdown}
                 await self._enqueue(EXPIRE_TASK, table.table_id, seat, **task)
+
+    async def _index(self, table_id: str, status: str | None) -> None:
+        try:
+            await self.store.index(table_id, status, time.time())
+        except RedisError:  # only the indexes: the commit stands
+            log.warning("index_update_failed", table_id=table_id, exc_info=True)
 
     async def _enqueue(self, name: str, table_id: str, seat: int, **options) -> None:
         try:
@@ -303,7 +319,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 await self.store.commit(commit.finish(), expected, commit.entries)
             except VersionConflict:
                 continue
-            await self._after_commit(record)
+            await self._after_commit(commit)
             return record
         raise _error(grpc.StatusCode.ABORTED, "CONTENTION", "the table changed too often; retry")
 
@@ -369,7 +385,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         if request.auto_start and len(bot_of) == request.player_count:
             await self._start_game(record, commit, dealt=check)
         await self.store.commit(commit.finish(), 0, commit.entries)
-        await self._after_commit(record)  # files the table in its index, wakes bots
+        await self._after_commit(commit)
         with bound(table_id=table_id):
             log.info("table_created", game=request.game_id, players=request.player_count, bots=len(bot_of))
         return gw.CreateTableResponse(table=record.table, host_token=host_token)
@@ -524,7 +540,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 return self._replay(used.stored, command)
             with bound(seat=seat):
                 log.info("action_applied", label=applied.action_label, version=table.version)
-            await self._after_commit(record)
+            await self._after_commit(commit)
             return response
         raise _error(grpc.StatusCode.ABORTED, "CONTENTION", "the table changed too often; retry")
 

@@ -11,9 +11,10 @@ Cluster) and one pub/sub channel:
   <prefix>:{id}:requests  hash: "<seat>:<request_id>" -> StoredResponse, for idempotency
   <prefix>:{id}:wake      channel: the new last seq, published on every commit
 
-Two indexes across tables, sorted sets scored by the time of a table's last change:
+Two indexes across tables, sorted sets scored by the time a table took its status, and
+written only when the status changes (never on the path of an ordinary action):
 ``<prefix>:index:open`` (tables waiting for players, for ListTables) and
-``<prefix>:index:in-progress`` (tables being played, for ListTables and the sweeper).
+``<prefix>:index:in-progress`` (tables being played, for ListTables and the sweep).
 
 Every change goes through ``commit``: one Lua script that checks the version (a
 compare-and-set), refuses a used request id, writes the record, appends the log entries,
@@ -203,7 +204,7 @@ class TableStore:
 
     async def index(self, table_id: str, status: str | None, now: float) -> None:
         """Files the table under its status ("open" or "in-progress"; None: neither, for a
-        finished table), scored by the time of its last change."""
+        finished or expired table), scored by ``now``."""
         async with self.redis.pipeline(transaction=False) as pipe:
             for name in ("open", "in-progress"):
                 if name == status:
@@ -213,7 +214,7 @@ class TableStore:
             await pipe.execute()
 
     async def listed(self, status: str, offset: int, count: int) -> list[str]:
-        """Tables under ``status``, most recently changed first."""
+        """Tables under ``status``, the newest to it first."""
         raw = await self.redis.zrevrange(self._index(status), offset, offset + count - 1)
         return [table_id.decode() for table_id in raw]
 
@@ -224,9 +225,13 @@ class TableStore:
             replies = await pipe.execute()
         return [store_pb2.TableRecord.FromString(reply) if reply else None for reply in replies]
 
-    async def quiet_since(self, cutoff: float, limit: int) -> list[str]:
-        """Tables in progress whose last change is older than ``cutoff``, oldest first."""
-        raw = await self.redis.zrangebyscore(self._index("in-progress"), "-inf", cutoff, start=0, num=limit)
+    async def sweep_batch(self, count: int) -> list[str]:
+        """The next ``count`` tables in progress for the sweep, which walks the index
+        round and round from a cursor shared by every gateway."""
+        cursor_key = f"{self.prefix}:sweep:cursor"
+        offset = int(await self.redis.get(cursor_key) or 0)
+        raw = await self.redis.zrange(self._index("in-progress"), offset, offset + count - 1)
+        await self.redis.set(cursor_key, offset + len(raw) if len(raw) == count else 0)
         return [table_id.decode() for table_id in raw]
 
     async def try_lock(self, name: str, seconds: int) -> bool:

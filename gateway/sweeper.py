@@ -2,8 +2,9 @@
 
 A bot or timer task can be lost between a commit and its enqueue (the broker down at
 that moment, or the gateway stopped in between). Every ``interval`` seconds one gateway
-(by a self-expiring lock) looks at the tables in progress that have not changed for an
-interval and enqueues again the tasks their current version needs. That is harmless when
+(by a self-expiring lock) takes the next batch of tables in progress, round and round
+the index, and for each that has not changed for an interval enqueues again the tasks
+its current version needs. That is harmless when
 the first task was not lost: a bot task for a version already played, or a timer for a
 seat that decided, does nothing (``bots/tasks.py``, ``TimerService``).
 """
@@ -16,7 +17,7 @@ from redis.exceptions import RedisError
 
 from gateway import metrics
 from gateway.service import GatewayServicer
-from gateway.store import TableMissing
+from tavola.gateway.v1 import gateway_pb2 as gw
 
 log = structlog.get_logger()
 
@@ -47,19 +48,22 @@ class Sweeper:
                 log.warning("sweep_failed", exc_info=True)
 
     async def sweep(self) -> int:
-        """Re-enqueues the tasks of quiet tables; returns how many tables it looked at."""
+        """Re-enqueues the tasks of the quiet tables among the next batch of tables in
+        progress; returns how many tables it woke."""
         store = self.gateway.store
         if not await store.try_lock("sweep", int(self.interval)):
             return 0
-        quiet = await store.quiet_since(time.time() - self.interval, BATCH)
-        for table_id in quiet:
-            try:
-                record, _ = await store.load(table_id)
-            except TableMissing:  # expired
-                await store.index(table_id, None, 0)
-                continue
-            await self.gateway._after_commit(record)
-        if quiet:
-            metrics.SWEPT.inc(len(quiet))
-            log.info("swept", tables=len(quiet))
-        return len(quiet)
+        batch = await store.sweep_batch(BATCH)
+        records = await store.load_many(batch)
+        quiet_before = time.time() - self.interval
+        woken = 0
+        for table_id, record in zip(batch, records, strict=True):
+            if record is None or record.table.status != gw.TABLE_STATUS_IN_PROGRESS:
+                await store.index(table_id, None, 0)  # expired or finished: no longer played
+            elif record.table.update_time.ToNanoseconds() / 1e9 < quiet_before:
+                await self.gateway._wake(record)
+                woken += 1
+        if woken:
+            metrics.SWEPT.inc(woken)
+            log.info("swept", tables=len(batch), woken=woken)
+        return woken

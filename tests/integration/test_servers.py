@@ -1,6 +1,7 @@
 """Every server answers health checks and lists its services through reflection; the
 rules service rejects a state that is not its game's."""
 
+import time
 import urllib.request
 
 import grpc
@@ -90,10 +91,14 @@ def test_list_tables_pages_through_open_and_started_tables(gateway):
                 return ids
             token = page.next_page_token
 
+    # The indexes follow each commit in the background: allow them a moment.
+    deadline = time.monotonic() + 5
+    while started.table_id not in listed(gw.TABLE_STATUS_IN_PROGRESS) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert started.table_id in listed(gw.TABLE_STATUS_IN_PROGRESS)
     lobby = listed(gw.TABLE_STATUS_OPEN)
     assert open_ids <= set(lobby) and started.table_id not in lobby
     assert len(lobby) == len(set(lobby))
-    assert started.table_id in listed(gw.TABLE_STATUS_IN_PROGRESS)
     assert not open_ids & set(listed(gw.TABLE_STATUS_OPEN, game="borgia"))
     with pytest.raises(grpc.RpcError) as caught:
         gateway.ListTables(gw.ListTablesRequest(status=gw.TABLE_STATUS_FINISHED))
