@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from services.engine.errors import InvalidConfig
+from services.engine.rng import Rng
 
 if TYPE_CHECKING:  # engines stay free of protobuf at run time; only codecs produce messages
     from google.protobuf.message import Message
@@ -135,6 +136,15 @@ class Engine(Protocol, Generic[State, Action, Event, View]):
         """A short human label, e.g. 'bid 3 POISON'."""
         ...
 
+    def sample(self, view: View, seat: int, rng: "Rng") -> State:
+        """Determinization: a full state drawn at random among those consistent with
+        everything ``seat`` knows, i.e. ``view``. What the seat cannot see (others' dice,
+        puppets, roles, hands, the order of draw piles, the RNG of future chance) is redrawn
+        from ``rng``; everything in the view is kept, so ``view(sample(v, seat), seat) == v``
+        and the seat's legal actions are the same as in the true state. Search bots
+        (ISMCTS) call it once per iteration."""
+        ...
+
 
 class Codec(Protocol, Generic[State, Action, Event, View]):
     """Turns one engine's values into that game's typed proto messages and back."""
@@ -152,6 +162,12 @@ class Codec(Protocol, Generic[State, Action, Event, View]):
         ...
 
     def view_to_proto(self, view: View) -> "Message": ...
+
+    def view_type(self) -> "type[Message]": ...
+
+    def view_from_proto(self, message: Any) -> View:
+        """The inverse of ``view_to_proto``: bots decode the view the gateway sends them."""
+        ...
 
     def event_to_proto(self, event: Event) -> "Message": ...
 
