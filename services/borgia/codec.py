@@ -36,6 +36,7 @@ from services.borgia.model import (
     FinalResult,
     GameEnded,
     GameStarted,
+    InfluenceChange,
     JudgementPair,
     JudgementSplit,
     PerformNothing,
@@ -46,6 +47,7 @@ from services.borgia.model import (
     RollOff,
     RoundStarted,
     Rumor,
+    SeatView,
 )
 from services.engine.errors import MalformedAction
 from tavola.borgia.v1 import borgia_pb2 as pb
@@ -62,9 +64,9 @@ def _card_out(cardinal: Cardinal | None) -> int:
 
 
 def _enum_in(table: tuple, value: int, what: str):
-    """A stored proto enum value back to the engine enum; UNSPECIFIED or unknown is corrupt."""
+    """A stored or sent proto enum value back to the engine enum; UNSPECIFIED or unknown is corrupt."""
     if not 1 <= value <= len(table):
-        raise ValueError(f"corrupt GameState: bad {what} value {value}")
+        raise ValueError(f"corrupt message: bad {what} value {value}")
     return table[value - 1]
 
 
@@ -122,6 +124,10 @@ def _changes_out(changes) -> list[pb.InfluenceChange]:
     return [pb.InfluenceChange(cardinal=int(c.cardinal) + 1, delta=c.delta, total=c.total) for c in changes]
 
 
+def _changes_in(entries) -> tuple[InfluenceChange, ...]:
+    return tuple(InfluenceChange(_enum_in(CARDINALS, c.cardinal, "cardinal"), c.delta, c.total) for c in entries)
+
+
 def _seat_dice(seat: int, faces, count: int | None = None) -> pb.SeatDice:
     if faces is None:
         return pb.SeatDice(seat=seat, count=count or 0, hidden=True)
@@ -147,6 +153,22 @@ def _result_out(result: FinalResult) -> pb.FinalResult:
         pope=_card_out(result.pope),
         winners=list(result.winners),
         scores=list(result.scores),
+    )
+
+
+def _result_in(message: pb.FinalResult) -> FinalResult:
+    return FinalResult(
+        puppets=tuple(_cards_in(entry.puppets) for entry in message.puppets),
+        dice_counts=tuple(message.dice_counts),
+        bonuses=_changes_in(message.bonuses),
+        penalties=_changes_in(message.penalties),
+        eliminated=tuple(message.eliminated_seats),
+        removed=_cards_in(message.removed),
+        influence=_influence_in(message.influence),
+        ladder=_cards_in(message.ladder),
+        pope=_card_in(message.pope),
+        winners=tuple(message.winners),
+        scores=tuple(message.scores),
     )
 
 
@@ -323,6 +345,44 @@ class BorgiaCodec:
         if view.result is not None:
             message.result.CopyFrom(_result_out(view.result))
         return message
+
+    def view_type(self) -> type[Message]:
+        return pb.View
+
+    def view_from_proto(self, message: Any) -> BorgiaView:
+        """The inverse of ``view_to_proto``; raises ValueError on a message it never produces."""
+        if not isinstance(message, pb.View):
+            raise TypeError("expected a tavola.borgia.v1.View")
+        variants = message.variants
+        return BorgiaView(
+            viewer=message.viewer_seat if message.HasField("viewer_seat") else None,
+            player_count=message.player_count,
+            shadow_puppets=variants.shadow_puppets,
+            flame_of_thy_tongue=variants.flame_of_thy_tongue,
+            poisoned_dice=variants.poisoned_dice,
+            phase=_enum_in(_PHASES, message.phase, "phase"),
+            round_number=message.round_number,
+            round_starter=message.round_starter_seat,
+            active=message.active_seat,
+            responder=message.responder_seat if message.HasField("responder_seat") else None,
+            bid=_bid_in(message.bid) if message.HasField("bid") else None,
+            called=message.called,
+            ladder=_cards_in(message.ladder),
+            influence=_influence_in(message.influence),
+            antipope=_card_in(message.antipope),
+            centre_rumors=_cards_in(message.centre_rumors),
+            seats=tuple(
+                SeatView(
+                    seat=seat.seat,
+                    dice_count=seat.dice_count,
+                    dice=None if seat.dice_hidden else _faces_in(seat.dice),
+                    puppets=None if seat.puppets_hidden else _cards_in(seat.puppets),
+                    rumors=_cards_in(seat.rumors),
+                )
+                for seat in message.seats
+            ),
+            result=_result_in(message.result) if message.HasField("result") else None,
+        )
 
     # ----------------------------------------------------------------- events
 

@@ -25,7 +25,7 @@ from services.borgia.model import (
 )
 from services.engine.errors import MalformedAction
 from tavola.borgia.v1 import borgia_pb2 as pb
-from tests.borgia.test_playouts import CONFIGS
+from tests.borgia.test_playouts import CONFIGS, reachable_states
 from tests.borgia.test_rules import make_state, over_state, shadow_state
 from tests.engine_harness import random_playout
 
@@ -174,3 +174,42 @@ def test_view_messages():
     assert not seat.seats[2].dice_hidden and seat.seats[0].dice_hidden
     bidding = CODEC.view_to_proto(ENGINE.view(make_state(), 0))
     assert not bidding.HasField("responder_seat") and not bidding.HasField("bid")
+
+
+def test_view_type_is_the_view_message():
+    assert CODEC.view_type() is pb.View
+
+
+def views_of_random_playouts(seeds):
+    """Views of reachable states along random playouts, for every viewer and spectators."""
+    for players, options in CONFIGS:
+        for seed in seeds:
+            states = reachable_states(players, options, seed)
+            for state in [*states[:: max(1, len(states) // 25)], states[-1]]:
+                for viewer in [None, *range(players)]:
+                    yield ENGINE.view(state, viewer)
+
+
+def test_views_round_trip_exactly():
+    """view_from_proto inverts view_to_proto: hidden dice and puppets (B2), revealed dice after a
+    call (B4), Shadow Puppets (B10) and the final result (B9) all come back equal."""
+    count = 0
+    kinds = set()
+    for view in views_of_random_playouts(range(3)):
+        wire = pb.View.FromString(CODEC.view_to_proto(view).SerializeToString())
+        decoded = CODEC.view_from_proto(wire)
+        assert decoded == view
+        count += 1
+        kinds.add((view.phase, view.viewer is None, view.called))
+    assert count > 2000
+    assert {phase for phase, _, _ in kinds} == set(Phase)
+    assert any(called for _, _, called in kinds) and any(spectator for _, spectator, _ in kinds)
+
+
+def test_view_from_proto_rejects_other_messages():
+    with pytest.raises(TypeError):
+        CODEC.view_from_proto(pb.GameState())
+    message = CODEC.view_to_proto(ENGINE.view(make_state(), 0))
+    message.phase = pb.PHASE_UNSPECIFIED
+    with pytest.raises(ValueError):
+        CODEC.view_from_proto(message)

@@ -35,6 +35,17 @@ def configs():
 CONFIGS = list(configs())
 
 
+def reachable_states(players, options, seed) -> list[BorgiaState]:
+    """Every state of one random playout, from the setup to the end."""
+    states = [ENGINE.new_game(players, options, seed)[0]]
+
+    def keep(_before, after, *_rest):
+        states.append(after)
+
+    random_playout(GAME, players, options, seed, on_step=keep)
+    return states
+
+
 def check_step(before: BorgiaState, after: BorgiaState, seat, action, events) -> None:
     assert all(v >= 0 for v in after.influence), "influence never negative"
     assert len(after.ladder) == 6 and set(after.ladder) == set(CARDINALS), "six cardinals on the ladder"
