@@ -265,6 +265,52 @@ class PecuniaCodec:
                 )
         return message
 
+    def view_type(self) -> type[pb.View]:
+        return pb.View
+
+    def view_from_proto(self, message: Any) -> m.PecuniaView:
+        """The inverse of ``view_to_proto`` (bots decode the view the gateway sends them)."""
+        if not isinstance(message, pb.View):
+            raise TypeError(f"expected tavola.pecunia.v1.View, not {type(message).__name__}")
+        if message.phase not in _PHASES:
+            raise ValueError(f"unknown phase {message.phase}")
+        players = []
+        for player in message.players:
+            if [seat.position for seat in player.latrine] != list(_SEAT_TO_PB.values()):
+                raise ValueError("a latrine has exactly three seats: LEFT, MIDDLE, RIGHT")
+            players.append(
+                m.PlayerView(
+                    seat=player.seat,
+                    sesterces=player.sesterces,
+                    latrine=tuple(
+                        tuple(m.SeatedView(_roman_from(r.card), r.markers) for r in seat.romans)
+                        for seat in player.latrine
+                    ),
+                    queue=tuple(_roman_from(card) for card in player.queue),
+                    hand_count=player.hand_count,
+                    hand=tuple(_action_card_from(card) for card in player.hand) if player.hand_visible else None,
+                )
+            )
+        return m.PecuniaView(
+            viewer=message.viewer if message.HasField("viewer") else None,
+            deck_name=message.deck_name,
+            target=message.target,
+            turn_limit=message.turn_limit,
+            start_player=message.start_player,
+            turn=message.turn,
+            active=message.active,
+            phase=m.Phase(message.phase),
+            villa=message.villa_dixius,
+            reorder=message.reorder_placed if message.HasField("reorder_placed") else None,
+            players=tuple(players),
+            roman_pile_count=message.roman_pile_count,
+            roman_discard=tuple(_roman_from(card) for card in message.roman_discard),
+            action_pile_count=message.action_pile_count,
+            action_discard=tuple(_action_card_from(card) for card in message.action_discard),
+            winners=tuple(message.winners),
+            end_reason=m.EndReason(message.end_reason),
+        )
+
     def event_to_proto(self, event: m.PecuniaEvent) -> pb.Event:
         kind = type(event)
         if kind is m.GameStarted:
