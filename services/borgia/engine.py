@@ -293,6 +293,52 @@ def summarize(result: FinalResult) -> str:
     return f"{head}; nobody wins"
 
 
+# --------------------------------------------------------------------------- determinization
+
+
+def excluded_puppets(view: BorgiaView, seat: int) -> frozenset[Cardinal]:
+    """Cardinals that the view proves are not ``seat``'s puppets, though no puppet shows them.
+
+    B10 Shadow Puppets: a player never places a rumor naming their own puppet on the opponent,
+    and with two players every rumor in front of a seat was placed there by the other one.
+    """
+    if not view.shadow_puppets:
+        return frozenset()
+    return frozenset(c for s in view.seats if s.seat != seat for c in s.rumors)
+
+
+def _sample_puppets(view: BorgiaView, rng: Rng) -> tuple[tuple[Cardinal, ...], ...]:
+    per_seat = 2 if view.shadow_puppets else 1
+    shown = {c for s in view.seats if s.puppets is not None for c in s.puppets}
+    pool = [c for c in CARDINALS if c not in shown]
+    hidden = [s.seat for s in view.seats if s.puppets is None]
+    puppets = [s.puppets for s in view.seats]
+    excluded = {s: excluded_puppets(view, s) for s in hidden}
+    if any(excluded.values()):
+        # Few enough deals to list them all (two seats at most): pick one uniformly.
+        deals = _deals(pool, hidden, per_seat, excluded)
+        if deals:  # always, for a reachable view
+            for s, cards in zip(hidden, deals[rng.below(len(deals))], strict=True):
+                puppets[s] = cards
+            return tuple(puppets)
+    rng.shuffle(pool)
+    for i, s in enumerate(hidden):
+        puppets[s] = tuple(sorted(pool[i * per_seat : (i + 1) * per_seat]))
+    return tuple(puppets)
+
+
+def _deals(pool, seats, per_seat, excluded) -> list[tuple[tuple[Cardinal, ...], ...]]:
+    """Every way to deal ``per_seat`` cards of ``pool`` to each of ``seats``, avoiding exclusions."""
+    if not seats:
+        return [()]
+    first, rest = seats[0], seats[1:]
+    deals = []
+    for cards in combinations([c for c in pool if c not in excluded[first]], per_seat):
+        left = [c for c in pool if c not in cards]
+        deals.extend((cards, *others) for others in _deals(left, rest, per_seat, excluded))
+    return deals
+
+
 # --------------------------------------------------------------------------- engine
 
 
@@ -577,6 +623,37 @@ class BorgiaEngine:
             centre_rumors=tuple(c for c in CARDINALS if c not in held),
             seats=seats,
             result=score(state) if over else None,
+        )
+
+    # ----------------------------------------------------------------- determinization
+
+    def sample(self, view: BorgiaView, seat: int | None, rng: Rng) -> BorgiaState:
+        """A full state drawn uniformly among those consistent with ``view``.
+
+        Hidden dice are re-rolled (B2: each seat keeps its dice count); dice the view shows
+        (one's own; every die after a call, B4; all at the end) are kept. Hidden puppets are
+        dealt again, distinct, from the cardinals no visible puppet names (setup step 1; two
+        each in Shadow Puppets, B10). The RNG state is drawn from ``rng``, so future rolls never
+        come from the true state's RNG. ``seat`` is implied by the view (None: a spectator)."""
+        dice = tuple(_roll(rng, s.dice_count) if s.dice is None else s.dice for s in view.seats)
+        return BorgiaState(
+            player_count=view.player_count,
+            shadow_puppets=view.shadow_puppets,
+            flame_of_thy_tongue=view.flame_of_thy_tongue,
+            poisoned_dice=view.poisoned_dice,
+            rng=rng.next_u64(),
+            ladder=view.ladder,
+            influence=view.influence,
+            antipope=view.antipope,
+            puppets=_sample_puppets(view, rng),
+            dice=dice,
+            rumors=tuple(s.rumors for s in view.seats),
+            phase=view.phase,
+            round_number=view.round_number,
+            round_starter=view.round_starter,
+            active=view.active,
+            bid=view.bid,
+            called=view.called,
         )
 
     def project_event(self, event: BorgiaEvent, seat: int | None) -> BorgiaEvent | None:
