@@ -9,9 +9,8 @@ import secrets
 
 from bench.engines import playouts_per_second, seat0_win_rates
 from bench.gateway import submit_action
-from deploy.stack import GAMES, ROOT, Stack
-
-PLAYER_COUNTS = {"borgia": range(2, 7), "mortadella": range(2, 8), "pecunia": range(2, 7)}
+from deploy.stack import ROOT, Stack
+from services.registry import game_ids, player_counts
 
 
 def main() -> None:
@@ -23,9 +22,9 @@ def main() -> None:
     print(f"tavola bench on {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
 
     print("\nengine random playouts (one core, this process):")
-    for game in GAMES:
-        rate, actions, playouts = playouts_per_second(game, PLAYER_COUNTS[game], args.seconds)
-        counts = PLAYER_COUNTS[game]
+    for game in game_ids():
+        counts = player_counts(game)
+        rate, actions, playouts = playouts_per_second(game, counts, args.seconds)
         print(
             f"  {game:<11} {rate:9.1f} playouts/s  {actions:10.0f} actions/s  "
             f"({playouts} playouts, {counts[0]}-{counts[-1]} players)"

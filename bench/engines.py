@@ -6,12 +6,12 @@ import time
 
 from bots.offline import play
 from bots.strategies import STRATEGIES
-from services.rules_server import load_game
+from services.registry import get_game
 
 
 def playouts_per_second(game_id: str, player_counts: range, seconds: float, options=None) -> tuple[float, float, int]:
     """(playouts/s, actions/s, playouts) of random legal playouts over the player counts."""
-    engine = load_game(game_id).engine
+    engine = get_game(game_id).engine
     chooser = random.Random(1)
     playouts = actions = 0
     started = time.perf_counter()
@@ -34,7 +34,7 @@ def playouts_per_second(game_id: str, player_counts: range, seconds: float, opti
 
 def seat0_win_rates(players: int, games: int) -> tuple[float, float]:
     """(borgia-odds, random): how often seat 0 wins Borgia against random bots."""
-    game = load_game("borgia")
+    game = get_game("borgia")
     odds, rand = STRATEGIES["borgia-odds"], STRATEGIES["random"]
     with_odds = sum(0 in play(game, [odds] + [rand] * (players - 1), {}, seed).winners for seed in range(games))
     with_rand = sum(0 in play(game, [rand] * players, {}, seed).winners for seed in range(games))

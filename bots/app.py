@@ -1,5 +1,6 @@
-"""The Celery app shared by bot workers (which run the tasks) and the gateway (which
-enqueues them). Redis is the broker. A task carries only ids: table, seat, version, bot.
+"""The Celery app of bot workers. Redis is the broker. A task carries only ids: table,
+seat, version, bot; the task and queue names are shared with the gateway in
+``common/tasks.py``.
 
 Each bot has its own queue, ``bots.<name>``: a bot author runs a worker for their bot's
 queue and the gateway routes that bot's seats to it.
@@ -7,36 +8,27 @@ queue and the gateway routes that bot's seats to it.
 
 import os
 
-from celery import Celery, signals
+from celery import signals
 
+from common import defaults
 from common import logging as tavola_logging
+from common.tasks import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, celery_app, queue_for
 
-DECIDE_TASK = "tavola.bots.decide"
-EXPIRE_TASK = "tavola.timers.expire"
-# Decision deadlines: tasks due when a human seat's time runs out (bots/timers.py).
-TIMER_QUEUE = "timers"
+__all__ = ["DECIDE_TASK", "EXPIRE_TASK", "TIMER_QUEUE", "app", "queue_for"]
 
-
-def queue_for(bot: str) -> str:
-    return f"bots.{bot}"
-
-
-app = Celery(
-    "tavola-bots", broker=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), include=["bots.tasks", "bots.timers"]
+app = celery_app(
+    "tavola-bots",
+    os.environ.get("REDIS_URL", defaults.REDIS_URL),
+    os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX),
 )
 app.conf.update(
+    include=["bots.tasks", "bots.timers"],
     # A task is acknowledged only once done; a worker lost mid-task hands it to another.
     task_acks_late=True,
     task_reject_on_worker_lost=True,
-    task_ignore_result=True,
-    task_serializer="json",
-    accept_content=["json"],
     worker_prefetch_multiplier=1,
     worker_hijack_root_logger=False,
-    broker_connection_retry_on_startup=True,
     task_default_queue=queue_for("random"),
-    # Keeps the broker's keys apart when several deployments share one Redis.
-    broker_transport_options={"global_keyprefix": os.environ.get("TAVOLA_KEY_PREFIX", "tavola") + ":celery:"},
 )
 
 

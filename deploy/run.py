@@ -4,7 +4,7 @@ import os
 import signal
 import threading
 
-from deploy.stack import GAMES, ROOT, Stack
+from deploy.stack import ROOT, Stack
 
 
 def main() -> None:
@@ -12,7 +12,7 @@ def main() -> None:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    with Stack(games=GAMES, gateway_port=port, log_dir=ROOT / ".run" / "run") as stack:
+    with Stack(gateway_port=port, log_dir=ROOT / ".run" / "run") as stack:
         print("tavola is running:")
         for line in stack.describe():
             print(f"  {line}")

@@ -18,12 +18,13 @@ import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bots.app import TIMER_QUEUE
 from bots.strategies import STRATEGIES
+from common import defaults
+from common.tasks import TIMER_QUEUE, queue_for
 from deploy.redis_local import RedisHandle, ensure_redis, free_port
+from services.registry import game_ids
 
 ROOT = Path(__file__).resolve().parent.parent
-GAMES = ("borgia", "mortadella", "pecunia")
 
 
 @dataclass
@@ -36,12 +37,12 @@ class Process:
 
 @dataclass
 class Stack:
-    redis_url: str = field(default_factory=lambda: os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    games: tuple[str, ...] = GAMES
+    redis_url: str = field(default_factory=lambda: os.environ.get("REDIS_URL", defaults.REDIS_URL))
+    games: tuple[str, ...] = field(default_factory=game_ids)
     # Bots the gateway accepts, and those the worker plays (its queues bots.<name>).
     bots: tuple[str, ...] = tuple(STRATEGIES)
     worker_bots: tuple[str, ...] = tuple(STRATEGIES)
-    key_prefix: str = "tavola"
+    key_prefix: str = defaults.KEY_PREFIX
     table_ttl_seconds: int = 7 * 24 * 3600
     worker_concurrency: int = 8
     with_worker: bool = True
@@ -180,7 +181,7 @@ class Stack:
         return process
 
     def _spawn_worker(self) -> None:
-        queues = ",".join([*(f"bots.{bot}" for bot in self.worker_bots), TIMER_QUEUE])
+        queues = ",".join([*(queue_for(bot) for bot in self.worker_bots), TIMER_QUEUE])
         argv = [
             "-m",
             "celery",

@@ -10,11 +10,13 @@ import asyncio
 import redis.asyncio as redis
 import structlog
 
-from bots.app import app as celery_app
+from common import defaults
 from common import logging as tavola_logging
 from common.server import Server, listen_address, serve_until_signal
+from common.tasks import celery_app
 from gateway import metrics
 from gateway.config import Settings
+from gateway.core import TableCore
 from gateway.hub import Hub
 from gateway.rules import RulesDirectory
 from gateway.service import GatewayServicer, TimerServicer
@@ -34,20 +36,20 @@ async def serve() -> None:
     hub = Hub(client, f"{settings.key_prefix}:gateway")
     await hub.start()
     rules = RulesDirectory(settings.rules, settings.rules_timeout_seconds)
-    servicer = GatewayServicer(
+    core = TableCore(
         TableStore(client, settings.key_prefix, settings.table_ttl_seconds),
         hub,
         rules,
-        settings.bots,
+        lambda: settings.bots,
         settings.bot_secret,
-        celery_app,
+        celery_app("tavola-gateway", settings.redis_url, settings.key_prefix),
     )
     services = gateway_pb2.DESCRIPTOR.services_by_name
     server = Server([services["GatewayService"].full_name, services["TimerService"].full_name])
-    gateway_pb2_grpc.add_GatewayServiceServicer_to_server(servicer, server.grpc)
-    gateway_pb2_grpc.add_TimerServiceServicer_to_server(TimerServicer(servicer), server.grpc)
+    gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core), server.grpc)
+    gateway_pb2_grpc.add_TimerServiceServicer_to_server(TimerServicer(core), server.grpc)
 
-    sweeper = Sweeper(servicer, settings.sweep_seconds)
+    sweeper = Sweeper(core, settings.sweep_seconds)
     sweeper.start()
 
     async def close() -> None:
@@ -57,9 +59,9 @@ async def serve() -> None:
         await client.aclose()
 
     log.info("configured", games=sorted(settings.rules), bots=list(settings.bots))
-    if settings.bot_secret == Settings.bot_secret:
+    if settings.bot_secret == defaults.DEV_BOT_SECRET:
         log.warning("default_bot_secret", hint="set TAVOLA_BOT_SECRET: with the default, anyone can act for bot seats")
-    await serve_until_signal(server, listen_address(50051), "gateway", on_stop=close)
+    await serve_until_signal(server, listen_address(defaults.GATEWAY_PORT), "gateway", on_stop=close)
 
 
 def main() -> None:

@@ -3,7 +3,14 @@
 import os
 from dataclasses import dataclass, field
 
-DEFAULT_RULES = "borgia=127.0.0.1:50061,mortadella=127.0.0.1:50062,pecunia=127.0.0.1:50063"
+from common import defaults
+
+
+def default_rules() -> str:
+    """Every registered game's rules service at its default local port."""
+    from services.registry import game_ids, rules_port  # only when TAVOLA_RULES is unset
+
+    return ",".join(f"{game}=127.0.0.1:{rules_port(game)}" for game in game_ids())
 
 
 def parse_rules(text: str) -> dict[str, str]:
@@ -14,11 +21,11 @@ def parse_rules(text: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Settings:
-    redis_url: str = "redis://127.0.0.1:6379/0"
-    key_prefix: str = "tavola"
-    rules: dict[str, str] = field(default_factory=lambda: parse_rules(DEFAULT_RULES))
+    redis_url: str = defaults.REDIS_URL
+    key_prefix: str = defaults.KEY_PREFIX
+    rules: dict[str, str] = field(default_factory=lambda: parse_rules(default_rules()))
     bots: tuple[str, ...] = ("random", "borgia-odds")
-    bot_secret: str = "tavola-local-bot-secret"
+    bot_secret: str = defaults.DEV_BOT_SECRET
     table_ttl_seconds: int = 7 * 24 * 3600
     rules_timeout_seconds: float = 5.0
     sweep_seconds: float = 30.0
@@ -29,7 +36,7 @@ class Settings:
         return cls(
             redis_url=env.get("REDIS_URL", cls.redis_url),
             key_prefix=env.get("TAVOLA_KEY_PREFIX", cls.key_prefix),
-            rules=parse_rules(env.get("TAVOLA_RULES", DEFAULT_RULES)),
+            rules=parse_rules(env.get("TAVOLA_RULES") or default_rules()),
             bots=tuple(name.strip() for name in env.get("TAVOLA_BOTS", ",".join(cls.bots)).split(",") if name.strip()),
             bot_secret=env.get("TAVOLA_BOT_SECRET", cls.bot_secret),
             table_ttl_seconds=int(env.get("TAVOLA_TABLE_TTL_SECONDS", cls.table_ttl_seconds)),

@@ -16,7 +16,7 @@ import structlog
 from redis.exceptions import RedisError
 
 from gateway import metrics
-from gateway.service import GatewayServicer
+from gateway.core import TableCore
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 log = structlog.get_logger()
@@ -25,8 +25,8 @@ BATCH = 500
 
 
 class Sweeper:
-    def __init__(self, gateway: GatewayServicer, interval: float):
-        self.gateway = gateway
+    def __init__(self, core: TableCore, interval: float):
+        self.core = core
         self.interval = interval
         self.task: asyncio.Task | None = None
 
@@ -50,7 +50,7 @@ class Sweeper:
     async def sweep(self) -> int:
         """Re-enqueues the tasks of the quiet tables among the next batch of tables in
         progress; returns how many tables it woke."""
-        store = self.gateway.store
+        store = self.core.store
         if not await store.try_lock("sweep", int(self.interval)):
             return 0
         batch = await store.sweep_batch(BATCH)
@@ -61,7 +61,7 @@ class Sweeper:
             if record is None or record.table.status != gw.TABLE_STATUS_IN_PROGRESS:
                 await store.index(table_id, None, 0)  # expired or finished: no longer played
             elif record.table.update_time.ToNanoseconds() / 1e9 < quiet_before:
-                await self.gateway._wake(record)
+                await self.core.wake(record)
                 woken += 1
         if woken:
             metrics.SWEPT.inc(woken)

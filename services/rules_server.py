@@ -7,7 +7,7 @@ Run one game:  python -m services.rules_server borgia
 
 import argparse
 import asyncio
-import importlib
+import functools
 
 import grpc
 import structlog
@@ -19,11 +19,10 @@ from common.errors import ApiError, abort
 from common.server import Server, listen_address, serve_until_signal
 from services.engine.api import Game, parse_options
 from services.engine.errors import EngineError, IllegalAction, InvalidConfig, MalformedAction, NotYourDecision
+from services.registry import game_ids, get_game, rules_port
 from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
 
 log = structlog.get_logger()
-
-DEFAULT_PORTS = {"borgia": 50061, "mortadella": 50062, "pecunia": 50063}
 
 # The one place where engine errors become status codes.
 _STATUS_OF_ERROR: dict[type[EngineError], grpc.StatusCode] = {
@@ -42,9 +41,25 @@ def api_error(error: EngineError) -> ApiError:
     return ApiError(code, error.reason, str(error))
 
 
-def load_game(game_id: str) -> Game:
-    module = importlib.import_module(f"services.{game_id}")
-    return module.GAME
+def rpc(method):
+    """Errors become statuses here: engine and request errors with their reason, anything
+    unexpected as INTERNAL with a generic message (the traceback goes to the JSON log only)."""
+
+    @functools.wraps(method)
+    async def handler(self, request, context):
+        try:
+            return await method(self, request, context)
+        except EngineError as error:
+            await abort(context, api_error(error))
+        except ApiError as error:
+            await abort(context, error)
+        except grpc.aio.AbortError:
+            raise
+        except Exception:
+            log.error("internal_error", method=method.__name__, exc_info=True)
+            await abort(context, ApiError(grpc.StatusCode.INTERNAL, "INTERNAL", "the rules service failed"))
+
+    return handler
 
 
 def _pack(message: Message) -> any_pb2.Any:
@@ -154,15 +169,14 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     # -- RPCs ------------------------------------------------------------------------
 
+    @rpc
     async def DescribeGame(self, request, context):
         return rules_pb2.DescribeGameResponse(game=self.description)
 
+    @rpc
     async def NewGame(self, request, context):
-        try:
-            options = parse_options(self.engine.info, request.player_count, dict(request.options))
-            state, events = self.engine.new_game(request.player_count, dict(request.options), request.seed)
-        except EngineError as error:
-            await abort(context, api_error(error))
+        options = parse_options(self.engine.info, request.player_count, dict(request.options))
+        state, events = self.engine.new_game(request.player_count, dict(request.options), request.seed)
         return rules_pb2.NewGameResponse(
             state=_pack(self.codec.state_to_proto(state)),
             status=self._status(state),
@@ -170,22 +184,16 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             options={name: _option_text(value) for name, value in options.items()},
         )
 
+    @rpc
     async def ListLegalActions(self, request, context):
-        try:
-            state = self._state(request.state)
-            return rules_pb2.ListLegalActionsResponse(legal_actions=self._legal(state, request.seat))
-        except ApiError as error:
-            await abort(context, error)
+        state = self._state(request.state)
+        return rules_pb2.ListLegalActionsResponse(legal_actions=self._legal(state, request.seat))
 
+    @rpc
     async def ApplyAction(self, request, context):
-        try:
-            state = self._state(request.state)
-            action = self._action(request.action)
-            new_state, events = self.engine.apply(state, request.seat, action)
-        except EngineError as error:
-            await abort(context, api_error(error))
-        except ApiError as error:
-            await abort(context, error)
+        state = self._state(request.state)
+        action = self._action(request.action)
+        new_state, events = self.engine.apply(state, request.seat, action)
         return rules_pb2.ApplyActionResponse(
             state=_pack(self.codec.state_to_proto(new_state)),
             status=self._status(new_state),
@@ -193,14 +201,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             action_label=self.engine.describe_action(action),
         )
 
+    @rpc
     async def GetView(self, request, context):
-        try:
-            state = self._state(request.state)
-        except ApiError as error:
-            await abort(context, error)
+        state = self._state(request.state)
         seat = request.seat if request.HasField("seat") else None
         if seat is not None and not 0 <= seat < self.engine.player_count(state):
-            await abort(context, ApiError(grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEAT", f"no seat {seat}"))
+            raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEAT", f"no seat {seat}")
         return rules_pb2.GetViewResponse(
             view=_pack(self.codec.view_to_proto(self.engine.view(state, seat))),
             status=self._status(state),
@@ -210,15 +216,18 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
 async def serve(game_id: str) -> None:
     tavola_logging.configure(f"rules-{game_id}")
-    game = load_game(game_id)
+    try:
+        game = get_game(game_id)
+    except KeyError:
+        raise SystemExit(f"no game {game_id!r}; registered games: {', '.join(game_ids())}") from None
     server = Server([rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name])
     rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(game), server.grpc)
-    await serve_until_signal(server, listen_address(DEFAULT_PORTS.get(game_id, 50060)), f"rules-{game_id}")
+    await serve_until_signal(server, listen_address(rules_port(game_id)), f"rules-{game_id}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Serve one game's rules over tavola.rules.v1.RulesService")
-    parser.add_argument("game", help="game id, a package under services/ exporting GAME")
+    parser.add_argument("game", help="a game id of the registry (the tavola.games entry points)")
     asyncio.run(serve(parser.parse_args().game))
 
 

@@ -10,7 +10,7 @@ from bots.borgia_odds import borgia_odds
 from bots.offline import play
 from bots.strategies import STRATEGIES, random_legal
 from services.borgia import GAME as BORGIA
-from services.rules_server import load_game
+from services.registry import get_game
 from tavola.borgia.v1 import borgia_pb2 as pb
 from tavola.gateway.v1 import gateway_pb2
 from tavola.rules.v1 import rules_pb2
@@ -55,7 +55,7 @@ def test_the_odds_bot_allows_a_bid_its_own_dice_make_true():
 @pytest.mark.parametrize("game_id", ["borgia", "mortadella", "pecunia"])
 def test_every_strategy_plays_only_legal_actions_to_the_end(game_id):
     """Any illegal choice would make the engine raise; every game must end."""
-    game = load_game(game_id)
+    game = get_game(game_id)
     for name, strategy in STRATEGIES.items():
         for seed in range(20):
             players = 2 + seed % 4

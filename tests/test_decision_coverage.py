@@ -5,24 +5,24 @@ import random
 
 import pytest
 
-from services.rules_server import load_game
+from services.registry import game_ids, get_game, player_counts
 
 # Decisions that random play cannot be relied on to reach, each covered by a rule test.
 RARE = {
     "borgia": {"perform_nothing"},  # an action with no possible target (B5): tests/borgia/test_rules.py
 }
-PLAYER_COUNTS = {"borgia": range(2, 7), "mortadella": range(2, 8), "pecunia": range(2, 7)}
 
 
-@pytest.mark.parametrize("game_id", sorted(PLAYER_COUNTS))
+@pytest.mark.parametrize("game_id", game_ids())
 def test_random_play_reaches_every_kind_of_decision(game_id):
-    game = load_game(game_id)
+    game = get_game(game_id)
     engine, codec = game.engine, game.codec
     kinds = {field.name for field in codec.action_type().DESCRIPTOR.oneofs_by_name["kind"].fields}
     played: set[str] = set()
     chooser = random.Random(0)
     for seed in range(300):
-        players = PLAYER_COUNTS[game_id][seed % len(PLAYER_COUNTS[game_id])]
+        counts = player_counts(game_id)
+        players = counts[seed % len(counts)]
         state, _ = engine.new_game(players, {}, seed)
         while deciders := engine.deciders(state):
             seat = chooser.choice(deciders)

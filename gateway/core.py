@@ -1,0 +1,619 @@
+"""The table-command core: every change to a table, whoever asks for it.
+
+It holds no game knowledge: game state, actions, views and events stay opaque ``Any``
+messages that only the rules service reads. Every command follows one path in
+``TableCore.transact``: load the record (one Redis trip, with the stored response of the
+request id when there is one), authorise, check status and version, ask the rules
+service, then commit with one compare-and-set on the version. When another command got
+there first nothing is written and the loop starts again from a fresh load, so a retried
+request finds its stored response before any version check.
+
+The gRPC servicers (``gateway/service.py``), the timer service and the sweeper are thin
+callers of this class's public methods.
+"""
+
+import asyncio
+import hashlib
+import hmac
+import random
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+import grpc
+import structlog
+from google.protobuf import any_pb2, timestamp_pb2
+
+from common import auth
+from common.errors import ApiError
+from common.logging import bound
+from common.tasks import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for
+from gateway import metrics
+from gateway.hub import Hub
+from gateway.rules import RulesDirectory
+from gateway.store import LogEntry, RequestUsed, TableMissing, TableStore, VersionConflict
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.rules.v1 import rules_pb2
+from tavola.store.v1 import store_pb2
+
+log = structlog.get_logger()
+
+MAX_RETRIES = 8
+WATCH_POLL_SECONDS = 10.0
+MAX_PAGE_SIZE = 100
+MAX_DISPLAY_NAME = 64
+MAX_REQUEST_ID = 128
+INDEX_OF_STATUS = {gw.TABLE_STATUS_OPEN: "open", gw.TABLE_STATUS_IN_PROGRESS: "in-progress"}
+
+
+def invalid(reason: str, message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, reason, message)
+
+
+def failed(reason: str, message: str) -> ApiError:
+    return ApiError(grpc.StatusCode.FAILED_PRECONDITION, reason, message)
+
+
+def _now() -> timestamp_pb2.Timestamp:
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromNanoseconds(time.time_ns())
+    return stamp
+
+
+class Commit:
+    """The log entries of one command, numbered from the table's current last seq."""
+
+    def __init__(self, record: store_pb2.TableRecord):
+        self.record = record
+        self.entries: list[LogEntry] = []
+        self.version = record.table.version + 1
+        self.stamp = _now()
+        # A new table (version 0) has no status yet: its first commit files it.
+        self.status_before = record.table.status if record.table.version else gw.TABLE_STATUS_UNSPECIFIED
+        self.finished = False
+
+    @property
+    def next_seq(self) -> int:
+        return self.record.table.last_seq + len(self.entries) + 1
+
+    def _event(self, seq: int, **body) -> gw.TableEvent:
+        return gw.TableEvent(seq=seq, version=self.version, time=self.stamp, **body)
+
+    def public(self, **body) -> LogEntry:
+        """A table event every viewer sees alike."""
+        entry = LogEntry(spectator=self._event(self.next_seq, **body).SerializeToString())
+        self.entries.append(entry)
+        return entry
+
+    def game_events(self, projected: list[rules_pb2.ProjectedEvent]) -> None:
+        for item in projected:
+            seq = self.next_seq
+            spectator = b""
+            if item.HasField("spectator"):
+                spectator = self._event(seq, game_event=item.spectator).SerializeToString()
+            seats = {
+                seat_event.seat: (
+                    self._event(seq, game_event=seat_event.event).SerializeToString()
+                    if seat_event.HasField("event")
+                    else b""
+                )
+                for seat_event in item.seats
+            }
+            self.entries.append(LogEntry(spectator=spectator, seats=seats))
+
+    def seen_by(self, seat: int) -> list[gw.TableEvent]:
+        seen = []
+        for entry in self.entries:
+            data = entry.seats.get(seat, entry.spectator)
+            if data:
+                seen.append(gw.TableEvent.FromString(data))
+        return seen
+
+    def finish(self) -> store_pb2.TableRecord:
+        """Stamps the new version, last seq and update time on the record to be written
+        (once: a command that answers with the new table finishes before the commit)."""
+        if self.finished:
+            return self.record
+        self.finished = True
+        self.record.table.version = self.version
+        self.record.table.last_seq += len(self.entries)
+        self.record.table.update_time.CopyFrom(self.stamp)
+        return self.record
+
+    @property
+    def status_changed(self) -> bool:
+        return self.record.table.status != self.status_before
+
+
+@dataclass
+class Idempotency:
+    """A request id, scoped to the caller's token, and what the command it names is."""
+
+    key: str
+    command_sha256: bytes = b""
+
+    def replay(self, stored: store_pb2.StoredResponse) -> gw.SubmitActionResponse:
+        if not hmac.compare_digest(stored.command_sha256, self.command_sha256):
+            raise ApiError(
+                grpc.StatusCode.ALREADY_EXISTS, "REQUEST_ID_REUSED", "this request_id was used for another action"
+            )
+        response = gw.SubmitActionResponse()
+        response.CopyFrom(stored.response)
+        response.replayed = True
+        return response
+
+
+class Replay(Exception):
+    """Raised inside a change: the request was already applied; answer with this response."""
+
+    def __init__(self, response: gw.SubmitActionResponse):
+        self.response = response
+
+
+class NothingToDo(Exception):
+    """Raised inside a change: the command commits nothing (e.g. a decision taken in time)."""
+
+
+# A change mutates the loaded record, adds log entries to the commit, and returns what to
+# store under the request id (None: nothing). ``stored`` is the request id's prior response.
+Change = Callable[[store_pb2.TableRecord, Commit, store_pb2.StoredResponse | None], Awaitable[object]]
+
+
+class TableCore:
+    def __init__(
+        self,
+        store: TableStore,
+        hub: Hub,
+        rules: RulesDirectory,
+        bot_names: Callable[[], tuple[str, ...]],
+        bot_secret: str,
+        celery_app,
+        check_bot: Callable[[str, str], str] | None = None,
+    ):
+        self.store = store
+        self.hub = hub
+        self.rules = rules
+        self.bot_names = bot_names
+        self.bot_secret = bot_secret
+        self.celery = celery_app
+        # (game_id, bot written "name[:key=value,...]") -> its canonical form; raises ApiError
+        self.check_bot = check_bot or self._check_bot_name
+
+    # -- loading and authorising ---------------------------------------------------------
+
+    async def load(self, table_id: str, request_key: str | None = None):
+        """The table's record and the stored response of ``request_key`` (or None)."""
+        if not table_id:
+            raise invalid("TABLE_ID_REQUIRED", "table_id is required")
+        try:
+            return await self.store.load(table_id, request_key)
+        except TableMissing:
+            raise ApiError(grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND", f"no table {table_id!r}") from None
+
+    @staticmethod
+    def seat_of(record: store_pb2.TableRecord, token: str) -> int | None:
+        digest = auth.digest(token)
+        for seat, stored in enumerate(record.seat_token_sha256):
+            if stored and hmac.compare_digest(stored, digest):
+                return seat
+        return None
+
+    def authorise_seat(self, record: store_pb2.TableRecord, token: str) -> int:
+        seat = self.seat_of(record, token)
+        if seat is None:
+            raise ApiError(
+                grpc.StatusCode.PERMISSION_DENIED, "TOKEN_NOT_FOR_TABLE", "this token holds no seat at this table"
+            )
+        return seat
+
+    @staticmethod
+    def require_status(record: store_pb2.TableRecord, wanted: int) -> None:
+        status = record.table.status
+        if status == wanted:
+            return
+        reasons = {
+            gw.TABLE_STATUS_OPEN: ("TABLE_NOT_STARTED", "the table has not started"),
+            gw.TABLE_STATUS_IN_PROGRESS: ("TABLE_IN_PROGRESS", "the table has already started"),
+            gw.TABLE_STATUS_FINISHED: ("TABLE_FINISHED", "the game is over"),
+        }
+        reason, message = reasons[status]
+        raise failed(reason, message)
+
+    # -- the one commit path ---------------------------------------------------------------
+
+    async def transact(
+        self, table_id: str, change: Change, idempotency: Idempotency | None = None
+    ) -> tuple[store_pb2.TableRecord, object]:
+        """Load, change, commit with a compare-and-set; from a fresh load when another
+        command won. Returns the committed record and what ``change`` returned (stored
+        under the request id when it is a StoredResponse)."""
+        key = idempotency.key if idempotency else None
+        for _ in range(MAX_RETRIES):
+            record, stored = await self.load(table_id, key)
+            expected = record.table.version
+            commit = Commit(record)
+            result = await change(record, commit, stored)
+            to_store = result if key and isinstance(result, store_pb2.StoredResponse) else None
+            try:
+                await self.store.commit(commit.finish(), expected, commit.entries, key or "", to_store)
+            except VersionConflict:
+                continue
+            except RequestUsed as used:
+                assert idempotency is not None
+                raise Replay(idempotency.replay(used.stored)) from None
+            await self._after_commit(commit)
+            return record, result
+        raise ApiError(grpc.StatusCode.ABORTED, "CONTENTION", "the table changed too often; retry")
+
+    async def _after_commit(self, commit: Commit) -> None:
+        """Files a table whose status changed in its index, then wakes who must act."""
+        table = commit.record.table
+        if commit.status_changed:
+            await self._index(table.table_id, INDEX_OF_STATUS.get(table.status))
+        await self.wake(commit.record)
+
+    # -- game steps inside a change ----------------------------------------------------------
+
+    def _apply_status(self, record: store_pb2.TableRecord, status: rules_pb2.GameStatus, commit: Commit) -> None:
+        table = record.table
+        del table.deciding_seats[:]
+        table.deciding_seats.extend(status.deciding_seats)
+        if status.finished:
+            table.status = gw.TABLE_STATUS_FINISHED
+            table.outcome.CopyFrom(status.outcome)
+            commit.public(game_finished=gw.GameFinished(outcome=status.outcome)).end = True
+        self._set_deadline(record)
+
+    @staticmethod
+    def _set_deadline(record: store_pb2.TableRecord) -> None:
+        """A timed table gives the human seats that must decide now a common deadline."""
+        table = record.table
+        table.ClearField("decision_deadline")
+        timed = table.decision_timer.seconds > 0 and table.status == gw.TABLE_STATUS_IN_PROGRESS
+        if timed and any(table.seats[seat].kind == gw.SEAT_KIND_HUMAN for seat in table.deciding_seats):
+            table.decision_deadline.FromNanoseconds(time.time_ns() + table.decision_timer.seconds * 10**9)
+
+    async def _apply(
+        self, record: store_pb2.TableRecord, seat: int, action: any_pb2.Any, commit: Commit
+    ) -> rules_pb2.ApplyActionResponse:
+        """Ask the rules service to apply one seat's action; put the result in the record."""
+        applied = await self.rules.call(
+            record.table.game_id,
+            "ApplyAction",
+            rules_pb2.ApplyActionRequest(state=record.state, seat=seat, action=action),
+        )
+        record.state.CopyFrom(applied.state)
+        commit.game_events(list(applied.events))
+        self._apply_status(record, applied.status, commit)
+        return applied
+
+    async def _start_game(
+        self, record: store_pb2.TableRecord, commit: Commit, dealt: rules_pb2.NewGameResponse | None = None
+    ) -> None:
+        """Deals the game (``dealt``: a NewGame already made for this record's seed and options)."""
+        table = record.table
+        response = dealt or await self.rules.call(
+            table.game_id,
+            "NewGame",
+            rules_pb2.NewGameRequest(player_count=table.player_count, options=dict(table.options), seed=record.seed),
+        )
+        record.state.CopyFrom(response.state)
+        table.status = gw.TABLE_STATUS_IN_PROGRESS
+        commit.public(table_started=gw.TableStarted(deciding_seats=response.status.deciding_seats))
+        commit.game_events(list(response.events))
+        self._apply_status(record, response.status, commit)
+
+    # -- wake-ups -----------------------------------------------------------------------------
+
+    async def wake(self, record: store_pb2.TableRecord) -> None:
+        """Enqueue a task per bot seat that must decide now, and a timer per human seat that
+        must decide on a timed table. Tasks carry ids only. The sweep calls it too."""
+        table = record.table
+        if table.status != gw.TABLE_STATUS_IN_PROGRESS:
+            return
+        for seat in table.deciding_seats:
+            info = table.seats[seat]
+            if info.kind == gw.SEAT_KIND_BOT:
+                task = {"args": [table.table_id, seat, table.version, info.bot], "queue": queue_for(info.bot)}
+                await self._enqueue(DECIDE_TASK, table.table_id, seat, **task)
+            elif table.HasField("decision_deadline"):
+                countdown = max(0.0, table.decision_deadline.ToNanoseconds() / 1e9 - time.time())
+                task = {"args": [table.table_id, seat, table.version], "queue": TIMER_QUEUE, "countdown": countdown}
+                await self._enqueue(EXPIRE_TASK, table.table_id, seat, **task)
+
+    async def _index(self, table_id: str, status: str | None) -> None:
+        try:
+            await self.store.index(table_id, status, time.time())
+        except Exception:  # only the indexes: the commit stands
+            log.warning("index_update_failed", table_id=table_id, exc_info=True)
+
+    async def _enqueue(self, name: str, table_id: str, seat: int, **options) -> None:
+        try:
+            await asyncio.to_thread(self.celery.send_task, name, **options)
+        except Exception:  # the command stands; the sweep enqueues the task again
+            metrics.ENQUEUED.labels(name, "failed").inc()
+            log.error("enqueue_failed", task=name, table_id=table_id, seat=seat, exc_info=True)
+        else:
+            metrics.ENQUEUED.labels(name, "ok").inc()
+
+    # -- commands -----------------------------------------------------------------------------
+
+    def _check_bot_name(self, game_id: str, bot: str) -> str:
+        if bot not in self.bot_names():
+            raise invalid("UNKNOWN_BOT", f"no bot {bot!r}; bots: {', '.join(self.bot_names())}")
+        return bot
+
+    async def create_table(self, request: gw.CreateTableRequest) -> tuple[store_pb2.TableRecord, str]:
+        """A new table and its host token."""
+        seed = request.seed if request.HasField("seed") else secrets.randbits(63)
+        # NewGame validates player count and options, and fills in the defaults.
+        check = await self.rules.call(
+            request.game_id,
+            "NewGame",
+            rules_pb2.NewGameRequest(player_count=request.player_count, options=dict(request.options), seed=seed),
+        )
+        bot_of: dict[int, str] = {}
+        for bot_seat in request.bot_seats:
+            if not 0 <= bot_seat.seat < request.player_count or bot_seat.seat in bot_of:
+                raise invalid("BAD_SEAT", f"bot seat {bot_seat.seat} is not a free seat")
+            bot_of[bot_seat.seat] = self.check_bot(request.game_id, bot_seat.bot)
+        timer = request.decision_timer
+        if timer.seconds < 0 or (timer.seconds > 0 and timer.policy == gw.TIMEOUT_POLICY_UNSPECIFIED):
+            raise invalid("BAD_TIMER", "a decision timer needs seconds >= 0 and a policy")
+        table_id = secrets.token_hex(8)
+        host_token = auth.new_token()
+        table = gw.Table(
+            table_id=table_id,
+            game_id=request.game_id,
+            player_count=request.player_count,
+            options=dict(check.options),
+            status=gw.TABLE_STATUS_OPEN,
+            create_time=_now(),
+            decision_timer=timer,
+        )
+        record = store_pb2.TableRecord(
+            table=table, seed=seed, host_token_sha256=auth.digest(host_token), auto_start=request.auto_start
+        )
+        for seat in range(request.player_count):
+            bot = bot_of.get(seat)
+            if bot is None:
+                record.table.seats.add(seat=seat, kind=gw.SEAT_KIND_HUMAN)
+                record.seat_token_sha256.append(b"")
+            else:
+                name = f"{bot} bot"
+                record.table.seats.add(seat=seat, kind=gw.SEAT_KIND_BOT, bot=bot, taken=True, display_name=name)
+                record.seat_token_sha256.append(auth.digest(auth.bot_token(self.bot_secret, table_id, seat)))
+        commit = Commit(record)
+        for seat, bot in sorted(bot_of.items()):
+            commit.public(seat_taken=gw.SeatTaken(seat=seat, kind=gw.SEAT_KIND_BOT, display_name=f"{bot} bot"))
+        if request.auto_start and len(bot_of) == request.player_count:
+            await self._start_game(record, commit, dealt=check)
+        await self.store.commit(commit.finish(), 0, commit.entries)  # version 0: a new key, no race
+        await self._after_commit(commit)
+        with bound(table_id=table_id):
+            log.info("table_created", game=request.game_id, players=request.player_count, bots=len(bot_of))
+        return record, host_token
+
+    async def take_seat(
+        self, table_id: str, seat_wanted: int | None, display_name: str
+    ) -> tuple[int, str, store_pb2.TableRecord]:
+        """Seat ``seat_wanted`` (None: the first free one); returns the seat, its token and the table."""
+        if len(display_name) > MAX_DISPLAY_NAME:
+            raise invalid("BAD_DISPLAY_NAME", f"at most {MAX_DISPLAY_NAME} characters")
+        token = auth.new_token()
+        taken: list[int] = []
+
+        async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
+            self.require_status(record, gw.TABLE_STATUS_OPEN)
+            seats = record.table.seats
+            if seat_wanted is not None:
+                if not 0 <= seat_wanted < len(seats):
+                    raise invalid("BAD_SEAT", f"no seat {seat_wanted}")
+                seat = seats[seat_wanted]
+                if seat.kind == gw.SEAT_KIND_BOT:
+                    raise failed("SEAT_IS_BOT", "a bot plays that seat")
+                if seat.taken:
+                    raise failed("SEAT_TAKEN", "that seat is taken")
+            else:
+                free = next((s for s in seats if not s.taken), None)
+                if free is None:
+                    raise failed("TABLE_FULL", "every seat is taken")
+                seat = free
+            seat.taken = True
+            seat.display_name = display_name or f"player {seat.seat}"
+            record.seat_token_sha256[seat.seat] = auth.digest(token)
+            commit.public(
+                seat_taken=gw.SeatTaken(seat=seat.seat, kind=gw.SEAT_KIND_HUMAN, display_name=seat.display_name)
+            )
+            taken[:] = [seat.seat]
+            if record.auto_start and all(s.taken for s in seats):
+                await self._start_game(record, commit)
+
+        record, _ = await self.transact(table_id, change)
+        with bound(table_id=table_id, seat=taken[0]):
+            log.info("seat_taken")
+        return taken[0], token, record
+
+    async def start_table(self, table_id: str, token: str) -> store_pb2.TableRecord:
+        """The host or a seated player starts a table whose seats are all taken."""
+
+        async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
+            if not hmac.compare_digest(record.host_token_sha256, auth.digest(token)):
+                self.authorise_seat(record, token)
+            self.require_status(record, gw.TABLE_STATUS_OPEN)
+            if not all(seat.taken for seat in record.table.seats):
+                raise failed("SEATS_OPEN", "every seat must be taken first")
+            await self._start_game(record, commit)
+
+        record, _ = await self.transact(table_id, change)
+        with bound(table_id=table_id):
+            log.info("table_started")
+        return record
+
+    async def submit(
+        self, table_id: str, token: str, action: any_pb2.Any, expected_version: int | None, request_id: str
+    ) -> gw.SubmitActionResponse:
+        """One seat's action. The same request id with the same action answers the first
+        response, whatever ``expected_version`` says and however many copies race."""
+        if len(request_id) > MAX_REQUEST_ID:
+            raise invalid("BAD_REQUEST_ID", f"at most {MAX_REQUEST_ID} characters")
+        if not action.type_url:
+            raise invalid("ACTION_REQUIRED", "action is required")
+        idempotency = None
+        if request_id:  # request ids are scoped to the caller's token
+            idempotency = Idempotency(key=f"{auth.digest(token).hex()[:32]}:{request_id}")
+        applied_label: list[str] = []
+        seat_of: list[int] = []
+
+        async def change(record: store_pb2.TableRecord, commit: Commit, stored) -> store_pb2.StoredResponse | None:
+            seat = self.authorise_seat(record, token)
+            command = hashlib.sha256(f"{seat}:".encode() + action.SerializeToString()).digest()
+            if idempotency is not None:
+                idempotency.command_sha256 = command
+                if stored is not None:
+                    raise Replay(idempotency.replay(stored))
+            self.require_status(record, gw.TABLE_STATUS_IN_PROGRESS)
+            if expected_version is not None and expected_version != record.table.version:
+                raise ApiError(
+                    grpc.StatusCode.ABORTED,
+                    "VERSION_MISMATCH",
+                    f"the table is at version {record.table.version}, not {expected_version}",
+                )
+            applied = await self._apply(record, seat, action, commit)
+            applied_label[:] = [applied.action_label]
+            seat_of[:] = [seat]
+            commit.finish()
+            response = gw.SubmitActionResponse(table=record.table, events=commit.seen_by(seat))
+            if idempotency is None:
+                return response
+            return store_pb2.StoredResponse(command_sha256=command, response=response)
+
+        try:
+            record, stored = await self.transact(table_id, change, idempotency)
+        except Replay as replay:
+            return replay.response
+        with bound(seat=seat_of[0]):
+            log.info("action_applied", label=applied_label[0], version=record.table.version)
+        if isinstance(stored, store_pb2.StoredResponse):
+            return stored.response
+        assert isinstance(stored, gw.SubmitActionResponse)
+        return stored
+
+    async def expire_decision(self, table_id: str, seat: int, version: int, token: str) -> tuple[bool, object]:
+        """Applies the table's timeout policy to an overdue decision of a human seat; does
+        nothing if the seat decided in time or its deadline has not passed."""
+        if not hmac.compare_digest(token, auth.timer_token(self.bot_secret, table_id)):
+            raise ApiError(
+                grpc.StatusCode.PERMISSION_DENIED, "NOT_A_TIMER", "only the platform's timers expire decisions"
+            )
+
+        async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
+            table = record.table
+            overdue = (
+                table.status == gw.TABLE_STATUS_IN_PROGRESS
+                and table.version == version
+                and seat in table.deciding_seats
+                and table.seats[seat].kind == gw.SEAT_KIND_HUMAN
+                and table.decision_timer.seconds > 0
+                and table.HasField("decision_deadline")
+                and table.decision_deadline.ToNanoseconds() <= time.time_ns()
+            )
+            if not overdue:
+                raise NothingToDo
+            policy = table.decision_timer.policy
+            entry = commit.public(decision_expired=gw.DecisionExpired(seat=seat, policy=policy))
+            if policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT:
+                entry.revoked_seat = seat
+                table.seats[seat].kind = gw.SEAT_KIND_BOT
+                table.seats[seat].bot = "random"
+                record.seat_token_sha256[seat] = auth.digest(auth.bot_token(self.bot_secret, table.table_id, seat))
+                self._set_deadline(record)
+                return
+            legal = await self.rules.call(
+                table.game_id, "ListLegalActions", rules_pb2.ListLegalActionsRequest(state=record.state, seat=seat)
+            )
+            chooser = random.Random(f"{table.table_id}:{seat}:{table.version}")
+            await self._apply(record, seat, chooser.choice(list(legal.legal_actions)).action, commit)
+
+        try:
+            record, _ = await self.transact(table_id, change)
+            expired = True
+        except NothingToDo:
+            record, _ = await self.load(table_id)
+            expired = False
+        with bound(table_id=table_id, seat=seat):
+            log.info("decision_timer", expired=expired, version=version)
+        return expired, record
+
+    # -- reads ----------------------------------------------------------------------------------
+
+    async def seat_view(self, table_id: str, token: str) -> gw.GetViewResponse:
+        record, _ = await self.load(table_id)
+        seat = self.authorise_seat(record, token)
+        if record.table.status == gw.TABLE_STATUS_OPEN:
+            self.require_status(record, gw.TABLE_STATUS_IN_PROGRESS)
+        view = await self.rules.call(
+            record.table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state, seat=seat)
+        )
+        return gw.GetViewResponse(
+            table=record.table,
+            seat=seat,
+            view=view.view,
+            must_decide=seat in record.table.deciding_seats,
+            legal_actions=view.legal_actions,
+        )
+
+    async def table(self, table_id: str) -> gw.GetTableResponse:
+        record, _ = await self.load(table_id)
+        response = gw.GetTableResponse(table=record.table)
+        if record.table.status != gw.TABLE_STATUS_OPEN:
+            view = await self.rules.call(record.table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state))
+            response.spectator_view.CopyFrom(view.view)
+        return response
+
+    async def list_tables(self, status: int, game_id: str, page_size: int, page_token: str) -> gw.ListTablesResponse:
+        status = status or gw.TABLE_STATUS_OPEN
+        index = INDEX_OF_STATUS.get(status)
+        if index is None:
+            raise invalid("BAD_STATUS", "list open or in-progress tables")
+        size = min(page_size or 20, MAX_PAGE_SIZE)
+        if size < 0 or (page_token and not page_token.isdigit()):
+            raise invalid("BAD_PAGE", "page_size >= 0 and a page_token from a response")
+        offset = int(page_token or 0)
+        table_ids = await self.store.listed(index, offset, size)
+        response = gw.ListTablesResponse()
+        for table_id, record in zip(table_ids, await self.store.load_many(table_ids), strict=True):
+            if record is None:  # expired since it was filed
+                await self.store.index(table_id, None, 0)
+            elif record.table.status == status and game_id in ("", record.table.game_id):
+                response.tables.append(record.table)
+        if len(table_ids) == size:
+            response.next_page_token = str(offset + size)
+        return response
+
+    async def stream(self, table_id: str, after_seq: int, token: str | None) -> AsyncIterator[gw.TableEvent]:
+        """The log from after_seq on, then live, as the token's seat sees it (None: a
+        spectator); ends after the game does."""
+        record, _ = await self.load(table_id)
+        seat = None if token is None else self.authorise_seat(record, token)
+        channel = self.store.channel(table_id)
+        await self.hub.join(channel)
+        try:
+            last = after_seq
+            while True:
+                generation = self.hub.generation(channel)
+                entries = await self.store.read_log(table_id, last)
+                for entry in entries:
+                    last = entry.seq
+                    data = entry.for_viewer(seat)
+                    if data:
+                        yield gw.TableEvent.FromString(data)
+                    if entry.is_end:
+                        return
+                    if entry.revokes(seat):
+                        raise ApiError(grpc.StatusCode.PERMISSION_DENIED, "TOKEN_REVOKED", "a bot has taken this seat")
+                if not entries:
+                    await self.hub.wait(channel, generation, WATCH_POLL_SECONDS)
+        finally:
+            await self.hub.leave(channel)
