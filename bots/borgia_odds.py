@@ -3,65 +3,100 @@
 It knows its own dice and puppet; every other die shows a given action or Fate with
 probability 2/6. So it expects ``own matching dice + unknown dice / 3`` of an action:
 - answering a bid, it calls when the bid asks for more than it expects (B4);
-- bidding, it picks the legal bid with the best margin between expectation and count;
+- bidding, it picks the legal bid with the best margin between expectation and count,
+  which is always a bid at the lowest legal count, on the action it holds most of;
 - performing, it helps its puppet: bribes it to the top, judges influence onto it,
   poisons and accuses others, and never spreads a rumor of its own puppet.
-In any other game it plays a random legal action.
+Ties are broken by ``rng``. In any other game the worker strategy plays a random legal action.
+
+``borgia_odds_policy`` works on the engine's own values, so a search bot can use it as a
+cheap rollout policy on sampled states; ``borgia_odds`` is the same policy as a worker strategy.
 """
 
 import random
+from collections.abc import Sequence
 
+from bots.policy import policy_strategy
+from services.borgia import GAME
+from services.borgia.model import (
+    Accuse,
+    Allow,
+    BorgiaAction,
+    BorgiaView,
+    Bribe,
+    Call,
+    Direction,
+    Face,
+    JudgementPair,
+    JudgementSplit,
+    Phase,
+    Poison,
+    Rumor,
+)
+from services.engine.api import Game
 from tavola.borgia.v1 import borgia_pb2 as pb
 from tavola.gateway.v1 import gateway_pb2
 from tavola.rules.v1 import rules_pb2
 
 
-def borgia_odds(response: gateway_pb2.GetViewResponse, rng: random.Random) -> rules_pb2.LegalAction:
-    view = pb.View()
-    legal = list(response.legal_actions)
-    if not response.view.Unpack(view):
-        return rng.choice(legal)
-    actions = []
-    for option in legal:
-        action = pb.Action()
-        option.action.Unpack(action)
-        actions.append(action)
-    me = next(seat for seat in view.seats if seat.seat == view.viewer_seat)
-    unknown = sum(seat.dice_count for seat in view.seats if seat.seat != me.seat)
-
-    def expected(kind: int) -> float:  # ActionKind values equal the Face values (B2)
-        return sum(1 for face in me.dice if face in (kind, pb.FACE_FATE)) + unknown / 3
-
-    if view.phase == pb.PHASE_RESPOND:
-        wanted = "call" if view.bid.count > expected(view.bid.action) + 0.5 else "allow"
-        scores = [1.0 if action.WhichOneof("kind") == wanted else 0.0 for action in actions]
-    elif view.phase == pb.PHASE_BID:
-        scores = [expected(a.bid.action) - a.bid.count - a.bid.count / 100 for a in actions]
+def borgia_odds_policy(
+    game: Game, view: BorgiaView, seat: int, legal: Sequence[BorgiaAction], rng: random.Random
+) -> BorgiaAction:
+    me = view.seats[seat]
+    phase = view.phase
+    if phase == Phase.BID:
+        # Each bid scores expected - count (a little less for higher counts): the best bids
+        # are at the lowest legal count, on the faces with the most own matching dice.
+        low = 1 if view.bid is None else view.bid.count + 1
+        own = _own_matching(me.dice)
+        best = max(own)
+        choices = [a for a in legal if a.count == low and own[a.action] == best]
+    elif phase == Phase.RESPOND:
+        bid = view.bid
+        unknown = sum(s.dice_count for s in view.seats) - me.dice_count
+        expected = _own_matching(me.dice)[bid.action] + unknown / 3
+        wanted = Call if bid.count > expected + 0.5 else Allow
+        # B12: at the highest count only a call is legal, whatever the bot wanted.
+        choices = [a for a in legal if type(a) is wanted] or list(legal)
     else:
-        influence = {entry.cardinal: entry.influence for entry in view.influence}
-        scores = [_perform_score(action, set(me.puppets), influence, view.ladder) for action in actions]
-    best = max(scores)
-    return rng.choice([option for option, score in zip(legal, scores, strict=True) if score == best])
+        mine = me.puppets or ()
+        influence = view.influence
+        scores = [_perform_score(action, mine, influence) for action in legal]
+        best = max(scores)
+        choices = [action for action, score in zip(legal, scores, strict=True) if score == best]
+    return rng.choice(choices)
 
 
-def _perform_score(action: pb.Action, mine: set[int], influence: dict[int, int], ladder) -> float:
-    kind = action.WhichOneof("kind")
-    if kind == "bribe":
-        top = action.bribe.direction == pb.DIRECTION_TOP
-        return 2.0 if (action.bribe.cardinal in mine) == top else 0.0
-    if kind == "poison":
-        hit = [action.poison.first, action.poison.second]
-        return -sum(1 for c in hit if c in mine) + sum(influence.get(c, 0) for c in hit if c not in mine) / 10
-    if kind == "judgement_pair":
-        pair = action.judgement_pair
-        return 2.0 * ((pair.target in mine) - (pair.source in mine))
-    if kind == "judgement_split":
-        split = action.judgement_split
-        gained = (split.target_a in mine) + (split.target_b in mine)
-        lost = (split.source_a in mine) + (split.source_b in mine)
+def _own_matching(dice) -> list[int]:
+    """Per bid face (indexed by Face): own dice showing it or FATE (B4)."""
+    fates = dice.count(Face.FATE)
+    return [dice.count(face) + fates for face in (Face.BRIBE, Face.POISON, Face.JUDGEMENT, Face.ACCUSATION, Face.RUMOR)]
+
+
+def _perform_score(action: BorgiaAction, mine, influence) -> float:
+    kind = type(action)
+    if kind is Bribe:
+        return 2.0 if (action.cardinal in mine) == (action.direction == Direction.TOP) else 0.0
+    if kind is Poison:
+        hit = (action.first, action.second)
+        return -sum(1 for c in hit if c in mine) + sum(influence[c] for c in hit if c not in mine) / 10
+    if kind is JudgementPair:
+        return 2.0 * ((action.target in mine) - (action.source in mine))
+    if kind is JudgementSplit:
+        gained = sum(1 for c in action.targets if c in mine)
+        lost = sum(1 for c in action.sources if c in mine)
         return float(gained - lost)
-    if kind == "accuse":  # freeze the strongest rival
-        return -1.0 if action.accuse.cardinal in mine else influence.get(action.accuse.cardinal, 0) / 10
-    if kind == "rumor":
-        return -1.0 if action.rumor.card in mine else 0.0
+    if kind is Accuse:  # freeze the strongest rival
+        return -1.0 if action.cardinal in mine else influence[action.cardinal] / 10
+    if kind is Rumor:
+        return -1.0 if action.card in mine else 0.0
     return 0.0
+
+
+_borgia_strategy = policy_strategy(GAME, borgia_odds_policy)
+
+
+def borgia_odds(response: gateway_pb2.GetViewResponse, rng: random.Random) -> rules_pb2.LegalAction:
+    if not response.view.Is(pb.View.DESCRIPTOR):
+        return rng.choice(list(response.legal_actions))  # another game
+    return _borgia_strategy(response, rng)

@@ -124,6 +124,12 @@ def _changes_out(changes) -> list[pb.InfluenceChange]:
     return [pb.InfluenceChange(cardinal=int(c.cardinal) + 1, delta=c.delta, total=c.total) for c in changes]
 
 
+def _view_influence_in(entries) -> tuple[int, ...]:
+    # Lenient where a view leaves a cardinal out: no entry means no influence.
+    values = {entry.cardinal - 1: entry.influence for entry in entries}
+    return tuple(values.get(c, 0) for c in CARDINALS)
+
+
 def _changes_in(entries) -> tuple[InfluenceChange, ...]:
     return tuple(InfluenceChange(_enum_in(CARDINALS, c.cardinal, "cardinal"), c.delta, c.total) for c in entries)
 
@@ -368,7 +374,7 @@ class BorgiaCodec:
             bid=_bid_in(message.bid) if message.HasField("bid") else None,
             called=message.called,
             ladder=_cards_in(message.ladder),
-            influence=_influence_in(message.influence),
+            influence=_view_influence_in(message.influence),
             antipope=_card_in(message.antipope),
             centre_rumors=_cards_in(message.centre_rumors),
             seats=tuple(
