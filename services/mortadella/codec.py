@@ -40,6 +40,19 @@ def _tokens_py(message: pb.Tokens) -> m.Tokens:
     return (message.people, message.tower, message.book, message.mortadella)
 
 
+def _guesses_pb(guesses: Iterable[m.WrongGuess]) -> list[pb.WrongGuess]:
+    return [
+        pb.WrongGuess(
+            guesser=g.guesser, guesser_card=g.guesser_card, target=g.target, target_card=g.target_card, role=int(g.role)
+        )
+        for g in guesses
+    ]
+
+
+def _guesses_py(messages: Iterable[pb.WrongGuess]) -> tuple[m.WrongGuess, ...]:
+    return tuple(m.WrongGuess(g.guesser, g.guesser_card, g.target, g.target_card, m.Role(g.role)) for g in messages)
+
+
 # --------------------------------------------------------------------------- actions
 
 
@@ -170,6 +183,7 @@ class MortadellaCodec:
             guess_context=_num(state.guess_context),
             winners=list(state.winners),
             end_reason=_num(state.end_reason),
+            wrong_guesses=_guesses_pb(state.wrong_guesses),
         )
         if state.lombard_holder is not None:
             msg.lombard_holder = state.lombard_holder
@@ -211,6 +225,7 @@ class MortadellaCodec:
             guess_context=_enum(m.GuessContext, message.guess_context),
             winners=tuple(message.winners),
             end_reason=_enum(m.EndReason, message.end_reason),
+            wrong_guesses=_guesses_py(message.wrong_guesses),
         )
 
     # ------------------------------------------------------------------ actions
@@ -293,6 +308,7 @@ class MortadellaCodec:
             deciding_seats=list(view.deciders),
             winners=list(view.winners),
             end_reason=_num(view.end_reason),
+            wrong_guesses=_guesses_pb(view.wrong_guesses),
         )
         if view.viewer is not None:
             msg.viewer = view.viewer
@@ -301,6 +317,53 @@ class MortadellaCodec:
         if view.target is not None:
             msg.target = view.target
         return msg
+
+    def view_type(self) -> type[pb.View]:
+        return pb.View
+
+    def view_from_proto(self, message: Any) -> m.View:
+        return m.View(
+            viewer=_opt(message, "viewer"),
+            player_count=message.player_count,
+            max_turns=message.max_turns,
+            additional_rules=message.additional_rules,
+            seats=tuple(
+                m.SeatView(
+                    seat=s.seat,
+                    role=_enum(m.Role, s.role),
+                    tokens=_tokens_py(s.tokens),
+                    in_game=s.in_game,
+                    skip_turn=s.skip_turn,
+                    removed_role_count=s.removed_role_count,
+                    removed_roles=tuple(m.Role(r) for r in s.removed_roles),
+                )
+                for s in message.seats
+            ),
+            undealt_count=message.undealt_count,
+            start_player=message.start_player,
+            active=message.active_seat,
+            turn=message.turn,
+            lombard_holder=_opt(message, "lombard_holder"),
+            lombard_used=message.lombard_used,
+            passed=_symbols(message.passed_dice),
+            kept=message.kept_passed,
+            dice=_symbols(message.dice),
+            carnival=message.carnival,
+            chosen=_symbols(message.chosen_dice),
+            unchosen=_symbols(message.unchosen_dice),
+            remaining=_symbols(message.remaining_dice),
+            phase=m.Phase(message.phase),
+            effect=_enum(m.Effect, message.effect),
+            target=_opt(message, "target"),
+            steal_symbol=_enum(m.Symbol, message.steal_symbol),
+            steals_left=message.steals_left,
+            waiting=tuple(message.waiting_seats),
+            guess_context=_enum(m.GuessContext, message.guess_context),
+            deciders=tuple(message.deciding_seats),
+            winners=tuple(message.winners),
+            end_reason=_enum(m.EndReason, message.end_reason),
+            wrong_guesses=_guesses_py(message.wrong_guesses),
+        )
 
     # ------------------------------------------------------------------ events
 

@@ -89,6 +89,7 @@ from services.mortadella.model import (
     TurnStarted,
     UseLombard,
     View,
+    WrongGuess,
     meets_row,
 )
 
@@ -245,6 +246,7 @@ class _Work:
         "undealt",
         "waiting",
         "winners",
+        "wrong_guesses",
     )
 
     @classmethod
@@ -281,6 +283,7 @@ class _Work:
         w.guess_context = s.guess_context
         w.winners = s.winners
         w.end_reason = s.end_reason
+        w.wrong_guesses = s.wrong_guesses
         w.ev = []
         return w
 
@@ -320,6 +323,7 @@ class _Work:
             guess_context=self.guess_context,
             winners=self.winners,
             end_reason=self.end_reason,
+            wrong_guesses=self.wrong_guesses,
         )
         return state
 
@@ -442,6 +446,7 @@ def _end_game(w: _Work, winners: tuple[int, ...], reason: EndReason) -> None:
     w.winners = winners
     w.end_reason = reason
     w.waiting = []
+    w.wrong_guesses = ()  # every role is revealed now (the GameEnded event)
     w.ev.append(GameEnded(winners, reason, tuple(w.roles), tuple(w.removed_roles)))
 
 
@@ -831,6 +836,7 @@ def _two_player_guess(w: _Work, seat: int, action: GuessRole) -> None:
     if correct:
         _end_game(w, (seat,), EndReason.TWO_PLAYER_GUESS)
         return
+    _record_wrong_guess(w, seat, action)
     for symbol in TOKEN_SYMBOLS:
         held = w.tokens[seat][symbol - 1]
         if held:
@@ -843,6 +849,14 @@ def _two_player_guess(w: _Work, seat: int, action: GuessRole) -> None:
     _end_turn(w)
 
 
+def _record_wrong_guess(w: _Work, seat: int, action: GuessRole) -> None:
+    """What everybody learns from a wrong guess (M16, M19), kept for the views: the named
+    role was neither the target's card nor the guesser's own (sample() relies on it)."""
+    target = action.target
+    guess = WrongGuess(seat, len(w.removed_roles[seat]), target, len(w.removed_roles[target]), action.role)
+    w.wrong_guesses = (*w.wrong_guesses, guess)
+
+
 def _master_guess(w: _Work, seat: int, action: GuessRole) -> None:
     """M16: right, the Master wins; wrong, he is eliminated (his role stays secret)."""
     correct = w.roles[action.target] == action.role
@@ -852,6 +866,7 @@ def _master_guess(w: _Work, seat: int, action: GuessRole) -> None:
     if correct:
         _end_game(w, (seat,), EndReason.MASTER_GUESS)
         return
+    _record_wrong_guess(w, seat, action)
     _eliminate(w, seat, EliminationCause.WRONG_GUESS)
     if _check_last_standing(w):
         return
@@ -1033,6 +1048,7 @@ class MortadellaEngine:
             guess_context=None,
             winners=(),
             end_reason=None,
+            wrong_guesses=(),
         )
         w = _Work.thaw(state)
         choices = STARTING_CHOICES.get(n, 0)
@@ -1112,6 +1128,7 @@ class MortadellaEngine:
             deciders=_deciders(state),
             winners=state.winners,
             end_reason=state.end_reason,
+            wrong_guesses=state.wrong_guesses,
         )
 
     def project_event(self, event: Event, seat: int | None) -> Event | None:

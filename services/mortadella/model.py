@@ -188,6 +188,21 @@ Tokens = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
+class WrongGuess:
+    """A wrong guess, public knowledge (M16, M19): ``target``'s card number ``target_card``
+    was not ``role``, nor was the guesser's own card number ``guesser_card`` (a guess never
+    names the guesser's own role). A seat's cards are numbered from 0 in the order it held
+    them: its removed cards first, then its current one. With three or more players only the
+    Master guesses, so the guesser was the Master (M16)."""
+
+    guesser: int
+    guesser_card: int
+    target: int
+    target_card: int
+    role: Role
+
+
+@dataclass(frozen=True)
 class State:
     player_count: int
     max_turns: int
@@ -220,6 +235,8 @@ class State:
     guess_context: GuessContext | None
     winners: tuple[int, ...]
     end_reason: EndReason | None
+    # Wrong guesses so far (public, M16/M19); emptied at the end, when every role is revealed.
+    wrong_guesses: tuple[WrongGuess, ...]
 
 
 # --------------------------------------------------------------------------- actions
@@ -550,3 +567,4 @@ class View:
     deciders: tuple[int, ...]
     winners: tuple[int, ...]
     end_reason: EndReason | None
+    wrong_guesses: tuple[WrongGuess, ...]  # public (M16, M19); empty once the game is over

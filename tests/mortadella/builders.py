@@ -63,6 +63,7 @@ def make_state(n: int = 4, **fields) -> State:
         guess_context=None,
         winners=(),
         end_reason=None,
+        wrong_guesses=(),
     )
     base.update(fields)
     return State(**base)

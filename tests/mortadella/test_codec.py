@@ -21,6 +21,7 @@ from services.mortadella.model import (
     RollDice,
     StealFrom,
     UseLombard,
+    WrongGuess,
 )
 from tavola.mortadella.v1 import mortadella_pb2 as pb
 from tests.engine_harness import random_playout
@@ -87,6 +88,12 @@ def test_actions_round_trip(action):
             skip_turn=(True, False, False, False, False, False),
         ),
         make_state(3, phase=Phase.OVER, winners=(1,), in_game=(False, True, True), rng=(1 << 64) - 1),
+        make_state(
+            2,
+            removed_roles=((Role.LORD,), ()),
+            undealt=(Role.CAPTAIN, Role.CARDINAL),
+            wrong_guesses=(WrongGuess(0, 0, 1, 0, Role.LORD), WrongGuess(1, 0, 0, 1, Role.CARDINAL)),
+        ),
     ],
 )
 def test_literal_states_round_trip(state):
@@ -100,6 +107,42 @@ def test_states_round_trip_along_playouts():
         for seed in range(4):
             playout = random_playout(GAME, n, {"max_turns": "30"}, seed, check_codec=True)
             assert CODEC.state_from_proto(CODEC.state_to_proto(playout.state)) == playout.state
+
+
+def test_views_round_trip_for_every_viewer_along_playouts():
+    """view_from_proto inverts view_to_proto, for every seat and a spectator (None), on the
+    states of random games at every player count, with and without the additional rules."""
+    assert CODEC.view_type() is pb.View
+    checked = 0
+    for n in range(2, 8):
+        for seed in range(12):
+            options = {"max_turns": "60", "additional_rules": "false" if seed % 3 == 2 else "true"}
+            playout = random_playout(GAME, n, options, 500 + seed)
+            state, _ = ENGINE.new_game(n, options, 500 + seed)
+            states = [state]
+            for seat, action in playout.actions:
+                state, _ = ENGINE.apply(state, seat, action)
+                states.append(state)
+            for state in [*states[:: max(1, len(states) // 40)], states[-1]]:
+                for viewer in (None, *range(n)):
+                    view = ENGINE.view(state, viewer)
+                    data = CODEC.view_to_proto(view).SerializeToString()
+                    assert CODEC.view_from_proto(pb.View.FromString(data)) == view
+                    checked += 1
+    assert checked > 5000
+
+
+def test_a_view_with_wrong_guesses_round_trips():
+    state = make_state(
+        2,
+        removed_roles=((Role.LORD,), ()),
+        undealt=(Role.CAPTAIN, Role.CARDINAL),
+        wrong_guesses=(WrongGuess(0, 0, 1, 0, Role.LORD), WrongGuess(1, 0, 0, 1, Role.CARDINAL)),
+    )
+    for viewer in (None, 0, 1):
+        view = ENGINE.view(state, viewer)
+        assert view.wrong_guesses == state.wrong_guesses  # public (M16, M19)
+        assert CODEC.view_from_proto(pb.View.FromString(CODEC.view_to_proto(view).SerializeToString())) == view
 
 
 def test_views_encode_with_and_without_viewer():
