@@ -272,3 +272,28 @@ def test_oversized_names_and_request_ids_are_invalid_argument(gateway, table):
         "BAD_DISPLAY_NAME",
     )
     assert gateway.GetTable(gw.GetTableRequest(table_id=waiting.table_id)).table.version == waiting.version
+
+
+def test_racing_copies_of_one_request_all_get_the_first_response(table):
+    """Idempotency as documented: 64 identical submissions at once (same request id, action
+    and expected_version) apply once, and every copy gets the applied response, none a
+    VERSION_MISMATCH, because a retry finds its stored response before any version check."""
+    decider = table.decider()
+    view = table.view(decider)
+    version = view.table.version
+    action = view.legal_actions[0].action
+
+    def attempt(_):
+        try:
+            return table.submit(decider, action, expected_version=version, request_id="same-request")
+        except grpc.RpcError as error:
+            return error
+
+    with ThreadPoolExecutor(64) as pool:
+        results = list(pool.map(attempt, range(64)))
+    failures = [r for r in results if isinstance(r, grpc.RpcError)]
+    assert not failures, [(r.code(), reason_of(r)) for r in failures]
+    assert sum(not r.replayed for r in results) == 1
+    first = results[0]
+    assert all(r.table.version == version + 1 and list(r.events) == list(first.events) for r in results)
+    assert table.table().version == version + 1
