@@ -787,6 +787,68 @@ class PecuniaEngine:
             end_reason=state.end_reason,
         )
 
+    def sample(self, view: PecuniaView, seat: int, rng: Rng) -> PecuniaState:
+        """Determinization: a full state drawn uniformly among those consistent with ``view``.
+
+        P7: seats, queues, sesterces and both face-up discard piles are public and the viewer
+        sees its own hand, so only the other hands (their sizes are public) and the order and
+        content of both draw piles are unknown. Every card nobody has seen is dealt at random
+        into those hidden places, and the state's RNG is drawn from ``rng`` (future shuffles
+        and random card choices must not follow the true game's).
+        """
+        if view.viewer != seat:
+            raise ValueError(f"the view is seat {view.viewer}'s, not seat {seat}'s")
+        deck = self.deck(view.deck_name)
+        seats = tuple(
+            tuple(tuple(S(r.card.id, r.markers) for r in stack) for stack in player.latrine) for player in view.players
+        )
+        queues = tuple(tuple(card.id for card in player.queue) for player in view.players)
+        seen_romans = {card.id for card in view.roman_discard}
+        seen_romans.update(card for queue in queues for card in queue)
+        seen_romans.update(r.card for latrine in seats for stack in latrine for r in stack)
+        roman_pile = [card.id for card in deck.romans if card.id not in seen_romans]
+        if len(roman_pile) != view.roman_pile_count:
+            raise ValueError("the view's Roman cards do not add up to its deck")
+        seen_actions = {card.id for card in view.action_discard}
+        for player in view.players:
+            seen_actions.update(card.id for card in player.hand or ())
+        unseen_actions = [card.id for card in deck.actions if card.id not in seen_actions]
+        rng.shuffle(roman_pile)
+        rng.shuffle(unseen_actions)
+        hands = []
+        for player in view.players:
+            if player.hand is not None:
+                hands.append(tuple(card.id for card in player.hand))
+            else:
+                dealt, unseen_actions = unseen_actions[: player.hand_count], unseen_actions[player.hand_count :]
+                hands.append(tuple(sorted(dealt)))
+        if len(unseen_actions) != view.action_pile_count or any(
+            len(hand) != player.hand_count for hand, player in zip(hands, view.players, strict=True)
+        ):
+            raise ValueError("the view's action cards do not add up to its deck")
+        return PecuniaState(
+            deck=deck,
+            target=view.target,
+            turn_limit=view.turn_limit,
+            start_player=view.start_player,
+            seats=seats,
+            queues=queues,
+            hands=tuple(hands),
+            coins=tuple(player.sesterces for player in view.players),
+            roman_pile=tuple(roman_pile),
+            roman_discard=tuple(card.id for card in view.roman_discard),
+            action_pile=tuple(unseen_actions),
+            action_discard=tuple(card.id for card in view.action_discard),
+            active=view.active,
+            phase=view.phase,
+            villa=view.villa,
+            reorder=view.reorder,
+            turn=view.turn,
+            rng=rng.next_u64(),
+            winners=view.winners,
+            end_reason=view.end_reason,
+        )
+
     def project_event(self, event: PecuniaEvent, seat: int | None) -> PecuniaEvent | None:
         if type(event) is ActionCardsDrawn and event.player != seat and event.cards:
             return ActionCardsDrawn(event.player, event.count)
