@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cache
+from itertools import permutations
 
 from services.engine.api import GameInfo, OptionSpec, Outcome, parse_options
 from services.engine.errors import IllegalAction, MalformedAction, NotYourDecision
@@ -958,6 +959,99 @@ def _normalize(action: Action) -> Action:
     return action
 
 
+# --------------------------------------------------------------------------- determinization
+
+_SAMPLE_TRIES = 64  # rejection draws before falling back to listing every assignment
+
+
+def _sample(view: View, rng: Rng) -> State:
+    """A state drawn uniformly among the deals consistent with ``view``, with a fresh RNG.
+
+    Hidden are other seats' current cards (M18; an eliminated player's too, M8), their
+    removed cards (M19) and the undealt roles. What a view tells about them:
+    - the roles it shows (own role and removed cards, the face-up Brigand, M18) are taken;
+    - a wrong guess: the target's card then was not the named role, nor the guesser's own
+      card (a guess never names one's own role) (M16, M19);
+    - with three or more players only the Master guesses (M16): whoever guessed wrong, and
+      the active seat of a MASTER_GUESS decision, is the Master.
+    Every deal is equally likely a priori (M18, M19's redraws), so the posterior is uniform
+    over the consistent ones: rejection sampling, then an exact listing (at most 5! ways).
+    """
+    n = view.player_count
+    # cards[s]: seat s's removed cards then its current one; None where the viewer cannot see.
+    cards: list[list[Role | None]] = []
+    for sv in view.seats:
+        removed = list(sv.removed_roles) if len(sv.removed_roles) == sv.removed_role_count else []
+        removed += [None] * (sv.removed_role_count - len(removed))
+        cards.append([*removed, sv.role])
+    pool = list(ROLE_POOLS[n])
+    for seat_cards in cards:
+        for role in seat_cards:
+            if role is not None:
+                pool.remove(role)
+    forced: dict[tuple[int, int], Role] = {}
+    excluded: dict[tuple[int, int], set[Role]] = {}
+    for g in view.wrong_guesses:
+        excluded.setdefault((g.target, g.target_card), set()).add(g.role)
+        excluded.setdefault((g.guesser, g.guesser_card), set()).add(g.role)
+        if n > 2:
+            forced[(g.guesser, g.guesser_card)] = Role.MASTER
+    if view.phase is Phase.MASTER_GUESS:
+        forced[(view.active, len(cards[view.active]) - 1)] = Role.MASTER
+    for (s, k), role in forced.items():
+        if cards[s][k] is None:
+            cards[s][k] = role
+            pool.remove(role)
+    slots = [(s, k) for s in range(n) for k, role in enumerate(cards[s]) if role is None]
+    checks = [(i, excluded[slot]) for i, slot in enumerate(slots) if slot in excluded]
+    for _ in range(_SAMPLE_TRIES):
+        rng.shuffle(pool)
+        if all(pool[i] not in roles for i, roles in checks):
+            drawn = pool
+            break
+    else:
+        ways = [p for p in permutations(pool, len(slots)) if all(p[i] not in roles for i, roles in checks)]
+        chosen = ways[rng.below(len(ways))]
+        drawn = [*chosen, *(r for r in pool if r not in chosen)]
+    for (s, k), role in zip(slots, drawn, strict=False):
+        cards[s][k] = role
+    undealt = tuple(sorted(drawn[len(slots) :]))
+    return State(
+        player_count=n,
+        max_turns=view.max_turns,
+        additional_rules=view.additional_rules,
+        rng=rng.next_u64(),  # future chance comes from the sampler's RNG, never the true one
+        roles=tuple(c[-1] for c in cards),  # type: ignore[misc]
+        removed_roles=tuple(tuple(c[:-1]) for c in cards),  # type: ignore[misc]
+        undealt=undealt,
+        tokens=tuple(sv.tokens for sv in view.seats),
+        in_game=tuple(sv.in_game for sv in view.seats),
+        skip_turn=tuple(sv.skip_turn for sv in view.seats),
+        start_player=view.start_player,
+        active=view.active,
+        turn=view.turn,
+        lombard_holder=view.lombard_holder,
+        lombard_used=view.lombard_used,
+        passed=view.passed,
+        kept=view.kept,
+        dice=view.dice,
+        carnival=view.carnival,
+        chosen=view.chosen,
+        unchosen=view.unchosen,
+        remaining=view.remaining,
+        phase=view.phase,
+        effect=view.effect,
+        target=view.target,
+        steal_symbol=view.steal_symbol,
+        steals_left=view.steals_left,
+        waiting=view.waiting,
+        guess_context=view.guess_context,
+        winners=view.winners,
+        end_reason=view.end_reason,
+        wrong_guesses=view.wrong_guesses,
+    )
+
+
 # --------------------------------------------------------------------------- the engine
 
 
@@ -1130,6 +1224,10 @@ class MortadellaEngine:
             end_reason=state.end_reason,
             wrong_guesses=state.wrong_guesses,
         )
+
+    def sample(self, view: View, seat: int, rng: Rng) -> State:
+        """Determinization (see ``_sample``): what ``seat`` cannot see is redrawn from ``rng``."""
+        return _sample(view, rng)
 
     def project_event(self, event: Event, seat: int | None) -> Event | None:
         # Only role cards are secret (M18): every other event is public as it is.
