@@ -137,7 +137,7 @@ def _name(cardinal: Cardinal | None) -> str:
 
 def _roll(rng: Rng, count: int) -> tuple[Face, ...]:
     # The order of dice behind a screen carries no information: store them sorted.
-    return tuple(FACES[f] for f in sorted(rng.roll(count, 6)))
+    return tuple([FACES[f] for f in sorted(rng.roll(count, 6))])
 
 
 def _change(influence: list[int], cardinal: Cardinal, delta: int, changes: list[InfluenceChange]) -> None:
@@ -293,6 +293,121 @@ def summarize(result: FinalResult) -> str:
     return f"{head}; nobody wins"
 
 
+# --------------------------------------------------------------------------- transitions
+
+
+def _decider(state: BorgiaState) -> int | None:
+    """The one seat that decides now (None: the game is over)."""
+    phase = state.phase
+    if phase == Phase.RESPOND:
+        return (state.active + 1) % state.player_count
+    if phase == Phase.OVER:
+        return None
+    return state.active
+
+
+def _call(s: BorgiaState, caller: int, events: list) -> BorgiaState:
+    bid = s.bid
+    face = bid.action
+    matching = sum(1 for dice in s.dice for f in dice if f == face or f == Face.FATE)
+    truthful = matching >= bid.count
+    events.append(Called(caller))
+    events.append(DiceRevealed(s.dice, s.active, caller, bid, matching, truthful))
+    if truthful:
+        return BorgiaState(
+            s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, s.rng, s.ladder,
+            s.influence, s.antipope, s.puppets, s.dice, s.rumors, Phase.PERFORM, s.round_number,
+            s.round_starter, s.active, bid, True,
+        )  # fmt: skip
+    return _lose_die(s, s.active, events, s.influence, s.ladder, s.antipope, s.rumors)
+
+
+def _perform(state: BorgiaState, seat: int, action: BorgiaAction, events: list):
+    """The bid action's effect: (influence, ladder, antipope, rumors) after it."""
+    influence = list(state.influence)
+    changes: list[InfluenceChange] = []
+    ladder, antipope, rumors = state.ladder, state.antipope, state.rumors
+    kind = type(action)
+    if kind is Bribe:
+        rest = tuple(c for c in ladder if c != action.cardinal)
+        ladder = (action.cardinal, *rest) if action.direction == Direction.TOP else (*rest, action.cardinal)
+    elif kind is Poison:
+        if action.first == action.second:
+            _change(influence, action.first, -2, changes)  # takes what there is (B5)
+        else:
+            _change(influence, action.first, -1, changes)
+            _change(influence, action.second, -1, changes)
+    elif kind is JudgementPair:
+        _change(influence, action.source, -2, changes)
+        _change(influence, action.target, 2, changes)
+    elif kind is JudgementSplit:
+        for c in action.sources:
+            _change(influence, c, -1, changes)
+        for c in action.targets:
+            _change(influence, c, 1, changes)
+    elif kind is Accuse:
+        antipope = action.cardinal
+    elif kind is Rumor:
+        updated = [list(held) for held in rumors]
+        for held in updated:
+            if action.card in held:
+                held.remove(action.card)
+        target = updated[action.target]
+        if action.returned is not None:
+            target.remove(action.returned)  # B10 Shadow Puppets: the named one returns
+        elif not state.shadow_puppets and target:
+            target.clear()  # B5: one rumor per player, the old one returns to the centre
+        target.append(action.card)
+        rumors = tuple(tuple(sorted(held)) for held in updated)
+    events.append(ActionPerformed(seat, action, tuple(changes), ladder, antipope, rumors))
+    return (tuple(influence) if changes else state.influence), ladder, antipope, rumors
+
+
+def _lose_die(s: BorgiaState, loser: int, events: list, influence, ladder, antipope, rumors) -> BorgiaState:
+    """B4 die loss, then B7 rally, then B8 end of round. Only ever after a call."""
+    dice = list(s.dice)
+    dice[loser] = dice[loser][:-1]  # Project decision: drop the last of the sorted, just revealed dice
+    events.append(DieLost(loser, len(dice[loser])))
+    # B7 rally by ladder position; the Antipope gains nothing. Project decision: its share
+    # is not passed on to the next cardinal down.
+    influence = list(influence)
+    gains: list[InfluenceChange] = []
+    for cardinal, gain in zip(ladder, RALLY_GAINS[s.player_count], strict=False):
+        if cardinal != antipope:
+            _change(influence, cardinal, gain, gains)
+    events.append(Rallied(tuple(gains)))
+    influence = tuple(influence)
+    if not all(dice):
+        # B8: a player without dice ends the game; B9 scoring.
+        state = BorgiaState(
+            s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, s.rng, ladder,
+            influence, antipope, s.puppets, tuple(dice), rumors, Phase.OVER, s.round_number,
+            s.round_starter, s.active, s.bid, True,
+        )  # fmt: skip
+        events.append(GameEnded(score(state)))
+        return state
+    # B8: the player who just lost a die starts; everyone re-rolls.
+    return _start_round(s, loser, [len(d) for d in dice], events, influence, ladder, antipope, rumors)
+
+
+def _start_round(
+    s: BorgiaState, starter: int, counts: list[int], events: list, influence, ladder=None, antipope=None, rumors=None
+) -> BorgiaState:
+    """A new round: everyone rolls their remaining dice; ``starter`` bids first."""
+    if ladder is None:  # the first round: nothing changed since the setup
+        ladder, antipope, rumors = s.ladder, s.antipope, s.rumors
+    rng = Rng(s.rng)
+    dice = tuple([_roll(rng, k) for k in counts])
+    round_number = s.round_number + 1
+    state = BorgiaState(
+        s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, rng.state, ladder,
+        influence, antipope, s.puppets, dice, rumors, Phase.BID, round_number,
+        starter, starter, None, False,
+    )  # fmt: skip
+    events.append(RoundStarted(round_number, starter, tuple(counts), dice))
+    return state
+
+
 # --------------------------------------------------------------------------- determinization
 
 
@@ -344,6 +459,10 @@ def _deals(pool, seats, per_seat, excluded) -> list[tuple[tuple[Cardinal, ...], 
 
 class BorgiaEngine:
     info = INFO
+
+    def __init__(self) -> None:
+        # (state, seat, perform options) of the last PERFORM legal_actions call.
+        self._last_perform: tuple[BorgiaState, int, list[BorgiaAction]] | None = None
 
     # ----------------------------------------------------------------- setup
 
@@ -410,25 +529,8 @@ class BorgiaEngine:
             RollOff(tuple(rounds), starter),
         ]
         # Project decision (lead 3): round 1 is a fresh roll of everyone's dice.
-        state = self._start_round(state, starter, [dice_count] * player_count, events)
+        state = _start_round(state, starter, [dice_count] * player_count, events, state.influence)
         return state, events
-
-    def _start_round(self, state: BorgiaState, starter: int, counts: list[int], events: list) -> BorgiaState:
-        rng = Rng(state.rng)
-        dice = tuple(_roll(rng, k) for k in counts)
-        state = replace(
-            state,
-            rng=rng.state,
-            dice=dice,
-            phase=Phase.BID,
-            round_number=state.round_number + 1,
-            round_starter=starter,
-            active=starter,
-            bid=None,
-            called=False,
-        )
-        events.append(RoundStarted(state.round_number, starter, tuple(counts), dice))
-        return state
 
     # ----------------------------------------------------------------- queries
 
@@ -436,15 +538,11 @@ class BorgiaEngine:
         return state.player_count
 
     def deciders(self, state: BorgiaState) -> tuple[int, ...]:
-        phase = state.phase
-        if phase == Phase.OVER:
-            return ()
-        if phase == Phase.RESPOND:
-            return (state.responder,)
-        return (state.active,)
+        decider = _decider(state)
+        return () if decider is None else (decider,)
 
     def legal_actions(self, state: BorgiaState, seat: int) -> list[BorgiaAction]:
-        if seat not in self.deciders(state):
+        if seat != _decider(state):
             return []
         phase = state.phase
         total = state.total_dice
@@ -462,7 +560,10 @@ class BorgiaEngine:
             if state.bid.count >= total:
                 return [_CALL]
             return [_CALL, _ALLOW]
-        return _perform_options(state, seat)
+        options = _perform_options(state, seat)
+        # apply() usually follows on this very state: keep the list so it need not build it again.
+        self._last_perform = (state, seat, options)
+        return list(options)
 
     def outcome(self, state: BorgiaState) -> Outcome | None:
         if state.phase != Phase.OVER:
@@ -475,10 +576,12 @@ class BorgiaEngine:
     def apply(self, state: BorgiaState, seat: int, action: BorgiaAction):
         if not isinstance(action, ACTION_TYPES):
             raise MalformedAction("not a House of Borgia action")
-        if not isinstance(seat, int) or seat not in self.deciders(state):
+        if not isinstance(seat, int) or seat != _decider(state):
             raise NotYourDecision(f"seat {seat} need not decide now")
         phase = state.phase
         events: list[BorgiaEvent] = []
+        # New states are built field by field (in BorgiaState order): much cheaper than replace().
+        s = state
         if phase == Phase.BID:
             if not isinstance(action, Bid):
                 raise IllegalAction("a bid is expected")
@@ -486,104 +589,54 @@ class BorgiaEngine:
                 raise MalformedAction("a bid count is an integer")
             if action.action not in BID_FACES:
                 raise IllegalAction("FATE cannot be bid; a bid names BRIBE, POISON, JUDGEMENT, ACCUSATION or RUMOR")
-            low = 1 if state.bid is None else state.bid.count + 1
-            if not low <= action.count <= state.total_dice:
-                raise IllegalAction(f"the bid count must be between {low} and {state.total_dice}")
+            low = 1 if s.bid is None else s.bid.count + 1
+            total = s.total_dice
+            if not low <= action.count <= total:
+                raise IllegalAction(f"the bid count must be between {low} and {total}")
             bid = _bid(action.count, Face(action.action))
             events.append(BidMade(seat, bid.count, bid.action))
-            return replace(state, phase=Phase.RESPOND, bid=bid), events
+            state = BorgiaState(
+                s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, s.rng, s.ladder,
+                s.influence, s.antipope, s.puppets, s.dice, s.rumors, Phase.RESPOND, s.round_number,
+                s.round_starter, s.active, bid, s.called,
+            )  # fmt: skip
+            return state, events
         if phase == Phase.RESPOND:
             if isinstance(action, Allow):
-                if state.bid.count >= state.total_dice:
+                if s.bid.count >= s.total_dice:
                     raise IllegalAction("the bid is at the highest count: it can only be called")
                 events.append(Allowed(seat))
-                return replace(state, phase=Phase.PERFORM), events
+                state = BorgiaState(
+                    s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, s.rng, s.ladder,
+                    s.influence, s.antipope, s.puppets, s.dice, s.rumors, Phase.PERFORM, s.round_number,
+                    s.round_starter, s.active, s.bid, s.called,
+                )  # fmt: skip
+                return state, events
             if isinstance(action, Call):
-                return self._call(state, seat, events), events
+                return _call(s, seat, events), events
             raise IllegalAction("call or allow is expected")
         # PERFORM
-        legal = _perform_options(state, seat)
-        try:
-            action = legal[legal.index(action)]  # canonical enum-typed copy
-        except ValueError:
-            raise IllegalAction("that is not a legal way to perform the bid action") from None
-        state = self._perform(state, seat, action, events)
-        if state.called:
+        last = self._last_perform
+        legal = last[2] if last is not None and last[0] is s and last[1] == seat else _perform_options(s, seat)
+        for option in legal:
+            if option is action:
+                break
+        else:
+            try:
+                action = legal[legal.index(action)]  # canonical enum-typed copy
+            except ValueError:
+                raise IllegalAction("that is not a legal way to perform the bid action") from None
+        influence, ladder, antipope, rumors = _perform(s, seat, action, events)
+        if s.called:
             # B4: a true bid was called; the caller loses a die after the action.
-            return self._lose_die(state, state.responder, events), events
+            return _lose_die(s, s.responder, events, influence, ladder, antipope, rumors), events
         # B4 / Project decision (lead 1): after an allow, the seat that allowed bids next.
-        return replace(state, phase=Phase.BID, active=state.responder), events
-
-    def _call(self, state: BorgiaState, caller: int, events: list) -> BorgiaState:
-        bid = state.bid
-        matching = sum(1 for dice in state.dice for f in dice if f == bid.action or f == Face.FATE)
-        truthful = matching >= bid.count
-        events.append(Called(caller))
-        events.append(DiceRevealed(state.dice, state.active, caller, bid, matching, truthful))
-        state = replace(state, called=True)
-        if truthful:
-            return replace(state, phase=Phase.PERFORM)
-        return self._lose_die(state, state.active, events)
-
-    def _perform(self, state: BorgiaState, seat: int, action: BorgiaAction, events: list) -> BorgiaState:
-        influence = list(state.influence)
-        changes: list[InfluenceChange] = []
-        ladder, antipope, rumors = state.ladder, state.antipope, state.rumors
-        if isinstance(action, Bribe):
-            rest = tuple(c for c in ladder if c != action.cardinal)
-            ladder = (action.cardinal, *rest) if action.direction == Direction.TOP else (*rest, action.cardinal)
-        elif isinstance(action, Poison):
-            if action.first == action.second:
-                _change(influence, action.first, -2, changes)  # takes what there is (B5)
-            else:
-                _change(influence, action.first, -1, changes)
-                _change(influence, action.second, -1, changes)
-        elif isinstance(action, JudgementPair):
-            _change(influence, action.source, -2, changes)
-            _change(influence, action.target, 2, changes)
-        elif isinstance(action, JudgementSplit):
-            for c in action.sources:
-                _change(influence, c, -1, changes)
-            for c in action.targets:
-                _change(influence, c, 1, changes)
-        elif isinstance(action, Accuse):
-            antipope = action.cardinal
-        elif isinstance(action, Rumor):
-            updated = [list(held) for held in rumors]
-            for held in updated:
-                if action.card in held:
-                    held.remove(action.card)
-            target = updated[action.target]
-            if action.returned is not None:
-                target.remove(action.returned)  # B10 Shadow Puppets: the named one returns
-            elif not state.shadow_puppets and target:
-                target.clear()  # B5: one rumor per player, the old one returns to the centre
-            target.append(action.card)
-            rumors = tuple(tuple(sorted(held)) for held in updated)
-        events.append(ActionPerformed(seat, action, tuple(changes), ladder, antipope, rumors))
-        return replace(state, influence=tuple(influence), ladder=ladder, antipope=antipope, rumors=rumors)
-
-    def _lose_die(self, state: BorgiaState, loser: int, events: list) -> BorgiaState:
-        """B4 die loss, then B7 rally, then B8 end of round."""
-        dice = list(state.dice)
-        dice[loser] = dice[loser][:-1]  # Project decision: drop the last of the sorted, just revealed dice
-        events.append(DieLost(loser, len(dice[loser])))
-        # B7 rally by ladder position; the Antipope gains nothing. Project decision: its share
-        # is not passed on to the next cardinal down.
-        influence = list(state.influence)
-        gains: list[InfluenceChange] = []
-        for cardinal, gain in zip(state.ladder, RALLY_GAINS[state.player_count], strict=False):
-            if cardinal != state.antipope:
-                _change(influence, cardinal, gain, gains)
-        events.append(Rallied(tuple(gains)))
-        state = replace(state, dice=tuple(dice), influence=tuple(influence))
-        if any(not d for d in dice):
-            # B8: a player without dice ends the game; B9 scoring.
-            state = replace(state, phase=Phase.OVER)
-            events.append(GameEnded(score(state)))
-            return state
-        # B8: the player who just lost a die starts; everyone re-rolls.
-        return self._start_round(state, loser, [len(d) for d in dice], events)
+        state = BorgiaState(
+            s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, s.rng, ladder,
+            influence, antipope, s.puppets, s.dice, rumors, Phase.BID, s.round_number,
+            s.round_starter, s.responder, s.bid, s.called,
+        )  # fmt: skip
+        return state, events
 
     # ----------------------------------------------------------------- views and events
 

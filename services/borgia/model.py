@@ -211,7 +211,7 @@ class BorgiaState:
 
     @property
     def total_dice(self) -> int:
-        return sum(len(d) for d in self.dice)
+        return sum(map(len, self.dice))
 
 
 # --------------------------------------------------------------------------- events
