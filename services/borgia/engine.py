@@ -1,4 +1,4 @@
-"""House of Borgia rules engine (rulebook borgia.txt, rulings B1-B11 in RULINGS.md).
+"""House of Borgia rules engine (rulebook borgia.txt, rulings B1-B13 in RULINGS.md).
 
 Pure: imports only the standard library and ``services.engine``. The state is an immutable
 ``BorgiaState``; ``apply`` returns a new one. All randomness comes from ``Rng`` whose state
@@ -225,7 +225,7 @@ def score(state: BorgiaState) -> FinalResult:
     influence = list(state.influence)
     antipope = state.antipope
     flame, poisoned = state.flame_of_thy_tongue, state.poisoned_dice
-    penalising = flame or poisoned  # B10: penalties instead of eliminations
+    penalising = flame or poisoned  # B10, B13: penalties instead of eliminations and removals
 
     matched: list[tuple[Cardinal, ...]] = [tuple(p for p in state.puppets[s] if p in state.rumors[s]) for s in range(n)]
 
@@ -547,7 +547,7 @@ class BorgiaEngine:
         phase = state.phase
         total = state.total_dice
         if phase == Phase.BID:
-            # B3 / Project decision (lead 2): 1 <= count <= dice in play, strictly above the last bid.
+            # B3, B12 / Project decision (lead 2): 1 <= count <= dice in play, strictly above the last bid.
             low = 1 if state.bid is None else state.bid.count + 1
             bids = _BID_LISTS.get((low, total))
             if bids is None:
@@ -556,7 +556,7 @@ class BorgiaEngine:
                 )
             return list(bids)
         if phase == Phase.RESPOND:
-            # Project decision (lead 2): at the highest possible count an allow would leave no bid.
+            # B12 / Project decision (lead 2): at the highest possible count an allow would leave no bid.
             if state.bid.count >= total:
                 return [_CALL]
             return [_CALL, _ALLOW]

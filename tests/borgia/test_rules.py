@@ -1,4 +1,4 @@
-"""One or more tests per House of Borgia rule and ruling (B1-B11), each from a literal state.
+"""One or more tests per House of Borgia rule and ruling (B1-B13), each from a literal state.
 
 Rule ids refer to RULINGS.md; "lead decision N" refers to the project decisions noted in
 services/borgia/engine.py.
@@ -194,7 +194,8 @@ def test_b3_fate_cannot_be_bid():
         ENGINE.apply(make_state(), 0, Bid(3, FATE))
 
 
-def test_b3_bid_above_the_dice_in_play_is_illegal():
+def test_b3_b12_bid_above_the_dice_in_play_is_illegal():
+    """B12: a bid's count is capped at the number of dice in play (15 here)."""
     with pytest.raises(IllegalAction):
         ENGINE.apply(make_state(), 0, Bid(16, BRIBE))
 
@@ -230,7 +231,8 @@ def test_b4_responder_wraps_around_the_table():
     assert ENGINE.deciders(state) == (0,)
 
 
-def test_lead_decision_2_at_the_highest_count_the_responder_can_only_call():
+def test_b12_lead_decision_2_at_the_highest_count_the_responder_can_only_call():
+    """B12: a bid naming every die in play cannot be raised, so the responder must call."""
     state = make_state(phase=Phase.RESPOND, bid=Bid(15, BRIBE))
     assert ENGINE.legal_actions(state, 1) == [Call()]
     with pytest.raises(IllegalAction):
@@ -662,7 +664,8 @@ def test_b10_shadow_puppets_both_matching_rumors_eliminate_the_player():
     assert result.pope == BORGIA and result.winners == ()
 
 
-def test_b10_flame_of_thy_tongue_costs_influence_equal_to_the_player_count():
+def test_b10_b13_flame_of_thy_tongue_costs_influence_equal_to_the_player_count():
+    """B13: the penalty replaces elimination; the cardinal stays on the ladder."""
     state = over_state(flame_of_thy_tongue=True, dice=((), (BRIBE,), (BRIBE, BRIBE, BRIBE)), rumors=((), (), (SFORZA,)))
     result = ENGINE.view(state, None).result
     assert result.eliminated == () and result.removed == ()
@@ -671,7 +674,8 @@ def test_b10_flame_of_thy_tongue_costs_influence_equal_to_the_player_count():
     assert result.winners == (2,)
 
 
-def test_b10_poisoned_dice_make_each_remaining_die_worth_minus_two():
+def test_b10_b13_poisoned_dice_make_each_remaining_die_worth_minus_two():
+    """B13: the penalty replaces elimination; the cardinal stays on the ladder."""
     state = over_state(
         poisoned_dice=True,
         dice=((), (BRIBE,), (BRIBE, BRIBE)),
@@ -680,10 +684,10 @@ def test_b10_poisoned_dice_make_each_remaining_die_worth_minus_two():
     )
     result = ENGINE.view(state, None).result
     assert result.influence[ORSINI] == 3 and result.influence[SFORZA] == 6
-    assert result.eliminated == () and result.winners == (2,)
+    assert result.eliminated == () and result.removed == () and result.winners == (2,)
 
 
-def test_b10_flame_and_poisoned_dice_both_apply_and_nobody_is_eliminated():
+def test_b10_b13_flame_and_poisoned_dice_both_apply_and_nobody_is_eliminated():
     state = over_state(
         flame_of_thy_tongue=True,
         poisoned_dice=True,
@@ -696,7 +700,8 @@ def test_b10_flame_and_poisoned_dice_both_apply_and_nobody_is_eliminated():
     assert result.eliminated == () and result.removed == ()
 
 
-def test_b10_shadow_poisoned_dice_only_for_the_matching_puppet():
+def test_b10_b13_shadow_poisoned_dice_only_for_the_matching_puppet():
+    """B13 in Shadow Puppets: the matching cardinal pays the penalty and stays on the ladder."""
     state = shadow_state(
         phase=Phase.OVER, poisoned_dice=True, dice=((BRIBE, BRIBE), ()), rumors=((MEDICI,), ()),
         influence=(2, 2, 5, 2, 2, 2),
@@ -704,6 +709,28 @@ def test_b10_shadow_poisoned_dice_only_for_the_matching_puppet():
     result = ENGINE.view(state, None).result
     assert result.influence[MEDICI] == 1 and result.influence[ORSINI] == 6
     assert result.removed == () and result.scores == (7, 4)
+
+
+@pytest.mark.parametrize(
+    ("variant", "influence", "penalties", "pope", "winners", "scores"),
+    [
+        ("flame_of_thy_tongue", (2, 2, 4, 4, 2, 2), [(MEDICI, -2), (ORSINI, -2)], MEDICI, (0,), (8, 4)),
+        ("poisoned_dice", (2, 2, 0, 0, 2, 2), [], BORGIA, (), (0, 4)),
+    ],
+)
+def test_b13_shadow_both_matching_rumors_each_cost_the_penalty_once_and_nobody_is_eliminated(
+    variant, influence, penalties, pope, winners, scores
+):
+    """B13: in Shadow Puppets with both rumors matching, each matching puppet pays the variant's
+    penalty once (Flame: 2 players, -2 each; Poisoned Dice: 2 dice at -2 each) and neither the
+    player nor the cardinals leave the game."""
+    state = shadow_state(phase=Phase.OVER, dice=((BRIBE, BRIBE), ()), rumors=((MEDICI, ORSINI), ()), **{variant: True})
+    result = ENGINE.view(state, None).result
+    assert result.eliminated == () and result.removed == ()
+    assert MEDICI in result.ladder and ORSINI in result.ladder
+    assert result.influence == influence
+    assert [(p.cardinal, p.delta) for p in result.penalties] == penalties
+    assert result.pope == pope and result.winners == winners and result.scores == scores
 
 
 def test_b6_the_antipope_puppet_pays_no_flame_penalty():
@@ -726,6 +753,21 @@ def test_malformed_and_out_of_turn_actions():
         ENGINE.apply(state, 1, Bid(3, BRIBE))
     with pytest.raises(IllegalAction):
         ENGINE.apply(state, 0, Call())
+
+
+def test_perform_is_checked_whether_or_not_legal_actions_came_first():
+    """apply reuses the perform options of the last legal_actions call only for that very state."""
+    accusing = perform_state(ACCUSATION, antipope=MEDICI)
+    legal = ENGINE.legal_actions(accusing, 0)
+    legal.clear()  # the caller's copy: the engine's own list is untouched
+    assert ENGINE.apply(accusing, 0, Accuse(SFORZA))[0].antipope == SFORZA
+    with pytest.raises(IllegalAction):
+        ENGINE.apply(accusing, 0, Accuse(MEDICI))  # already the Antipope
+    other = perform_state(ACCUSATION, antipope=SFORZA)
+    ENGINE.legal_actions(accusing, 0)
+    with pytest.raises(IllegalAction):
+        ENGINE.apply(other, 0, Accuse(SFORZA))
+    assert ENGINE.apply(other, 0, Accuse(MEDICI))[0].antipope == MEDICI
 
 
 def test_apply_returns_a_new_state_and_leaves_the_input_alone():
