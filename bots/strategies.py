@@ -1,18 +1,17 @@
 """How a bot chooses. A strategy sees exactly what its seat's player sees (the
 GetViewResponse: the table, the seat's view and its legal actions), never the true state.
 
-Add a bot by adding a function here (or in your own worker) and naming it in
-TAVOLA_BOTS on the gateway; its seats are routed to the queue ``bots.<name>``.
+Bots are registered as plug-ins (``bots/registry.py``, entry-point group ``tavola.bots``);
+the worker finds every bot there. ``STRATEGIES`` names the bots the local stack and its
+deploy files run a queue for by default.
 """
 
 import random
-from collections.abc import Callable
 
 from bots.borgia_odds import borgia_odds
+from bots.policy import Strategy
 from tavola.gateway.v1 import gateway_pb2
 from tavola.rules.v1 import rules_pb2
-
-Strategy = Callable[[gateway_pb2.GetViewResponse, random.Random], rules_pb2.LegalAction]
 
 
 def random_legal(view: gateway_pb2.GetViewResponse, rng: random.Random) -> rules_pb2.LegalAction:

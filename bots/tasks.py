@@ -1,10 +1,15 @@
 """The bot task: play one decision of one bot seat, through the gateway, like any client.
 
-The task carries ids only. The worker derives the seat's token from the shared bot secret,
-fetches the seat's view, chooses among its legal actions with an RNG seeded by
-(table, seat, version), and submits with request id "bot-<seat>-<version>". A retried or
-duplicated task therefore submits the same action under the same id, which the gateway
-answers from its idempotency record: it changes nothing twice.
+The task carries ids and the bot's canonical string (``bots.registry.canonical``, e.g.
+``ismcts:budget_ms=50``). The worker derives the seat's token from the shared bot secret,
+fetches the seat's view, finds the bot in the registry for the table's game, chooses among
+its legal actions with an RNG seeded by (table, seat, version), and submits with request
+id "bot-<seat>-<version>". A retried or duplicated task therefore submits under the same
+id, which the gateway answers from its idempotency record: it changes nothing twice (and a
+task retried after its action was applied finds a newer version and stops as stale).
+
+A strategy that raises or chooses no legal action is logged, and a random legal action is
+played instead, so a faulty bot never stalls a table.
 """
 
 import hashlib
@@ -14,11 +19,14 @@ import random
 import grpc
 import structlog
 
+from bots import registry
 from bots.app import DECIDE_TASK, app
-from bots.strategies import STRATEGIES
+from bots.policy import Strategy
 from common import auth
 from common.errors import reason_of
+from services.registry import get_game
 from tavola.gateway.v1 import gateway_pb2, gateway_pb2_grpc
+from tavola.rules.v1 import rules_pb2
 
 log = structlog.get_logger()
 
@@ -46,6 +54,40 @@ def _seeded_rng(table_id: str, seat: int, version: int) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
+def strategy_for(bot: str, game_id: str, **context: object) -> Strategy | None:
+    """The bot's strategy for the game; None (logged) when it cannot be had."""
+    try:
+        get_game(game_id)
+        return registry.make_strategy(bot, game_id)
+    except registry.BotError as error:
+        log.error("bad_bot", reason=error.reason, message=error.message, **context)
+    except KeyError:
+        log.error("unknown_game", game_id=game_id, **context)
+    except Exception:
+        log.exception("bot_unavailable", **context)
+    return None
+
+
+def choose(
+    strategy: Strategy | None, view: gateway_pb2.GetViewResponse, rng: random.Random, **context: object
+) -> tuple[rules_pb2.LegalAction, bool]:
+    """(the legal action to submit, whether it is the random fallback). A missing strategy,
+    one that raises or one that chooses no legal action is logged and replaced by a random
+    legal action: a faulty bot never stalls a table."""
+    if strategy is None:
+        return rng.choice(list(view.legal_actions)), True
+    try:
+        choice = strategy(view, rng)
+        if isinstance(choice, rules_pb2.LegalAction):
+            for option in view.legal_actions:
+                if option.action == choice.action:
+                    return option, False
+        log.error("bot_illegal_choice", choice=str(choice)[:200], **context)
+    except Exception:
+        log.exception("bot_strategy_failed", **context)
+    return rng.choice(list(view.legal_actions)), True
+
+
 @app.task(
     name=DECIDE_TASK,
     autoretry_for=(GatewayUnavailable,),
@@ -54,17 +96,15 @@ def _seeded_rng(table_id: str, seat: int, version: int) -> random.Random:
     max_retries=10,
 )
 def decide(table_id: str, seat: int, version: int, bot: str) -> str:
-    strategy = STRATEGIES.get(bot)
-    if strategy is None:
-        log.error("unknown_bot", bot=bot, table_id=table_id, seat=seat)
-        return "unknown bot"
     metadata = auth.metadata(auth.bot_token(platform_secret(), table_id, seat))
     stub = gateway_pb2_grpc.GatewayServiceStub(channel())
     try:
         view = stub.GetView(gateway_pb2.GetViewRequest(table_id=table_id), metadata=metadata, timeout=10)
         if view.table.version != version or not view.must_decide:
             return "stale"  # a newer task exists for the table's current version
-        choice = strategy(view, _seeded_rng(table_id, seat, version))
+        context = {"table_id": table_id, "seat": seat, "version": version, "bot": bot}
+        strategy = strategy_for(bot, view.table.game_id, **context)
+        choice, _ = choose(strategy, view, _seeded_rng(table_id, seat, version), **context)
         stub.SubmitAction(
             gateway_pb2.SubmitActionRequest(
                 table_id=table_id,

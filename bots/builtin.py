@@ -1,0 +1,114 @@
+"""tavola's own bots, registered in ``pyproject.toml`` under ``tavola.bots`` like any other.
+
+Each game's heuristic policy is imported only when a bot needs it, so loading the list of
+bots stays cheap and a game without a heuristic still gets the game-agnostic bots.
+"""
+
+import importlib
+from collections.abc import Mapping
+
+from bots.ismcts import ismcts_policy
+from bots.policy import Policy, Strategy, policy_strategy
+from bots.registry import BAD_BOT_OPTION, BotError, BotOption, BotSpec, OptionValue
+from bots.strategies import random_legal
+from services.registry import get_game
+
+# game id -> "module:attribute" of its engine-level heuristic policy (bots.policy.Policy)
+HEURISTICS = {
+    "borgia": "bots.borgia_odds:borgia_odds_policy",
+    "mortadella": "bots.mortadella_heuristic:mortadella_heuristic_policy",
+    "pecunia": "bots.pecunia_heuristic:pecunia_heuristic_policy",
+}
+
+
+def heuristic_policy(game_id: str) -> Policy | None:
+    """The game's heuristic policy, or None for a game that has none."""
+    target = HEURISTICS.get(game_id)
+    if target is None:
+        return None
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _make_random(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
+    return random_legal
+
+
+def _make_heuristic(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
+    return policy_strategy(get_game(game_id), heuristic_policy(game_id))
+
+
+def _make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
+    rollout = heuristic_policy(game_id) if options["rollout"] == "heuristic" else None
+    policy = ismcts_policy(
+        iterations=int(options["iterations"]),
+        budget_ms=float(options["budget_ms"]),
+        c=float(options["c"]),
+        rollout=rollout,
+    )
+    return policy_strategy(get_game(game_id), policy)
+
+
+def _check_ismcts(options: Mapping[str, OptionValue]) -> None:
+    if not options["budget_ms"] and not options["iterations"]:
+        raise BotError(BAD_BOT_OPTION, "bot 'ismcts' needs budget_ms or iterations above 0, or it never stops")
+
+
+RANDOM = BotSpec(
+    name="random",
+    description="Plays one of its legal actions uniformly at random.",
+    strength=0,
+    strength_note="The baseline every other bot is measured against.",
+    make=_make_random,
+)
+
+BORGIA_ODDS = BotSpec(
+    name="borgia-odds",
+    description="Reads its own dice and puppet and plays the odds: calls unlikely bids, bids its best margin, "
+    "helps its puppet up the ladder.",
+    strength=40,
+    strength_note="Beats random bots clearly; a search bot beats it.",
+    make=_make_heuristic,
+    games=("borgia",),
+)
+
+MORTADELLA_HEURISTIC = BotSpec(
+    name="mortadella-heuristic",
+    description="Hand-written rules for Il Trono di Mortadella, from its own view only.",
+    strength=40,
+    strength_note="Beats random bots; a search bot beats it.",
+    make=_make_heuristic,
+    games=("mortadella",),
+)
+
+PECUNIA_HEURISTIC = BotSpec(
+    name="pecunia-heuristic",
+    description="Hand-written rules for Pecunia non olet, from its own view only.",
+    strength=40,
+    strength_note="Beats random bots; a search bot beats it.",
+    make=_make_heuristic,
+    games=("pecunia",),
+)
+
+ISMCTS = BotSpec(
+    name="ismcts",
+    description="Information-set Monte Carlo tree search: plays out many games from states consistent with "
+    "what it sees and picks the action that wins most. Plays every game.",
+    strength=70,
+    strength_note="At its default budget it beats random bots and each game's heuristic bot; "
+    "more time per decision plays better.",
+    make=_make_ismcts,
+    check=_check_ismcts,
+    options=(
+        BotOption("budget_ms", "Thinking time per decision in milliseconds (0: no limit).", "int", "200", (), 0, 60000),
+        BotOption("iterations", "Playouts per decision (0: no limit).", "int", "0", (), 0, 1_000_000),
+        BotOption("c", "UCB exploration constant.", "float", "0.7", (), 0, 100),
+        BotOption(
+            "rollout",
+            "How playouts choose: random, or the game's heuristic (random where the game has none).",
+            "enum",
+            "random",
+            ("random", "heuristic"),
+        ),
+    ),
+)
