@@ -1,6 +1,6 @@
 """Il Trono di Mortadella: the pure rules engine.
 
-Rulebook: ``shared/rules/mortadella.txt``; rulings M1-M20 in ``shared/rules/RULINGS.md``.
+Rulebook: ``shared/rules/mortadella.txt``; rulings M1-M21 in ``shared/rules/RULINGS.md``.
 Imports only the standard library and ``services.engine``; all randomness comes from the
 RNG state kept in ``State.rng`` (``services.engine.rng``).
 
@@ -20,13 +20,15 @@ Project decisions that apply everywhere:
   ever lists seats with a real choice.
 - A player eliminated during his own turn (M8, M16) ends that turn at once; his dice not
   yet resolved are lost.
-- The table option ``max_turns`` (default 500) ends a game that runs too long: when that
-  many turns have begun (skipped turns included) and the last one ends, nobody wins.
+- The table option ``max_turns`` (default 500, M21) ends a game that runs too long: when
+  that many turns have begun (skipped turns included) and the last one ends, nobody wins.
 - The table option ``additional_rules`` (default true) turns the rulebook's Additional
   Rules on: Lombard token, deadly sins, Porchetta, Earthquake, Carnival (M8, M10-M13).
 
-Internally ``apply`` thaws the frozen ``State`` into a mutable ``_Work``, runs the rules on
-it and freezes the result: the input state is never touched.
+Internally ``apply`` copies the frozen ``State`` into a ``_Work`` (the same fields, which
+may be reassigned), runs the rules on it and hands its fields to a new ``State``: the input
+state is never touched. ``apply`` checks the action it is given directly (``_is_legal``)
+rather than listing every legal action; playouts depend on this path being cheap.
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ INFO = GameInfo(
             name="max_turns",
             description=(
                 "Turn limit: when this many turns (skipped ones included) have been played "
-                "and nobody has won, the game ends with no winner."
+                "and nobody has won, the game ends with no winner (M21)."
             ),
             kind="int",
             default=str(DEFAULT_MAX_TURNS),
@@ -211,122 +213,42 @@ def role_name(role: Role) -> str:
     return ROLE_INFO[role].name
 
 
-class _Work:
-    """A mutable copy of the state for the duration of one ``apply``."""
+def _replace(items: tuple, index: int, value: object) -> tuple:
+    """``items`` with ``items[index]`` replaced by ``value``."""
+    return (*items[:index], value, *items[index + 1 :])
 
-    __slots__ = (
-        "active",
-        "additional_rules",
-        "carnival",
-        "chosen",
-        "dice",
-        "effect",
-        "end_reason",
-        "ev",
-        "guess_context",
-        "in_game",
-        "kept",
-        "lombard_holder",
-        "lombard_used",
-        "max_turns",
-        "passed",
-        "phase",
-        "player_count",
-        "remaining",
-        "removed_roles",
-        "rng",
-        "roles",
-        "skip_turn",
-        "start_player",
-        "steal_symbol",
-        "steals_left",
-        "target",
-        "tokens",
-        "turn",
-        "unchosen",
-        "undealt",
-        "waiting",
-        "winners",
-        "wrong_guesses",
-    )
+
+class _Work(State):
+    """The state one ``apply`` is changing: a State whose fields may be reassigned.
+
+    It has no fields of its own: ``thaw`` copies the state's field dict and ``freeze`` hands
+    that dict to a new State. Fields stay tuples and are replaced, never mutated in place,
+    so neither step converts anything. ``ev`` collects the events of the ``apply``.
+    """
+
+    __slots__ = ("ev",)
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__  # type: ignore[assignment]
 
     @classmethod
     def thaw(cls, s: State) -> _Work:
-        w = cls()
-        w.player_count = s.player_count
-        w.max_turns = s.max_turns
-        w.additional_rules = s.additional_rules
-        w.rng = Rng(s.rng)
-        w.roles = list(s.roles)
-        w.removed_roles = list(s.removed_roles)
-        w.undealt = list(s.undealt)
-        w.tokens = [list(t) for t in s.tokens]
-        w.in_game = list(s.in_game)
-        w.skip_turn = list(s.skip_turn)
-        w.start_player = s.start_player
-        w.active = s.active
-        w.turn = s.turn
-        w.lombard_holder = s.lombard_holder
-        w.lombard_used = s.lombard_used
-        w.passed = s.passed
-        w.kept = s.kept
-        w.dice = s.dice
-        w.carnival = s.carnival
-        w.chosen = s.chosen
-        w.unchosen = s.unchosen
-        w.remaining = s.remaining
-        w.phase = s.phase
-        w.effect = s.effect
-        w.target = s.target
-        w.steal_symbol = s.steal_symbol
-        w.steals_left = s.steals_left
-        w.waiting = list(s.waiting)
-        w.guess_context = s.guess_context
-        w.winners = s.winners
-        w.end_reason = s.end_reason
-        w.wrong_guesses = s.wrong_guesses
+        w = object.__new__(cls)
+        w.__dict__ = s.__dict__.copy()
         w.ev = []
         return w
 
     def freeze(self) -> State:
-        # Equivalent to State(**fields) but without the per-field object.__setattr__ of a
-        # frozen dataclass __init__ (this is the hot path of every playout).
         state = object.__new__(State)
-        state.__dict__.update(
-            player_count=self.player_count,
-            max_turns=self.max_turns,
-            additional_rules=self.additional_rules,
-            rng=self.rng.state,
-            roles=tuple(self.roles),
-            removed_roles=tuple(self.removed_roles),
-            undealt=tuple(self.undealt),
-            tokens=tuple((t[0], t[1], t[2], t[3]) for t in self.tokens),
-            in_game=tuple(self.in_game),
-            skip_turn=tuple(self.skip_turn),
-            start_player=self.start_player,
-            active=self.active,
-            turn=self.turn,
-            lombard_holder=self.lombard_holder,
-            lombard_used=self.lombard_used,
-            passed=self.passed,
-            kept=self.kept,
-            dice=self.dice,
-            carnival=self.carnival,
-            chosen=self.chosen,
-            unchosen=self.unchosen,
-            remaining=self.remaining,
-            phase=self.phase,
-            effect=self.effect,
-            target=self.target,
-            steal_symbol=self.steal_symbol,
-            steals_left=self.steals_left,
-            waiting=tuple(self.waiting),
-            guess_context=self.guess_context,
-            winners=self.winners,
-            end_reason=self.end_reason,
-            wrong_guesses=self.wrong_guesses,
-        )
+        object.__setattr__(state, "__dict__", self.__dict__)
+        self.__dict__ = {}  # the state owns the fields now
         return state
+
+    def add_tokens(self, seat: int, index: int, delta: int) -> None:
+        row = self.tokens[seat]
+        self.tokens = _replace(self.tokens, seat, _replace(row, index, row[index] + delta))
+
+    def stop_waiting(self, seat: int) -> None:
+        self.waiting = tuple(s for s in self.waiting if s != seat)
 
 
 # --------------------------------------------------------------------------- who decides, what
@@ -341,7 +263,7 @@ def _deciders(s: State | _Work) -> tuple[int, ...]:
     if phase is Phase.CANCEL:
         return (s.target,)  # type: ignore[return-value]
     if phase is Phase.PLAGUE or phase is Phase.SETUP_TOKEN:
-        return tuple(s.waiting)
+        return s.waiting
     return (s.active,)
 
 
@@ -400,43 +322,109 @@ def _dice_choices(dice: tuple[Symbol, ...], kept: bool) -> tuple[ChooseDice, ...
     return tuple(out)
 
 
-def _legal(s: State | _Work, seat: int) -> list[Action]:
+_START_TOKENS = tuple(ChooseStartToken(symbol) for symbol in TOKEN_SYMBOLS)
+_ROLL_FIVE = RollDice(False)
+_ROLLS = (_ROLL_FIVE, RollDice(True))
+_LOMBARD = (UseLombard(False), UseLombard(True))
+_CANCEL = (PayCancel(False), PayCancel(True))
+_DISCARD_PEOPLE = PlagueDiscard(_PEOPLE)
+_DISCARDS = (_DISCARD_PEOPLE, PlagueDiscard(_TOWER))
+
+
+@cache
+def _targets(in_game: tuple[bool, ...], active: int) -> tuple[ChooseTarget, ...]:
+    return tuple(ChooseTarget(t) for t in _order_from(in_game, active))
+
+
+@cache
+def _revolutions(in_game: tuple[bool, ...], active: int) -> tuple[ChooseRevolution, ...]:
+    return tuple(ChooseRevolution(t, symbol) for t in _order_from(in_game, active) for symbol in (_TOWER, _BOOK))
+
+
+@cache
+def _dice_choice_set(dice: tuple[Symbol, ...], kept: bool) -> frozenset[ChooseDice]:
+    return frozenset(_dice_choices(dice, kept))
+
+
+@cache
+def _resolve_set(remaining: tuple[Symbol, ...]) -> frozenset[ResolveEffect]:
+    return frozenset(_resolve_options(remaining))
+
+
+def _legal(s: State, seat: int) -> list[Action]:
     phase = s.phase
     if phase is Phase.OVER or seat not in _deciders(s):
         return []
     if phase is Phase.SETUP_TOKEN:
-        return [ChooseStartToken(symbol) for symbol in TOKEN_SYMBOLS]
+        return list(_START_TOKENS)
     if phase is Phase.PRE_ROLL:
-        actions: list[Action] = [RollDice(False)]
-        if s.passed:
-            actions.append(RollDice(True))
+        actions: list[Action] = list(_ROLLS) if s.passed else [_ROLL_FIVE]
         # M19: two players, before rolling, while an undealt role remains.
         if s.player_count == 2 and s.undealt:
             opponent = 1 - seat
             actions.extend(GuessRole(opponent, role) for role in _guess_roles(s, seat))
         return actions
     if phase is Phase.LOMBARD:
-        return [UseLombard(False), UseLombard(True)]
+        return list(_LOMBARD)
     if phase is Phase.CHOOSE_DICE:
         return list(_dice_choices(s.dice, s.kept))
     if phase is Phase.RESOLVE:
         return list(_resolve_options(s.remaining))
     if phase is Phase.TARGET:
-        return [ChooseTarget(t) for t in _order_from(s.in_game, s.active)]
+        return list(_targets(s.in_game, s.active))
     if phase is Phase.REVOLUTION_TARGET:
-        return [ChooseRevolution(t, symbol) for t in _order_from(s.in_game, s.active) for symbol in (_TOWER, _BOOK)]
+        return list(_revolutions(s.in_game, s.active))
     if phase is Phase.CANCEL:
-        return [PayCancel(False), PayCancel(True)]
+        return list(_CANCEL)
     if phase is Phase.PLAGUE:
-        actions = [PlagueDiscard(_PEOPLE)]
-        if s.tokens[seat][_T] > 0:
-            actions.append(PlagueDiscard(_TOWER))
-        return actions
+        return list(_DISCARDS) if s.tokens[seat][_T] > 0 else [_DISCARD_PEOPLE]
     if phase is Phase.STEAL:
         return [StealFrom(v) for v in _steal_victims(s)]
     if phase is Phase.MASTER_GUESS:
         return [GuessRole(t, role) for t in _guess_targets(s, seat) for role in _guess_roles(s, seat)]
     return []
+
+
+def _is_legal(s: State, seat: int, action: Action) -> bool:
+    """``action in _legal(s, seat)`` for a well-formed, normalized action of a seat that must
+    decide, without listing every legal action (``apply`` checks each action it is given)."""
+    phase = s.phase
+    kind = type(action)
+    if phase is Phase.PRE_ROLL:
+        if kind is RollDice:
+            return not action.keep_passed or bool(s.passed)  # type: ignore[union-attr]
+        return (
+            kind is GuessRole
+            and s.player_count == 2
+            and bool(s.undealt)
+            and action.target == 1 - seat  # type: ignore[union-attr]
+            and action.role in _guess_roles(s, seat)  # type: ignore[union-attr]
+        )
+    if phase is Phase.CHOOSE_DICE:
+        return kind is ChooseDice and action in _dice_choice_set(s.dice, s.kept)
+    if phase is Phase.RESOLVE:
+        return kind is ResolveEffect and action in _resolve_set(s.remaining)
+    if phase is Phase.LOMBARD:
+        return kind is UseLombard
+    if phase is Phase.CANCEL:
+        return kind is PayCancel
+    if phase is Phase.SETUP_TOKEN:
+        return kind is ChooseStartToken
+    if phase is Phase.PLAGUE:
+        return kind is PlagueDiscard and (action.symbol is _PEOPLE or s.tokens[seat][_T] > 0)  # type: ignore[union-attr]
+    if phase is Phase.TARGET:
+        return kind is ChooseTarget and action.target < s.player_count and s.in_game[action.target]  # type: ignore[union-attr]
+    if phase is Phase.REVOLUTION_TARGET:
+        return kind is ChooseRevolution and action.target < s.player_count and s.in_game[action.target]  # type: ignore[union-attr]
+    if phase is Phase.STEAL:
+        return kind is StealFrom and action.victim in _steal_victims(s)  # type: ignore[union-attr]
+    if phase is Phase.MASTER_GUESS:
+        return (
+            kind is GuessRole
+            and action.target in _guess_targets(s, seat)  # type: ignore[union-attr]
+            and action.role in _guess_roles(s, seat)  # type: ignore[union-attr]
+        )
+    return False
 
 
 # --------------------------------------------------------------------------- the rules, on _Work
@@ -446,7 +434,7 @@ def _end_game(w: _Work, winners: tuple[int, ...], reason: EndReason) -> None:
     w.phase = Phase.OVER
     w.winners = winners
     w.end_reason = reason
-    w.waiting = []
+    w.waiting = ()
     w.wrong_guesses = ()  # every role is revealed now (the GameEnded event)
     w.ev.append(GameEnded(winners, reason, tuple(w.roles), tuple(w.removed_roles)))
 
@@ -466,17 +454,17 @@ def _check_last_standing(w: _Work) -> bool:
 
 def _eliminate(w: _Work, seat: int, cause: EliminationCause) -> None:
     """M8: out of the game, tokens back to the reserve, role still secret."""
-    returned = tuple(w.tokens[seat])
-    w.tokens[seat] = [0, 0, 0, 0]
-    w.in_game[seat] = False
-    w.skip_turn[seat] = False
+    returned = w.tokens[seat]
+    w.tokens = _replace(w.tokens, seat, (0, 0, 0, 0))
+    w.in_game = _replace(w.in_game, seat, False)
+    w.skip_turn = _replace(w.skip_turn, seat, False)
     lombard_to = None
     if w.lombard_holder == seat:
         # Project decision (M10): an eliminated holder's token goes to the right-hand seat in play.
         w.lombard_holder = _right_in_game(w.in_game, seat)
         lombard_to = w.lombard_holder
     if seat in w.waiting:
-        w.waiting.remove(seat)
+        w.stop_waiting(seat)
     w.ev.append(PlayerEliminated(seat, cause, returned, lombard_to))  # type: ignore[arg-type]
 
 
@@ -487,14 +475,14 @@ def _sinned(w: _Work, seat: int, index: int) -> bool:
 
 def _gain(w: _Work, seat: int, symbol: Symbol, n: int, cause: TokenCause, other: int | None = None) -> None:
     index = symbol - 1
-    w.tokens[seat][index] += n
+    w.add_tokens(seat, index, n)
     w.ev.append(TokensChanged(seat, symbol, n, cause, other))
     if _sinned(w, seat, index):
         _eliminate(w, seat, EliminationCause.DEADLY_SIN)
 
 
 def _lose(w: _Work, seat: int, symbol: Symbol, n: int, cause: TokenCause, other: int | None = None) -> None:
-    w.tokens[seat][symbol - 1] -= n
+    w.add_tokens(seat, symbol - 1, -n)
     w.ev.append(TokensChanged(seat, symbol, -n, cause, other))
 
 
@@ -552,13 +540,13 @@ def _begin_turn(w: _Work, seat: int, passed: tuple[Symbol, ...]) -> None:
         w.target = None
         w.steal_symbol = None
         w.steals_left = 0
-        w.waiting = []
+        w.waiting = ()
         w.guess_context = None
         w.lombard_used = False
         w.ev.append(TurnStarted(seat, w.turn, passed))
         if w.skip_turn[seat]:
             # M9: the whole turn is skipped, the token returned, the passed dice go on.
-            w.skip_turn[seat] = False
+            w.skip_turn = _replace(w.skip_turn, seat, False)
             w.ev.append(TurnSkipped(seat))
             seat = _next_in_game(w.in_game, seat)  # type: ignore[assignment]
             continue
@@ -585,8 +573,10 @@ def _end_turn(w: _Work) -> None:
 
 
 def _roll(w: _Work, count: int) -> tuple[Symbol, ...]:
-    rng = w.rng
-    return tuple(DIE_FACES[rng.below(6)] for _ in range(count))
+    rng = Rng(w.rng)
+    dice = tuple(DIE_FACES[rng.below(6)] for _ in range(count))
+    w.rng = rng.state
+    return dice
 
 
 def _after_roll(w: _Work) -> None:
@@ -611,7 +601,7 @@ def _special_event(w: _Work) -> None:
         order = _order_from(w.in_game, w.active)
         index = first - 1
         for seat in order:
-            w.tokens[seat][index] += 1
+            w.add_tokens(seat, index, 1)
             w.ev.append(TokensChanged(seat, first, 1, TokenCause.PORCHETTA, None))
         for seat in order:
             if _sinned(w, seat, index):
@@ -668,7 +658,7 @@ def _start_effect(w: _Work, effect: Effect) -> None:
         for seat in order:
             if w.tokens[seat][_M] > 0:
                 _lose(w, seat, _MORT, 1, TokenCause.BLACK_DEATH)
-    w.waiting = [seat for seat in order if w.tokens[seat][_P] > 0]
+    w.waiting = tuple(seat for seat in order if w.tokens[seat][_P] > 0)
     if w.waiting:
         w.phase = Phase.PLAGUE
     else:
@@ -692,7 +682,7 @@ def _finish_effect(w: _Work) -> None:
     w.target = None
     w.steal_symbol = None
     w.steals_left = 0
-    w.waiting = []
+    w.waiting = ()
     if w.phase is Phase.OVER or _check_last_standing(w):
         return
     if not w.in_game[w.active]:
@@ -711,7 +701,7 @@ def _apply_hit(w: _Work, effect: Effect, target: int) -> None:
     if effect is Effect.DRUNKENNESS:
         _lose(w, target, _PEOPLE, 1, TokenCause.DRUNKENNESS)
     else:
-        w.skip_turn[target] = True
+        w.skip_turn = _replace(w.skip_turn, target, True)
         w.ev.append(SkipTurnGiven(target))
 
 
@@ -720,7 +710,7 @@ def _dispatch(w: _Work, seat: int, action: Action) -> None:
     phase = w.phase
     if phase is Phase.SETUP_TOKEN:
         assert isinstance(action, ChooseStartToken)
-        w.waiting.remove(seat)
+        w.stop_waiting(seat)
         _gain(w, seat, action.symbol, 1, TokenCause.SETUP)
         if not w.waiting:
             _begin_turn(w, w.start_player, ())
@@ -808,7 +798,7 @@ def _dispatch(w: _Work, seat: int, action: Action) -> None:
         return
     if phase is Phase.PLAGUE:
         assert isinstance(action, PlagueDiscard)
-        w.waiting.remove(seat)
+        w.stop_waiting(seat)
         cause = TokenCause.BLACK_DEATH if w.effect is Effect.BLACK_DEATH else TokenCause.PLAGUE
         _lose(w, seat, action.symbol, 1, cause)
         if not w.waiting:
@@ -843,9 +833,13 @@ def _two_player_guess(w: _Work, seat: int, action: GuessRole) -> None:
         if held:
             _lose(w, seat, symbol, held, TokenCause.GUESS_PENALTY)
     old = w.roles[seat]
-    new = w.undealt.pop(w.rng.below(len(w.undealt)))
-    w.roles[seat] = new
-    w.removed_roles[seat] = (*w.removed_roles[seat], old)
+    rng = Rng(w.rng)
+    index = rng.below(len(w.undealt))
+    w.rng = rng.state
+    new = w.undealt[index]
+    w.undealt = (*w.undealt[:index], *w.undealt[index + 1 :])
+    w.roles = _replace(w.roles, seat, new)
+    w.removed_roles = _replace(w.removed_roles, seat, (*w.removed_roles[seat], old))
     w.ev.append(RoleReplaced(seat, old, new))
     _end_turn(w)
 
@@ -878,28 +872,39 @@ def _master_guess(w: _Work, seat: int, action: GuessRole) -> None:
     _end_turn(w)
 
 
-# Phases whose decision always offers two or more actions.
-_ALWAYS_A_CHOICE = frozenset(
-    (
-        Phase.SETUP_TOKEN,
-        Phase.LOMBARD,
-        Phase.TARGET,
-        Phase.REVOLUTION_TARGET,
-        Phase.CANCEL,
-        Phase.MASTER_GUESS,
-        Phase.OVER,
-    )
-)
-
-
 def _settle(w: _Work) -> None:
-    """Take every decision that has exactly one legal action (see the module docstring)."""
-    while w.phase not in _ALWAYS_A_CHOICE:
-        for seat in _deciders(w):
-            actions = _legal(w, seat)
-            if len(actions) == 1:
-                _dispatch(w, seat, actions[0])
-                break
+    """Take every decision that has exactly one legal action (see the module docstring),
+    as ``_legal`` would list it. The other phases (SETUP_TOKEN, LOMBARD, TARGET,
+    REVOLUTION_TARGET, CANCEL, MASTER_GUESS) always offer two or more actions."""
+    while True:
+        phase = w.phase
+        if phase is Phase.RESOLVE:
+            options = _resolve_options(w.remaining)
+            if len(options) != 1:
+                return
+            _dispatch(w, w.active, options[0])
+        elif phase is Phase.PRE_ROLL:
+            if w.passed or (w.player_count == 2 and w.undealt):
+                return
+            _dispatch(w, w.active, _ROLL_FIVE)
+        elif phase is Phase.CHOOSE_DICE:
+            choices = _dice_choices(w.dice, w.kept)
+            if len(choices) != 1:
+                return
+            _dispatch(w, w.active, choices[0])
+        elif phase is Phase.PLAGUE:
+            # The first waiting seat (in turn order) without a Tower can only discard People.
+            for seat in w.waiting:
+                if w.tokens[seat][_T] == 0:
+                    _dispatch(w, seat, _DISCARD_PEOPLE)
+                    break
+            else:
+                return
+        elif phase is Phase.STEAL:
+            victims = _steal_victims(w)
+            if len(victims) != 1:
+                return
+            _dispatch(w, w.active, StealFrom(victims[0]))
         else:
             return
 
@@ -1149,7 +1154,7 @@ class MortadellaEngine:
         if choices:
             # M20: seven players each choose one more token (a setup decision, all at once).
             # Project decision: the choice is made after the start player is known.
-            w.waiting = _order_from(w.in_game, start)
+            w.waiting = tuple(_order_from(w.in_game, start))
         else:
             _begin_turn(w, start, ())
         _settle(w)
@@ -1172,7 +1177,7 @@ class MortadellaEngine:
         if seat not in _deciders(state):
             raise NotYourDecision(f"seat {seat} need not decide now")
         action = _normalize(action)
-        if action not in _legal(state, seat):
+        if not _is_legal(state, seat, action):
             raise IllegalAction(f"{self.describe_action(action)} is not allowed now")
         w = _Work.thaw(state)
         _dispatch(w, seat, action)
