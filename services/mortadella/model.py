@@ -84,7 +84,7 @@ class EndReason(IntEnum):
     LAST_STANDING = 2  # M15
     MASTER_GUESS = 3  # M16
     TWO_PLAYER_GUESS = 4  # M19
-    TURN_LIMIT = 5  # table option max_turns: nobody wins
+    TURN_LIMIT = 5  # table option max_turns (M21): nobody wins
     ALL_ELIMINATED = 6  # Project decision: Porchetta eliminated everyone at once, nobody wins
 
 

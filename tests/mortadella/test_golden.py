@@ -3,7 +3,7 @@
 The digests were generated once by this engine: sha256 of the serialized final GameState
 proto, and of the length-prefixed serialized Event protos. A change here means the
 engine's behaviour, its use of the RNG or the proto encoding changed: regenerate only on
-purpose. The three games cover a 4-player game stopped by the turn limit, a 7-player game
+purpose. The three games cover a 4-player game stopped by the turn limit (M21), a 7-player game
 with the setup choice and the Brigand (M20), and a 2-player game with wrong guesses and
 redrawn roles (M19).
 """

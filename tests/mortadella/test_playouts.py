@@ -4,8 +4,8 @@ with the additional rules on and off, plus a few short games with a tiny turn li
 Invariants (checked after every step): no crash; deciders exist until the end (harness);
 no token count below 0; with the additional rules nobody but the Brigand holds more than
 7 of one symbol while in play (M8); an eliminated seat holds nothing; the game ends, or
-stops at the documented turn limit (table option ``max_turns``, default 500) with no
-winner; a winner meets their victory row (M14), is the last player standing (M15) or
+stops at the documented turn limit (table option ``max_turns``, default 500, M21) with
+no winner; a winner meets their victory row (M14), is the last player standing (M15) or
 guessed right (M16, M19).
 """
 

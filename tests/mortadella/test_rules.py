@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from services.engine.errors import IllegalAction, MalformedAction, NotYourDecision
+from services.engine.errors import IllegalAction, InvalidConfig, MalformedAction, NotYourDecision
 from services.mortadella import ENGINE
 from services.mortadella.model import (
     ROLE_INFO,
@@ -888,11 +888,38 @@ def test_m20_the_brigands_acquisitions_are_stolen():
 
 
 def test_turn_limit_ends_the_game_with_no_winner():
+    """M21: when ``max_turns`` turns have begun and the last one ends, nobody wins and the
+    outcome says the limit ended the game."""
     state = resolving(4, remaining=(T,), turn=30, max_turns=30)
     new, _ = act(state, 0, ResolveEffect((T,), Effect.ACQUIRE_TOWER))
     assert new.phase is Phase.OVER and new.winners == () and new.end_reason is EndReason.TURN_LIMIT
     assert "turn limit" in ENGINE.outcome(new).summary
     assert ENGINE.deciders(new) == ()
+
+
+def test_turn_limit_counts_skipped_turns():
+    """M21 with M9: a skipped turn is a turn begun, so it counts toward ``max_turns``."""
+    state = resolving(4, remaining=(T,), turn=29, max_turns=30, skip_turn=(False, True, False, False))
+    new, events = act(state, 0, ResolveEffect((T,), Effect.ACQUIRE_TOWER))
+    assert TurnSkipped(1) in events
+    assert new.turn == 30 and new.end_reason is EndReason.TURN_LIMIT and new.winners == ()
+
+
+def test_the_last_turn_before_the_limit_can_still_be_won():
+    """M21 only ends a game nobody has won: a row met in the last turn wins (M15)."""
+    state = resolving(4, remaining=(M,), turn=30, max_turns=30, tokens={0: (2, 2, 2, 4)})
+    new, _ = act(state, 0, ResolveEffect((M,), Effect.ACQUIRE_MORTADELLA))
+    assert new.end_reason is EndReason.VICTORY_ROW and new.winners == (0,)
+
+
+def test_the_turn_limit_is_a_table_option():
+    """M21: ``max_turns``, default 500, at least 1."""
+    spec = {o.name: o for o in ENGINE.info.options}["max_turns"]
+    assert spec.default == "500" and spec.minimum == 1
+    state, _ = ENGINE.new_game(3, {"max_turns": "7"}, 1)
+    assert state.max_turns == 7
+    with pytest.raises(InvalidConfig):
+        ENGINE.new_game(3, {"max_turns": "0"}, 1)
 
 
 def test_a_seat_that_need_not_decide_is_refused():
