@@ -53,5 +53,14 @@ play: setup
 bench: setup
 	$(PY) -m bench
 
+# A short tournament per game, 2 players: ISMCTS (50 ms a decision), the game's heuristic
+# bot and random, each pair in turn (python -m bots.arena --help for more).
+ARENA_GAMES ?= 30
+.PHONY: arena
+arena: setup
+	$(PY) -m bots.arena --game borgia --players 2 --bots ismcts:budget_ms=50,borgia-odds,random --games $(ARENA_GAMES)
+	$(PY) -m bots.arena --game mortadella --players 2 --bots ismcts:budget_ms=50,mortadella-heuristic,random --games $(ARENA_GAMES)
+	$(PY) -m bots.arena --game pecunia --players 2 --bots ismcts:budget_ms=50,pecunia-heuristic,random --games $(ARENA_GAMES)
+
 clean:
 	rm -rf gen gen.tmp $(VENV) .pytest_cache .ruff_cache .hypothesis

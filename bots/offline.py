@@ -24,10 +24,18 @@ def _pack(message) -> any_pb2.Any:
 
 def view_response(game: Game, state, seat: int) -> gateway_pb2.GetViewResponse:
     engine, codec = game.engine, game.codec
+    deciders = engine.deciders(state)
+    table = gateway_pb2.Table(
+        game_id=engine.info.game_id,
+        player_count=engine.player_count(state),
+        status=gateway_pb2.TABLE_STATUS_IN_PROGRESS if deciders else gateway_pb2.TABLE_STATUS_FINISHED,
+        deciding_seats=deciders,
+    )
     return gateway_pb2.GetViewResponse(
+        table=table,
         seat=seat,
         view=_pack(codec.view_to_proto(engine.view(state, seat))),
-        must_decide=seat in engine.deciders(state),
+        must_decide=seat in deciders,
         legal_actions=[
             rules_pb2.LegalAction(action=_pack(codec.action_to_proto(a)), label=engine.describe_action(a))
             for a in engine.legal_actions(state, seat)

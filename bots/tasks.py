@@ -54,11 +54,11 @@ def _seeded_rng(table_id: str, seat: int, version: int) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def strategy_for(bot: str, game_id: str, **context: object) -> Strategy | None:
+def strategy_for(bot_text: str, game_id: str, **context: object) -> Strategy | None:
     """The bot's strategy for the game; None (logged) when it cannot be had."""
     try:
         get_game(game_id)
-        return registry.make_strategy(bot, game_id)
+        return registry.make_strategy(bot_text, game_id)
     except registry.BotError as error:
         log.error("bad_bot", reason=error.reason, message=error.message, **context)
     except KeyError:

@@ -1,0 +1,265 @@
+"""Bots against bots, offline on the pure engines: how often each wins, with confidence.
+
+    python -m bots.arena --game borgia --players 2 --bots ismcts,random --games 200 --seed 1
+    python -m bots.arena --game pecunia --players 3 --bots ismcts:budget_ms=50,pecunia-heuristic --json
+
+Seats rotate among the bots from game to game (game g seats bot (seat + g) mod len(bots)),
+so no bot keeps the advantage of a seat. Each bot sees exactly what the gateway would send
+its seat (``bots.offline.view_response``). A shared win counts 1/len(winners) for each
+winner. Win rates come with 95% Wilson intervals; games run in parallel processes.
+"""
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bots import registry
+from bots.offline import view_response
+from services.engine.api import parse_options
+from services.engine.errors import InvalidConfig
+from services.registry import game_ids, get_game
+
+TIES = "a shared win counts 1/len(winners) for each winner"
+
+
+@dataclass(frozen=True)
+class GameResult:
+    index: int
+    seating: tuple[int, ...]  # bot index per seat
+    winners: tuple[int, ...]
+    decisions: tuple[int, ...]  # per bot index
+    seconds: tuple[float, ...]  # time spent deciding, per bot index
+
+
+def seating(index: int, players: int, bots: int) -> tuple[int, ...]:
+    return tuple((seat + index) % bots for seat in range(players))
+
+
+def wilson(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95% for z = 1.96)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+# Each process builds the game and the bots' strategies once.
+_setup: dict = {}
+
+
+def _init(game_id: str, bots: Sequence[str], options: dict[str, str], players: int, seed: int) -> None:
+    _setup.update(
+        game=get_game(game_id),
+        strategies=[registry.make_strategy(bot, game_id) for bot in bots],
+        options=options,
+        players=players,
+        seed=seed,
+    )
+
+
+def _play(index: int) -> GameResult:
+    game, strategies = _setup["game"], _setup["strategies"]
+    engine, codec = game.engine, game.codec
+    seats = seating(index, _setup["players"], len(strategies))
+    decisions, seconds = [0] * len(strategies), [0.0] * len(strategies)
+    seed = _setup["seed"] + index
+    rng = random.Random(seed)
+    state, _ = engine.new_game(len(seats), _setup["options"], seed)
+    while deciders := engine.deciders(state):
+        seat = deciders[rng.randrange(len(deciders))]
+        bot = seats[seat]
+        response = view_response(game, state, seat)
+        started = time.perf_counter()
+        choice = strategies[bot](response, rng)
+        seconds[bot] += time.perf_counter() - started
+        decisions[bot] += 1
+        message = codec.action_type()()
+        choice.action.Unpack(message)
+        state, _ = engine.apply(state, seat, codec.action_from_proto(message))
+    return GameResult(index, seats, tuple(engine.outcome(state).winners), tuple(decisions), tuple(seconds))
+
+
+def play_games(
+    game_id: str,
+    players: int,
+    bots: Sequence[str],
+    games: int,
+    seed: int,
+    jobs: int = 1,
+    options: dict[str, str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[GameResult]:
+    """Play ``games`` games, in ``jobs`` processes; ``progress(done, games)`` after each."""
+    setup = (game_id, list(bots), dict(options or {}), players, seed)
+    results: list[GameResult] = []
+    _init(*setup)  # here first: a bot that cannot be built fails once, not in every process
+    if jobs <= 1:
+        outcomes = map(_play, range(games))
+    else:
+        pool = multiprocessing.get_context().Pool(jobs, initializer=_init, initargs=setup)
+        outcomes = pool.imap_unordered(_play, range(games))
+    try:
+        for result in outcomes:
+            results.append(result)
+            if progress:
+                progress(len(results), games)
+    finally:
+        if jobs > 1:
+            pool.terminate()
+    return sorted(results, key=lambda r: r.index)
+
+
+def _rate(wins: float, games: int) -> dict:
+    low, high = wilson(wins, games)
+    return {
+        "games": games,
+        "wins": round(wins, 4),
+        "win_rate": round(wins / games, 4) if games else 0.0,
+        "ci95": [round(low, 4), round(high, 4)],
+    }
+
+
+def summarize(
+    game_id: str, players: int, bots: Sequence[str], seed: int, options: dict[str, str], results: Sequence[GameResult]
+) -> dict:
+    """The report: per bot (keyed by the bot as given; a bot given twice is merged) and per seat."""
+    labels = list(dict.fromkeys(bots))
+    per_bot = {label: {"games": 0, "wins": 0.0, "decisions": 0, "seconds": 0.0, "seats": {}} for label in labels}
+    per_seat = [{"games": 0, "wins": 0.0} for _ in range(players)]
+    no_winner = 0
+    for result in results:
+        share = 1.0 / len(result.winners) if result.winners else 0.0
+        no_winner += not result.winners
+        for bot, (decisions, seconds) in enumerate(zip(result.decisions, result.seconds, strict=True)):
+            per_bot[bots[bot]]["decisions"] += decisions
+            per_bot[bots[bot]]["seconds"] += seconds
+        for seat, bot in enumerate(result.seating):
+            won = share if seat in result.winners else 0.0
+            entry = per_bot[bots[bot]]
+            entry["games"] += 1
+            entry["wins"] += won
+            at_seat = entry["seats"].setdefault(seat, {"games": 0, "wins": 0.0})
+            at_seat["games"] += 1
+            at_seat["wins"] += won
+            per_seat[seat]["games"] += 1
+            per_seat[seat]["wins"] += won
+    return {
+        "game": game_id,
+        "players": players,
+        "games": len(results),
+        "seed": seed,
+        "options": options,
+        "ties": TIES,
+        "no_winner": no_winner,
+        "bots": {
+            label: {
+                **_rate(entry["wins"], entry["games"]),
+                "mean_decision_ms": round(1000 * entry["seconds"] / entry["decisions"], 3) if entry["decisions"] else 0,
+                "decisions": entry["decisions"],
+                "seats": {str(seat): _rate(s["wins"], s["games"]) for seat, s in sorted(entry["seats"].items())},
+            }
+            for label, entry in per_bot.items()
+        },
+        "seats": [{"seat": seat, **_rate(s["wins"], s["games"])} for seat, s in enumerate(per_seat)],
+    }
+
+
+def format_report(report: dict) -> str:
+    def pct(x: float) -> str:
+        return f"{100 * x:5.1f}%"
+
+    lines = [
+        f"{report['game']}, {report['players']} players, {report['games']} games, seed {report['seed']}"
+        + (f", options {report['options']}" if report["options"] else ""),
+        f"ties: {report['ties']}; games nobody won: {report['no_winner']}",
+        "",
+        f"{'bot':<36} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16} {'ms/decision':>11}",
+    ]
+    for label, entry in report["bots"].items():
+        low, high = entry["ci95"]
+        lines.append(
+            f"{label:<36} {entry['games']:>6} {entry['wins']:>8.1f} {pct(entry['win_rate']):>9}  "
+            f"[{pct(low)}, {pct(high)}] {entry['mean_decision_ms']:>11.2f}"
+        )
+    lines += ["", f"{'seat':<36} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16}"]
+    for entry in report["seats"]:
+        low, high = entry["ci95"]
+        lines.append(
+            f"{entry['seat']:<36} {entry['games']:>6} {entry['wins']:>8.1f} {pct(entry['win_rate']):>9}  "
+            f"[{pct(low)}, {pct(high)}]"
+        )
+    return "\n".join(lines)
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr."""
+
+    def __init__(self, label: str, width: int = 30):
+        self.label, self.width, self.started = label, width, time.monotonic()
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = self.width * done // max(total, 1)
+        elapsed = time.monotonic() - self.started
+        left = elapsed / done * (total - done) if done else 0
+        sys.stderr.write(
+            f"\r{self.label} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} games"
+            f"  {elapsed:5.0f}s elapsed, ~{left:.0f}s left "
+        )
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+def _options(text: str) -> dict[str, str]:
+    pairs = [item.partition("=") for item in text.split(",") if item.strip()]
+    return {key.strip(): value.strip() for key, _, value in pairs}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bots.arena", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", required=True, help="game id, e.g. borgia")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--bots", required=True, help="comma-separated bots, each name or name:key=value,...")
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel processes (default: cores)")
+    parser.add_argument("--options", default="", help="table options, key=value,...")
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    args = parser.parse_args(argv)
+    bots = registry.split_bots(args.bots)
+    if not bots:
+        parser.error("--bots names no bot")
+    try:
+        game = get_game(args.game)
+    except KeyError:
+        parser.error(f"no game {args.game!r} (games: {', '.join(game_ids())})")
+    options = _options(args.options)
+    try:
+        parse_options(game.engine.info, args.players, options)
+        for bot in bots:
+            registry.resolve(bot, args.game)
+    except (InvalidConfig, registry.BotError) as error:
+        parser.error(str(error))
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    progress = ProgressBar(f"{args.game} {args.players}p")
+    results = play_games(
+        args.game, args.players, bots, args.games, args.seed, max(1, args.jobs), options, progress=progress
+    )
+    report = summarize(args.game, args.players, bots, args.seed, options, results)
+    print(json.dumps(report, indent=2) if args.json else format_report(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

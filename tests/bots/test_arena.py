@@ -1,0 +1,75 @@
+"""The arena (bots/arena.py): seats rotate among the bots, shared wins are split, and
+--json prints one object with per-bot and per-seat win rates and their Wilson intervals."""
+
+import json
+
+import pytest
+
+from bots import arena
+
+
+def run_json(capsys, *argv: str) -> dict:
+    assert arena.main([*argv, "--json"]) == 0
+    captured = capsys.readouterr()
+    return json.loads(captured.out)
+
+
+def check_rate(entry: dict) -> None:
+    low, high = entry["ci95"]
+    assert 0 <= low <= entry["win_rate"] <= high <= 1
+    assert entry["win_rate"] == pytest.approx(entry["wins"] / entry["games"], abs=1e-4)
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_json_report_shape(capsys, jobs):
+    bots = "random,ismcts:iterations=5,budget_ms=0"
+    report = run_json(
+        capsys, "--game", "borgia", "--players", "3", "--bots", bots, "--games", "4", "--seed", "3", "--jobs", jobs
+    )
+    assert report["game"] == "borgia" and report["players"] == 3 and report["games"] == 4
+    assert "1/len(winners)" in report["ties"]
+    assert list(report["bots"]) == ["random", "ismcts:iterations=5,budget_ms=0"]
+    for entry in report["bots"].values():
+        check_rate(entry)
+        assert entry["mean_decision_ms"] >= 0
+        assert sum(s["games"] for s in entry["seats"].values()) == entry["games"]
+    # 4 games x 3 seats over 2 bots, rotated: every seat-game is counted once
+    assert sum(entry["games"] for entry in report["bots"].values()) == 12
+    assert [s["seat"] for s in report["seats"]] == [0, 1, 2]
+    for seat in report["seats"]:
+        check_rate(seat)
+        assert seat["games"] == 4
+    total_wins = sum(entry["wins"] for entry in report["bots"].values())
+    assert total_wins == pytest.approx(4 - report["no_winner"])
+
+
+def test_the_same_seed_plays_the_same_games(capsys):
+    argv = ["--game", "pecunia", "--players", "2", "--bots", "random,pecunia-heuristic", "--games", "6", "--jobs", "1"]
+    first, second = run_json(capsys, *argv), run_json(capsys, *argv)
+    assert first["bots"]["random"]["wins"] == second["bots"]["random"]["wins"]
+
+
+def test_seats_rotate_among_the_bots():
+    assert [arena.seating(g, 2, 2) for g in range(3)] == [(0, 1), (1, 0), (0, 1)]
+    assert arena.seating(1, 3, 2) == (1, 0, 1)
+
+
+def test_wilson_interval():
+    low, high = arena.wilson(5, 10)
+    assert (round(low, 3), round(high, 3)) == (0.237, 0.763)
+    assert arena.wilson(0, 10)[0] == 0 and arena.wilson(10, 10)[1] == 1
+
+
+def test_text_report_says_how_ties_count(capsys):
+    assert arena.main(["--game", "mortadella", "--bots", "random", "--games", "2", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "1/len(winners)" in out and "95% CI" in out
+
+
+@pytest.mark.parametrize(
+    "bots", ["nobody,random", "borgia-odds,random", "ismcts:depth=2,random"], ids=["unknown", "game", "option"]
+)
+def test_a_bad_bot_is_refused_before_any_game(capsys, bots):
+    with pytest.raises(SystemExit):
+        arena.main(["--game", "pecunia", "--bots", bots, "--games", "1", "--jobs", "1"])
+    assert "bot" in capsys.readouterr().err
