@@ -1,4 +1,4 @@
-"""Pecunia non olet rules engine (rulebook pecunia.txt, rulings P1-P7 in RULINGS.md).
+"""Pecunia non olet rules engine (rulebook pecunia.txt, rulings P1-P8 in RULINGS.md).
 
 Pure: imports only the standard library, ``services.engine`` and this package's own value
 and deck modules. The state is an immutable ``PecuniaState``; ``apply`` returns a new one.
@@ -24,6 +24,7 @@ asked even when none of them can be played: a turn that ran by itself would tell
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 
 from services.engine.api import GameInfo, OptionSpec, Outcome, parse_options
@@ -96,9 +97,9 @@ HAND_CARDS = 2  # P6
 TAX = 2  # Special tax
 FISH = 2  # Fish poisoning
 CASTOR_MAX = 2  # Castor oil: "up to 2"
-# Project decision: the rules can loop forever (colluding players can keep each other's
-# Romans seated with Fish poisoning while the middle seat stays blocked by P2), so a table
-# has a safety limit on completed turns; at the limit the most sesterces win (ties share).
+# P8: the rules can loop forever (colluding players can keep each other's Romans seated with
+# Fish poisoning while the middle seat stays blocked by P2), so a table has a limit on
+# completed turns (table option, 0: none); at the limit the most sesterces win (ties share).
 # Random play ends far below it (see tests/pecunia/test_playouts.py).
 DEFAULT_TURN_LIMIT = 1000
 
@@ -144,7 +145,7 @@ def make_info(decks: tuple[str, ...]) -> GameInfo:
             OptionSpec(
                 name=OPTION_TURN_LIMIT,
                 description=(
-                    "Safety limit on completed turns (the rules alone can loop forever); at the limit "
+                    "Limit on completed turns (P8; the rules alone can loop forever); at the limit "
                     "the most sesterces win; 0: no limit"
                 ),
                 kind="int",
@@ -157,82 +158,116 @@ def make_info(decks: tuple[str, ...]) -> GameInfo:
 
 
 class _Work:
-    """A mutable copy of the state used inside ``apply`` (never escapes it)."""
+    """The state being changed inside ``apply`` and ``new_game`` (it never escapes them).
 
-    __slots__ = (
-        "action_discard",
-        "action_pile",
-        "active",
-        "coins",
-        "deck",
-        "end_reason",
-        "events",
-        "hands",
-        "phase",
-        "queues",
-        "reorder",
-        "rng",
-        "roman_discard",
-        "roman_pile",
-        "seats",
-        "start_player",
-        "target",
-        "turn",
-        "turn_limit",
-        "villa",
-        "winners",
-    )
+    It holds the fields of ``PecuniaState`` (defined once, in model.py) by reference. A tuple
+    is copied into a list only when an effect changes it (copy on write: ``_list``, ``_row``,
+    ``_stack``), and ``freeze`` turns only those lists back into tuples. An action so costs
+    what it touches, not the size of the whole state, and the state passed in never changes.
+    """
 
     def __init__(self, s: PecuniaState):
-        self.deck = s.deck
-        self.target = s.target
-        self.turn_limit = s.turn_limit
-        self.start_player = s.start_player
-        self.seats = [[list(stack) for stack in latrine] for latrine in s.seats]
-        self.queues = [list(q) for q in s.queues]
-        self.hands = [list(h) for h in s.hands]
-        self.coins = list(s.coins)
-        self.roman_pile = list(s.roman_pile)
-        self.roman_discard = list(s.roman_discard)
-        self.action_pile = list(s.action_pile)
-        self.action_discard = list(s.action_discard)
-        self.active = s.active
-        self.phase = s.phase
-        self.villa = s.villa
-        self.reorder = s.reorder
-        self.turn = s.turn
+        self.__dict__.update(s.__dict__)
         self.rng = Rng(s.rng)
-        self.winners = s.winners
-        self.end_reason = s.end_reason
         self.events: list[PecuniaEvent] = []
+        # Where the lists are: a field name, (field, player) or (player, seat) of a latrine,
+        # each after the container holding it.
+        self.copied: list[str | tuple[str, int] | tuple[int, int]] = []
 
     def freeze(self) -> PecuniaState:
-        return PecuniaState(
-            deck=self.deck,
-            target=self.target,
-            turn_limit=self.turn_limit,
-            start_player=self.start_player,
-            seats=tuple((tuple(a), tuple(b), tuple(c)) for a, b, c in self.seats),
-            queues=tuple(tuple(q) for q in self.queues),
-            hands=tuple(tuple(h) for h in self.hands),
-            coins=tuple(self.coins),
-            roman_pile=tuple(self.roman_pile),
-            roman_discard=tuple(self.roman_discard),
-            action_pile=tuple(self.action_pile),
-            action_discard=tuple(self.action_discard),
-            active=self.active,
-            phase=self.phase,
-            villa=self.villa,
-            reorder=self.reorder,
-            turn=self.turn,
-            rng=self.rng.state,
-            winners=self.winners,
-            end_reason=self.end_reason,
-        )
+        values = self.__dict__
+        for where in reversed(self.copied):  # the innermost lists first
+            if type(where) is str:
+                values[where] = tuple(values[where])
+            elif type(where[0]) is str:
+                rows = values[where[0]]
+                rows[where[1]] = tuple(rows[where[1]])
+            else:
+                latrine = values["seats"][where[0]]
+                latrine[where[1]] = tuple(latrine[where[1]])
+        # The generated __init__ of a frozen dataclass sets every field through
+        # object.__setattr__, which was most of an action's cost; these are exactly
+        # PecuniaState's fields (once _Work's own are dropped), so they are filled in directly.
+        state = object.__new__(PecuniaState)
+        fields = state.__dict__
+        fields.update(values)
+        del fields["events"], fields["copied"]
+        fields["rng"] = self.rng.state
+        return state
+
+
+def _list(w: _Work, name: str) -> list:
+    """The field ``name`` (a flat or per-player tuple), as _Work's own list."""
+    value = w.__dict__[name]
+    if type(value) is not list:
+        value = w.__dict__[name] = list(value)
+        w.copied.append(name)
+    return value
+
+
+def _row(w: _Work, name: str, player: int) -> list:
+    """``player``'s entry of a per-player field (queues, hands, seats), as _Work's own list."""
+    rows = w.__dict__[name]
+    if type(rows) is not list:
+        rows = _list(w, name)
+    row = rows[player]
+    if type(row) is not list:
+        row = rows[player] = list(row)
+        w.copied.append((name, player))
+    return row
+
+
+def _stack(w: _Work, player: int, seat: int) -> list:
+    """One latrine seat of ``player``, as _Work's own list."""
+    latrine = w.seats[player]
+    if type(latrine) is not list:
+        latrine = _row(w, "seats", player)
+    stack = latrine[seat]
+    if type(stack) is not list:
+        stack = latrine[seat] = list(stack)
+        w.copied.append((player, seat))
+    return stack
 
 
 # ---------------------------------------------------------------------------------------
 # Legal actions. These read either a PecuniaState or a _Work (same attribute names).
+
+
+# Legal actions are listed again at every decision, and a frozen dataclass is slow to build,
+# so each distinct action, or run of actions, is built once and shared (actions are
+# immutable values).
+_seat_roman_action = cache(SeatRoman)
+_castor_oil = cache(PlayCastorOil)
+_special_tax = cache(PlaySpecialTax)
+_poaching = cache(PlayPoaching)
+_senate_meeting = cache(PlaySenateMeeting)
+
+
+@cache
+def _queue_jumpers(queue_size: int) -> tuple[PlayQueueJumper, ...]:
+    return tuple(PlayQueueJumper(i) for i in range(1, queue_size))
+
+
+@cache
+def _pick_nexts(placed: int, queue_size: int) -> tuple[PickNext, ...]:
+    return tuple(PickNext(i) for i in range(placed, queue_size))
+
+
+@cache
+def _seated_targets(kind: type, target: int, stack_sizes: tuple[int, ...]) -> tuple[PecuniaAction, ...]:
+    """Fish poisoning or Eviction on each Roman seated with ``target``."""
+    return tuple(kind(target, _SEATS[seat], slot) for seat, size in enumerate(stack_sizes) for slot in range(size))
+
+
+@cache
+def _opponents(player: int, players: int) -> tuple[int, ...]:
+    """The other seats, clockwise from ``player``."""
+    return tuple((player + k) % players for k in range(1, players))
+
+
+@cache
+def _swaps(queue_size: int, target: int, target_size: int) -> tuple[PlaySwap, ...]:
+    return tuple(PlaySwap(i, target, j) for i in range(queue_size) for j in range(target_size))
 
 
 def _fits(s, player: int, seat: int, card: int) -> bool:
@@ -272,12 +307,12 @@ def _refill_options(s, player: int) -> tuple[list[PecuniaAction], bool]:
         if not stack:
             if _fits(s, player, seat, head):
                 compulsory = True
-                options.append(SeatRoman(_SEATS[seat]))
+                options.append(_seat_roman_action(_SEATS[seat], False))
                 if pair:
-                    options.append(SeatRoman(_SEATS[seat], True))
+                    options.append(_seat_roman_action(_SEATS[seat], True))
         elif woman and len(stack) == 1 and romans[stack[0].card].kind is _WOMAN:
             # P3 / Special rule 2: a woman may join a lone woman (optional).
-            options.append(SeatRoman(_SEATS[seat]))
+            options.append(_seat_roman_action(_SEATS[seat], False))
     return options, compulsory
 
 
@@ -290,7 +325,7 @@ def _plays_of(s, player: int, kind: ActionKind) -> list[PecuniaAction]:
         return [] if s.villa else [_VILLA]
     if kind is ActionKind.QUEUE_JUMPER:
         # Project decision: the card moved must not already be at the start.
-        return [PlayQueueJumper(i) for i in range(1, len(own_queue))]
+        return list(_queue_jumpers(len(own_queue)))
     if kind is ActionKind.REORDERING:
         # Project decision: a queue of fewer than two cards has no order to choose.
         return [_REORDERING] if len(own_queue) > 1 else []
@@ -300,32 +335,27 @@ def _plays_of(s, player: int, kind: ActionKind) -> list[PecuniaAction]:
         for seat, stack in enumerate(s.seats[player]):
             for slot, seated in enumerate(stack):
                 for amount in range(1, min(CASTOR_MAX, seated.markers) + 1):
-                    plays.append(PlayCastorOil(_SEATS[seat], slot, amount))
+                    plays.append(_castor_oil(_SEATS[seat], slot, amount))
         return plays
-    n = len(s.coins)
-    opponents = [(player + k) % n for k in range(1, n)]
+    opponents = _opponents(player, len(s.coins))
     if kind is ActionKind.FISH_POISONING or kind is ActionKind.EVICTION:
-        cls = PlayFishPoisoning if kind is ActionKind.FISH_POISONING else PlayEviction
+        play = PlayFishPoisoning if kind is ActionKind.FISH_POISONING else PlayEviction
         for target in opponents:
-            for seat, stack in enumerate(s.seats[target]):
-                for slot in range(len(stack)):
-                    plays.append(cls(target, _SEATS[seat], slot))
+            left, middle, right = s.seats[target]
+            plays.extend(_seated_targets(play, target, (len(left), len(middle), len(right))))
     elif kind is ActionKind.SPECIAL_TAX:
         # Project decision: an opponent without sesterces is no legal target.
-        plays.extend(PlaySpecialTax(t) for t in opponents if s.coins[t] > 0)
+        plays.extend(_special_tax(t) for t in opponents if s.coins[t] > 0)
     elif kind is ActionKind.POACHING:
-        plays.extend(PlayPoaching(t) for t in opponents if s.queues[t])
+        plays.extend(_poaching(t) for t in opponents if s.queues[t])
     elif kind is ActionKind.SWAP:
         for target in opponents:
-            size = len(s.queues[target])
-            for index in range(len(own_queue)):
-                for target_index in range(size):
-                    plays.append(PlaySwap(index, target, target_index))
+            plays.extend(_swaps(len(own_queue), target, len(s.queues[target])))
     elif kind is ActionKind.SENATE_MEETING:
         romans = s.deck.romans
         for target in opponents:
             if any(romans[r.card].kind is _SENATOR for stack in s.seats[target] for r in stack):
-                plays.append(PlaySenateMeeting(target))
+                plays.append(_senate_meeting(target))
     return plays
 
 
@@ -360,7 +390,7 @@ def _legal(s) -> list[PecuniaAction]:
         return []
     player = s.active
     if s.reorder is not None:
-        return [PickNext(i) for i in range(s.reorder, len(s.queues[player]))]
+        return list(_pick_nexts(s.reorder, len(s.queues[player])))
     legal = _turn_actions(s)
     legal.extend(_card_plays(s, player))
     return legal
@@ -383,6 +413,16 @@ def _is_legal(s, action: PecuniaAction) -> bool:
     return action in _plays_of(s, player, card_kind)
 
 
+def _is_one_of(action: PecuniaAction, actions: list[PecuniaAction]) -> bool:
+    """``action`` is one of these very objects (equality would also admit look-alikes that
+    ``_check_shape`` refuses, such as a plain 0 for SeatPos.LEFT). A plain loop: any() over a
+    generator costs more than the search itself on these short lists."""
+    for candidate in actions:  # noqa: SIM110
+        if candidate is action:
+            return True
+    return False
+
+
 def _forced(s) -> PecuniaAction | None:
     """The single legal action, if there is exactly one and the active player holds no action
     card (never while reordering: at least two cards are left to place then). P7: whether a
@@ -402,9 +442,9 @@ def _draw(w: _Work, pile_kind: Pile, count: int) -> list[int]:
     """P5: draw up to ``count`` cards; an empty draw pile is replaced by the shuffled discard
     pile as soon as it runs out. Project decision: with both piles empty, fewer cards come."""
     if pile_kind is Pile.ROMAN:
-        pile, discard = w.roman_pile, w.roman_discard
+        pile, discard = _list(w, "roman_pile"), "roman_discard"
     else:
-        pile, discard = w.action_pile, w.action_discard
+        pile, discard = _list(w, "action_pile"), "action_discard"
     drawn: list[int] = []
     for _ in range(count):
         if not pile:
@@ -417,11 +457,12 @@ def _draw(w: _Work, pile_kind: Pile, count: int) -> list[int]:
     return drawn
 
 
-def _reshuffle(w: _Work, pile_kind: Pile, pile: list[int], discard: list[int]) -> None:
+def _reshuffle(w: _Work, pile_kind: Pile, pile: list[int], discard_name: str) -> None:
+    discard = w.__dict__[discard_name]
     if not discard:
         return
     pile.extend(discard)
-    discard.clear()
+    w.__dict__[discard_name] = ()
     w.rng.shuffle(pile)
     w.events.append(PileReshuffled(pile_kind, len(pile)))
 
@@ -434,14 +475,14 @@ def _fill_queue(w: _Work, player: int) -> None:
         return
     cards = _draw(w, Pile.ROMAN, QUEUE_CARDS)
     if cards:
-        w.queues[player] = cards
+        _list(w, "queues")[player] = tuple(cards)
         romans = w.deck.romans
-        w.events.append(QueueDealt(player, tuple(romans[c] for c in cards)))
+        w.events.append(QueueDealt(player, tuple(map(romans.__getitem__, cards))))
 
 
 def _roman_leaves(w: _Work, player: int, seat: int, slot: int) -> int:
-    card = w.seats[player][seat].pop(slot).card
-    w.roman_discard.append(card)
+    card = _stack(w, player, seat).pop(slot).card
+    _list(w, "roman_discard").append(card)
     return card
 
 
@@ -459,11 +500,11 @@ def _remove_markers_and_collect(w: _Work) -> None:
     anything between them). Payment order: LEFT, MIDDLE, RIGHT, the bottom woman first; P7:
     the game ends the moment the target is reached, so later Romans stay seated."""
     player = w.active
-    latrine = w.seats[player]
-    for stack in latrine:
-        for slot, seated in enumerate(stack):
-            if seated.markers:
-                stack[slot] = S(seated.card, seated.markers - 1)
+    latrine = _row(w, "seats", player)
+    for seat in range(3):
+        if latrine[seat]:
+            latrine[seat] = [S(r.card, r.markers - 1) if r.markers else r for r in latrine[seat]]
+            w.copied.append((player, seat))
     w.events.append(MarkersRemoved(player))
     romans = w.deck.romans
     for seat in range(3):
@@ -474,9 +515,10 @@ def _remove_markers_and_collect(w: _Work) -> None:
                 slot += 1
                 continue
             card = romans[_roman_leaves(w, player, seat, slot)]
-            w.coins[player] += card.sesterces
-            w.events.append(RomanPaid(player, _SEATS[seat], card, card.sesterces, w.coins[player]))
-            if w.coins[player] >= w.target:
+            coins = _list(w, "coins")
+            coins[player] += card.sesterces
+            w.events.append(RomanPaid(player, _SEATS[seat], card, card.sesterces, coins[player]))
+            if coins[player] >= w.target:
                 _end_game(w, (player,), EndReason.TARGET_REACHED)
                 return
     w.phase = _REFILL
@@ -485,8 +527,8 @@ def _remove_markers_and_collect(w: _Work) -> None:
 
 def _seat_roman(w: _Work, action: SeatRoman) -> None:
     player = w.active
-    queue = w.queues[player]
-    stack = w.seats[player][action.seat]
+    queue = _row(w, "queues", player)
+    stack = _stack(w, player, action.seat)
     romans = w.deck.romans
     for _ in range(2 if action.pair else 1):
         card = romans[queue.pop(0)]
@@ -497,7 +539,7 @@ def _seat_roman(w: _Work, action: SeatRoman) -> None:
 
 def _end_refill(w: _Work) -> None:
     player = w.active
-    empty = tuple(_SEATS[i] for i, stack in enumerate(w.seats[player]) if not stack)
+    empty = tuple([_SEATS[i] for i, stack in enumerate(w.seats[player]) if not stack])
     w.events.append(RefillEnded(player, empty))
     w.phase = _DRAW
 
@@ -507,12 +549,13 @@ def _draw_and_end_turn(w: _Work) -> None:
     player = w.active
     drawn = _draw(w, Pile.ACTION, 1)
     if drawn:
-        w.hands[player] = sorted(w.hands[player] + drawn)
+        hands = _list(w, "hands")
+        hands[player] = tuple(sorted((*hands[player], *drawn)))
     actions = w.deck.actions
-    w.events.append(ActionCardsDrawn(player, len(drawn), tuple(actions[c] for c in drawn)))
+    w.events.append(ActionCardsDrawn(player, len(drawn), tuple(map(actions.__getitem__, drawn))))
     w.villa = False
     w.turn += 1
-    if w.turn_limit and w.turn >= w.turn_limit:
+    if w.turn_limit and w.turn >= w.turn_limit:  # P8: the player(s) with the most sesterces win
         best = max(w.coins)
         _end_game(w, tuple(p for p, c in enumerate(w.coins) if c == best), EndReason.TURN_LIMIT)
         return
@@ -523,7 +566,7 @@ def _draw_and_end_turn(w: _Work) -> None:
 
 def _queue_changed(w: _Work, player: int) -> None:
     romans = w.deck.romans
-    w.events.append(QueueChanged(player, tuple(romans[c] for c in w.queues[player])))
+    w.events.append(QueueChanged(player, tuple(map(romans.__getitem__, w.queues[player]))))
 
 
 def _play(w: _Work, action: PecuniaAction) -> None:
@@ -534,47 +577,49 @@ def _play(w: _Work, action: PecuniaAction) -> None:
     player = w.active
     kind = PLAY_KINDS[type(action)]
     actions = w.deck.actions
-    hand = w.hands[player]
+    hand = _row(w, "hands", player)
     copies = [c for c in hand if actions[c].kind is kind]
     # One draw per play, however many copies are held: later shuffles must not depend on it.
     card = copies[w.rng.below(len(copies))]
     hand.remove(card)
-    w.action_discard.append(card)
+    _list(w, "action_discard").append(card)
     w.events.append(ActionCardPlayed(player, actions[card], action))
     romans = w.deck.romans
     if kind is ActionKind.VILLA_DIXIUS:
         w.villa = True  # P2: for the rest of this turn
     elif kind is ActionKind.QUEUE_JUMPER:
-        queue = w.queues[player]
+        queue = _row(w, "queues", player)
         queue.insert(0, queue.pop(action.index))
         _queue_changed(w, player)
     elif kind is ActionKind.CASTOR_OIL:
-        stack = w.seats[player][action.seat]
+        stack = _stack(w, player, action.seat)
         seated = stack[action.slot]
         stack[action.slot] = S(seated.card, seated.markers - action.amount)
         w.events.append(MarkersChanged(player, action.seat, romans[seated.card], seated.markers - action.amount))
     elif kind is ActionKind.FISH_POISONING:
-        stack = w.seats[action.target][action.seat]
+        stack = _stack(w, action.target, action.seat)
         seated = stack[action.slot]
         stack[action.slot] = S(seated.card, seated.markers + FISH)
         w.events.append(MarkersChanged(action.target, action.seat, romans[seated.card], seated.markers + FISH))
     elif kind is ActionKind.SPECIAL_TAX:
-        amount = min(TAX, w.coins[action.target])
-        w.coins[action.target] -= amount
-        w.events.append(SesterceTaxed(action.target, amount, w.coins[action.target]))
+        coins = _list(w, "coins")
+        amount = min(TAX, coins[action.target])
+        coins[action.target] -= amount
+        w.events.append(SesterceTaxed(action.target, amount, coins[action.target]))
     elif kind is ActionKind.POACHING:
-        w.queues[player].insert(0, w.queues[action.target].pop(0))
+        _row(w, "queues", player).insert(0, _row(w, "queues", action.target).pop(0))
         _queue_changed(w, action.target)
         _queue_changed(w, player)
         _fill_queue(w, action.target)  # P5
     elif kind is ActionKind.SWAP:
         # Project decision: the two Romans take each other's places in the queues.
-        own, theirs = w.queues[player], w.queues[action.target]
+        own, theirs = _row(w, "queues", player), _row(w, "queues", action.target)
         own[action.index], theirs[action.target_index] = theirs[action.target_index], own[action.index]
         _queue_changed(w, player)
         _queue_changed(w, action.target)
     elif kind is ActionKind.SENATE_MEETING:
-        for seat, stack in enumerate(w.seats[action.target]):
+        for seat in range(3):
+            stack = w.seats[action.target][seat]
             if stack and romans[stack[0].card].kind is _SENATOR:
                 card = _roman_leaves(w, action.target, seat, 0)
                 w.events.append(RomanRemoved(action.target, _SEATS[seat], romans[card]))
@@ -587,7 +632,7 @@ def _play(w: _Work, action: PecuniaAction) -> None:
 
 def _pick_next(w: _Work, action: PickNext) -> None:
     player = w.active
-    queue = w.queues[player]
+    queue = _row(w, "queues", player)
     placed = w.reorder
     queue.insert(placed, queue.pop(action.index))
     placed += 1
@@ -667,6 +712,10 @@ class PecuniaEngine:
         self.decks_dir = Path(decks_dir)
         self.info = make_info(available_decks(self.decks_dir) or (DEFAULT_DECK,))
         self._decks: dict[str, Deck] = {}
+        # The last answer of legal_actions. A caller (bot, playout, rules service) usually applies
+        # one of those very actions next; ``apply`` then recognises it by identity instead of
+        # listing the legal actions a second time. Identity with a state it holds cannot be wrong.
+        self._last_legal: tuple[PecuniaState | None, list[PecuniaAction]] = (None, [])
 
     def deck(self, name: str = DEFAULT_DECK) -> Deck:
         """The named deck, loaded and checked once (InvalidConfig for a bad one)."""
@@ -717,14 +766,14 @@ class PecuniaEngine:
         # RIGHT Romans, then everybody's queue of 5, then everybody's 2 action cards (P6).
         for player in range(player_count):
             for seat in (SeatPos.LEFT, SeatPos.RIGHT):
-                card = deck.romans[w.roman_pile.pop()]
-                w.seats[player][seat].append(S(card.id, card.rounds))
+                card = deck.romans[_list(w, "roman_pile").pop()]
+                _stack(w, player, seat).append(S(card.id, card.rounds))
                 w.events.append(RomanSeated(player, seat, card, card.rounds))
         for player in range(player_count):
             _fill_queue(w, player)
         for player in range(player_count):
             drawn = _draw(w, Pile.ACTION, HAND_CARDS)
-            w.hands[player] = sorted(drawn)
+            _list(w, "hands")[player] = tuple(sorted(drawn))
             w.events.append(ActionCardsDrawn(player, len(drawn), tuple(deck.actions[c] for c in drawn)))
         w.events.append(TurnStarted(start, 0))
         _run_forced(w)
@@ -739,14 +788,18 @@ class PecuniaEngine:
     def legal_actions(self, state: PecuniaState, seat: int) -> list[PecuniaAction]:
         if state.phase is _OVER or seat != state.active:
             return []
-        return _legal(state)
+        legal = _legal(state)
+        self._last_legal = (state, legal)
+        return legal.copy()  # the caller's to change
 
     def apply(self, state: PecuniaState, seat: int, action: PecuniaAction) -> tuple[PecuniaState, list[PecuniaEvent]]:
         if state.phase is _OVER or seat != state.active:
             raise NotYourDecision(f"seat {seat} need not decide now")
-        _check_shape(action, state.player_count)
-        if not _is_legal(state, action):
-            raise IllegalAction(f"{self.describe_action(action)} is not allowed now")
+        listed, legal = self._last_legal
+        if listed is not state or not _is_one_of(action, legal):
+            _check_shape(action, state.player_count)
+            if not _is_legal(state, action):
+                raise IllegalAction(f"{self.describe_action(action)} is not allowed now")
         w = _Work(state)
         _step(w, action)
         _run_forced(w)
