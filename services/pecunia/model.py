@@ -77,7 +77,7 @@ class Pile(IntEnum):
 class EndReason(IntEnum):
     NONE = 0
     TARGET_REACHED = 1  # P7
-    TURN_LIMIT = 2  # project safety limit, see engine.py
+    TURN_LIMIT = 2  # P8: the table's limit on turns was reached
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ Stack = tuple[Seated, ...]  # one seat: empty, one Roman, or two women (P1), bot
 class PecuniaState:
     deck: Deck
     target: int  # P7: sesterces that win
-    turn_limit: int  # 0: none (project safety limit)
+    turn_limit: int  # P8: limit on completed turns; 0: none
     start_player: int
     seats: tuple[tuple[Stack, Stack, Stack], ...]  # per player: LEFT, MIDDLE, RIGHT
     queues: tuple[tuple[int, ...], ...]  # per player, start of the queue first

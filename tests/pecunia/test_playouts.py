@@ -5,7 +5,7 @@ After every action: no crash, the 70 Roman and 40 action cards are all accounted
 once across piles, queues, seats and hands (P5), seats hold one Roman or two women (P1), no
 senator is newly seated beside a slave outside a Villa Dixius turn (P2), sesterces are never
 negative, only the active player decides (P4). Every game ends, at the target (P7) or at the
-safety turn limit.
+turn limit (P8).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def test_random_playouts_keep_every_invariant_and_end():
                 if options["turn_limit"] == "1000":
                     longest = max(longest, playout.state.turn)
     assert seed == 4000
-    # the default safety limit is never what ends a random game
+    # P8: the default turn limit is never what ends a random game
     assert ends[EndReason.TURN_LIMIT, "1000"] == 0
     assert longest < 200
     assert ends[EndReason.TURN_LIMIT, "25"] > 0

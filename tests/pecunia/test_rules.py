@@ -1,4 +1,4 @@
-"""One or more tests per rule of pecunia.txt as read by rulings P1-P7, and one per action card
+"""One or more tests per rule of pecunia.txt as read by rulings P1-P8, and one per action card
 of the default deck (pecunia-deck.md). Each starts from a literal state (tests/pecunia/builders).
 
 Most states give the active player a Villa Dixius in hand: a player holding an action card is
@@ -715,7 +715,8 @@ def test_p7_the_copy_played_does_not_tell_which_other_copies_are_held():
 
 
 def test_turn_limit_ends_the_game_most_sesterces_win():
-    """Project safety limit (the rules alone can loop forever): at the limit the most win."""
+    """P8: the turn limit (the rules alone can loop forever) ends the game when the last turn
+    ends; the players with the most sesterces win, ties share."""
     state = build(
         players=3,
         seats={0: [[(CITIZEN_3_3[0], 2)], [(CITIZEN_3_3[1], 2)], [(CITIZEN_3_3[2], 2)]]},
@@ -732,8 +733,51 @@ def test_turn_limit_ends_the_game_most_sesterces_win():
     assert E.outcome(after).winners == (1, 2)
 
 
+def test_turn_limit_option_defaults_to_1000_and_0_turns_it_off():
+    """P8: ``turn_limit`` is a table option, default 1000 turns; 0 means no limit, and a turn
+    short of the limit ends as usual."""
+    assert E.new_game(2, {}, 1)[0].turn_limit == 1000
+    assert E.new_game(2, {"turn_limit": "25"}, 1)[0].turn_limit == 25
+    with pytest.raises(InvalidConfig):
+        E.new_game(2, {"turn_limit": "-1"}, 1)
+    for limit, turn in ((0, 5000), (10, 8)):
+        state = build(
+            seats={0: [[(CITIZEN_3_3[0], 2)], [], []], 1: [[(CITIZEN_3_3[1], 2)], [], []]},
+            queues={0: [CITIZEN_2_3[0]], 1: [CITIZEN_2_3[1]]},
+            hands={0: [VILLA[0]], 1: [VILLA[1]]},
+            phase=Phase.DRAW,
+            coins=[5, 9],
+            turn=turn,
+            turn_limit=limit,
+        )
+        after, events = E.apply(state, 0, DrawActionCard())
+        assert after.phase is Phase.MARKERS and after.active == 1 and after.turn == turn + 1
+        assert after.end_reason is EndReason.NONE and E.outcome(after) is None
+        assert not any(isinstance(e, GameEnded) for e in events)
+
+
 # ---------------------------------------------------------------------------------------
 # Errors
+
+
+def test_an_action_listed_for_another_state_is_checked_again():
+    """``apply`` trusts without a second check only an action of the very list it gave out
+    for the very state; anything else is checked in full."""
+    state = build(
+        seats={0: [[(CITIZEN_3_3[0], 2)], [], []], 1: [[(SENATOR_2_4[0], 2)], [], []]},
+        queues={0: [CITIZEN_2_3[0]], 1: [CITIZEN_2_3[1]]},
+        hands={0: [VILLA[0]]},
+    )
+    legal = E.legal_actions(state, 0)
+    assert legal == [RemoveMarkers(), PlayVillaDixius()]
+    after, _ = E.apply(state, 0, legal[1])
+    assert after.villa
+    E.legal_actions(state, 0)
+    with pytest.raises(IllegalAction):
+        E.apply(after, 0, legal[1])  # a Villa Dixius is in force and none is left in hand
+    legal.append(DrawActionCard())  # the caller's list is its own
+    with pytest.raises(IllegalAction):
+        E.apply(state, 0, legal[-1])
 
 
 def test_illegal_and_malformed_actions():
