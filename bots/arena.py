@@ -178,24 +178,25 @@ def format_report(report: dict) -> str:
     def pct(x: float) -> str:
         return f"{100 * x:5.1f}%"
 
+    width = max(12, *(len(label) for label in report["bots"]))
     lines = [
         f"{report['game']}, {report['players']} players, {report['games']} games, seed {report['seed']}"
         + (f", options {report['options']}" if report["options"] else ""),
         f"ties: {report['ties']}; games nobody won: {report['no_winner']}",
         "",
-        f"{'bot':<36} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16} {'ms/decision':>11}",
+        f"{'bot':<{width}} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16} {'ms/decision':>11}",
     ]
     for label, entry in report["bots"].items():
         low, high = entry["ci95"]
         lines.append(
-            f"{label:<36} {entry['games']:>6} {entry['wins']:>8.1f} {pct(entry['win_rate']):>9}  "
+            f"{label:<{width}} {entry['games']:>6} {entry['wins']:>8.1f} {pct(entry['win_rate']):>9}  "
             f"[{pct(low)}, {pct(high)}] {entry['mean_decision_ms']:>11.2f}"
         )
-    lines += ["", f"{'seat':<36} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16}"]
+    lines += ["", f"{'seat':<{width}} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16}"]
     for entry in report["seats"]:
         low, high = entry["ci95"]
         lines.append(
-            f"{entry['seat']:<36} {entry['games']:>6} {entry['wins']:>8.1f} {pct(entry['win_rate']):>9}  "
+            f"{entry['seat']:<{width}} {entry['games']:>6} {entry['wins']:>8.1f} {pct(entry['win_rate']):>9}  "
             f"[{pct(low)}, {pct(high)}]"
         )
     return "\n".join(lines)

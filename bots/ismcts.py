@@ -68,6 +68,7 @@ def search(
     engine = game.engine
     deciders_of, legal_of, apply, outcome = engine.deciders, engine.legal_actions, engine.apply, engine.outcome
     observe = engine.view
+    uniform = rng.random  # int(uniform() * n) is a cheaper randrange(n) for these small n
     root = Node()
     root_legal = tuple(legal)  # the same in every determinization (the sample's contract)
     deadline = time.perf_counter() + budget_ms / 1000 if budget_ms > 0 else math.inf
@@ -95,7 +96,7 @@ def search(
                     if score > best_score:
                         best, best_score = action, score
             if untried:
-                action = untried[rng.randrange(len(untried))]
+                action = untried[int(uniform() * len(untried))]
                 child = kids[action] = Node()
             else:
                 action, child = best, kids[best]
@@ -105,15 +106,15 @@ def search(
             deciders = deciders_of(state)
             if not deciders or untried:
                 break
-            decider = deciders[rng.randrange(len(deciders))] if len(deciders) > 1 else deciders[0]
+            decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
             actions = legal_of(state, decider)
 
         # Rollout to the end of the game.
         while deciders:
-            decider = deciders[rng.randrange(len(deciders))] if len(deciders) > 1 else deciders[0]
+            decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
             actions = legal_of(state, decider)
             if rollout is None or len(actions) == 1:
-                action = actions[rng.randrange(len(actions))]
+                action = actions[int(uniform() * len(actions))]
             else:
                 action = rollout(game, observe(state, decider), decider, actions, rng)
             state, _ = apply(state, decider, action)
