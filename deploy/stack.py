@@ -18,9 +18,8 @@ import grpc
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bots.strategies import STRATEGIES
+from bots.registry import load_bots
 from common import defaults
-from common.tasks import TIMER_QUEUE, queue_for
 from deploy.redis_local import RedisHandle, ensure_redis, free_port
 from services.registry import game_ids
 
@@ -39,9 +38,10 @@ class Process:
 class Stack:
     redis_url: str = field(default_factory=lambda: os.environ.get("REDIS_URL", defaults.REDIS_URL))
     games: tuple[str, ...] = field(default_factory=game_ids)
-    # Bots the gateway accepts, and those the worker plays (its queues bots.<name>).
-    bots: tuple[str, ...] = tuple(STRATEGIES)
-    worker_bots: tuple[str, ...] = tuple(STRATEGIES)
+    # Bots the gateway accepts (TAVOLA_BOTS; empty: every registered bot), and those the
+    # worker plays (its queues bots.<name>): by default every bot of the tavola.bots registry.
+    bots: tuple[str, ...] = ()
+    worker_bots: tuple[str, ...] = field(default_factory=lambda: tuple(load_bots()))
     key_prefix: str = defaults.KEY_PREFIX
     table_ttl_seconds: int = 7 * 24 * 3600
     worker_concurrency: int = 8
@@ -87,8 +87,8 @@ class Stack:
                 ["-m", "gateway"],
                 self.gateway_port,
                 TAVOLA_RULES=rules,
-                TAVOLA_BOTS=",".join(self.bots),
                 TAVOLA_METRICS_PORT=str(metrics_port),
+                **({"TAVOLA_BOTS": ",".join(self.bots)} if self.bots else {}),
                 **self.gateway_env,
             )
             self.gateway_address = gateway.address
@@ -181,19 +181,13 @@ class Stack:
         return process
 
     def _spawn_worker(self) -> None:
-        queues = ",".join([*(queue_for(bot) for bot in self.worker_bots), TIMER_QUEUE])
         argv = [
             "-m",
-            "celery",
-            "-A",
-            "bots.app",
-            "worker",
+            "bots.worker",
             "--pool",
             "threads",
             "--concurrency",
             str(self.worker_concurrency),
-            "--queues",
-            queues,
             "--hostname",
             f"bots-{os.getpid()}-{time.monotonic_ns()}@%h",
             "--loglevel",
@@ -206,7 +200,13 @@ class Stack:
         ready_file = self.log_dir / "bot-worker.ready"
         ready_file.unlink(missing_ok=True)
         process = self._launch(
-            "bot-worker", argv, self.env(TAVOLA_GATEWAY=self.gateway_address, TAVOLA_READY_FILE=str(ready_file))
+            "bot-worker",
+            argv,
+            self.env(
+                TAVOLA_GATEWAY=self.gateway_address,
+                TAVOLA_READY_FILE=str(ready_file),
+                TAVOLA_WORKER_BOTS=",".join(self.worker_bots),
+            ),
         )
         deadline = time.monotonic() + 60
         while not ready_file.exists():

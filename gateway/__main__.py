@@ -15,6 +15,7 @@ from common import logging as tavola_logging
 from common.server import Server, listen_address, serve_until_signal
 from common.tasks import celery_app
 from gateway import metrics
+from gateway.bots import BotCatalog
 from gateway.config import Settings
 from gateway.core import TableCore
 from gateway.hub import Hub
@@ -40,7 +41,7 @@ async def serve() -> None:
         TableStore(client, settings.key_prefix, settings.table_ttl_seconds),
         hub,
         rules,
-        lambda: settings.bots,
+        BotCatalog(settings.bots),
         settings.bot_secret,
         celery_app("tavola-gateway", settings.redis_url, settings.key_prefix),
     )
@@ -58,7 +59,7 @@ async def serve() -> None:
         await rules.close()
         await client.aclose()
 
-    log.info("configured", games=sorted(settings.rules), bots=list(settings.bots))
+    log.info("configured", games=sorted(settings.rules), bots=list(core.bots.names()))
     if settings.bot_secret == defaults.DEV_BOT_SECRET:
         log.warning("default_bot_secret", hint="set TAVOLA_BOT_SECRET: with the default, anyone can act for bot seats")
     await serve_until_signal(server, listen_address(defaults.GATEWAY_PORT), "gateway", on_stop=close)

@@ -24,7 +24,7 @@ class Settings:
     redis_url: str = defaults.REDIS_URL
     key_prefix: str = defaults.KEY_PREFIX
     rules: dict[str, str] = field(default_factory=lambda: parse_rules(default_rules()))
-    bots: tuple[str, ...] = ("random", "borgia-odds")
+    bots: tuple[str, ...] = ()  # empty: every registered bot (gateway/bots.py)
     bot_secret: str = defaults.DEV_BOT_SECRET
     table_ttl_seconds: int = 7 * 24 * 3600
     rules_timeout_seconds: float = 5.0
@@ -37,7 +37,7 @@ class Settings:
             redis_url=env.get("REDIS_URL", cls.redis_url),
             key_prefix=env.get("TAVOLA_KEY_PREFIX", cls.key_prefix),
             rules=parse_rules(env.get("TAVOLA_RULES") or default_rules()),
-            bots=tuple(name.strip() for name in env.get("TAVOLA_BOTS", ",".join(cls.bots)).split(",") if name.strip()),
+            bots=tuple(name.strip() for name in env.get("TAVOLA_BOTS", "").split(",") if name.strip()),
             bot_secret=env.get("TAVOLA_BOT_SECRET", cls.bot_secret),
             table_ttl_seconds=int(env.get("TAVOLA_TABLE_TTL_SECONDS", cls.table_ttl_seconds)),
             rules_timeout_seconds=float(env.get("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds)),

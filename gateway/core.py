@@ -30,6 +30,7 @@ from common.errors import ApiError
 from common.logging import bound
 from common.tasks import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for
 from gateway import metrics
+from gateway.bots import BotCatalog
 from gateway.hub import Hub
 from gateway.rules import RulesDirectory
 from gateway.store import LogEntry, RequestUsed, TableMissing, TableStore, VersionConflict
@@ -166,19 +167,16 @@ class TableCore:
         store: TableStore,
         hub: Hub,
         rules: RulesDirectory,
-        bot_names: Callable[[], tuple[str, ...]],
+        bots: BotCatalog,
         bot_secret: str,
         celery_app,
-        check_bot: Callable[[str, str], str] | None = None,
     ):
         self.store = store
         self.hub = hub
         self.rules = rules
-        self.bot_names = bot_names
+        self.bots = bots
         self.bot_secret = bot_secret
         self.celery = celery_app
-        # (game_id, bot written "name[:key=value,...]") -> its canonical form; raises ApiError
-        self.check_bot = check_bot or self._check_bot_name
 
     # -- loading and authorising ---------------------------------------------------------
 
@@ -339,11 +337,6 @@ class TableCore:
 
     # -- commands -----------------------------------------------------------------------------
 
-    def _check_bot_name(self, game_id: str, bot: str) -> str:
-        if bot not in self.bot_names():
-            raise invalid("UNKNOWN_BOT", f"no bot {bot!r}; bots: {', '.join(self.bot_names())}")
-        return bot
-
     async def create_table(self, request: gw.CreateTableRequest) -> tuple[store_pb2.TableRecord, str]:
         """A new table and its host token."""
         seed = request.seed if request.HasField("seed") else secrets.randbits(63)
@@ -357,7 +350,7 @@ class TableCore:
         for bot_seat in request.bot_seats:
             if not 0 <= bot_seat.seat < request.player_count or bot_seat.seat in bot_of:
                 raise invalid("BAD_SEAT", f"bot seat {bot_seat.seat} is not a free seat")
-            bot_of[bot_seat.seat] = self.check_bot(request.game_id, bot_seat.bot)
+            bot_of[bot_seat.seat] = self.bots.check(request.game_id, bot_seat.bot)
         timer = request.decision_timer
         if timer.seconds < 0 or (timer.seconds > 0 and timer.policy == gw.TIMEOUT_POLICY_UNSPECIFIED):
             raise invalid("BAD_TIMER", "a decision timer needs seconds >= 0 and a policy")

@@ -86,6 +86,10 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         return gw.ListGamesResponse(games=await self.core.rules.describe_all())
 
     @unary_rpc
+    async def ListBots(self, request: gw.ListBotsRequest, context) -> gw.ListBotsResponse:
+        return gw.ListBotsResponse(bots=self.core.bots.describe(request.game_id))
+
+    @unary_rpc
     async def CreateTable(self, request: gw.CreateTableRequest, context) -> gw.CreateTableResponse:
         record, host_token = await self.core.create_table(request)
         return gw.CreateTableResponse(table=record.table, host_token=host_token)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import yaml
 
-from bots.strategies import STRATEGIES
+from bots.registry import load_bots
+from bots.worker import queues
 from common.tasks import TIMER_QUEUE, queue_for
 from services.registry import game_ids, rules_port
 
@@ -26,8 +27,8 @@ def test_compose_runs_every_game_and_routes_to_it():
         assert f"{game}=rules-{game}:{port}" in routes, (
             f"deploy/compose.yaml: add {game}=rules-{game}:{port} to the gateway's TAVOLA_RULES"
         )
-    queues = set(services["bot-worker"]["command"][-1].split(","))
-    assert queues == {TIMER_QUEUE, *map(queue_for, STRATEGIES)}, "deploy/compose.yaml: the bot worker's queues"
+    worker = services["bot-worker"]["command"]
+    assert worker[:3] == ["python", "-m", "bots.worker"], "deploy/compose.yaml: the worker learns its queues itself"
 
 
 def test_kubernetes_runs_every_game_and_routes_to_it():
@@ -49,4 +50,12 @@ def test_kubernetes_runs_every_game_and_routes_to_it():
         route = f"{game}=dns:///rules-{game}:{port}"
         assert route in gateway_env["TAVOLA_RULES"]["value"], f"deploy/k8s/tavola.yaml: add {route} to TAVOLA_RULES"
     worker = docs["Deployment", "bot-worker"]["spec"]["template"]["spec"]["containers"][0]
-    assert set(worker["command"][-1].split(",")) == {TIMER_QUEUE, *map(queue_for, STRATEGIES)}
+    assert worker["command"][:3] == ["python", "-m", "bots.worker"], "deploy/k8s/tavola.yaml: run bots.worker"
+
+
+def test_the_worker_consumes_every_registered_bot_and_the_timers(monkeypatch):
+    monkeypatch.delenv("TAVOLA_WORKER_BOTS", raising=False)
+    assert set(queues()) == {TIMER_QUEUE, *map(queue_for, load_bots())}
+    monkeypatch.setenv("TAVOLA_WORKER_BOTS", "ismcts")
+    monkeypatch.setenv("TAVOLA_WORKER_TIMERS", "false")
+    assert queues() == ["bots.ismcts"]

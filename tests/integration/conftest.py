@@ -19,7 +19,7 @@ def stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
     with Stack(
         redis_url=redis_url,
         key_prefix=key_prefix,
-        bots=("random", "held"),
+        bots=("random", "ismcts", "held"),
         log_dir=tmp_path_factory.mktemp("stack"),
     ) as running:
         yield running

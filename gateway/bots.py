@@ -1,0 +1,69 @@
+"""The bots a table may seat, learnt from the ``tavola.bots`` registry (``bots/registry.py``),
+the same one workers and ``make run`` read.
+
+``TAVOLA_BOTS`` (optional) narrows the list: only the bots it names are accepted. A name
+there that this gateway's registry does not know is a bot whose worker runs elsewhere
+(its package is installed only on that worker): it is accepted by name, without options.
+"""
+
+import grpc
+
+from common.errors import ApiError
+from tavola.gateway.v1 import gateway_pb2 as gw
+
+
+class BotCatalog:
+    def __init__(self, allowed: tuple[str, ...] = ()):
+        from bots import registry  # the plug-in registry; loading it imports the bots' packages
+
+        self.registry = registry
+        registered = registry.load_bots()
+        self.specs = {name: spec for name, spec in registered.items() if not allowed or name in allowed}
+        self.external = tuple(name for name in allowed if name not in registered)
+
+    def names(self) -> tuple[str, ...]:
+        return (*self.specs, *self.external)
+
+    def check(self, game_id: str, text: str) -> str:
+        """The canonical form of a bot for a table of ``game_id``; raises INVALID_ARGUMENT."""
+        if text in self.external:
+            return text
+        try:
+            name, _ = self.registry.parse_bot(text)
+            if name not in self.specs:
+                raise self.registry.BotError("UNKNOWN_BOT", f"no bot {name!r}; bots: {', '.join(self.names())}")
+            self.registry.resolve(text, game_id)
+            return self.registry.canonical(text)
+        except self.registry.BotError as error:
+            raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, error.reason, error.message[:200]) from None
+
+    def describe(self, game_id: str = "") -> list[gw.BotDescription]:
+        """The bots that play ``game_id`` (every bot when empty), strongest first."""
+        described = [
+            gw.BotDescription(
+                name=spec.name,
+                description=spec.description,
+                strength=spec.strength,
+                strength_note=spec.strength_note,
+                game_ids=spec.games,
+                options=[
+                    gw.BotOption(
+                        name=option.name,
+                        description=option.description,
+                        kind=option.kind,
+                        default_value=option.default,
+                        choices=option.choices,
+                        minimum=option.minimum,
+                        maximum=option.maximum,
+                    )
+                    for option in spec.options
+                ],
+            )
+            for spec in self.specs.values()
+            if not game_id or spec.plays(game_id)
+        ]
+        described += [
+            gw.BotDescription(name=name, description="a bot served by its own worker", strength_note="unknown")
+            for name in self.external
+        ]
+        return sorted(described, key=lambda bot: (-bot.strength, bot.name))
