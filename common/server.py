@@ -1,5 +1,6 @@
 """Boots a grpc.aio server the same way for every tavola process: health checking,
-server reflection, a bound port (0 picks a free one) and graceful shutdown on SIGTERM."""
+server reflection (of its services and of any further proto files it serves, such as the
+hosted games' messages), a bound port (0 picks a free one) and graceful shutdown on SIGTERM."""
 
 import asyncio
 import os
@@ -8,6 +9,8 @@ from collections.abc import Awaitable, Callable, Iterable
 
 import grpc
 import structlog
+from google.protobuf import descriptor_pb2, descriptor_pool
+from google.protobuf.descriptor import FileDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -15,7 +18,10 @@ log = structlog.get_logger()
 
 
 class Server:
-    def __init__(self, service_names: Iterable[str]):
+    def __init__(self, service_names: Iterable[str], proto_files: Iterable[FileDescriptor] = ()):
+        # Reflection serves the default descriptor pool: files defined elsewhere join it.
+        for file in proto_files:
+            _add_to_default_pool(file)
         self.grpc = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
         self.health = health.aio.HealthServicer()
         self.service_names = list(service_names)
@@ -36,6 +42,32 @@ class Server:
     async def stop(self, grace: float = 5.0) -> None:
         await self.health.enter_graceful_shutdown()
         await self.grpc.stop(grace)
+
+
+def game_proto_files() -> list[FileDescriptor]:
+    """The proto files of every registered game's messages: the gateway carries them in Any
+    fields, and reflection clients (grpcurl, generic clients) decode them from these."""
+    from services.registry import load_games  # only the gateway needs every game
+
+    files: dict[str, FileDescriptor] = {}
+    for game in load_games().values():
+        for message_type in (game.codec.view_type(), game.codec.action_type()):
+            files[message_type.DESCRIPTOR.file.name] = message_type.DESCRIPTOR.file
+    return list(files.values())
+
+
+def _add_to_default_pool(file: FileDescriptor) -> None:
+    pool = descriptor_pool.Default()
+    try:
+        pool.FindFileByName(file.name)
+        return
+    except KeyError:
+        pass
+    for dependency in file.dependencies:
+        _add_to_default_pool(dependency)
+    proto = descriptor_pb2.FileDescriptorProto()
+    file.CopyToProto(proto)
+    pool.AddSerializedFile(proto.SerializeToString())
 
 
 def listen_address(default_port: int) -> str:

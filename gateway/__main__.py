@@ -12,7 +12,7 @@ import structlog
 
 from common import defaults
 from common import logging as tavola_logging
-from common.server import Server, listen_address, serve_until_signal
+from common.server import Server, game_proto_files, listen_address, serve_until_signal
 from common.tasks import celery_app
 from gateway import metrics
 from gateway.bots import BotCatalog
@@ -46,7 +46,7 @@ async def serve() -> None:
         celery_app("tavola-gateway", settings.redis_url, settings.key_prefix),
     )
     services = gateway_pb2.DESCRIPTOR.services_by_name
-    server = Server([services["GatewayService"].full_name, services["TimerService"].full_name])
+    server = Server([services["GatewayService"].full_name, services["TimerService"].full_name], game_proto_files())
     gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core), server.grpc)
     gateway_pb2_grpc.add_TimerServiceServicer_to_server(TimerServicer(core), server.grpc)
 
