@@ -1,0 +1,573 @@
+"""A codec derived from the engine's types: dataclasses <-> proto messages by field name.
+
+A game describes only where its proto shape differs from its dataclasses (a ``Shape``);
+every other field maps to the message field of the same name, converted by its type:
+
+- ``int``/``bool``/``str`` <-> scalars; ``tuple[X, ...]`` <-> ``repeated``.
+- an ``IntEnum`` <-> a proto enum, member by member name (``Cardinal.MEDICI`` <->
+  ``CARDINAL_MEDICI``), so the numbers may differ; ``E | None`` <-> UNSPECIFIED (0) for None.
+- a dataclass or named tuple <-> a message, by field name again; a fixed-length tuple of
+  scalars <-> a message's fields in order; ``tuple[X, ...]`` <-> a message of one repeated field.
+- ``X | None`` <-> a message or ``optional`` field that is set or not.
+- a union of dataclasses <-> a message with one oneof: the member named like the class
+  (``JudgementPair`` <-> ``judgement_pair``).
+
+Decoding a value the engine cannot hold (an unknown or UNSPECIFIED enum where one is
+required, a fixed-length tuple of the wrong length) raises ValueError.
+
+Everything is worked out once, when a game's codec is built, into small functions per
+field, so encoding costs about what a hand-written codec costs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import types
+import typing
+from collections import namedtuple
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import IntEnum
+from functools import partial
+from operator import attrgetter, itemgetter
+from typing import Any
+
+from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
+from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
+
+from services.engine.errors import MalformedAction
+
+Encoder = Callable[[Any], Any]  # engine value -> what the message constructor takes
+Decoder = Callable[[Any], Any]  # the whole parent message -> the engine value
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Per-seat tuples of the engine (``dice[s]``, ``puppets[s]``...) <-> one repeated message
+    with an element per seat. ``index``: an element field that carries the seat's position."""
+
+    fields: tuple[str, ...]
+    index: str | None = None
+    shape: Shape | None = None  # how an element differs from the columns' names
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Where one engine type differs from its message. Keys are engine field names unless
+    said otherwise; the message side of ``encode`` and ``decode`` is in proto form."""
+
+    rename: Mapping[str, str] = field(default_factory=dict)
+    # ``tuple | None`` field -> (bool message field, the flag value that means None)
+    flags: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
+    # message field -> engine fields gathered, by name, into that nested message
+    groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # message field -> per-seat engine columns
+    columns: Mapping[str, Columns] = field(default_factory=dict)
+    # message field -> its value computed from the whole engine value
+    encode: Mapping[str, Encoder] = field(default_factory=dict)
+    # engine field -> its value computed from the whole message
+    decode: Mapping[str, Decoder] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """One field's conversion, worked out once."""
+
+    encode: Encoder | None  # None: the engine value goes into the message as it is
+    decode: Decoder
+    scalar: bool = False  # ``decode`` reads the message attribute as it is
+    table: dict[int, Any] | None = None  # an enum: ``decode`` reads a number to look up here
+    convert: Callable[[Any], Any] | None = None  # ``decode`` is this of the message attribute
+
+
+class Schema:
+    """Builds and caches the mappers of one game. ``shapes``: the overrides per engine type.
+    ``enum_aliases``: engine enum members with no proto value of their name -> proto number."""
+
+    def __init__(self, shapes: Mapping[type, Shape] | None = None, enum_aliases: Mapping[IntEnum, int] | None = None):
+        self.shapes = dict(shapes or {})
+        self.enum_aliases = dict(enum_aliases or {})
+        self._mappers: dict[tuple[Any, str], Mapper] = {}
+        self._unions: dict[tuple[Any, str], UnionMapper] = {}
+
+    def mapper(self, cls: type, message: type[Message]) -> Mapper:
+        key = (cls, message.DESCRIPTOR.full_name)
+        if key not in self._mappers:
+            self._mappers[key] = Mapper(self, cls, _hints(cls), message, self.shapes.get(cls, Shape()))
+        return self._mappers[key]
+
+    def enum(self, engine: type[IntEnum], proto: Any) -> tuple[dict[Any, int], Callable[[int], Any]]:
+        """For a game's own overrides: engine member -> proto number, and number -> member
+        (ValueError for a number with no member)."""
+        to_pb, from_pb = self._enum_tables(engine, proto.DESCRIPTOR, engine.__name__)
+        return to_pb, lambda number: _lookup(from_pb, number, engine.__name__)
+
+    def union(self, members: Any, message: type[Message]) -> UnionMapper:
+        key = (members, message.DESCRIPTOR.full_name)
+        if key not in self._unions:
+            self._unions[key] = UnionMapper(self, typing.get_args(members), message)
+        return self._unions[key]
+
+    # ------------------------------------------------------------- one field
+
+    def field(self, hint: Any, fd: FieldDescriptor, what: str) -> _Plan:
+        """How one engine value of type ``hint`` and message field ``fd`` convert."""
+        name = fd.name
+        get = attrgetter(name)
+        inner, optional = _strip_none(hint)
+        if fd.is_repeated:
+            return self._repeated(inner, fd, what)
+        if fd.enum_type is not None:
+            to_pb, from_pb = self._enum_tables(hint, fd.enum_type, what)
+            identical = all(member is None or int(member) == number for member, number in to_pb.items())
+            # Engine numbers equal to the proto's go in as they are; None leaves the field unset.
+            return _Plan(None if identical else to_pb.__getitem__, get, table=from_pb)
+        if optional and not fd.has_presence:
+            raise TypeError(f"{what}: {hint} needs a field with presence, {fd.full_name} has none")
+        if fd.message_type is None:
+            if optional:
+                return _Plan(None, lambda message: get(message) if message.HasField(name) else None)
+            return _Plan(None, get, scalar=True)
+        enc, dec = self._value(inner, fd, what)
+        if optional:
+
+            def dec_optional(message: Any) -> Any:
+                return dec(get(message)) if message.HasField(name) else None
+
+            return _Plan(lambda value: None if value is None else enc(value), dec_optional)
+        return _Plan(enc, lambda message: dec(get(message)), convert=dec)
+
+    def _repeated(self, hint: Any, fd: FieldDescriptor, what: str) -> _Plan:
+        get = attrgetter(fd.name)
+        element, length = _tuple_element(hint, what)
+        enc: Encoder | None
+        if fd.enum_type is not None:
+            to_pb, from_pb = self._enum_tables(element, fd.enum_type, what)
+            identical = all(int(member) == number for member, number in to_pb.items())
+            enc = None if identical else partial(map, to_pb.__getitem__)
+            lookup = from_pb.__getitem__
+
+            def dec_items(items: Any) -> Any:
+                try:
+                    return tuple(map(lookup, items))
+                except KeyError as error:
+                    raise ValueError(f"corrupt message: bad {what} value {error.args[0]}") from None
+
+        elif fd.message_type is not None:
+            enc_one, dec_one = self._value(element, fd, what)
+            enc = partial(map, enc_one)
+            dec_items = partial(_map_tuple, dec_one)
+        else:
+            enc, dec_items = None, tuple
+        if length is None:
+            return _Plan(enc, lambda message: dec_items(get(message)), convert=dec_items)
+
+        def dec_fixed(message: Any) -> Any:
+            values = dec_items(get(message))
+            if len(values) != length:
+                raise ValueError(f"corrupt message: {what} takes {length} entries, not {len(values)}")
+            return values
+
+        return _Plan(enc, dec_fixed)
+
+    def _value(self, hint: Any, fd: FieldDescriptor, what: str) -> tuple[Encoder, Callable[[Any], Any]]:
+        """A nested message: engine value -> message, message -> engine value."""
+        message = GetMessageClass(fd.message_type)
+        if _is_union(hint):
+            union = self.union(hint, message)
+            return union.to_proto, union.from_proto
+        if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or _is_namedtuple(hint)):
+            mapper = self.mapper(hint, message)
+            return mapper.to_proto, mapper.from_proto
+        _, length = _tuple_element(hint, what)
+        descriptor = fd.message_type
+        if length is None and len(descriptor.fields) == 1 and descriptor.fields[0].is_repeated:
+            # tuple[X, ...] <-> a message whose one field is repeated
+            plan = self._repeated(hint, descriptor.fields[0], what)
+            name, enc = descriptor.fields[0].name, plan.encode
+            if enc is None:
+                return (lambda value: message(**{name: value})), plan.decode
+            return (lambda value: message(**{name: enc(value)})), plan.decode
+        # tuple[int, int, ...] <-> the message's fields in order
+        names = [f.name for f in descriptor.fields]
+        if length != len(names):
+            raise TypeError(f"{what}: {hint} does not fit {descriptor.full_name}")
+        getters = [attrgetter(name) for name in names]
+        return (
+            lambda value: message(**dict(zip(names, value, strict=True))),
+            lambda nested: tuple([g(nested) for g in getters]),
+        )
+
+    def _enum_tables(self, hint: Any, enum: EnumDescriptor, what: str) -> tuple[dict[Any, int], dict[int, Any]]:
+        """Engine member <-> proto number, matched by name; None <-> 0 for an optional enum."""
+        inner, optional = _strip_none(hint)
+        if not (isinstance(inner, type) and issubclass(inner, IntEnum)):
+            raise TypeError(f"{what}: {enum.full_name} is an enum but the engine type is {hint}")
+        numbers = {}
+        prefix = enum.values_by_number[0].name.removesuffix("UNSPECIFIED")
+        for value in enum.values:
+            numbers[value.name.removeprefix(prefix)] = value.number
+        to_pb: dict[Any, int] = {}
+        for member in inner:
+            if member in self.enum_aliases:
+                to_pb[member] = self.enum_aliases[member]
+            elif member.name in numbers:
+                to_pb[member] = numbers[member.name]
+        from_pb: dict[int, Any] = {number: member for member, number in to_pb.items()}
+        if optional:
+            to_pb[None] = 0
+            from_pb[0] = None
+        return to_pb, from_pb
+
+
+class Mapper:
+    """One record type (dataclass, named tuple) <-> one message type."""
+
+    def __init__(
+        self,
+        schema: Schema,
+        cls: type,
+        hints: dict[str, Any],
+        message: type[Message],
+        shape: Shape,
+        positional: bool | None = None,
+    ):
+        self.cls = cls
+        self.message = message
+        descriptor: Descriptor = message.DESCRIPTOR
+        what = cls.__name__
+        self._positional = positional = _is_namedtuple(cls) if positional is None else positional
+        # Encoding: fields that go in as they are, read all at once; then converted ones.
+        plain: list[tuple[str, str]] = []  # (engine field, message field)
+        self._converted: list[tuple[str, Callable[[Any], Any], Encoder]] = []
+        self._computed = [(name, fn) for name, fn in shape.encode.items() if fn is not _no_value]
+        self._extras: list[Callable[[Any], dict[str, Any]]] = []  # several message fields at once
+        # Decoding: scalars read as they are, all at once; enums looked up; then the rest.
+        scalars: list[tuple[str, str]] = []
+        enums: list[tuple[str, str, dict[int, Any]]] = []
+        self._reads: list[tuple[str, Callable[[Any], Any], Callable[[Any], Any]]] = []
+        self._decoders: list[tuple[str, Decoder]] = []
+        self._spreads: list[Callable[[Any], dict[str, Any]]] = []  # several engine fields at once
+        covered = set(shape.encode)
+        grouped = {name for names in shape.groups.values() for name in names}
+        grouped |= {name for columns in shape.columns.values() for name in columns.fields}
+        for name, hint in hints.items():
+            if name in shape.decode or name in grouped:
+                continue
+            pb_name = shape.rename.get(name, name)
+            fd = descriptor.fields_by_name.get(pb_name)
+            if fd is None:
+                raise TypeError(f"{descriptor.full_name} has no field {pb_name} for {what}.{name}")
+            covered.add(pb_name)
+            if name in shape.flags:
+                flag, none_value = shape.flags[name]
+                covered.add(flag)
+                self._flagged(schema, name, hint, fd, flag, none_value, _getter(hints, name, positional))
+                continue
+            plan = schema.field(hint, fd, f"{what}.{name}")
+            if plan.encode is None:
+                plain.append((name, pb_name))
+            else:
+                self._converted.append((pb_name, _getter(hints, name, positional), plan.encode))
+            if plan.table is not None:
+                enums.append((name, pb_name, plan.table))
+            elif plan.scalar:
+                scalars.append((name, pb_name))
+            elif plan.convert is not None:
+                self._reads.append((name, attrgetter(pb_name), plan.convert))
+            else:
+                self._decoders.append((name, plan.decode))
+        self._decoders.extend(shape.decode.items())
+        self._plain_pb = tuple(pb_name for _, pb_name in plain)
+        self._plain_get = _getters(hints, [name for name, _ in plain], positional)
+        self._scalar_names = tuple(name for name, _ in scalars)
+        self._scalar_get = _getters(None, [pb_name for _, pb_name in scalars], False)
+        self._enum_names = tuple(name for name, _, _ in enums)
+        self._enum_get = _getters(None, [pb_name for _, pb_name, _ in enums], False)
+        self._enum_tables = tuple(table for _, _, table in enums)
+        for pb_name, names in shape.groups.items():
+            covered.add(pb_name)
+            self._group(schema, hints, descriptor.fields_by_name[pb_name], names)
+        for pb_name, columns in shape.columns.items():
+            covered.add(pb_name)
+            self._columns(schema, hints, descriptor.fields_by_name[pb_name], columns)
+        missing = set(descriptor.fields_by_name) - covered
+        if missing:
+            raise TypeError(f"{descriptor.full_name}: no engine value for {', '.join(sorted(missing))}")
+
+    def _flagged(
+        self, schema: Schema, name: str, hint: Any, fd: FieldDescriptor, flag: str, none_value: bool, getter: Any
+    ) -> None:
+        inner, _ = _strip_none(hint)
+        plan = schema.field(inner, fd, name)
+        enc, dec, pb_name = plan.encode, plan.decode, fd.name
+
+        def encode(value: Any) -> dict[str, Any]:
+            items = getter(value)
+            if items is None:
+                return {flag: none_value}
+            return {flag: not none_value, pb_name: items if enc is None else enc(items)}
+
+        def decode(message: Any) -> Any:
+            return None if getattr(message, flag) == none_value else dec(message)
+
+        self._extras.append(encode)
+        self._decoders.append((name, decode))
+
+    def _group(self, schema: Schema, hints: dict[str, Any], fd: FieldDescriptor, names: tuple[str, ...]) -> None:
+        # The nested message reads its fields straight from this record.
+        group_hints = {name: hints[name] for name in names}
+        mapper = Mapper(schema, self.cls, group_hints, GetMessageClass(fd.message_type), Shape(), self._positional)
+        get = attrgetter(fd.name)
+        self._computed.append((fd.name, mapper.to_proto))
+        self._spreads.append(lambda message: mapper.decode_fields(get(message)))
+
+    def _columns(self, schema: Schema, hints: dict[str, Any], fd: FieldDescriptor, columns: Columns) -> None:
+        names = columns.fields
+        record = _record(names)
+        element_hints = {name: _tuple_element(hints[name], name)[0] for name in names}
+        shape = columns.shape or Shape()
+        index = columns.index
+        if index is not None:
+            shape = dataclasses.replace(shape, encode={**shape.encode, index: _no_value})
+        mapper = Mapper(schema, record, element_hints, GetMessageClass(fd.message_type), shape)
+        message = mapper.message
+        get_all = _getters(hints, names, self._positional)
+        get = attrgetter(fd.name)
+        # Rows are plain tuples unless the element's own overrides read them by name.
+        named = bool(mapper._computed)
+
+        def encode(value: Any) -> list[Any]:
+            rows: Any = zip(*get_all(value), strict=True)
+            if named:
+                rows = [record(*row) for row in rows]
+            if index is None:
+                return [mapper.to_proto(row) for row in rows]
+            return [message(**mapper.to_kwargs(row), **{index: i}) for i, row in enumerate(rows)]
+
+        def decode(message: Any) -> dict[str, Any]:
+            rows = [mapper.decode_fields(element) for element in get(message)]
+            return {name: tuple([row[name] for row in rows]) for name in names}
+
+        self._computed.append((fd.name, encode))
+        self._spreads.append(decode)
+
+    def to_kwargs(self, value: Any) -> dict[str, Any]:
+        kwargs = dict(zip(self._plain_pb, self._plain_get(value), strict=True))
+        for pb_name, getter, enc in self._converted:
+            kwargs[pb_name] = enc(getter(value))
+        for pb_name, compute in self._computed:
+            kwargs[pb_name] = compute(value)
+        for extra in self._extras:
+            kwargs.update(extra(value))
+        return kwargs
+
+    def to_proto(self, value: Any) -> Any:
+        return self.message(**self.to_kwargs(value))
+
+    def decode_fields(self, message: Any) -> dict[str, Any]:
+        """The engine fields read from ``message``, by name."""
+        kwargs = dict(zip(self._scalar_names, self._scalar_get(message), strict=True))
+        if self._enum_names:
+            numbers = self._enum_get(message)
+            try:
+                kwargs.update(zip(self._enum_names, map(dict.__getitem__, self._enum_tables, numbers), strict=True))
+            except KeyError:
+                for name, table, number in zip(self._enum_names, self._enum_tables, numbers, strict=True):
+                    if number not in table:
+                        raise ValueError(f"corrupt message: bad {self.cls.__name__}.{name} value {number}") from None
+        for name, get, convert in self._reads:
+            kwargs[name] = convert(get(message))
+        for name, dec in self._decoders:
+            kwargs[name] = dec(message)
+        for spread in self._spreads:
+            kwargs.update(spread(message))
+        return kwargs
+
+    def from_proto(self, message: Any) -> Any:
+        return self.cls(**self.decode_fields(message))
+
+
+class UnionMapper:
+    """A union of dataclasses <-> a message with one oneof, member ``snake_case(class name)``."""
+
+    def __init__(self, schema: Schema, members: tuple[type, ...], message: type[Message]):
+        self.message = message
+        descriptor = message.DESCRIPTOR
+        (oneof,) = descriptor.oneofs
+        self._by_type: dict[type, tuple[str, Mapper]] = {}
+        self._by_name: dict[str, Mapper] = {}
+        for cls in members:
+            name = _snake(cls.__name__)
+            fd = next((f for f in oneof.fields if f.name == name), None)
+            if fd is None:
+                raise TypeError(f"{descriptor.full_name}.{oneof.name} has no member {name} for {cls.__name__}")
+            mapper = schema.mapper(cls, GetMessageClass(fd.message_type))
+            self._by_type[cls] = (name, mapper)
+            self._by_name[name] = mapper
+        self._oneof = oneof.name
+
+    def to_proto(self, value: Any) -> Any:
+        entry = self._by_type.get(type(value))
+        if entry is None:
+            raise TypeError(f"not a {self.message.DESCRIPTOR.full_name}: {type(value).__name__}")
+        name, mapper = entry
+        return self.message(**{name: mapper.to_proto(value)})
+
+    def from_proto(self, message: Any) -> Any:
+        """Raises ValueError for a message whose oneof is unset."""
+        name = message.WhichOneof(self._oneof)
+        if name is None:
+            raise ValueError(f"the {self.message.DESCRIPTOR.name} names no {self._oneof}")
+        return self._by_name[name].from_proto(getattr(message, name))
+
+
+class DerivedCodec:
+    """The Codec protocol (services.engine.api) for a game whose values map through ``schema``.
+
+    ``check_action``: the game's own checks of a decoded action (a seat is not negative...),
+    raising MalformedAction."""
+
+    def __init__(
+        self,
+        schema: Schema,
+        *,
+        state: tuple[type, type[Message]],
+        view: tuple[type, type[Message]],
+        action: tuple[Any, type[Message]],
+        event: tuple[Any, type[Message]],
+        check_action: Callable[[Any], None] | None = None,
+    ):
+        self._state = schema.mapper(*state)
+        self._view = schema.mapper(*view)
+        self._action = schema.union(*action)
+        self._event = schema.union(*event)
+        self._check_action = check_action
+
+    def state_to_proto(self, state: Any) -> Any:
+        return self._state.to_proto(state)
+
+    def state_from_proto(self, message: Any) -> Any:
+        """Raises TypeError for another message type, ValueError for a corrupt one."""
+        return self._state.from_proto(_expect(message, self._state.message, TypeError))
+
+    def action_type(self) -> type[Message]:
+        return self._action.message
+
+    def action_to_proto(self, action: Any) -> Any:
+        try:
+            return self._action.to_proto(action)
+        except TypeError:
+            raise MalformedAction(f"not an action of this game: {type(action).__name__}") from None
+
+    def action_from_proto(self, message: Any) -> Any:
+        """Raises MalformedAction for a message that is no action of this game."""
+        _expect(message, self._action.message, MalformedAction)
+        try:
+            action = self._action.from_proto(message)
+        except ValueError as error:
+            raise MalformedAction(str(error).removeprefix("corrupt message: ")) from None
+        if self._check_action is not None:
+            self._check_action(action)
+        return action
+
+    def view_to_proto(self, view: Any) -> Any:
+        return self._view.to_proto(view)
+
+    def view_type(self) -> type[Message]:
+        return self._view.message
+
+    def view_from_proto(self, message: Any) -> Any:
+        """The inverse of ``view_to_proto``: bots decode the view the gateway sends them."""
+        return self._view.from_proto(_expect(message, self._view.message, TypeError))
+
+    def event_to_proto(self, event: Any) -> Any:
+        return self._event.to_proto(event)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _expect(message: Any, cls: type[Message], error: type[Exception]) -> Any:
+    if not isinstance(message, cls):
+        raise error(f"expected a {cls.DESCRIPTOR.full_name}, not {type(message).__name__}")
+    return message
+
+
+def _no_value(value: Any) -> Any:
+    """A marker in ``Shape.encode``: the field is filled by the caller (a column's index)."""
+    return None
+
+
+def _map_tuple(function: Callable[[Any], Any], items: Any) -> tuple[Any, ...]:
+    return tuple(map(function, items))
+
+
+def _lookup(table: dict[int, Any], number: int, what: str) -> Any:
+    try:
+        return table[number]
+    except KeyError:
+        raise ValueError(f"corrupt message: bad {what} value {number}") from None
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    hints = typing.get_type_hints(cls)
+    if dataclasses.is_dataclass(cls):
+        return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+    return {name: hints[name] for name in cls._fields}  # type: ignore[attr-defined]
+
+
+def _record(names: tuple[str, ...]) -> Any:
+    return namedtuple("_Record", names)
+
+
+def _getter(hints: dict[str, Any], name: str, positional: bool) -> Callable[[Any], Any]:
+    return itemgetter(list(hints).index(name)) if positional else attrgetter(name)
+
+
+def _getters(hints: dict[str, Any] | None, names: Any, positional: bool) -> Callable[[Any], tuple[Any, ...]]:
+    """Reads several fields at once, always as a tuple (by position in a named tuple)."""
+    keys = [list(hints or {}).index(name) for name in names] if positional else list(names)
+    if not keys:
+        return lambda value: ()
+    getter = itemgetter(*keys) if positional else attrgetter(*keys)
+    if len(keys) == 1:
+        return lambda value: (getter(value),)
+    return getter  # type: ignore[return-value]
+
+
+def _is_namedtuple(cls: Any) -> bool:
+    return isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
+def _is_union(hint: Any) -> bool:
+    return typing.get_origin(hint) in (typing.Union, types.UnionType) and type(None) not in typing.get_args(hint)
+
+
+def _strip_none(hint: Any) -> tuple[Any, bool]:
+    """(X, True) for ``X | None``; (hint, False) otherwise."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = typing.get_args(hint)
+        if type(None) in args:
+            rest = tuple(arg for arg in args if arg is not type(None))
+            return (rest[0] if len(rest) == 1 else typing.Union[rest]), True  # noqa: UP007
+    return hint, False
+
+
+def _tuple_element(hint: Any, what: str) -> tuple[Any, int | None]:
+    """(X, None) for ``tuple[X, ...]``; (X, n) for a fixed tuple of n X."""
+    inner, _ = _strip_none(hint)
+    if typing.get_origin(inner) is not tuple:
+        raise TypeError(f"{what}: a repeated field needs a tuple, not {hint}")
+    args = typing.get_args(inner)
+    if len(args) == 2 and args[1] is Ellipsis:
+        return args[0], None
+    if len(set(args)) != 1:
+        return args, len(args)
+    return args[0], len(args)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
