@@ -1,7 +1,9 @@
 """The bot task: play one decision of one bot seat, through the gateway, like any client.
 
 The task carries ids and the bot's canonical string (``bots.registry.canonical``, e.g.
-``ismcts:budget_ms=50``). The worker derives the seat's token from the shared bot secret,
+``ismcts:budget_ms=50``). The worker derives the seat's token from that bot's key: given
+as TAVOLA_BOT_KEY to a worker of one bot (a third-party author holds nothing more), or
+derived from the platform's TAVOLA_BOT_SECRET by the platform's own worker. It then
 fetches the seat's view, finds the bot in the registry for the table's game, chooses among
 its legal actions with an RNG seeded by (table, seat, version), and submits with request
 id "bot-<seat>-<version>". A retried or duplicated task therefore submits under the same
@@ -22,7 +24,7 @@ import structlog
 from bots import registry
 from bots.app import DECIDE_TASK, app
 from bots.policy import Strategy
-from common import auth
+from common import auth, defaults
 from common.errors import reason_of
 from services.registry import get_game
 from tavola.gateway.v1 import gateway_pb2, gateway_pb2_grpc
@@ -30,19 +32,26 @@ from tavola.rules.v1 import rules_pb2
 
 log = structlog.get_logger()
 
-_channel: grpc.Channel | None = None
+_channels: dict[str, grpc.Channel] = {}
 
 
-def channel() -> grpc.Channel:
-    """One channel to the gateway per worker process, opened after the fork."""
-    global _channel
-    if _channel is None:
-        _channel = grpc.insecure_channel(os.environ.get("TAVOLA_GATEWAY", "127.0.0.1:50051"))
-    return _channel
+def channel(address: str | None = None) -> grpc.Channel:
+    """One channel per gateway address (default TAVOLA_GATEWAY) per worker process,
+    opened after the fork."""
+    address = address or os.environ.get("TAVOLA_GATEWAY", defaults.GATEWAY_ADDRESS)
+    if address not in _channels:
+        _channels[address] = grpc.insecure_channel(address)
+    return _channels[address]
 
 
 def platform_secret() -> str:
-    return os.environ.get("TAVOLA_BOT_SECRET", "tavola-local-bot-secret")
+    return os.environ.get("TAVOLA_BOT_SECRET", defaults.DEV_BOT_SECRET)
+
+
+def bot_key(bot: str) -> str:
+    """The key of ``bot`` (a name, or a name with options): TAVOLA_BOT_KEY when this worker
+    was given one bot's key, else derived from the platform's secret."""
+    return os.environ.get("TAVOLA_BOT_KEY") or auth.bot_key(platform_secret(), bot)
 
 
 class GatewayUnavailable(Exception):
@@ -96,7 +105,7 @@ def choose(
     max_retries=10,
 )
 def decide(table_id: str, seat: int, version: int, bot: str) -> str:
-    metadata = auth.metadata(auth.bot_token(platform_secret(), table_id, seat))
+    metadata = auth.metadata(auth.bot_token(bot_key(bot), table_id, seat))
     stub = gateway_pb2_grpc.GatewayServiceStub(channel())
     try:
         view = stub.GetView(gateway_pb2.GetViewRequest(table_id=table_id), metadata=metadata, timeout=10)

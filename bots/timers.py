@@ -1,9 +1,12 @@
 """The timer task: due when a human seat's decision deadline passes (DESIGN: timers).
 
-It carries ids only (table, seat, version) and asks the gateway's TimerService to apply
+It carries ids only (table, seat, version) and asks the gateway's TimerService, on the
+gateway's internal port (TAVOLA_TIMER_GATEWAY, default 127.0.0.1:50052), to apply
 the table's timeout policy; the gateway does nothing if the seat decided in time, so an
 early, late or repeated run is harmless.
 """
+
+import os
 
 import grpc
 import structlog
@@ -19,7 +22,7 @@ log = structlog.get_logger()
 
 @app.task(name=EXPIRE_TASK, autoretry_for=(GatewayUnavailable,), retry_backoff=0.2, retry_backoff_max=5, max_retries=10)
 def expire(table_id: str, seat: int, version: int) -> bool:
-    stub = gateway_pb2_grpc.TimerServiceStub(channel())
+    stub = gateway_pb2_grpc.TimerServiceStub(channel(os.environ.get("TAVOLA_TIMER_GATEWAY", "127.0.0.1:50052")))
     request = gateway_pb2.ExpireDecisionRequest(table_id=table_id, seat=seat, version=version)
     try:
         response = stub.ExpireDecision(

@@ -29,13 +29,26 @@ def digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
-def bot_token(secret: str, table_id: str, seat: int) -> str:
-    """A bot seat's token, derived so that a bot worker holding the shared secret can act
-    for the seat while the task itself carries only ids (table, seat, version)."""
-    mac = hmac.new(secret.encode(), f"{table_id}:{seat}".encode(), hashlib.sha256).digest()
+def _mac(key: str, message: str) -> str:
+    mac = hmac.new(key.encode(), message.encode(), hashlib.sha256).digest()
     return base64.urlsafe_b64encode(mac).decode().rstrip("=")
 
 
+def bot_key(secret: str, bot: str) -> str:
+    """One bot's key, derived from the platform's secret and the bot's name (its queue's
+    name: ``ismcts:budget_ms=50`` is ``ismcts``). The platform's worker derives the key of
+    each bot it plays; a third-party bot's worker is given its bot's key alone
+    (TAVOLA_BOT_KEY), which acts for that bot's seats and for nothing else."""
+    return _mac(secret, f"bot:{bot.split(':', 1)[0]}")
+
+
+def bot_token(key: str, table_id: str, seat: int) -> str:
+    """A bot seat's token, derived from its bot's key so that the worker can act for the
+    seat while the task itself carries only ids (table, seat, version)."""
+    return _mac(key, f"seat:{table_id}:{seat}")
+
+
 def timer_token(secret: str, table_id: str) -> str:
-    """The credential with which the platform's timer tasks expire a table's decisions."""
-    return bot_token(secret, table_id, -1)
+    """The credential with which the platform's timer tasks expire a table's decisions;
+    no bot key derives it."""
+    return _mac(secret, f"timer:{table_id}")

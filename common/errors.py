@@ -1,31 +1,50 @@
-"""Rich gRPC errors: a canonical status code plus a google.rpc.ErrorInfo reason.
+"""Rich gRPC errors: a canonical status code plus a google.rpc.ErrorInfo reason, its
+metadata (table_id, seat, versions...) and, for errors worth retrying, a
+google.rpc.RetryInfo.
 
 Servers raise ``ApiError``; the server interceptor-free helpers here turn it into a
-status with details. Clients read the reason back with ``reason_of``.
+status with details. Clients read the reason back with ``reason_of``, the rest with
+``details_of``.
 """
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 DOMAIN = "tavola"
 _DETAILS_KEY = "grpc-status-details-bin"
+# What RetryInfo suggests when a dependency is down, and after a lost race.
+RETRY_UNAVAILABLE_SECONDS = 1.0
+RETRY_CONTENTION_SECONDS = 0.05
 
 
 class ApiError(Exception):
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str, **metadata: str):
+    """``metadata`` values become strings in ErrorInfo.metadata (None values are left out);
+    ``retry_after`` (seconds) adds a RetryInfo telling the client when to try again."""
+
+    def __init__(
+        self, code: grpc.StatusCode, reason: str, message: str, retry_after: float | None = None, **metadata: object
+    ):
         super().__init__(message)
         self.code = code
         self.reason = reason
         self.message = message
-        self.metadata = metadata
+        self.retry_after = retry_after
+        self.metadata = {key: str(value) for key, value in metadata.items() if value is not None}
 
     def to_status(self) -> grpc.Status:
         info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata)
-        detail = any_pb2.Any()
-        detail.Pack(info)
-        status = status_pb2.Status(code=self.code.value[0], message=self.message, details=[detail])
+        details = [info]
+        if self.retry_after is not None:
+            delay = duration_pb2.Duration()
+            delay.FromNanoseconds(int(self.retry_after * 1e9))
+            details.append(error_details_pb2.RetryInfo(retry_delay=delay))
+        packed = []
+        for detail in details:
+            packed.append(any_pb2.Any())
+            packed[-1].Pack(detail)
+        status = status_pb2.Status(code=self.code.value[0], message=self.message, details=packed)
         return rpc_status.to_status(status)
 
 
@@ -41,16 +60,22 @@ def _status_of(error: grpc.RpcError) -> status_pb2.Status | None:
     return None
 
 
+def details_of(error: grpc.RpcError) -> tuple[error_details_pb2.ErrorInfo, error_details_pb2.RetryInfo | None]:
+    """The ErrorInfo of a failed call (empty when it carries none) and its RetryInfo, if any."""
+    info, retry = error_details_pb2.ErrorInfo(), None
+    status = _status_of(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            detail.Unpack(info)
+        elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            retry = error_details_pb2.RetryInfo()
+            detail.Unpack(retry)
+    return info, retry
+
+
 def reason_of(error: grpc.RpcError) -> str:
     """The ErrorInfo reason of a failed call, or '' when it carries none."""
-    status = _status_of(error)
-    if status is None:
-        return ""
-    for detail in status.details:
-        info = error_details_pb2.ErrorInfo()
-        if detail.Unpack(info):
-            return info.reason
-    return ""
+    return details_of(error)[0].reason
 
 
 def from_rpc_error(error: grpc.RpcError) -> ApiError:
@@ -59,6 +84,9 @@ def from_rpc_error(error: grpc.RpcError) -> ApiError:
     reason = reason_of(error)
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
         return ApiError(
-            grpc.StatusCode.UNAVAILABLE, reason or "DEPENDENCY_UNAVAILABLE", "a rules service is unavailable"
+            grpc.StatusCode.UNAVAILABLE,
+            reason or "DEPENDENCY_UNAVAILABLE",
+            "a rules service is unavailable",
+            retry_after=RETRY_UNAVAILABLE_SECONDS,
         )
     return ApiError(code, reason or code_pb2.Code.Name(code.value[0]), error.details() or "")

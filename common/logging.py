@@ -1,4 +1,6 @@
-"""structlog JSON logs on stdout. Bind table_id, seat and request_id with ``bound``."""
+"""JSON logs on stdout, one object per line, from structlog and from the standard library
+alike (Celery's task lines, gRPC's and asyncio's messages, tracebacks), each with the
+process's ``service`` and whatever is bound: table_id, seat, request_id (``bound``)."""
 
 import logging
 import os
@@ -8,23 +10,45 @@ from contextlib import contextmanager
 
 import structlog
 
+# What every line gets, whether structlog or the standard library wrote it.
+_SHARED = [
+    structlog.contextvars.merge_contextvars,
+    structlog.processors.add_log_level,
+    structlog.processors.TimeStamper(fmt="iso", utc=True),
+]
+# A traceback becomes the line's "exception" field: JSON escapes its newlines.
+
 
 def configure(service: str) -> None:
     level = getattr(logging, os.environ.get("TAVOLA_LOG_LEVEL", "INFO").upper(), logging.INFO)
-    logging.basicConfig(stream=sys.stdout, level=level, format="%(message)s")
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[*_SHARED, structlog.stdlib.add_logger_name],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                structlog.processors.JSONRenderer(),
+            ],
+        )
+    )
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(level)
+    logging.captureWarnings(True)
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(),
-        ],
+        processors=[*_SHARED, structlog.processors.format_exc_info, structlog.processors.JSONRenderer()],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(sys.stdout),
         cache_logger_on_first_use=True,
     )
     structlog.contextvars.bind_contextvars(service=service)
+    # Whatever escapes every handler still ends as one JSON line.
+    sys.excepthook = lambda kind, value, tb: logging.getLogger("tavola").critical(
+        "uncaught_exception", exc_info=(kind, value, tb)
+    )
 
 
 @contextmanager

@@ -3,9 +3,11 @@
 Used by ``make demo``, ``make run``, the benchmarks and the integration tests. Every
 server listens on a free loopback port (port 0, reported through TAVOLA_PORT_FILE) and is
 health-checked before use; ``stop`` ends exactly the processes this stack started, by pid.
+Each stack makes a fresh random bot secret, shared by its gateway and its worker only.
 """
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -52,9 +54,13 @@ class Stack:
     external_rules: dict[str, str] = field(default_factory=dict)
     # Further environment for the gateway (e.g. TAVOLA_SWEEP_SECONDS).
     gateway_env: dict[str, str] = field(default_factory=dict)
+    # The platform's secret for this run only (bot keys and timer credentials derive from it).
+    bot_secret: str = field(default_factory=lambda: secrets.token_hex(32))
     processes: list[Process] = field(default_factory=list)
     redis: RedisHandle | None = None
     gateway_address: str = ""
+    # The gateway's internal port (TimerService), for the timer workers only.
+    timer_address: str = ""
     metrics_address: str = ""
     rules_addresses: dict[str, str] = field(default_factory=dict)
     _tmp: tempfile.TemporaryDirectory | None = None
@@ -82,16 +88,21 @@ class Stack:
             metrics_port = free_port()
             routes = {**self.external_rules, **self.rules_addresses}
             rules = ",".join(f"{game}={address}" for game, address in routes.items())
+            timer_port_file = self.log_dir / "gateway-timers.port"
+            timer_port_file.unlink(missing_ok=True)
             gateway = self._spawn_server(
                 "gateway",
                 ["-m", "gateway"],
                 self.gateway_port,
                 TAVOLA_RULES=rules,
+                TAVOLA_TIMER_PORT="0",
+                TAVOLA_TIMER_PORT_FILE=str(timer_port_file),
                 TAVOLA_METRICS_PORT=str(metrics_port),
                 **({"TAVOLA_BOTS": ",".join(self.bots)} if self.bots else {}),
                 **self.gateway_env,
             )
             self.gateway_address = gateway.address
+            self.timer_address = f"127.0.0.1:{timer_port_file.read_text().strip()}"
             self.metrics_address = f"127.0.0.1:{metrics_port}"
             if self.with_worker:
                 self._spawn_worker()
@@ -144,6 +155,7 @@ class Stack:
             TAVOLA_KEY_PREFIX=self.key_prefix,
             TAVOLA_TABLE_TTL_SECONDS=str(self.table_ttl_seconds),
             TAVOLA_HOST="127.0.0.1",
+            TAVOLA_BOT_SECRET=self.bot_secret,
             PYTHONUNBUFFERED="1",
         )
         env.update(extra)
@@ -204,6 +216,7 @@ class Stack:
             argv,
             self.env(
                 TAVOLA_GATEWAY=self.gateway_address,
+                TAVOLA_TIMER_GATEWAY=self.timer_address,
                 TAVOLA_READY_FILE=str(ready_file),
                 TAVOLA_WORKER_BOTS=",".join(self.worker_bots),
             ),

@@ -1,11 +1,17 @@
 """Run the gateway:  python -m gateway
 
 Environment: REDIS_URL, TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SECRET,
-TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS, TAVOLA_HOST, TAVOLA_PORT (default 50051),
-TAVOLA_PORT_FILE, TAVOLA_METRICS_PORT, TAVOLA_LOG_LEVEL.
+TAVOLA_DEVELOPMENT, TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS,
+TAVOLA_HOST, TAVOLA_PORT (default 50051), TAVOLA_PORT_FILE, TAVOLA_TIMER_HOST,
+TAVOLA_TIMER_PORT (default 50052), TAVOLA_TIMER_PORT_FILE, TAVOLA_METRICS_PORT,
+TAVOLA_LOG_LEVEL.
+
+The public port serves GatewayService; TimerService has a port of its own, meant to be
+reachable only from inside the deployment (the timer workers).
 """
 
 import asyncio
+import os
 
 import redis.asyncio as redis
 import structlog
@@ -20,10 +26,10 @@ from gateway.config import Settings
 from gateway.core import TableCore
 from gateway.hub import Hub
 from gateway.rules import RulesDirectory
-from gateway.service import GatewayServicer, TimerServicer
+from gateway.service import GatewayServicer, TimerServicer, add_to_server
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
-from tavola.gateway.v1 import gateway_pb2, gateway_pb2_grpc
+from tavola.gateway.v1 import gateway_pb2
 
 log = structlog.get_logger()
 
@@ -31,6 +37,13 @@ log = structlog.get_logger()
 async def serve() -> None:
     tavola_logging.configure("gateway")
     settings = Settings.from_env()
+    if settings.bot_secret in ("", defaults.DEV_BOT_SECRET) and not settings.development:
+        log.critical(
+            "bot_secret_required",
+            hint="set TAVOLA_BOT_SECRET to a secret of your own (e.g. openssl rand -hex 32); "
+            "TAVOLA_DEVELOPMENT=true allows the development secret on a development machine",
+        )
+        raise SystemExit(2)
     metrics.serve_from_env()
     client = redis.Redis.from_url(settings.redis_url)
     await client.ping()
@@ -46,14 +59,24 @@ async def serve() -> None:
         celery_app("tavola-gateway", settings.redis_url, settings.key_prefix),
     )
     services = gateway_pb2.DESCRIPTOR.services_by_name
-    server = Server([services["GatewayService"].full_name, services["TimerService"].full_name], game_proto_files())
-    gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(core), server.grpc)
-    gateway_pb2_grpc.add_TimerServiceServicer_to_server(TimerServicer(core), server.grpc)
+    server = Server([services["GatewayService"].full_name], game_proto_files())
+    add_to_server(GatewayServicer(core), "GatewayService", server.grpc)
+    timer_server = Server([services["TimerService"].full_name])
+    add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
+    timer_host = os.environ.get("TAVOLA_TIMER_HOST", "127.0.0.1")
+    timer_port = await timer_server.start(f"{timer_host}:{os.environ.get('TAVOLA_TIMER_PORT', '50052')}")
+    timer_port_file = os.environ.get("TAVOLA_TIMER_PORT_FILE")
+    if timer_port_file:  # a launcher that asked for port 0 learns the bound port here
+        with open(f"{timer_port_file}.tmp", "w") as handle:
+            handle.write(str(timer_port))
+        os.replace(f"{timer_port_file}.tmp", timer_port_file)
+    log.info("serving", server="gateway-timers", address=f"{timer_host}:{timer_port}")
 
     sweeper = Sweeper(core, settings.sweep_seconds)
     sweeper.start()
 
     async def close() -> None:
+        await timer_server.stop()
         await sweeper.stop()
         await hub.stop()
         await rules.close()
@@ -61,7 +84,7 @@ async def serve() -> None:
 
     log.info("configured", games=sorted(settings.rules), bots=list(core.bots.names()))
     if settings.bot_secret == defaults.DEV_BOT_SECRET:
-        log.warning("default_bot_secret", hint="set TAVOLA_BOT_SECRET: with the default, anyone can act for bot seats")
+        log.warning("development_bot_secret", hint="anyone can act for bot seats: never expose this gateway")
     await serve_until_signal(server, listen_address(defaults.GATEWAY_PORT), "gateway", on_stop=close)
 
 

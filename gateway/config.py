@@ -29,6 +29,8 @@ class Settings:
     table_ttl_seconds: int = 7 * 24 * 3600
     rules_timeout_seconds: float = 5.0
     sweep_seconds: float = 30.0
+    # A development run (TAVOLA_DEVELOPMENT=true) may use the development bot secret.
+    development: bool = False
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -42,4 +44,5 @@ class Settings:
             table_ttl_seconds=int(env.get("TAVOLA_TABLE_TTL_SECONDS", cls.table_ttl_seconds)),
             rules_timeout_seconds=float(env.get("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds)),
             sweep_seconds=float(env.get("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds)),
+            development=env.get("TAVOLA_DEVELOPMENT", "").lower() in ("1", "true", "yes"),
         )

@@ -26,14 +26,15 @@ import structlog
 from google.protobuf import any_pb2, timestamp_pb2
 
 from common import auth
-from common.errors import ApiError
+from common.errors import RETRY_CONTENTION_SECONDS, ApiError
 from common.logging import bound
 from common.tasks import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for
 from gateway import metrics
 from gateway.bots import BotCatalog
 from gateway.hub import Hub
 from gateway.rules import RulesDirectory
-from gateway.store import LogEntry, RequestUsed, TableMissing, TableStore, VersionConflict
+from gateway.store import LogEntry, RequestUsed, StoredEntry, TableMissing, TableStore, VersionConflict
+from gateway.verify import commitment
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import store_pb2
@@ -45,15 +46,33 @@ WATCH_POLL_SECONDS = 10.0
 MAX_PAGE_SIZE = 100
 MAX_DISPLAY_NAME = 64
 MAX_REQUEST_ID = 128
+# Bounds on what a client sends, so that every answer (and log line) stays small.
+MAX_ID = 64  # table_id, game_id, option names
+MAX_OPTIONS = 32
+MAX_OPTION_VALUE = 256
+MAX_BOT = 200
+MAX_PAGE_OFFSET = 100_000
+MAX_TIMER_SECONDS = 24 * 3600
 INDEX_OF_STATUS = {gw.TABLE_STATUS_OPEN: "open", gw.TABLE_STATUS_IN_PROGRESS: "in-progress"}
 
 
-def invalid(reason: str, message: str) -> ApiError:
-    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, reason, message)
+def invalid(reason: str, message: str, **metadata: object) -> ApiError:
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, reason, message, **metadata)
 
 
-def failed(reason: str, message: str) -> ApiError:
-    return ApiError(grpc.StatusCode.FAILED_PRECONDITION, reason, message)
+def failed(reason: str, message: str, **metadata: object) -> ApiError:
+    return ApiError(grpc.StatusCode.FAILED_PRECONDITION, reason, message, **metadata)
+
+
+def draw_seed(request: gw.CreateTableRequest) -> int:
+    """The table's seed: the client's only in replay mode; otherwise drawn from the OS's
+    CSPRNG, and a client's seed is mixed with 256 bits of it, so it predicts nothing."""
+    if request.replay_mode:
+        if not request.HasField("seed"):
+            raise invalid("SEED_REQUIRED", "replay mode plays a seed given by the creator")
+        return request.seed
+    entropy = secrets.token_bytes(32) + (request.seed.to_bytes(8, "big") if request.HasField("seed") else b"")
+    return int.from_bytes(hashlib.sha256(entropy).digest()[:8], "big") >> 1
 
 
 def _now() -> timestamp_pb2.Timestamp:
@@ -134,15 +153,29 @@ class Idempotency:
     key: str
     command_sha256: bytes = b""
 
-    def replay(self, stored: store_pb2.StoredResponse) -> gw.SubmitActionResponse:
+    def check(self, stored: store_pb2.StoredResponse) -> None:
         if not hmac.compare_digest(stored.command_sha256, self.command_sha256):
             raise ApiError(
                 grpc.StatusCode.ALREADY_EXISTS, "REQUEST_ID_REUSED", "this request_id was used for another action"
             )
-        response = gw.SubmitActionResponse()
-        response.CopyFrom(stored.response)
-        response.replayed = True
-        return response
+
+
+def compact_response(command: bytes, seat: int, table: gw.Table, entries: int) -> store_pb2.StoredResponse:
+    """What a retry needs: where the action's events are in the log and the table fields it
+    changed (the rest of the summary and the events themselves are read back)."""
+    stored = store_pb2.StoredResponse(
+        command_sha256=command,
+        seat=seat,
+        first_seq=table.last_seq - entries + 1,
+        last_seq=table.last_seq,
+        version=table.version,
+        status=table.status,
+        deciding_seats=table.deciding_seats,
+        update_time=table.update_time,
+    )
+    if table.HasField("decision_deadline"):
+        stored.decision_deadline.CopyFrom(table.decision_deadline)
+    return stored
 
 
 class Replay(Exception):
@@ -184,6 +217,8 @@ class TableCore:
         """The table's record and the stored response of ``request_key`` (or None)."""
         if not table_id:
             raise invalid("TABLE_ID_REQUIRED", "table_id is required")
+        if len(table_id) > MAX_ID:
+            raise invalid("BAD_TABLE_ID", f"a table_id has at most {MAX_ID} characters")
         try:
             return await self.store.load(table_id, request_key)
         except TableMissing:
@@ -196,6 +231,10 @@ class TableCore:
             if stored and hmac.compare_digest(stored, digest):
                 return seat
         return None
+
+    def bot_seat_digest(self, bot: str, table_id: str, seat: int) -> bytes:
+        """SHA-256 of a bot seat's token, derived from that bot's own key."""
+        return auth.digest(auth.bot_token(auth.bot_key(self.bot_secret, bot), table_id, seat))
 
     def authorise_seat(self, record: store_pb2.TableRecord, token: str) -> int:
         seat = self.seat_of(record, token)
@@ -216,7 +255,7 @@ class TableCore:
             gw.TABLE_STATUS_FINISHED: ("TABLE_FINISHED", "the game is over"),
         }
         reason, message = reasons[status]
-        raise failed(reason, message)
+        raise failed(reason, message, table_id=record.table.table_id)
 
     # -- the one commit path ---------------------------------------------------------------
 
@@ -239,10 +278,39 @@ class TableCore:
                 continue
             except RequestUsed as used:
                 assert idempotency is not None
-                raise Replay(idempotency.replay(used.stored)) from None
+                idempotency.check(used.stored)
+                raise Replay(await self.replayed(table_id, used.stored)) from None
             await self._after_commit(commit)
             return record, result
-        raise ApiError(grpc.StatusCode.ABORTED, "CONTENTION", "the table changed too often; retry")
+        raise ApiError(
+            grpc.StatusCode.ABORTED,
+            "CONTENTION",
+            "the table changed too often; retry",
+            retry_after=RETRY_CONTENTION_SECONDS,
+            table_id=table_id,
+        )
+
+    async def replayed(
+        self, table_id: str, stored: store_pb2.StoredResponse, record: store_pb2.TableRecord | None = None
+    ) -> gw.SubmitActionResponse:
+        """The response to a retried request, from its compact record: the table summary as
+        the action left it, and the action's events as its seat saw them."""
+        if record is None:
+            record, _ = await self.load(table_id)
+        table = gw.Table()
+        table.CopyFrom(record.table)
+        table.version, table.last_seq, table.status = stored.version, stored.last_seq, stored.status
+        del table.deciding_seats[:]
+        table.deciding_seats.extend(stored.deciding_seats)
+        table.update_time.CopyFrom(stored.update_time)
+        table.ClearField("decision_deadline")
+        if stored.HasField("decision_deadline"):
+            table.decision_deadline.CopyFrom(stored.decision_deadline)
+        if stored.status != gw.TABLE_STATUS_FINISHED:
+            table.ClearField("outcome")
+        entries = await self.store.read_log(table_id, stored.first_seq - 1, stored.last_seq - stored.first_seq + 1)
+        events = [gw.TableEvent.FromString(data) for entry in entries if (data := entry.for_viewer(stored.seat))]
+        return gw.SubmitActionResponse(table=table, events=events, replayed=True)
 
     async def _after_commit(self, commit: Commit) -> None:
         """Files a table whose status changed in its index, then wakes who must act."""
@@ -260,7 +328,8 @@ class TableCore:
         if status.finished:
             table.status = gw.TABLE_STATUS_FINISHED
             table.outcome.CopyFrom(status.outcome)
-            commit.public(game_finished=gw.GameFinished(outcome=status.outcome)).end = True
+            reveal = gw.SeedReveal(seed=record.seed, salt=record.seed_salt)
+            commit.public(game_finished=gw.GameFinished(outcome=status.outcome, seed_reveal=reveal)).end = True
         self._set_deadline(record)
 
     @staticmethod
@@ -276,13 +345,22 @@ class TableCore:
         self, record: store_pb2.TableRecord, seat: int, action: any_pb2.Any, commit: Commit
     ) -> rules_pb2.ApplyActionResponse:
         """Ask the rules service to apply one seat's action; put the result in the record."""
-        applied = await self.rules.call(
-            record.table.game_id,
-            "ApplyAction",
-            rules_pb2.ApplyActionRequest(state=record.state, seat=seat, action=action),
-        )
+        try:
+            applied = await self.rules.call(
+                record.table.game_id,
+                "ApplyAction",
+                rules_pb2.ApplyActionRequest(state=record.state, seat=seat, action=action),
+            )
+        except ApiError as error:
+            error.metadata.setdefault("seat", str(seat))
+            raise
         record.state.CopyFrom(applied.state)
+        first = len(commit.entries)
         commit.game_events(list(applied.events))
+        if len(commit.entries) == first:  # the action's own entry, even when nobody sees it
+            commit.entries.append(LogEntry(spectator=b""))
+        # Kept in the log for replays and for checking the game once it is over.
+        commit.entries[first].action = store_pb2.SeatAction(seat=seat, action=action).SerializeToString()
         self._apply_status(record, applied.status, commit)
         return applied
 
@@ -298,7 +376,11 @@ class TableCore:
         )
         record.state.CopyFrom(response.state)
         table.status = gw.TABLE_STATUS_IN_PROGRESS
-        commit.public(table_started=gw.TableStarted(deciding_seats=response.status.deciding_seats))
+        commit.public(
+            table_started=gw.TableStarted(
+                deciding_seats=response.status.deciding_seats, seed_commitment=table.seed_commitment
+            )
+        )
         commit.game_events(list(response.events))
         self._apply_status(record, response.status, commit)
 
@@ -339,7 +421,8 @@ class TableCore:
 
     async def create_table(self, request: gw.CreateTableRequest) -> tuple[store_pb2.TableRecord, str]:
         """A new table and its host token."""
-        seed = request.seed if request.HasField("seed") else secrets.randbits(63)
+        self.check_table_request(request)
+        seed = draw_seed(request)
         # NewGame validates player count and options, and fills in the defaults.
         check = await self.rules.call(
             request.game_id,
@@ -352,9 +435,8 @@ class TableCore:
                 raise invalid("BAD_SEAT", f"bot seat {bot_seat.seat} is not a free seat")
             bot_of[bot_seat.seat] = self.bots.check(request.game_id, bot_seat.bot)
         timer = request.decision_timer
-        if timer.seconds < 0 or (timer.seconds > 0 and timer.policy == gw.TIMEOUT_POLICY_UNSPECIFIED):
-            raise invalid("BAD_TIMER", "a decision timer needs seconds >= 0 and a policy")
         table_id = secrets.token_hex(8)
+        salt = secrets.token_bytes(16)
         host_token = auth.new_token()
         table = gw.Table(
             table_id=table_id,
@@ -364,9 +446,15 @@ class TableCore:
             status=gw.TABLE_STATUS_OPEN,
             create_time=_now(),
             decision_timer=timer,
+            replay_mode=request.replay_mode,
+            seed_commitment=commitment(seed, salt),
         )
         record = store_pb2.TableRecord(
-            table=table, seed=seed, host_token_sha256=auth.digest(host_token), auto_start=request.auto_start
+            table=table,
+            seed=seed,
+            seed_salt=salt,
+            host_token_sha256=auth.digest(host_token),
+            auto_start=request.auto_start,
         )
         for seat in range(request.player_count):
             bot = bot_of.get(seat)
@@ -376,7 +464,7 @@ class TableCore:
             else:
                 name = f"{bot} bot"
                 record.table.seats.add(seat=seat, kind=gw.SEAT_KIND_BOT, bot=bot, taken=True, display_name=name)
-                record.seat_token_sha256.append(auth.digest(auth.bot_token(self.bot_secret, table_id, seat)))
+                record.seat_token_sha256.append(self.bot_seat_digest(bot, table_id, seat))
         commit = Commit(record)
         for seat, bot in sorted(bot_of.items()):
             commit.public(seat_taken=gw.SeatTaken(seat=seat, kind=gw.SEAT_KIND_BOT, display_name=f"{bot} bot"))
@@ -385,8 +473,34 @@ class TableCore:
         await self.store.commit(commit.finish(), 0, commit.entries)  # version 0: a new key, no race
         await self._after_commit(commit)
         with bound(table_id=table_id):
-            log.info("table_created", game=request.game_id, players=request.player_count, bots=len(bot_of))
+            log.info(
+                "table_created",
+                game=request.game_id,
+                players=request.player_count,
+                bots=len(bot_of),
+                replay_mode=request.replay_mode,
+            )
         return record, host_token
+
+    @staticmethod
+    def check_table_request(request: gw.CreateTableRequest) -> None:
+        """Bounds on a new table's settings; the rules service checks their meaning."""
+        if len(request.game_id) > MAX_ID:
+            raise invalid("UNKNOWN_GAME", f"a game_id has at most {MAX_ID} characters")
+        if len(request.options) > MAX_OPTIONS:
+            raise invalid("BAD_OPTION", f"at most {MAX_OPTIONS} options")
+        for name, value in request.options.items():
+            if len(name) > MAX_ID or len(value) > MAX_OPTION_VALUE:
+                raise invalid("BAD_OPTION", f"option names have at most {MAX_ID} characters, values {MAX_OPTION_VALUE}")
+        if len(request.bot_seats) > max(request.player_count, 0):
+            raise invalid("BAD_SEAT", "more bot seats than seats")
+        if any(len(bot_seat.bot) > MAX_BOT for bot_seat in request.bot_seats):
+            raise invalid("UNKNOWN_BOT", f"a bot is named in at most {MAX_BOT} characters")
+        timer = request.decision_timer
+        if not 0 <= timer.seconds <= MAX_TIMER_SECONDS or (
+            timer.seconds > 0 and timer.policy == gw.TIMEOUT_POLICY_UNSPECIFIED
+        ):
+            raise invalid("BAD_TIMER", f"a decision timer needs 0 to {MAX_TIMER_SECONDS} seconds and a policy")
 
     async def take_seat(
         self, table_id: str, seat_wanted: int | None, display_name: str
@@ -459,39 +573,42 @@ class TableCore:
         applied_label: list[str] = []
         seat_of: list[int] = []
 
+        response = gw.SubmitActionResponse()
+
         async def change(record: store_pb2.TableRecord, commit: Commit, stored) -> store_pb2.StoredResponse | None:
             seat = self.authorise_seat(record, token)
             command = hashlib.sha256(f"{seat}:".encode() + action.SerializeToString()).digest()
             if idempotency is not None:
                 idempotency.command_sha256 = command
                 if stored is not None:
-                    raise Replay(idempotency.replay(stored))
+                    idempotency.check(stored)
+                    raise Replay(await self.replayed(table_id, stored, record))
             self.require_status(record, gw.TABLE_STATUS_IN_PROGRESS)
             if expected_version is not None and expected_version != record.table.version:
                 raise ApiError(
                     grpc.StatusCode.ABORTED,
                     "VERSION_MISMATCH",
                     f"the table is at version {record.table.version}, not {expected_version}",
+                    expected_version=expected_version,
+                    current_version=record.table.version,
+                    seat=seat,
                 )
             applied = await self._apply(record, seat, action, commit)
             applied_label[:] = [applied.action_label]
             seat_of[:] = [seat]
             commit.finish()
-            response = gw.SubmitActionResponse(table=record.table, events=commit.seen_by(seat))
+            response.CopyFrom(gw.SubmitActionResponse(table=record.table, events=commit.seen_by(seat)))
             if idempotency is None:
-                return response
-            return store_pb2.StoredResponse(command_sha256=command, response=response)
+                return None
+            return compact_response(command, seat, record.table, len(commit.entries))
 
         try:
-            record, stored = await self.transact(table_id, change, idempotency)
+            record, _ = await self.transact(table_id, change, idempotency)
         except Replay as replay:
             return replay.response
         with bound(seat=seat_of[0]):
             log.info("action_applied", label=applied_label[0], version=record.table.version)
-        if isinstance(stored, store_pb2.StoredResponse):
-            return stored.response
-        assert isinstance(stored, gw.SubmitActionResponse)
-        return stored
+        return response
 
     async def expire_decision(self, table_id: str, seat: int, version: int, token: str) -> tuple[bool, object]:
         """Applies the table's timeout policy to an overdue decision of a human seat; does
@@ -520,7 +637,7 @@ class TableCore:
                 entry.revoked_seat = seat
                 table.seats[seat].kind = gw.SEAT_KIND_BOT
                 table.seats[seat].bot = "random"
-                record.seat_token_sha256[seat] = auth.digest(auth.bot_token(self.bot_secret, table.table_id, seat))
+                record.seat_token_sha256[seat] = self.bot_seat_digest("random", table.table_id, seat)
                 self._set_deadline(record)
                 return
             legal = await self.rules.call(
@@ -570,8 +687,11 @@ class TableCore:
         index = INDEX_OF_STATUS.get(status)
         if index is None:
             raise invalid("BAD_STATUS", "list open or in-progress tables")
+        if len(game_id) > MAX_ID:
+            raise invalid("UNKNOWN_GAME", f"a game_id has at most {MAX_ID} characters")
         size = min(page_size or 20, MAX_PAGE_SIZE)
-        if size < 0 or (page_token and not page_token.isdigit()):
+        token_ok = not page_token or (page_token.isascii() and page_token.isdigit() and len(page_token) <= 6)
+        if size < 0 or not token_ok or int(page_token or 0) > MAX_PAGE_OFFSET:
             raise invalid("BAD_PAGE", "page_size >= 0 and a page_token from a response")
         offset = int(page_token or 0)
         table_ids = await self.store.listed(index, offset, size)
@@ -587,9 +707,17 @@ class TableCore:
 
     async def stream(self, table_id: str, after_seq: int, token: str | None) -> AsyncIterator[gw.TableEvent]:
         """The log from after_seq on, then live, as the token's seat sees it (None: a
-        spectator); ends after the game does."""
+        spectator); ends after the game's last event, at once when after_seq is at or
+        past it."""
         record, _ = await self.load(table_id)
         seat = None if token is None else self.authorise_seat(record, token)
+        last_seq = record.table.last_seq
+        if record.table.status == gw.TABLE_STATUS_FINISHED and after_seq >= last_seq:
+            return
+        if not 0 <= after_seq <= last_seq:
+            raise invalid(
+                "BAD_AFTER_SEQ", f"after_seq runs from 0 to the table's last_seq ({last_seq})", last_seq=last_seq
+            )
         channel = self.store.channel(table_id)
         await self.hub.join(channel)
         try:
@@ -610,3 +738,48 @@ class TableCore:
                     await self.hub.wait(channel, generation, WATCH_POLL_SECONDS)
         finally:
             await self.hub.leave(channel)
+
+    async def replay(self, table_id: str, seat: int | None, token: str | None) -> gw.GetReplayResponse:
+        """The log as ``seat`` (None: a spectator) saw it, with the actions it may know:
+        its own, and every one once the game is over. While the game runs a seat's replay
+        needs that seat's token."""
+        record, _ = await self.load(table_id)
+        table = record.table
+        if seat is not None and not 0 <= seat < len(table.seats):
+            raise invalid("BAD_SEAT", f"no seat {seat}")
+        finished = table.status == gw.TABLE_STATUS_FINISHED
+        if seat is not None and not finished:
+            if token is None:
+                raise ApiError(
+                    grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING", "a seat's replay needs its token until the end"
+                )
+            if self.seat_of(record, token) != seat:
+                raise ApiError(
+                    grpc.StatusCode.PERMISSION_DENIED, "TOKEN_NOT_FOR_TABLE", "this token does not hold that seat"
+                )
+        response = gw.GetReplayResponse(table=table)
+        for entry in await self.read_whole_log(table_id, table.last_seq):
+            step = response.steps.add(seq=entry.seq)
+            data = entry.for_viewer(seat)
+            if data:
+                step.event.ParseFromString(data)
+            if entry.action:
+                taken = store_pb2.SeatAction.FromString(entry.action)
+                if finished or taken.seat == seat:
+                    step.actor = taken.seat
+                    step.action.CopyFrom(taken.action)
+        if table.status != gw.TABLE_STATUS_OPEN:
+            view = await self.rules.call(
+                table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state, seat=seat)
+            )
+            response.view.CopyFrom(view.view)
+        return response
+
+    async def read_whole_log(self, table_id: str, last_seq: int) -> list[StoredEntry]:
+        entries: list[StoredEntry] = []
+        while not entries or entries[-1].seq < last_seq:
+            page = await self.store.read_log(table_id, entries[-1].seq if entries else 0)
+            if not page:
+                break
+            entries += page
+        return entries

@@ -1,43 +1,85 @@
 """The gRPC servicers: they translate requests and errors, and leave every decision to
-the table-command core (``gateway/core.py``)."""
+the table-command core (``gateway/core.py``).
+
+Every method is registered by ``add_to_server``, which hands the handler the request's raw
+bytes: a request that does not decode is INVALID_ARGUMENT (MALFORMED_REQUEST) with one
+JSON log line, instead of gRPC's UNKNOWN with Python's exception text. Whatever a handler
+raises becomes a status with a reason; an unexpected exception is logged (one JSON line
+with its traceback) and answered INTERNAL with a generic message.
+"""
 
 import functools
 import time
 
 import grpc
 import structlog
+from google.protobuf import message_factory
+from google.protobuf.message import DecodeError
 from redis.exceptions import RedisError
 
 from common import auth
-from common.errors import ApiError, abort
+from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError, abort
 from common.logging import bound
 from gateway import metrics
-from gateway.core import TableCore
+from gateway.core import MAX_ID, TableCore
 from tavola.gateway.v1 import gateway_pb2 as gw
-from tavola.gateway.v1 import gateway_pb2_grpc
 
 log = structlog.get_logger()
 
 
-def _as_api_error(error: ApiError | RedisError) -> ApiError:
+def _as_api_error(error: Exception, method: str) -> ApiError:
     """The one place where the gateway's failures become a status with a reason."""
     if isinstance(error, ApiError):
         return error
-    log.error("store_unavailable", exc_info=error)
-    return ApiError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the table store is unavailable")
+    if isinstance(error, RedisError):
+        log.error("store_unavailable", method=method, exc_info=error)
+        return ApiError(
+            grpc.StatusCode.UNAVAILABLE,
+            "STORE_UNAVAILABLE",
+            "the table store is unavailable",
+            retry_after=RETRY_UNAVAILABLE_SECONDS,
+        )
+    log.error("internal_error", method=method, exc_info=error)
+    return ApiError(grpc.StatusCode.INTERNAL, "INTERNAL", "the gateway failed; the request changed nothing")
 
 
-def unary_rpc(method):
+def _decode(request_class, raw: bytes, method: str):
+    try:
+        return request_class.FromString(raw)
+    except (DecodeError, ValueError) as error:  # also a string field that is not UTF-8
+        log.warning("malformed_request", method=method, size=len(raw), error=str(error)[:200])
+        raise ApiError(
+            grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", f"the request is not a valid {method} request"
+        ) from None
+
+
+def _about(request) -> dict[str, object]:
+    """The request's table id, for the error's metadata and the log (when it is sane)."""
+    table_id = getattr(request, "table_id", "")
+    return {"table_id": table_id} if table_id and len(table_id) <= MAX_ID else {}
+
+
+def _failure(error: Exception, method: str, request) -> ApiError:
+    api_error = _as_api_error(error, method)
+    for key, value in _about(request).items():
+        api_error.metadata.setdefault(key, str(value))
+    return api_error
+
+
+def unary_rpc(method, request_class):
     name = method.__name__
 
     @functools.wraps(method)
-    async def handler(self, request, context):
+    async def handler(raw: bytes, context):
         code = "OK"
         started = time.perf_counter()
+        request = None
         try:
-            return await method(self, request, context)
-        except (ApiError, RedisError) as error:
-            api_error = _as_api_error(error)
+            request = _decode(request_class, raw, name)
+            with bound(**_about(request)):
+                return await method(request, context)
+        except Exception as error:
+            api_error = _failure(error, name, request)
             code = api_error.code.name
             await abort(context, api_error)
         finally:
@@ -47,18 +89,21 @@ def unary_rpc(method):
     return handler
 
 
-def stream_rpc(method):
+def stream_rpc(method, request_class):
     name = method.__name__
 
     @functools.wraps(method)
-    async def handler(self, request, context):
+    async def handler(raw: bytes, context):
         code = "OK"
+        request = None
         metrics.STREAMS.inc()
         try:
-            async for item in method(self, request, context):
-                yield item
-        except (ApiError, RedisError) as error:
-            api_error = _as_api_error(error)
+            request = _decode(request_class, raw, name)
+            with bound(**_about(request)):
+                async for item in method(request, context):
+                    yield item
+        except Exception as error:
+            api_error = _failure(error, name, request)
             code = api_error.code.name
             await abort(context, api_error)
         finally:
@@ -68,6 +113,25 @@ def stream_rpc(method):
     return handler
 
 
+def add_to_server(servicer, service_name: str, server: grpc.aio.Server) -> None:
+    """Registers every method of ``service_name`` (a service of gateway.proto) on the server,
+    each handed raw bytes that its wrapper decodes."""
+    service = gw.DESCRIPTOR.services_by_name[service_name]
+    handlers = {}
+    for method in service.methods:
+        request_class = message_factory.GetMessageClass(method.input_type)
+        implementation = getattr(servicer, method.name)
+        if method.server_streaming:
+            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
+                stream_rpc(implementation, request_class), response_serializer=lambda m: m.SerializeToString()
+            )
+        else:
+            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+                unary_rpc(implementation, request_class), response_serializer=lambda m: m.SerializeToString()
+            )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
+
+
 def require_token(context) -> str:
     token = auth.token_from(context)
     if token is None:
@@ -75,75 +139,68 @@ def require_token(context) -> str:
     return token
 
 
-class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
-    """The public API."""
+class GatewayServicer:
+    """The public API (tavola.gateway.v1.GatewayService)."""
 
     def __init__(self, core: TableCore):
         self.core = core
 
-    @unary_rpc
     async def ListGames(self, request, context):
         return gw.ListGamesResponse(games=await self.core.rules.describe_all())
 
-    @unary_rpc
     async def ListBots(self, request: gw.ListBotsRequest, context) -> gw.ListBotsResponse:
         return gw.ListBotsResponse(bots=self.core.bots.describe(request.game_id))
 
-    @unary_rpc
     async def CreateTable(self, request: gw.CreateTableRequest, context) -> gw.CreateTableResponse:
         record, host_token = await self.core.create_table(request)
         return gw.CreateTableResponse(table=record.table, host_token=host_token)
 
-    @unary_rpc
     async def GetTable(self, request, context):
         return await self.core.table(request.table_id)
 
-    @unary_rpc
     async def ListTables(self, request: gw.ListTablesRequest, context) -> gw.ListTablesResponse:
         return await self.core.list_tables(request.status, request.game_id, request.page_size, request.page_token)
 
-    @unary_rpc
     async def TakeSeat(self, request, context):
         wanted = request.seat if request.HasField("seat") else None
         seat, token, record = await self.core.take_seat(request.table_id, wanted, request.display_name)
         return gw.TakeSeatResponse(seat=seat, seat_token=token, table=record.table)
 
-    @unary_rpc
     async def StartTable(self, request, context):
         record = await self.core.start_table(request.table_id, require_token(context))
         return gw.StartTableResponse(table=record.table)
 
-    @unary_rpc
     async def GetView(self, request, context):
         return await self.core.seat_view(request.table_id, require_token(context))
 
-    @unary_rpc
     async def SubmitAction(self, request: gw.SubmitActionRequest, context) -> gw.SubmitActionResponse:
         token = require_token(context)
         expected = request.expected_version if request.HasField("expected_version") else None
-        with bound(table_id=request.table_id, request_id=request.request_id or None):
+        with bound(request_id=request.request_id[:128] or None):
             return await self.core.submit(request.table_id, token, request.action, expected, request.request_id)
 
-    @stream_rpc
     async def WatchTable(self, request, context):
         token = require_token(context)
         async for event in self.core.stream(request.table_id, request.after_seq, token):
             yield gw.WatchTableResponse(event=event)
 
-    @stream_rpc
     async def SpectateTable(self, request, context):
         async for event in self.core.stream(request.table_id, request.after_seq, None):
             yield gw.SpectateTableResponse(event=event)
 
+    async def GetReplay(self, request: gw.GetReplayRequest, context) -> gw.GetReplayResponse:
+        seat = request.seat if request.HasField("seat") else None
+        return await self.core.replay(request.table_id, seat, auth.token_from(context))
 
-class TimerServicer(gateway_pb2_grpc.TimerServiceServicer):
+
+class TimerServicer:
     """Applies a table's timeout policy when a human seat's decision is overdue (DESIGN:
-    timers). Called by the timer task with the platform's timer credential."""
+    timers). Served on the internal port only; called by the timer task with the
+    platform's timer credential."""
 
     def __init__(self, core: TableCore):
         self.core = core
 
-    @unary_rpc
     async def ExpireDecision(self, request, context):
         expired, record = await self.core.expire_decision(
             request.table_id, request.seat, request.version, require_token(context)

@@ -7,8 +7,11 @@ Cluster) and one pub/sub channel:
                           "spec" (TableEvent bytes for spectators), "s<n>" (seat n's
                           projection where it differs; empty = nothing for that seat),
                           "end" on the last entry of a finished game, "revoke" (a
-                          seat whose token stops working at this entry)
-  <prefix>:{id}:requests  hash: "<seat>:<request_id>" -> StoredResponse, for idempotency
+                          seat whose token stops working at this entry), "act" (the
+                          SeatAction that made this entry, for replays; never streamed)
+  <prefix>:{id}:requests  hash: "<token digest>:<request_id>" -> StoredResponse (compact:
+                          where the action's events are in the log, the table's new
+                          version and status), for idempotency
   <prefix>:{id}:wake      channel: the new last seq, published on every commit
 
 Two indexes across tables, sorted sets scored by the time a table took its status, and
@@ -88,6 +91,8 @@ class LogEntry:
     end: bool = False
     # A seat whose token stops working here (a bot took it): its watchers are let go.
     revoked_seat: int | None = None
+    # The SeatAction that made this entry (bytes), read back only by replays.
+    action: bytes = b""
 
     def fields(self) -> list[bytes | str]:
         flat: list[bytes | str] = ["spec", self.spectator]
@@ -97,6 +102,8 @@ class LogEntry:
             flat += ["end", "1"]
         if self.revoked_seat is not None:
             flat += ["revoke", str(self.revoked_seat)]
+        if self.action:
+            flat += ["act", self.action]
         return flat
 
 
@@ -112,6 +119,10 @@ class StoredEntry:
             if own is not None:
                 return own
         return self.fields.get(b"spec", b"")
+
+    @property
+    def action(self) -> bytes:
+        return self.fields.get(b"act", b"")
 
     @property
     def is_end(self) -> bool:

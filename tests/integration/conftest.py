@@ -48,6 +48,7 @@ class HumanTable:
         bots: dict[int, str] | None = None,
         game="borgia",
         decision_timer: gw.DecisionTimer | None = None,
+        replay_mode: bool | None = None,
     ):
         bots = bots or {}
         self.stub = stub
@@ -57,6 +58,8 @@ class HumanTable:
                 player_count=players,
                 options=options or {},
                 seed=seed,
+                # by default the tests' seeds fix the deal (replay mode)
+                replay_mode=seed is not None if replay_mode is None else replay_mode,
                 bot_seats=[gw.BotSeat(seat=seat, bot=bot) for seat, bot in bots.items()],
                 decision_timer=decision_timer,
             )

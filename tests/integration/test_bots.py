@@ -8,7 +8,6 @@ import pytest
 from bots import tasks
 from bots.strategies import random_legal
 from common import auth
-from gateway.config import Settings
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.conftest import HumanTable
 from tests.integration.games import CASES
@@ -67,6 +66,8 @@ def test_humans_and_bots_share_a_table(gateway):
 def test_a_retried_bot_task_changes_nothing(gateway, stack, monkeypatch):
     """The 'held' bot has no worker, so the test runs its task by hand, twice."""
     monkeypatch.setenv("TAVOLA_GATEWAY", stack.gateway_address)
+    key = auth.bot_key(stack.bot_secret, "held")
+    monkeypatch.setenv("TAVOLA_BOT_KEY", key)  # a worker given the held bot's key alone
     table = HumanTable(gateway, players=2, seed=44, bots={0: "held"})
     table.start()
     chooser = random.Random(2)
@@ -74,7 +75,7 @@ def test_a_retried_bot_task_changes_nothing(gateway, stack, monkeypatch):
         view = table.view(1)
         table.submit(1, chooser.choice(list(view.legal_actions)).action)
     version = table.table().version
-    token = auth.metadata(auth.bot_token(Settings().bot_secret, table.table_id, 0))
+    token = auth.metadata(auth.bot_token(key, table.table_id, 0))
     before = gateway.GetView(gw.GetViewRequest(table_id=table.table_id), metadata=token)
     expected_choice = random_legal(before, tasks._seeded_rng(table.table_id, 0, version))
 

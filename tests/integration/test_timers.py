@@ -6,7 +6,6 @@ import pytest
 
 from common import auth
 from common.errors import reason_of
-from gateway.config import Settings
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
 from tests.integration.conftest import HumanTable
@@ -62,20 +61,46 @@ def test_a_bot_takes_the_seats_of_absent_players_and_finishes_the_game(gateway):
     assert seen[-1].decision_expired.seat == 0
 
 
-def test_a_decision_taken_in_time_is_not_expired(gateway, channel):
+def test_a_decision_taken_in_time_is_not_expired(gateway, stack):
     table = timed_table(gateway, gw.TIMEOUT_POLICY_RANDOM_ACTION, seconds=60)
     started = table.start()
     seat = started.deciding_seats[0]
     table.submit(seat, table.view(seat).legal_actions[0].action)
-    timers = gateway_pb2_grpc.TimerServiceStub(channel)
+    internal = grpc.insecure_channel(stack.timer_address)
+    timers = gateway_pb2_grpc.TimerServiceStub(internal)
     request = gw.ExpireDecisionRequest(table_id=table.table_id, seat=seat, version=started.version)
-    timer_token = auth.metadata(auth.timer_token(Settings().bot_secret, table.table_id))
+    timer_token = auth.metadata(auth.timer_token(stack.bot_secret, table.table_id))
     before = table.table()
     assert not timers.ExpireDecision(request, metadata=timer_token).expired
     assert table.table() == before
     with pytest.raises(grpc.RpcError) as caught:
         timers.ExpireDecision(request, metadata=auth.metadata(table.tokens[seat]))  # a player is no timer
     assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED and reason_of(caught.value) == "NOT_A_TIMER"
+    internal.close()
+
+
+def test_a_deadline_not_yet_passed_expires_nothing(gateway, stack):
+    """ExpireDecision applies only once the deadline has passed, and only at the version
+    the seat had to decide at."""
+    table = timed_table(gateway, gw.TIMEOUT_POLICY_RANDOM_ACTION, seconds=60)
+    started = table.start()
+    seat = started.deciding_seats[0]
+    timer_token = auth.metadata(auth.timer_token(stack.bot_secret, table.table_id))
+    with grpc.insecure_channel(stack.timer_address) as internal:
+        timers = gateway_pb2_grpc.TimerServiceStub(internal)
+        for version in (started.version, started.version + 1, started.version - 1):
+            request = gw.ExpireDecisionRequest(table_id=table.table_id, seat=seat, version=version)
+            assert not timers.ExpireDecision(request, metadata=timer_token).expired
+    assert table.table() == started
+
+
+def test_the_timer_service_is_not_on_the_public_port(channel, stack):
+    public = gateway_pb2_grpc.TimerServiceStub(channel)
+    request = gw.ExpireDecisionRequest(table_id="t", seat=0, version=1)
+    token = auth.metadata(auth.timer_token(stack.bot_secret, "t"))
+    with pytest.raises(grpc.RpcError) as caught:
+        public.ExpireDecision(request, metadata=token)
+    assert caught.value.code() == grpc.StatusCode.UNIMPLEMENTED
 
 
 def test_a_timer_without_a_policy_is_invalid(gateway):

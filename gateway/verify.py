@@ -1,0 +1,146 @@
+"""Check a finished table's randomness:  python -m gateway.verify <table_id> [--gateway host:port]
+
+Every table commits to its seed before the deal (``Table.seed_commitment``, SHA-256 of a
+salt and the seed) and reveals both in its last event (``GameFinished.seed_reveal``).
+``verify_table`` fetches, through the public API, the log as every seat and a spectator
+saw it with the actions taken, checks the commitment, then replays the game on the open
+engine from the revealed seed and those actions and compares every event each viewer was
+shown (every deal, roll and draw) and the outcome. It needs nothing but the gateway's
+public door and this repository's engines.
+"""
+
+import argparse
+import asyncio
+import hashlib
+import sys
+from dataclasses import dataclass, field
+
+import grpc
+
+from common import defaults
+
+
+def commitment(seed: int, salt: bytes) -> bytes:
+    """The published commitment to a table's seed."""
+    return hashlib.sha256(salt + seed.to_bytes(8, "big")).digest()
+
+
+@dataclass
+class Verdict:
+    table_id: str
+    problems: list[str] = field(default_factory=list)
+    actions: int = 0
+    events: int = 0
+    replay_mode: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _expected(projected, viewers: list[int | None]) -> dict[int | None, list]:
+    """Each viewer's game events among rules ProjectedEvents, as the gateway logs them."""
+    seen: dict[int | None, list] = {viewer: [] for viewer in viewers}
+    for item in projected:
+        own = {seat_event.seat: seat_event for seat_event in item.seats}
+        for viewer in viewers:
+            if viewer in own:
+                if own[viewer].HasField("event"):
+                    seen[viewer].append(own[viewer].event)
+            elif item.HasField("spectator"):
+                seen[viewer].append(item.spectator)
+    return seen
+
+
+async def _replay(table, seed: int, actions) -> tuple[dict[int | None, list], object]:
+    """Replays the game in process with the rules service's own code; returns each viewer's
+    game events and the final status."""
+    from services.registry import get_game
+    from services.rules_server import RulesServicer
+    from tavola.rules.v1 import rules_pb2
+
+    rules = RulesServicer(get_game(table.game_id))
+    viewers: list[int | None] = [None, *range(table.player_count)]
+    dealt = await rules.NewGame(
+        rules_pb2.NewGameRequest(player_count=table.player_count, options=dict(table.options), seed=seed),
+        None,
+    )
+    projected, state, status = list(dealt.events), dealt.state, dealt.status
+    for seat, action in actions:
+        applied = await rules.ApplyAction(rules_pb2.ApplyActionRequest(state=state, seat=seat, action=action), None)
+        projected += applied.events
+        state, status = applied.state, applied.status
+    return _expected(projected, viewers), status
+
+
+def verify_table(address: str, table_id: str, timeout: float = 30.0) -> Verdict:
+    """Checks a finished table through the gateway at ``address``; see the module's doc."""
+    from tavola.gateway.v1 import gateway_pb2 as gw
+    from tavola.gateway.v1 import gateway_pb2_grpc
+
+    verdict = Verdict(table_id)
+    with grpc.insecure_channel(address) as channel:
+        stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+        spectator = stub.GetReplay(gw.GetReplayRequest(table_id=table_id), timeout=timeout)
+        table = spectator.table
+        verdict.replay_mode = table.replay_mode
+        if table.status != gw.TABLE_STATUS_FINISHED:
+            verdict.problems.append("the game is not over: its seed is still secret")
+            return verdict
+        replays = {None: spectator}
+        for seat in range(table.player_count):
+            replays[seat] = stub.GetReplay(gw.GetReplayRequest(table_id=table_id, seat=seat), timeout=timeout)
+
+    events = [step.event for step in spectator.steps if step.HasField("event")]
+    started = [event.table_started for event in events if event.HasField("table_started")]
+    finished = [event.game_finished for event in events if event.HasField("game_finished")]
+    if len(started) != 1 or len(finished) != 1:
+        verdict.problems.append("the log lacks its start or its end")
+        return verdict
+    reveal = finished[0].seed_reveal
+    if not (commitment(reveal.seed, reveal.salt) == table.seed_commitment == started[0].seed_commitment):
+        verdict.problems.append("the revealed seed and salt do not match the commitment published before the deal")
+    actions = [(step.actor, step.action) for step in spectator.steps if step.HasField("actor")]
+    verdict.actions = len(actions)
+
+    try:
+        expected, status = asyncio.run(_replay(table, reveal.seed, actions))
+    except Exception as error:  # an action the engine refuses: the log is not this seed's game
+        verdict.problems.append(f"the actions do not replay from the revealed seed: {error!r}"[:300])
+        return verdict
+    for viewer, replay in replays.items():
+        shown = [step.event.game_event for step in replay.steps if step.event.HasField("game_event")]
+        verdict.events += len(shown)
+        if shown != expected[viewer]:
+            who = "the spectators" if viewer is None else f"seat {viewer}"
+            verdict.problems.append(f"the events shown to {who} differ from the replay from the revealed seed")
+    if not status.finished or status.outcome != table.outcome:
+        verdict.problems.append("the replay does not end with the published outcome")
+    return verdict
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Check a finished table's seed commitment and replay its deals.")
+    parser.add_argument("table_id")
+    parser.add_argument("--gateway", default=defaults.GATEWAY_ADDRESS, help="host:port of a tavola gateway")
+    args = parser.parse_args(argv)
+    try:
+        verdict = verify_table(args.gateway, args.table_id)
+    except grpc.RpcError as error:
+        print(f"cannot read table {args.table_id}: {error.code().name} {error.details()}", file=sys.stderr)
+        return 2
+    if verdict.replay_mode:
+        print("note: a replay-mode table; its creator chose the seed")
+    if verdict.ok:
+        print(
+            f"table {args.table_id}: OK: the seed matches its commitment and replays "
+            f"{verdict.actions} actions into the {verdict.events} events every viewer was shown"
+        )
+        return 0
+    for problem in verdict.problems:
+        print(f"table {args.table_id}: FAILED: {problem}")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
