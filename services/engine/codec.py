@@ -88,7 +88,8 @@ class Schema:
 
     def __init__(self, shapes: Mapping[type, Shape] | None = None, enum_aliases: Mapping[IntEnum, int] | None = None):
         self.shapes = dict(shapes or {})
-        self.enum_aliases = dict(enum_aliases or {})
+        # by (enum, name): members of different IntEnums with one number are equal keys
+        self.enum_aliases = {(type(member), member.name): number for member, number in (enum_aliases or {}).items()}
         self._mappers: dict[tuple[Any, str], Mapper] = {}
         self._unions: dict[tuple[Any, str], UnionMapper] = {}
 
@@ -137,6 +138,9 @@ class Schema:
                 return dec(get(message)) if message.HasField(name) else None
 
             return _Plan(lambda value: None if value is None else enc(value), dec_optional)
+        if dataclasses.is_dataclass(inner):
+            # A nested record is often the very same from one state to the next (a deck).
+            enc, dec = _reusing(enc), _reusing_decoded(dec)
         return _Plan(enc, lambda message: dec(get(message)), convert=dec)
 
     def _repeated(self, hint: Any, fd: FieldDescriptor, what: str) -> _Plan:
@@ -194,11 +198,7 @@ class Schema:
         names = [f.name for f in descriptor.fields]
         if length != len(names):
             raise TypeError(f"{what}: {hint} does not fit {descriptor.full_name}")
-        getters = [attrgetter(name) for name in names]
-        return (
-            lambda value: message(**dict(zip(names, value, strict=True))),
-            lambda nested: tuple([g(nested) for g in getters]),
-        )
+        return lambda value: message(**dict(zip(names, value, strict=True))), _getters(None, names, False)
 
     def _enum_tables(self, hint: Any, enum: EnumDescriptor, what: str) -> tuple[dict[Any, int], dict[int, Any]]:
         """Engine member <-> proto number, matched by name; None <-> 0 for an optional enum."""
@@ -211,8 +211,8 @@ class Schema:
             numbers[value.name.removeprefix(prefix)] = value.number
         to_pb: dict[Any, int] = {}
         for member in inner:
-            if member in self.enum_aliases:
-                to_pb[member] = self.enum_aliases[member]
+            if (inner, member.name) in self.enum_aliases:
+                to_pb[member] = self.enum_aliases[inner, member.name]
             elif member.name in numbers:
                 to_pb[member] = numbers[member.name]
         from_pb: dict[int, Any] = {number: member for member, number in to_pb.items()}
@@ -499,6 +499,46 @@ def _expect(message: Any, cls: type[Message], error: type[Exception]) -> Any:
 def _no_value(value: Any) -> Any:
     """A marker in ``Shape.encode``: the field is filled by the caller (a column's index)."""
     return None
+
+
+def _reusing(encode: Encoder) -> Encoder:
+    """``encode`` that reuses its last message when given the very same value again.
+
+    Engine values are immutable and successive states share what an action left unchanged
+    (a table's deck...), so this skips encoding it again. The message only ever goes into a
+    parent message, which copies it, so it is never changed after it is made."""
+    last: tuple[Any, Any] = (None, None)
+
+    def encode_again(value: Any) -> Any:
+        nonlocal last
+        seen, message = last
+        if value is seen:
+            return message
+        message = encode(value)
+        last = (value, message)
+        return message
+
+    return encode_again
+
+
+def _reusing_decoded(decode: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``decode`` that gives back its last value for a message equal to the last one: a table's
+    deck comes in with every state, and the same value then encodes at no cost (``_reusing``).
+    Comparing two messages is native code, far quicker than decoding one."""
+    last: tuple[Any, Any] = (None, None)
+
+    def decode_again(message: Any) -> Any:
+        nonlocal last
+        seen, value = last
+        if seen is not None and message == seen:
+            return value
+        value = decode(message)
+        kept = type(message)()
+        kept.CopyFrom(message)  # the caller may change its message later
+        last = (kept, value)
+        return value
+
+    return decode_again
 
 
 def _map_tuple(function: Callable[[Any], Any], items: Any) -> tuple[Any, ...]:
