@@ -52,3 +52,19 @@ def timer_token(secret: str, table_id: str) -> str:
     """The credential with which the platform's timer tasks expire a table's decisions;
     no bot key derives it."""
     return _mac(secret, f"timer:{table_id}")
+
+
+def main() -> None:
+    """python -m common.auth <bot>: prints that bot's key (TAVOLA_BOT_KEY for its author's
+    worker), derived from TAVOLA_BOT_SECRET."""
+    import os
+    import sys
+
+    secret = os.environ.get("TAVOLA_BOT_SECRET")
+    if len(sys.argv) != 2 or not secret:
+        raise SystemExit("usage: TAVOLA_BOT_SECRET=... python -m common.auth <bot name>")
+    print(bot_key(secret, sys.argv[1]))
+
+
+if __name__ == "__main__":
+    main()
