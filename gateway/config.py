@@ -27,6 +27,7 @@ class Settings:
     bots: tuple[str, ...] = ()  # empty: every registered bot (gateway/bots.py)
     bot_secret: str = defaults.DEV_BOT_SECRET
     table_ttl_seconds: int = 7 * 24 * 3600
+    open_table_ttl_seconds: int = 3600
     rules_timeout_seconds: float = 5.0
     sweep_seconds: float = 30.0
     # A development run (TAVOLA_DEVELOPMENT=true) may use the development bot secret.
@@ -42,6 +43,7 @@ class Settings:
             bots=tuple(name.strip() for name in env.get("TAVOLA_BOTS", "").split(",") if name.strip()),
             bot_secret=env.get("TAVOLA_BOT_SECRET", cls.bot_secret),
             table_ttl_seconds=int(env.get("TAVOLA_TABLE_TTL_SECONDS", cls.table_ttl_seconds)),
+            open_table_ttl_seconds=int(env.get("TAVOLA_OPEN_TABLE_TTL_SECONDS", cls.open_table_ttl_seconds)),
             rules_timeout_seconds=float(env.get("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds)),
             sweep_seconds=float(env.get("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds)),
             development=env.get("TAVOLA_DEVELOPMENT", "").lower() in ("1", "true", "yes"),

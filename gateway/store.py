@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import redis.asyncio as redis
 
+from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 
 _COMMIT = """
@@ -133,10 +134,12 @@ class StoredEntry:
 
 
 class TableStore:
-    def __init__(self, client: redis.Redis, prefix: str, ttl_seconds: int):
+    def __init__(self, client: redis.Redis, prefix: str, ttl_seconds: int, open_ttl_seconds: int | None = None):
         self.redis = client
         self.prefix = prefix
         self.ttl = ttl_seconds
+        # An open table nobody starts expires sooner, and so leaves the lobby.
+        self.open_ttl = ttl_seconds if open_ttl_seconds is None else min(open_ttl_seconds, ttl_seconds)
         self._commit = client.register_script(_COMMIT)
 
     def _keys(self, table_id: str) -> tuple[str, str, str]:
@@ -182,7 +185,7 @@ class TableStore:
             record.SerializeToString(),
             table.version,
             table.last_seq,
-            self.ttl,
+            self.open_ttl if table.status == gw.TABLE_STATUS_OPEN else self.ttl,
             request_key,
             stored.SerializeToString() if stored is not None else b"",
             self.channel(table.table_id),
