@@ -8,6 +8,7 @@ pope, returned rumor) means "none".
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from services.borgia.model import (
@@ -34,6 +35,8 @@ from services.engine.codec import Columns, DerivedCodec, Schema, Shape
 from tavola.borgia.v1 import borgia_pb2 as pb
 
 VARIANTS = ("shadow_puppets", "flame_of_thy_tongue", "poisoned_dice")
+_CARD: dict[Any, Any]  # Cardinal -> proto number, and back (set from the schema below)
+_card: Callable[[int], Cardinal]
 
 
 def _influence_out(value: Any) -> list[pb.CardinalInfluence]:

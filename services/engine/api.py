@@ -95,6 +95,7 @@ State = TypeVar("State")
 Action = TypeVar("Action")
 Event = TypeVar("Event")
 View = TypeVar("View")
+EventIn = TypeVar("EventIn", contravariant=True)  # a codec only takes events in
 
 
 class Engine(Protocol, Generic[State, Action, Event, View]):
@@ -146,7 +147,7 @@ class Engine(Protocol, Generic[State, Action, Event, View]):
         ...
 
 
-class Codec(Protocol, Generic[State, Action, Event, View]):
+class Codec(Protocol, Generic[State, Action, EventIn, View]):
     """Turns one engine's values into that game's typed proto messages and back."""
 
     def state_to_proto(self, state: State) -> "Message": ...
@@ -169,7 +170,7 @@ class Codec(Protocol, Generic[State, Action, Event, View]):
         """The inverse of ``view_to_proto``: bots decode the view the gateway sends them."""
         ...
 
-    def event_to_proto(self, event: Event) -> "Message": ...
+    def event_to_proto(self, event: EventIn) -> "Message": ...
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,7 @@ class Schema:
             self._mappers[key] = Mapper(self, cls, _hints(cls), message, self.shapes.get(cls, Shape()))
         return self._mappers[key]
 
-    def enum(self, engine: type[IntEnum], proto: Any) -> tuple[dict[Any, int], Callable[[int], Any]]:
+    def enum(self, engine: type[IntEnum], proto: Any) -> tuple[dict[Any, Any], Callable[[int], Any]]:
         """For a game's own overrides: engine member -> proto number, and number -> member
         (ValueError for a number with no member)."""
         to_pb, from_pb = self._enum_tables(engine, proto.DESCRIPTOR, engine.__name__)
@@ -147,6 +147,7 @@ class Schema:
         get = attrgetter(fd.name)
         element, length = _tuple_element(hint, what)
         enc: Encoder | None
+        dec_items: Callable[[Any], Any]
         if fd.enum_type is not None:
             to_pb, from_pb = self._enum_tables(element, fd.enum_type, what)
             identical = all(int(member) == number for member, number in to_pb.items())
@@ -178,7 +179,8 @@ class Schema:
 
     def _value(self, hint: Any, fd: FieldDescriptor, what: str) -> tuple[Encoder, Callable[[Any], Any]]:
         """A nested message: engine value -> message, message -> engine value."""
-        message = GetMessageClass(fd.message_type)
+        descriptor = _nested(fd)
+        message = GetMessageClass(descriptor)
         if _is_union(hint):
             union = self.union(hint, message)
             return union.to_proto, union.from_proto
@@ -186,7 +188,6 @@ class Schema:
             mapper = self.mapper(hint, message)
             return mapper.to_proto, mapper.from_proto
         _, length = _tuple_element(hint, what)
-        descriptor = fd.message_type
         if length is None and len(descriptor.fields) == 1 and descriptor.fields[0].is_repeated:
             # tuple[X, ...] <-> a message whose one field is repeated
             plan = self._repeated(hint, descriptor.fields[0], what)
@@ -236,7 +237,7 @@ class Mapper:
     ):
         self.cls = cls
         self.message = message
-        descriptor: Descriptor = message.DESCRIPTOR
+        descriptor = typing.cast(Descriptor, message.DESCRIPTOR)
         what = cls.__name__
         self._positional = positional = _is_namedtuple(cls) if positional is None else positional
         # Encoding: fields that go in as they are, read all at once; then converted ones.
@@ -319,7 +320,7 @@ class Mapper:
     def _group(self, schema: Schema, hints: dict[str, Any], fd: FieldDescriptor, names: tuple[str, ...]) -> None:
         # The nested message reads its fields straight from this record.
         group_hints = {name: hints[name] for name in names}
-        mapper = Mapper(schema, self.cls, group_hints, GetMessageClass(fd.message_type), Shape(), self._positional)
+        mapper = Mapper(schema, self.cls, group_hints, GetMessageClass(_nested(fd)), Shape(), self._positional)
         get = attrgetter(fd.name)
         self._computed.append((fd.name, mapper.to_proto))
         self._spreads.append(lambda message: mapper.decode_fields(get(message)))
@@ -332,7 +333,7 @@ class Mapper:
         index = columns.index
         if index is not None:
             shape = dataclasses.replace(shape, encode={**shape.encode, index: _no_value})
-        mapper = Mapper(schema, record, element_hints, GetMessageClass(fd.message_type), shape)
+        mapper = Mapper(schema, record, element_hints, GetMessageClass(_nested(fd)), shape)
         message = mapper.message
         get_all = _getters(hints, names, self._positional)
         get = attrgetter(fd.name)
@@ -395,7 +396,7 @@ class UnionMapper:
 
     def __init__(self, schema: Schema, members: tuple[type, ...], message: type[Message]):
         self.message = message
-        descriptor = message.DESCRIPTOR
+        descriptor = typing.cast(Descriptor, message.DESCRIPTOR)
         (oneof,) = descriptor.oneofs
         self._by_type: dict[type, tuple[str, Mapper]] = {}
         self._by_name: dict[str, Mapper] = {}
@@ -404,7 +405,7 @@ class UnionMapper:
             fd = next((f for f in oneof.fields if f.name == name), None)
             if fd is None:
                 raise TypeError(f"{descriptor.full_name}.{oneof.name} has no member {name} for {cls.__name__}")
-            mapper = schema.mapper(cls, GetMessageClass(fd.message_type))
+            mapper = schema.mapper(cls, GetMessageClass(_nested(fd)))
             self._by_type[cls] = (name, mapper)
             self._by_name[name] = mapper
         self._oneof = oneof.name
@@ -490,6 +491,12 @@ class DerivedCodec:
 # --------------------------------------------------------------------------- helpers
 
 
+def _nested(fd: FieldDescriptor) -> Descriptor:
+    if fd.message_type is None:
+        raise TypeError(f"{fd.full_name} is no message field")
+    return fd.message_type
+
+
 def _expect(message: Any, cls: type[Message], error: type[Exception]) -> Any:
     if not isinstance(message, cls):
         raise error(f"expected a {cls.DESCRIPTOR.full_name}, not {type(message).__name__}")
@@ -569,13 +576,14 @@ def _getter(hints: dict[str, Any], name: str, positional: bool) -> Callable[[Any
 
 def _getters(hints: dict[str, Any] | None, names: Any, positional: bool) -> Callable[[Any], tuple[Any, ...]]:
     """Reads several fields at once, always as a tuple (by position in a named tuple)."""
-    keys = [list(hints or {}).index(name) for name in names] if positional else list(names)
-    if not keys:
+    names = list(names)
+    if not names:
         return lambda value: ()
-    getter = itemgetter(*keys) if positional else attrgetter(*keys)
-    if len(keys) == 1:
+    keys = [list(hints or {}).index(name) for name in names] if positional else []
+    getter: Callable[[Any], Any] = itemgetter(*keys) if positional else attrgetter(*names)
+    if len(names) == 1:
         return lambda value: (getter(value),)
-    return getter  # type: ignore[return-value]
+    return getter
 
 
 def _is_namedtuple(cls: Any) -> bool:

@@ -140,7 +140,7 @@ def _load_data() -> tuple[
         role = Role[key]
         rows = []
         for row in spec["rows"]:
-            checks = []
+            checks: list[tuple[int, int, int | None]] = []
             for symbol_name, bound in row.items():
                 index = Symbol[symbol_name] - 1
                 if "exactly" in bound:

@@ -129,12 +129,12 @@ def parse_deck(name: str, data: Any) -> Deck:
     actions: list[ActionCard] = []
     for number, entry in enumerate(_entries(name, data, "actions", {"kind", "copies"}), 1):
         where = f"actions entry {number}"
-        kind = _ACTION_KINDS.get(entry["kind"]) if isinstance(entry["kind"], str) else None
-        if kind is None:
+        action_kind = _ACTION_KINDS.get(entry["kind"]) if isinstance(entry["kind"], str) else None
+        if action_kind is None:
             raise _fail(name, f"{where}: unknown action card {entry['kind']!r} (known: {', '.join(_ACTION_KINDS)})")
         copies = _int_field(name, where, entry, "copies", 1, ACTION_TOTAL)
         base = len(actions)
-        actions.extend([ActionCard(base + i, kind) for i in range(copies)])
+        actions.extend([ActionCard(base + i, action_kind) for i in range(copies)])
     if len(actions) != ACTION_TOTAL:
         raise _fail(name, f"needs {ACTION_TOTAL} action cards, has {len(actions)}")
     return Deck(name=name, romans=tuple(romans), actions=tuple(actions))
