@@ -573,6 +573,7 @@ OPENSPIEL_RANDOM = BotSpec(
     strength=0,
     strength_note="Plays like the random bot; it checks the adapter.",
     make=_make_random,
+    available=pyspiel is not None,
 )
 
 OPENSPIEL_ISMCTS = BotSpec(
@@ -584,6 +585,7 @@ OPENSPIEL_ISMCTS = BotSpec(
     "tavola's ismcts beats it at the same time budget, doing 2-3 times more simulations.",
     make=_make_ismcts,
     check=_check_ismcts,
+    available=pyspiel is not None,
     options=(
         BotOption("budget_ms", "Thinking time per decision in milliseconds (0: no limit).", "int", "200", (), 0, 60000),
         BotOption("iterations", "Simulations per decision (0: no limit).", "int", "0", (), 0, 1_000_000),

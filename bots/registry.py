@@ -104,6 +104,8 @@ class BotSpec:
     options: tuple[BotOption, ...] = ()
     # Checks a combination of options each valid alone; raises BotError(BAD_BOT_OPTION).
     check: Callable[[Mapping[str, OptionValue]], None] | None = None
+    # False where an optional dependency is missing: the bot is then not offered at all.
+    available: bool = True
 
     def plays(self, game_id: str) -> bool:
         return not self.games or game_id in self.games
@@ -131,7 +133,8 @@ def load_bots() -> dict[str, BotSpec]:
             raise TypeError(f"entry point {entry.name} = {entry.value} in {GROUP} is not a bots.registry.BotSpec")
         if spec.name != entry.name:
             raise ValueError(f"entry point {entry.name} in {GROUP} names bot {spec.name!r}")
-        bots[entry.name] = spec
+        if spec.available:
+            bots[entry.name] = spec
     return bots
 
 
