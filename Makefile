@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "python 3.11 is required ($(PYTHON) not found)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev,openspiel]'
 	touch $(STAMP)
 
 setup: $(STAMP) gen/.stamp
