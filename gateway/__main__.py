@@ -4,7 +4,7 @@ Environment: REDIS_URL, TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_B
 TAVOLA_DEVELOPMENT, TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS,
 TAVOLA_HOST, TAVOLA_PORT (default 50051), TAVOLA_PORT_FILE, TAVOLA_TIMER_HOST,
 TAVOLA_TIMER_PORT (default 50052), TAVOLA_TIMER_PORT_FILE, TAVOLA_METRICS_PORT,
-TAVOLA_LOG_LEVEL.
+TAVOLA_REDIS_CONNECTIONS (default 64), TAVOLA_REDIS_POOL_TIMEOUT_SECONDS (default 10), TAVOLA_LOG_LEVEL.
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
 reachable only from inside the deployment (the timer workers).
@@ -45,7 +45,14 @@ async def serve() -> None:
         )
         raise SystemExit(2)
     metrics.serve_from_env()
-    client = redis.Redis.from_url(settings.redis_url)
+    # A sized pool that waits for a free connection rather than failing, so a burst of
+    # commands and watchers queues up instead of answering UNAVAILABLE.
+    pool = redis.BlockingConnectionPool.from_url(
+        settings.redis_url,
+        max_connections=int(os.environ.get("TAVOLA_REDIS_CONNECTIONS", "64")),
+        timeout=float(os.environ.get("TAVOLA_REDIS_POOL_TIMEOUT_SECONDS", "10")),
+    )
+    client = redis.Redis(connection_pool=pool)
     await client.ping()
     hub = Hub(client, f"{settings.key_prefix}:gateway")
     await hub.start()

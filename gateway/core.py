@@ -31,7 +31,7 @@ from common.logging import bound
 from common.tasks import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for
 from gateway import metrics
 from gateway.bots import BotCatalog
-from gateway.hub import Hub
+from gateway.hub import READ_PAGE, Hub
 from gateway.rules import RulesDirectory
 from gateway.store import LogEntry, RequestUsed, StoredEntry, TableMissing, TableStore, VersionConflict
 from gateway.verify import commitment
@@ -719,12 +719,16 @@ class TableCore:
                 "BAD_AFTER_SEQ", f"after_seq runs from 0 to the table's last_seq ({last_seq})", last_seq=last_seq
             )
         channel = self.store.channel(table_id)
+
+        async def read(after: int) -> list[StoredEntry]:
+            return await self.store.read_log(table_id, after, READ_PAGE)
+
         await self.hub.join(channel)
         try:
             last = after_seq
             while True:
-                generation = self.hub.generation(channel)
-                entries = await self.store.read_log(table_id, last)
+                # Shared with every watcher of the table on this gateway: one read per event.
+                entries, generation = await self.hub.entries_after(channel, last, read)
                 for entry in entries:
                     last = entry.seq
                     data = entry.for_viewer(seat)

@@ -1,27 +1,54 @@
-"""Wakes the watchers of a table when its log grows.
+"""Wakes the watchers of a table when its log grows, and reads the log once for all of them.
 
 One pub/sub connection per gateway process, subscribed to the channels of the tables
-someone here is watching. Each table has a generation counter; a watcher notes the
-generation, reads the log, and waits only if the generation has not moved since, so no
-wake-up between reading and waiting is lost. Watchers also re-read on a timeout, which
-covers a dropped pub/sub message or a Redis reconnect.
+someone here is watching. Each table has a generation counter, bumped by every wake-up.
+The watchers of a table share its reads: one read at a time per table fetches what is new
+after the table's tail into a small buffer of recent entries, and every watcher takes its
+own entries from that buffer. A read that began at generation ``g`` has seen every commit
+published before ``g``; a watcher waits only when such a read found nothing after its
+position, so no wake-up between reading and waiting is lost. Only a watcher behind the
+buffer (its backlog when it joins, or a slow client) reads the log on its own.
+
+Watchers also re-read on a timeout, which covers a dropped pub/sub message or a Redis
+reconnect: a timeout counts as a wake-up, so the watchers of the table share that read too.
 """
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 
 import redis.asyncio as redis
 import structlog
 
 log = structlog.get_logger()
 
+# Recent entries kept per watched table; a watcher further behind reads on its own.
+BUFFER_ENTRIES = 512
+# The most entries one read returns: a full page means there may be more to read.
+READ_PAGE = 500
+
+
+# Reads the table's log: the entries after a seq (at most a page of them, in order).
+Reader = Callable[[int], Awaitable[list]]
+
 
 class _Table:
-    __slots__ = ("changed", "generation", "watchers")
+    __slots__ = ("buffer", "changed", "generation", "read_generation", "reading", "tail", "watchers")
 
     def __init__(self) -> None:
         self.generation = 0
         self.watchers = 0
+        self.changed = asyncio.Event()
+        # Entries with consecutive seqs up to ``tail``, the last seq any shared read saw.
+        self.buffer: list = []
+        self.tail: int | None = None
+        # The generation at which the last completed shared read began (-1: none yet).
+        self.read_generation = -1
+        self.reading = asyncio.Lock()
+
+    def wake(self) -> None:
+        self.generation += 1
+        self.changed.set()
         self.changed = asyncio.Event()
 
 
@@ -33,6 +60,9 @@ class Hub:
         self.pubsub = client.pubsub(ignore_subscribe_messages=True)
         self.task: asyncio.Task | None = None
         self.lock = asyncio.Lock()
+        # Log reads made, shared and private (for tests and metrics).
+        self.shared_reads = 0
+        self.private_reads = 0
 
     async def start(self) -> None:
         # A standing subscription keeps the connection open while no table is watched.
@@ -58,12 +88,9 @@ class Hub:
                 continue
             if message is None or message.get("type") != "message":
                 continue
-            channel = message["channel"].decode()
-            table = self.tables.get(channel)
+            table = self.tables.get(message["channel"].decode())
             if table is not None:
-                table.generation += 1
-                table.changed.set()
-                table.changed = asyncio.Event()
+                table.wake()
 
     async def join(self, channel: str) -> None:
         async with self.lock:
@@ -86,9 +113,49 @@ class Hub:
     def generation(self, channel: str) -> int:
         return self.tables[channel].generation
 
+    async def entries_after(self, channel: str, after_seq: int, read: Reader) -> tuple[list, int]:
+        """(the entries after ``after_seq`` known now, the generation they are current for).
+        Empty: nothing was committed after ``after_seq`` before that generation; wait for
+        the next one."""
+        table = self.tables[channel]
+        while True:
+            generation = table.generation
+            buffer = table.buffer
+            if buffer and buffer[0].seq <= after_seq + 1 <= buffer[-1].seq:
+                return buffer[after_seq + 1 - buffer[0].seq :], generation
+            if table.tail is not None and after_seq < table.tail:  # behind the buffer
+                self.private_reads += 1
+                return await read(after_seq), generation
+            if table.read_generation >= generation:
+                return [], generation
+            await self._refresh(table, generation, after_seq, read)
+
+    async def _refresh(self, table: _Table, wanted: int, after_seq: int, read: Reader) -> None:
+        """One read at a time per table, past the tail; those waiting for the lock find
+        that the read they needed has been made."""
+        async with table.reading:
+            if table.read_generation >= wanted:
+                return
+            began = table.generation
+            start = after_seq if table.tail is None else table.tail
+            self.shared_reads += 1
+            entries = await read(start)
+            if entries:
+                if table.tail is None or entries[0].seq != table.tail + 1:
+                    table.buffer = []
+                table.buffer = (table.buffer + entries)[-BUFFER_ENTRIES:]
+                table.tail = entries[-1].seq
+            elif table.tail is None:
+                table.tail = start
+            if len(entries) < READ_PAGE:
+                table.read_generation = began
+
     async def wait(self, channel: str, seen_generation: int, timeout: float) -> None:
         table = self.tables[channel]
         if table.generation != seen_generation:
             return
-        with contextlib.suppress(TimeoutError):
+        try:
             await asyncio.wait_for(table.changed.wait(), timeout)
+        except TimeoutError:
+            if table.generation == seen_generation:  # a poll, shared like a wake-up
+                table.wake()

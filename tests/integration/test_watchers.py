@@ -1,0 +1,64 @@
+"""Many watchers on one gateway: 50 spectators on each of 20 all-bot tables (1,000 streams),
+opened before the tables start. Every stream gets every event of its table, in order,
+and ends with OK after the last; none fails (before the gateway shared log reads and
+sized its Redis pool, most of them failed UNAVAILABLE)."""
+
+import asyncio
+
+import grpc
+import pytest
+
+from common import auth
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc
+
+TABLES = 20
+WATCHERS = 50  # per table
+CHANNELS = 10  # client connections the streams are spread over
+
+
+async def _spectate(stub, table_id: str, seqs: list[int]) -> None:
+    async for message in stub.SpectateTable(gw.SpectateTableRequest(table_id=table_id), timeout=120):
+        seqs.append(message.event.seq)
+
+
+async def _watch_all(address: str) -> None:
+    channels = [grpc.aio.insecure_channel(address) for _ in range(CHANNELS)]
+    try:
+        stubs = [gateway_pb2_grpc.GatewayServiceStub(channel) for channel in channels]
+        tables = []
+        for _ in range(TABLES):
+            bots = [gw.BotSeat(seat=seat, bot="random") for seat in range(3)]
+            request = gw.CreateTableRequest(game_id="borgia", player_count=3, bot_seats=bots)
+            created = await stubs[0].CreateTable(request)
+            tables.append((created.table.table_id, created.host_token))
+        seen: dict[tuple[str, int], list[int]] = {}
+        streams = []
+        for index in range(TABLES * WATCHERS):
+            table_id = tables[index % TABLES][0]
+            seqs = seen[table_id, index] = []
+            streams.append(asyncio.create_task(_spectate(stubs[index % CHANNELS], table_id, seqs)))
+        # Every stream has its table's first events (the bots taking their seats) before any game starts.
+        while not all(seen.values()):
+            await asyncio.sleep(0.05)
+        for table_id, host_token in tables:
+            await stubs[0].StartTable(gw.StartTableRequest(table_id=table_id), metadata=auth.metadata(host_token))
+        results = await asyncio.gather(*streams, return_exceptions=True)
+        failures = [result for result in results if isinstance(result, BaseException)]
+        assert not failures, f"{len(failures)} streams failed, e.g. {failures[0]!r}"
+        for table_id, _ in tables:
+            table = (await stubs[0].GetTable(gw.GetTableRequest(table_id=table_id))).table
+            assert table.status == gw.TABLE_STATUS_FINISHED
+            replay = await stubs[0].GetReplay(gw.GetReplayRequest(table_id=table_id))
+            expected = [step.seq for step in replay.steps if step.HasField("event")]
+            for (watched, _), seqs in seen.items():
+                if watched == table_id:
+                    assert seqs == expected
+    finally:
+        for channel in channels:
+            await channel.close()
+
+
+@pytest.mark.timeout(120)
+def test_a_thousand_spectators_on_one_gateway_all_complete(stack):
+    asyncio.run(_watch_all(stack.gateway_address))
