@@ -48,11 +48,16 @@ demo: setup
 run: setup
 	$(PY) -m deploy.run
 
-# A game in the terminal against bots, through a running gateway (make run).
+# A game in the terminal against bots, through the gateway at TAVOLA_GATEWAY (or
+# 127.0.0.1:TAVOLA_PORT, as make run), or a private platform started for it when none
+# answers. JOIN=, SPECTATE= or REJOIN= a table id; PLAY_ARGS for more (--help lists them).
 GAME ?= borgia
 PLAYERS ?= 3
+BOTS ?= random
 play: setup
-	$(PY) -m clients.terminal --game $(GAME) --players $(PLAYERS)
+	$(PY) -m clients.terminal --start-stack --game $(GAME) --players $(PLAYERS) --bots '$(BOTS)' \
+		$(if $(JOIN),--join $(JOIN)) $(if $(SPECTATE),--spectate $(SPECTATE)) $(if $(REJOIN),--rejoin $(REJOIN)) \
+		$(PLAY_ARGS)
 
 bench: setup
 	$(PY) -m bench

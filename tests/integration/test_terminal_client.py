@@ -1,15 +1,209 @@
-"""The terminal client knows no game, yet plays each one to the end through the gateway."""
+"""The terminal client as a player sees it: whole tables of each game played by keystrokes
+against bots through the real platform, with Textual's pilot, and the screen checked at
+the key moments."""
+
+import asyncio
 
 import pytest
 
-from clients import terminal
-from tests.integration.games import CASES
+from clients.terminal import __main__ as cli
+from clients.terminal import choices
+from clients.terminal.app import Plan, TableApp
+from tavola.gateway.v1 import gateway_pb2 as gw
+
+SIZE = (120, 40)
+OUTCOMES = ("You won!", "You share the win!", "You lost.", "Nobody wins.")
 
 
-@pytest.mark.parametrize("game", sorted(CASES))
-def test_the_terminal_client_plays_a_game_to_the_end(stack, game, capsys):
-    answers = iter(["9999\n", "x\n"] + ["1\n"] * 20_000)  # two bad answers are asked again
-    outcome = terminal.play(stack.gateway_address, game, 3, {}, seed=5, read=lambda: next(answers))
-    printed = capsys.readouterr().out
-    assert outcome.summary and f"game over: {outcome.summary}" in printed
-    assert "type a number from 1 to" in printed
+@pytest.fixture(autouse=True)
+def saved_seats(tmp_path, monkeypatch):
+    monkeypatch.setenv("TAVOLA_CLIENT_DIR", str(tmp_path / "seats"))
+
+
+async def until(pilot, condition, seconds: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, pilot.app.screen_text()
+        await pilot.pause(0.05)
+    await pilot.pause(0.1)  # the screen repaints after the state changes
+
+
+def deciding(app: TableApp) -> bool:
+    return bool(app.menu) and not app.sending or app.finished
+
+
+async def play_to_the_end(pilot, on_decision=None, seconds: float = 120.0) -> int:
+    """Presses 1 at every decision (into a submenu, then its first action) until the end."""
+    app, decisions = pilot.app, 0
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not app.finished:
+        assert asyncio.get_running_loop().time() < deadline, app.screen_text()
+        await until(pilot, lambda: deciding(app))
+        if app.finished:
+            break
+        if on_decision is not None:
+            on_decision(app)
+        await pilot.press("1")
+        decisions += 1
+        await pilot.pause(0.02)
+    await pilot.pause(0.2)
+    return decisions
+
+
+def run(address: str, plan: Plan, scenario) -> None:
+    async def main():
+        app = TableApp(address, plan)
+        async with app.run_test(size=SIZE) as pilot:
+            await scenario(pilot)
+
+    asyncio.run(main())
+
+
+def test_borgia_by_keystrokes(stack):
+    seen: dict[str, str] = {}
+
+    def look(app: TableApp) -> None:
+        text = app.screen_text()
+        if "first" not in seen:
+            seen["first"] = text
+        if "Call: the bid is a bluff" in text and "respond" not in seen:
+            seen["respond"] = text
+
+    async def scenario(pilot):
+        app = pilot.app
+        await until(pilot, lambda: deciding(app))
+        first = app.screen_text()
+        # Your own dice are shown; the bot's are hidden.
+        assert "Your dice: [" in first and "Your puppet:" in first
+        assert "hidden ■" in first
+        assert "Ada (you)" in first and "random bot" in first
+        # A bid is two short steps: a count, then a face.
+        if any("Bid 1 …" in choice.label for choice in app.menu[-1]):
+            assert len(app.menu[-1]) <= 16
+            await pilot.press("1")
+            assert "Your decision: Bid 1" in app.screen_text() and "Bid 1 x Bribe" in app.screen_text()
+            await pilot.press("escape")
+        # A rejected action: its reason in words, and the player chooses again.
+        submit = app.session.submit
+
+        async def stale(action, version):  # as if the table had moved on meanwhile
+            app.session.submit = submit
+            return await submit(action, version - 1)
+
+        app.session.submit = stale
+        await pilot.press("1")
+        if app.menu and not app.menu[-1][0].is_leaf:
+            await pilot.press("1")
+        await until(pilot, lambda: "Not taken" in app.screen_text() and deciding(app))
+        assert "the table moved on" in app.screen_text()
+        # Help, and a terminal too small.
+        await pilot.press("question_mark")
+        assert "Keys" in app.screen_text() and "House of Borgia" in app.screen_text()
+        await pilot.press("question_mark")
+        await pilot.resize_terminal(60, 16)
+        await pilot.pause(0.1)
+        assert "too small" in app.screen_text()
+        await pilot.resize_terminal(*SIZE)
+        await pilot.pause(0.1)
+        await play_to_the_end(pilot, look)
+        end = app.screen_text()
+        assert any(outcome in end for outcome in OUTCOMES), end
+        await pilot.press("b")
+        await pilot.pause(0.1)
+        board = app.screen_text()
+        # Every call reveals every die: the history shows the bot's faces.
+        assert "Dice revealed:" in board or "You call" not in board
+        assert "Final result" in board and "Pope:" in board
+
+    run(stack.gateway_address, Plan(game="borgia", players=2, seed=11, name="Ada"), scenario)
+
+
+def test_mortadella_by_keystrokes(stack):
+    async def scenario(pilot):
+        app = pilot.app
+        await until(pilot, lambda: deciding(app))
+        text = app.screen_text()
+        assert "Your role:" in text and "Your victory row:" in text
+        assert "Ada (you)" in text and "People" in text and "Mortadella" in text
+        assert "Lombard" in text
+        await play_to_the_end(pilot)
+        end = app.screen_text()
+        assert any(outcome in end for outcome in OUTCOMES), end
+
+    plan = Plan(game="mortadella", players=3, options={"max_turns": "9"}, seed=3, name="Ada")
+    run(stack.gateway_address, plan, scenario)
+
+
+def test_pecunia_by_keystrokes(stack):
+    async def scenario(pilot):
+        app = pilot.app
+        await until(pilot, lambda: deciding(app))
+        text = app.screen_text()
+        assert "your hand" in text and "sesterces" in text and "queue" in text and "latrine" in text
+        assert text.count("your hand") == 1  # the bot's hand is a count only
+        await play_to_the_end(pilot)
+        end = app.screen_text()
+        assert any(outcome in end for outcome in OUTCOMES), end
+
+    plan = Plan(game="pecunia", players=2, options={"target": "10"}, seed=3, name="Ada")
+    run(stack.gateway_address, plan, scenario)
+
+
+def test_spectating_a_bot_table(stack, gateway):
+    table = gateway.CreateTable(
+        gw.CreateTableRequest(
+            game_id="borgia",
+            player_count=2,
+            bot_seats=[gw.BotSeat(seat=0, bot="random"), gw.BotSeat(seat=1, bot="random")],
+            auto_start=True,
+            seed=2,
+        )
+    ).table
+
+    async def scenario(pilot):
+        app = pilot.app
+        await until(pilot, lambda: app.finished, seconds=60)
+        await pilot.pause(0.2)
+        end = app.screen_text()
+        assert "won." in end or "Nobody wins." in end
+        assert "You" not in end.split("\n")[0]
+        await pilot.press("b")
+        assert "spectating" in app.screen_text()
+
+    run(stack.gateway_address, Plan(mode="spectate", table_id=table.table_id), scenario)
+
+
+def test_rejoining_a_seat_after_a_restart(stack):
+    address = stack.gateway_address
+    table: dict[str, str] = {}
+
+    async def first(pilot):
+        await until(pilot, lambda: deciding(pilot.app))
+        table["id"] = pilot.app.session.table_id
+        await pilot.press("q")
+        assert "make play REJOIN=" in pilot.app.screen_text()
+        await pilot.press("y")
+
+    run(address, Plan(game="pecunia", players=2, name="Ada", timer_seconds=300), first)
+
+    async def again(pilot):
+        await until(pilot, lambda: deciding(pilot.app))
+        text = pilot.app.screen_text()
+        assert "Your decision" in text and "you are Ada" in text
+
+    run(address, Plan(mode="rejoin", table_id=table["id"]), again)
+
+
+def test_an_unreachable_gateway_is_explained(capsys):
+    assert cli.main(["--gateway", "127.0.0.1:9"]) == 1
+    printed = capsys.readouterr().err
+    assert "no gateway answers at 127.0.0.1:9" in printed and "make run" in printed
+    assert "Traceback" not in printed
+
+
+def test_large_choices_are_short_steps():
+    labels = [f"bid {count} {face}" for count in range(1, 13) for face in ("BRIBE", "POISON", "RUMOR")]
+    menu = choices.build(choices.word_paths(labels))
+    assert len(menu) == 12 and menu[0].label == "bid 1 …"
+    assert [choice.label for choice in menu[0].children] == ["bid 1 BRIBE", "bid 1 POISON", "bid 1 RUMOR"]
+    assert choices.build(choices.word_paths(["call", "allow"]))[1].index == 1

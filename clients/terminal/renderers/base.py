@@ -1,0 +1,117 @@
+"""The renderer interface, and the generic renderer every game's renderer builds on."""
+
+import re
+from dataclasses import dataclass, field
+
+from google.protobuf import json_format, text_format
+from google.protobuf.message import Message
+from rich.console import RenderableType
+from rich.text import Text
+
+from tavola.gateway.v1 import gateway_pb2 as gw
+
+SEAT_IN_LABEL = re.compile(r"\bseat (\d+)")
+
+
+@dataclass
+class TableContext:
+    """Who is who at the table, for every sentence a renderer writes."""
+
+    table: gw.Table
+    me: int | None  # None: a spectator
+    names: dict[int, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, table: gw.Table, me: int | None) -> "TableContext":
+        raw = {seat.seat: seat.display_name or f"seat {seat.seat}" for seat in table.seats}
+        counts: dict[str, int] = {}
+        for name in raw.values():
+            counts[name] = counts.get(name, 0) + 1
+        # Two "random bot"s: tell them apart by seat number.
+        names = {seat: name if counts[name] == 1 else f"{name} {seat}" for seat, name in raw.items()}
+        return cls(table, me, names)
+
+    def name(self, seat: int) -> str:
+        """The seat's display name, with "(you)" for the viewer's own seat."""
+        name = self.names.get(seat, f"seat {seat}")
+        return f"{name} (you)" if seat == self.me else name
+
+    def who(self, seat: int) -> str:
+        """The seat as the subject of a sentence: "You" for the viewer."""
+        return "You" if seat == self.me else self.names.get(seat, f"seat {seat}")
+
+    def whose(self, seat: int) -> str:
+        """ "Your" / "Ada's"."""
+        return "Your" if seat == self.me else f"{self.who(seat)}'s"
+
+    def verb(self, seat: int, verb: str) -> str:
+        """ "You bid" / "Ada bids"."""
+        if seat == self.me:
+            return f"You {verb}"
+        ending = "es" if verb.endswith(("s", "sh", "ch", "x")) else "s"
+        return f"{self.who(seat)} {verb}{ending}"
+
+    def seats_text(self, text: str) -> str:
+        """A label with "seat 2" replaced by the seat's name."""
+        return SEAT_IN_LABEL.sub(lambda m: self.name(int(m.group(1))), text)
+
+
+def words(enum_name: str, prefix: str) -> str:
+    """CARDINAL_DELLA_ROVERE -> Della Rovere."""
+    return enum_name.removeprefix(prefix).replace("_", " ").title()
+
+
+class Renderer:
+    """The generic renderer: any game, from its messages alone."""
+
+    help_text = ""  # a few lines on the game, for the help panel
+
+    def board(self, view: Message | None, ctx: TableContext) -> RenderableType:
+        if view is None:
+            return Text("The game has not started yet: waiting for the other seats.")
+        fields = json_format.MessageToDict(
+            view, always_print_fields_with_no_presence=True, preserving_proto_field_name=True
+        )
+        return Text("\n".join(_lines(fields, 0)))
+
+    def event_text(self, event: Message, ctx: TableContext) -> str | None:
+        """The event in words; None to leave it out of the history."""
+        kind = _oneof(event)
+        body = getattr(event, kind) if kind else event
+        text = text_format.MessageToString(body, as_one_line=True)
+        return ctx.seats_text(f"{(kind or event.DESCRIPTOR.name).replace('_', ' ')}: {text}".rstrip(": "))
+
+    def action_path(self, action: Message | None, label: str, ctx: TableContext) -> tuple[str, ...] | None:
+        """The action's menu path (see choices.py); None for the generic grouping by words."""
+        return None
+
+
+def _oneof(message: Message) -> str | None:
+    for oneof in message.DESCRIPTOR.oneofs:
+        kind = message.WhichOneof(oneof.name)
+        if kind:
+            return kind
+    return None
+
+
+def _lines(value, depth: int) -> list[str]:
+    pad = "  " * depth
+    if isinstance(value, dict):
+        lines = []
+        for key, item in value.items():
+            if isinstance(item, dict | list) and item:
+                lines.append(f"{pad}{key}:")
+                lines += _lines(item, depth + 1)
+            else:
+                lines.append(f"{pad}{key}: {item if item != [] and item != {} else '—'}")
+        return lines
+    if isinstance(value, list):
+        if all(not isinstance(item, dict | list) for item in value):
+            return [f"{pad}{', '.join(str(item) for item in value)}"]
+        lines = []
+        for item in value:
+            sub = _lines(item, depth + 1)
+            lines.append(f"{pad}- {sub[0].strip()}")
+            lines += sub[1:]
+        return lines
+    return [f"{pad}{value}"]

@@ -1,0 +1,243 @@
+"""House of Borgia: the cardinal ladder, dice, puppets, the bid, rumors."""
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from clients.terminal.renderers.base import Renderer, TableContext, words
+from tavola.borgia.v1 import borgia_pb2 as pb
+
+
+def cardinal(value: int) -> str:
+    return words(pb.Cardinal.Name(value), "CARDINAL_")
+
+
+def face(value: int) -> str:
+    return words(pb.Face.Name(value), "FACE_")
+
+
+def kind(value: int) -> str:
+    return words(pb.ActionKind.Name(value), "ACTION_KIND_")
+
+
+def bid_text(bid: pb.Bid) -> str:
+    return f"{bid.count} x {kind(bid.action)}"
+
+
+def dice_text(faces) -> str:
+    return " ".join(f"[{face(f)}]" for f in faces) or "—"
+
+
+class BorgiaRenderer(Renderer):
+    help_text = (
+        "Each round everyone rolls their dice in secret. The bidder claims that at least N dice on the "
+        "table show an action (Fate counts as any). The next seat calls the bluff or allows it and bids "
+        "next. A caller who is wrong loses a die, and so does a bidder who lied. The bid action then moves "
+        "the cardinals; at the end the highest cardinal on the ladder is pope. Your puppet is your secret "
+        "cardinal: push it up."
+    )
+
+    def board(self, view: pb.View | None, ctx: TableContext) -> RenderableType:
+        if view is None:
+            return super().board(view, ctx)
+        parts: list[RenderableType] = []
+        me = next((s for s in view.seats if view.HasField("viewer_seat") and s.seat == view.viewer_seat), None)
+        mine = set(me.puppets) if me else set()
+        parts.append(self._status(view, ctx))
+        parts.append(self._ladder(view, mine))
+        parts.append(self._seats(view, ctx))
+        if view.centre_rumors:
+            parts.append(Text(f"Rumors in the centre: {', '.join(cardinal(c) for c in view.centre_rumors)}"))
+        if me is not None:
+            puppets = ", ".join(cardinal(c) for c in me.puppets) or "—"
+            parts.append(Text.assemble(("Your puppet: ", "bold"), (puppets, "bold magenta")))
+            parts.append(Text.assemble(("Your dice: ", "bold"), (dice_text(me.dice), "bold cyan")))
+        if view.HasField("result"):
+            parts.append(self._result(view.result, ctx))
+        return Group(*parts)
+
+    def _status(self, view: pb.View, ctx: TableContext) -> Text:
+        if view.phase == pb.PHASE_OVER:
+            return Text("The game is over.", style="bold")
+        total = sum(seat.dice_count for seat in view.seats)
+        text = Text(f"Round {view.round_number}, {total} dice on the table. ", style="bold")
+        if view.HasField("bid"):
+            text.append(f"Bid on the table: {bid_text(view.bid)} by {ctx.name(view.active_seat)}.", style="yellow")
+        else:
+            text.append("No bid yet this round.")
+        if view.phase == pb.PHASE_RESPOND and view.HasField("responder_seat"):
+            text.append(f"\n{ctx.name(view.responder_seat)} must call or allow.")
+        elif view.phase == pb.PHASE_PERFORM:
+            text.append(f"\n{ctx.name(view.active_seat)} performs the bid action.")
+        elif view.phase == pb.PHASE_BID:
+            text.append(f"\n{ctx.name(view.active_seat)} bids.")
+        if view.called:
+            text.append("  The bid was called: every die is revealed.", style="bold red")
+        return text
+
+    def _ladder(self, view: pb.View, mine: set[int]) -> Table:
+        final = view.result if view.HasField("result") else None
+        entries, ladder = (final.influence, final.ladder) if final else (view.influence, view.ladder)
+        influence = {entry.cardinal: entry.influence for entry in entries}
+        grid = Table(title="The cardinals, top of the ladder first", title_justify="left", box=None, pad_edge=False)
+        grid.add_column("#", justify="right")
+        grid.add_column("cardinal", no_wrap=True)
+        grid.add_column("influence")
+        grid.add_column("")
+        for rank, card in enumerate(ladder, start=1):
+            points = influence.get(card, 0)
+            bar = Text("█" * min(points, 20) + f" {points}", style="green")
+            notes = []
+            if card in mine:
+                notes.append(("your puppet", "bold magenta"))
+            if card == view.antipope:
+                notes.append(("Antipope", "red"))
+            if final and card == final.pope:
+                notes.append(("pope", "bold yellow"))
+            grid.add_row(
+                str(rank),
+                Text(cardinal(card), style="bold magenta" if card in mine else ""),
+                bar,
+                Text(" · ").join(Text(note, style=style) for note, style in notes),
+            )
+        return grid
+
+    def _seats(self, view: pb.View, ctx: TableContext) -> Table:
+        grid = Table(title="Seats", title_justify="left", box=None, pad_edge=False)
+        grid.add_column("")
+        grid.add_column("player", no_wrap=True)
+        grid.add_column("dice", justify="right")
+        grid.add_column("faces")
+        grid.add_column("rumors")
+        for seat in view.seats:
+            marker = ""
+            if view.phase in (pb.PHASE_BID, pb.PHASE_PERFORM) and seat.seat == view.active_seat:
+                marker = "▶"
+            elif view.HasField("responder_seat") and seat.seat == view.responder_seat:
+                marker = "?"
+            if seat.dice_hidden:
+                faces = Text("hidden " + "■ " * seat.dice_count, style="dim")
+            else:
+                faces = Text(dice_text(seat.dice))
+            you = view.HasField("viewer_seat") and seat.seat == view.viewer_seat
+            grid.add_row(
+                marker,
+                Text(ctx.name(seat.seat), style="bold" if you else ""),
+                str(seat.dice_count),
+                faces,
+                ", ".join(cardinal(c) for c in seat.rumors) or "—",
+            )
+        return grid
+
+    def _result(self, result: pb.FinalResult, ctx: TableContext) -> Text:
+        text = Text("\nFinal result\n", style="bold")
+        text.append(f"Pope: {cardinal(result.pope) if result.pope else 'nobody'}\n")
+        for seat in result.puppets:
+            score = result.scores[seat.seat] if seat.seat < len(result.scores) else 0
+            cards = ", ".join(cardinal(c) for c in seat.puppets)
+            text.append(f"  {ctx.name(seat.seat)}: puppet {cards}, score {score}\n")
+        winners = ", ".join(ctx.name(w) for w in result.winners) or "nobody"
+        text.append(f"Winner: {winners}", style="bold green")
+        return text
+
+    # -- events ------------------------------------------------------------------
+
+    def event_text(self, event: pb.Event, ctx: TableContext) -> str | None:
+        which = event.WhichOneof("kind")
+        body = getattr(event, which) if which else None
+        if which == "game_started":
+            return f"House of Borgia, {body.player_count} players."
+        if which == "puppets_dealt":
+            own = [p for p in body.seats if p.seat == ctx.me and p.puppets]
+            return f"Your puppet: {', '.join(cardinal(c) for c in own[0].puppets)}." if own else None
+        if which == "roll_off":
+            return f"{ctx.who(body.starter_seat)} won the roll-off and starts."
+        if which == "round_started":
+            own = [d for d in body.dice if d.seat == ctx.me and d.faces]
+            text = f"Round {body.round_number}: everyone rolls; {ctx.verb(body.starter_seat, 'bid')} first."
+            return text + (f" Your dice: {dice_text(own[0].faces)}." if own else "")
+        if which == "bid_made":
+            return f"{ctx.verb(body.seat, 'bid')} {bid_text(body.bid)}."
+        if which == "allowed":
+            return f"{ctx.verb(body.seat, 'allow')} the bid."
+        if which == "called":
+            return f"{ctx.verb(body.seat, 'call')} the bid a bluff!"
+        if which == "dice_revealed":
+            lines = [
+                f"Dice revealed: {body.matching} show {kind(body.bid.action)} or Fate;"
+                f" the bid of {bid_text(body.bid)} was {'true' if body.truthful else 'a bluff'}."
+            ]
+            lines += [f"  {ctx.name(d.seat)}: {dice_text(d.faces)}" for d in body.dice]
+            return "\n".join(lines)
+        if which == "action_performed":
+            changes = ", ".join(f"{cardinal(c.cardinal)} {c.delta:+d}" for c in body.influence_changes)
+            return f"{ctx.who(body.seat)}: {describe(body.action, ctx)}" + (f" ({changes})" if changes else "") + "."
+        if which == "die_lost":
+            return f"{ctx.verb(body.seat, 'lose')} a die ({body.remaining} left)."
+        if which == "rallied":
+            gains = ", ".join(f"{cardinal(c.cardinal)} +{c.delta}" for c in body.gains if c.delta)
+            return f"Rally: {gains or 'no gains'}."
+        if which == "game_ended":
+            result = body.result
+            pope = cardinal(result.pope) if result.pope else "nobody"
+            winners = ", ".join(ctx.name(w) for w in result.winners) or "nobody"
+            return f"The game ends. Pope: {pope}. Winner: {winners}."
+        return super().event_text(event, ctx)
+
+    # -- choices -------------------------------------------------------------------
+
+    def action_path(self, action: pb.Action | None, label: str, ctx: TableContext) -> tuple[str, ...] | None:
+        if action is None:
+            return None
+        which = action.WhichOneof("kind")
+        body = getattr(action, which) if which else None
+        if which == "bid":
+            return (f"Bid {body.count} …", f"Bid {bid_text(body)}")
+        if which == "call":
+            return ("Call: the bid is a bluff",)
+        if which == "allow":
+            return ("Allow the bid",)
+        if which == "bribe":
+            return (f"Bribe {cardinal(body.cardinal)} …", describe(action, ctx))
+        if which == "poison":
+            return (f"Poison {cardinal(body.first)} …", describe(action, ctx))
+        if which == "judgement_pair":
+            return ("Judgement: 2 from one cardinal …", f"from {cardinal(body.source)} …", describe(action, ctx))
+        if which == "judgement_split":
+            sources = f"from {cardinal(body.source_a)} and {cardinal(body.source_b)} …"
+            return ("Judgement: 1 from each of two …", sources, describe(action, ctx))
+        if which == "rumor":
+            return (f"Rumor {cardinal(body.card)} …", describe(action, ctx))
+        return (describe(action, ctx),)
+
+
+def describe(action: pb.Action, ctx: TableContext) -> str:
+    which = action.WhichOneof("kind")
+    body = getattr(action, which) if which else None
+    if which == "bid":
+        return f"bid {bid_text(body)}"
+    if which == "bribe":
+        where = "top" if body.direction == pb.DIRECTION_TOP else "bottom"
+        return f"Bribe: {cardinal(body.cardinal)} to the {where}"
+    if which == "poison":
+        if body.first == body.second:
+            return f"Poison: 2 from {cardinal(body.first)}"
+        return f"Poison: 1 from {cardinal(body.first)} and 1 from {cardinal(body.second)}"
+    if which == "judgement_pair":
+        return f"Judgement: 2 from {cardinal(body.source)} to {cardinal(body.target)}"
+    if which == "judgement_split":
+        return (
+            f"Judgement: 1 each from {cardinal(body.source_a)} and {cardinal(body.source_b)}"
+            f" to {cardinal(body.target_a)} and {cardinal(body.target_b)}"
+        )
+    if which == "accuse":
+        return f"Accusation: {cardinal(body.cardinal)} is the Antipope"
+    if which == "rumor":
+        text = f"Rumor: {cardinal(body.card)} in front of {ctx.name(body.target_seat)}"
+        return text + (f", {cardinal(body.returned)} back to the centre" if body.returned else "")
+    if which == "perform_nothing":
+        return "Perform nothing (no legal target)"
+    return which or "?"
+
+
+RENDERER = BorgiaRenderer()

@@ -1,0 +1,188 @@
+"""Il Trono di Mortadella: your role and its victory row, every seat's tokens, the dice,
+the Lombard token."""
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from clients.terminal.renderers.base import Renderer, TableContext, words
+from services.mortadella.model import ROLE_INFO, TOKEN_SYMBOLS
+from services.mortadella.model import Role as EngineRole
+from tavola.mortadella.v1 import mortadella_pb2 as pb
+
+TOKENS = ("people", "tower", "book", "mortadella")
+PHASES = {
+    pb.PHASE_SETUP_TOKEN: "choose a starting token",
+    pb.PHASE_PRE_ROLL: "roll",
+    pb.PHASE_LOMBARD: "the Lombard token may re-roll",
+    pb.PHASE_CHOOSE_DICE: "choose three dice",
+    pb.PHASE_RESOLVE: "resolve the chosen dice",
+    pb.PHASE_TARGET: "choose a target",
+    pb.PHASE_REVOLUTION_TARGET: "choose the Revolution's target",
+    pb.PHASE_CANCEL: "pay Mortadella to cancel, or not",
+    pb.PHASE_PLAGUE: "discard for the Plague",
+    pb.PHASE_STEAL: "choose whom to steal from",
+    pb.PHASE_MASTER_GUESS: "the Master guesses a role",
+    pb.PHASE_OVER: "the game is over",
+}
+
+
+def symbol(value: int) -> str:
+    return words(pb.Symbol.Name(value), "SYMBOL_")
+
+
+def dice(values) -> str:
+    return " ".join(f"[{symbol(v)}]" for v in values) or "—"
+
+
+def role_name(value: int) -> str:
+    if value == pb.ROLE_UNSPECIFIED:
+        return "?"
+    return ROLE_INFO[EngineRole(value)].name
+
+
+def victory_row(value: int) -> str:
+    """A role's rows in words: "People ≥ 2, Tower ≥ 2 ..."; alternatives joined by "or"."""
+    info = ROLE_INFO[EngineRole(value)]
+    rows = []
+    for row in info.rows:
+        parts = []
+        for index, low, high in row:
+            name = symbol(int(TOKEN_SYMBOLS[index]))
+            parts.append(f"{name} exactly {low}" if high is not None else f"{name} at least {low}")
+        rows.append(", ".join(parts))
+    text = " — or — ".join(rows)
+    return text + (" — and a right guess of a role" if info.requires_guess else "")
+
+
+class MortadellaRenderer(Renderer):
+    help_text = (
+        "On your turn roll five dice (or keep the two passed to you and roll three), use three and pass "
+        "two on. Dice give tokens: People, Towers, Books, Mortadella; Wine and Rats hurt others. Your role "
+        "is secret; meet its victory row to win. Eight tokens of one kind is a deadly sin: you are out."
+    )
+
+    def board(self, view: pb.View | None, ctx: TableContext) -> RenderableType:
+        if view is None:
+            return super().board(view, ctx)
+        parts: list[RenderableType] = []
+        status = Text(f"Turn {view.turn} of at most {view.max_turns}. ", style="bold")
+        if view.phase == pb.PHASE_OVER:
+            status.append("The game is over.")
+        else:
+            status.append(f"{ctx.whose(view.active_seat)} turn: {PHASES.get(view.phase, '')}.")
+        parts.append(status)
+        me = next((s for s in view.seats if view.HasField("viewer") and s.seat == view.viewer), None)
+        if me is not None and me.role:
+            parts.append(Text.assemble(("Your role: ", "bold"), (role_name(me.role), "bold magenta")))
+            parts.append(Text(f"Your victory row: {victory_row(me.role)}", style="magenta"))
+        parts.append(self._seats(view, ctx))
+        table_dice = Text()
+        if view.dice:
+            table_dice.append(f"Dice rolled: {dice(view.dice)}\n", style="cyan")
+        if view.passed_dice:
+            table_dice.append(f"Dice passed on: {dice(view.passed_dice)}\n")
+        if view.chosen_dice:
+            table_dice.append(f"Dice chosen: {dice(view.chosen_dice)}")
+            table_dice.append(f"   still to resolve: {dice(view.remaining_dice)}\n")
+        if view.carnival:
+            table_dice.append("Carnival this turn!\n", style="yellow")
+        if view.effect:
+            table_dice.append(f"Effect being resolved: {words(pb.Effect.Name(view.effect), 'EFFECT_')}\n")
+        if view.HasField("lombard_holder"):
+            table_dice.append(f"Lombard Company token: {ctx.name(view.lombard_holder)}")
+            table_dice.append(" (used this turn)" if view.lombard_used else "")
+        parts.append(table_dice)
+        for guess in view.wrong_guesses:
+            parts.append(
+                Text(f"Known: {ctx.name(guess.target)} was not {role_name(guess.role)} (a wrong guess)", style="dim")
+            )
+        if view.phase == pb.PHASE_OVER:
+            winners = ", ".join(ctx.name(w) for w in view.winners) or "nobody"
+            reason = words(pb.EndReason.Name(view.end_reason), "END_REASON_").lower()
+            parts.append(Text(f"Winner: {winners} ({reason}).", style="bold green"))
+        return Group(*parts)
+
+    def _seats(self, view: pb.View, ctx: TableContext) -> Table:
+        grid = Table(title="Seats", title_justify="left", box=None, pad_edge=False)
+        grid.add_column("")
+        grid.add_column("player", no_wrap=True)
+        grid.add_column("role", no_wrap=True)
+        for name in TOKENS:
+            grid.add_column(name.title(), justify="right")
+        grid.add_column("")
+        for seat in view.seats:
+            notes = []
+            if not seat.in_game:
+                notes.append("out")
+            if seat.skip_turn:
+                notes.append("skips a turn")
+            if view.HasField("lombard_holder") and seat.seat == view.lombard_holder:
+                notes.append("Lombard")
+            if seat.seat in view.deciding_seats and view.phase != pb.PHASE_OVER:
+                notes.append("deciding")
+            marker = "▶" if seat.seat == view.active_seat and view.phase != pb.PHASE_OVER else ""
+            you = view.HasField("viewer") and seat.seat == view.viewer
+            grid.add_row(
+                marker,
+                Text(ctx.name(seat.seat), style="bold" if you else ""),
+                role_name(seat.role),
+                *(str(getattr(seat.tokens, name)) for name in TOKENS),
+                ", ".join(notes),
+            )
+        return grid
+
+    def event_text(self, event: pb.Event, ctx: TableContext) -> str | None:
+        which = event.WhichOneof("kind")
+        body = getattr(event, which) if which else None
+        if which == "role_dealt":
+            return f"Your role: {role_name(body.role)}." if body.seat == ctx.me and body.role else None
+        if which == "start_player_chosen":
+            return f"{ctx.who(body.seat)} starts."
+        if which == "turn_started":
+            passed = f", with {dice(body.passed_dice)} passed on" if body.passed_dice else ""
+            return f"Turn {body.turn}: {ctx.who(body.seat)}{passed}."
+        if which == "turn_skipped":
+            return f"{ctx.who(body.seat)} skips the turn."
+        if which == "dice_rolled":
+            return f"{ctx.verb(body.seat, 'roll')} {dice(body.dice)}."
+        if which == "lombard_decided":
+            what = f"re-rolls: {dice(body.dice)}" if body.reroll else "not used"
+            return f"{ctx.who(body.holder)}: Lombard token {what}."
+        if which == "special_event_occurred":
+            return f"Special event: {words(pb.Special.Name(body.kind), 'SPECIAL_')}!"
+        if which == "dice_chosen":
+            passes = "pass" if body.seat == ctx.me else "passes"
+            return f"{ctx.verb(body.seat, 'use')} {dice(body.chosen)} and {passes} {dice(body.passed_on)}."
+        if which == "effect_chosen":
+            return f"{ctx.who(body.seat)}: {words(pb.Effect.Name(body.effect), 'EFFECT_')}."
+        if which == "target_chosen":
+            return f"{ctx.who(body.seat)} targets {ctx.name(body.target)}."
+        if which == "cancel_decided":
+            return f"{ctx.who(body.seat)} {'pays Mortadella to cancel' if body.paid else 'takes the effect'}."
+        if which == "tokens_changed":
+            verb = "gain" if body.delta > 0 else "lose"
+            return f"{ctx.verb(body.seat, verb)} {abs(body.delta)} {symbol(body.symbol)}."
+        if which == "skip_turn_given":
+            return f"{ctx.who(body.seat)} will skip a turn."
+        if which == "no_effect":
+            return None
+        if which == "guess_made":
+            right = "right" if body.correct else "wrong"
+            return f"{ctx.who(body.seat)} guesses {ctx.name(body.target)} is {role_name(body.role)}: {right}."
+        if which == "role_replaced":
+            return f"{ctx.who(body.seat)} gets a new role card" + (
+                f": {role_name(body.new_role)}." if body.new_role else "."
+            )
+        if which == "player_eliminated":
+            return f"{ctx.who(body.seat)} is out of the game."
+        if which == "game_ended":
+            winners = ", ".join(ctx.name(w) for w in body.winners) or "nobody"
+            roles = "; ".join(f"{ctx.name(r.seat)} was {role_name(r.role)}" for r in body.revealed)
+            return f"The game ends. Winner: {winners}. {roles}."
+        if which == "start_roll":
+            return None
+        return super().event_text(event, ctx)
+
+
+RENDERER = MortadellaRenderer()

@@ -1,0 +1,123 @@
+"""Pecunia non olet: every player's latrine seats and queue, your hand, sesterces."""
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from clients.terminal.renderers.base import Renderer, TableContext, words
+from tavola.pecunia.v1 import pecunia_pb2 as pb
+
+PHASES = {
+    pb.PHASE_MARKERS: "remove round markers and collect",
+    pb.PHASE_REFILL: "refill the latrine from the queue",
+    pb.PHASE_DRAW: "play cards or draw an action card",
+    pb.PHASE_OVER: "the game is over",
+}
+
+
+def card_kind(value: int) -> str:
+    return words(pb.ActionCardKind.Name(value), "ACTION_CARD_KIND_")
+
+
+def roman(card: pb.RomanCard) -> str:
+    """A Roman card: kind, rounds to sit and sesterces it pays ("Senator 3r/5s")."""
+    return f"{words(pb.RomanKind.Name(card.kind), 'ROMAN_KIND_')} {card.rounds}r/{card.sesterces}s"
+
+
+def position(value: int) -> str:
+    return words(pb.SeatPosition.Name(value), "SEAT_POSITION_").lower()
+
+
+def latrine_seat(seat: pb.LatrineSeat) -> str:
+    if not seat.romans:
+        return "empty"
+    return " + ".join(f"{roman(r.card)} •{r.markers}" for r in seat.romans)
+
+
+class PecuniaRenderer(Renderer):
+    help_text = (
+        "Each turn: every Roman on your latrine loses a round marker, and those with none left pay "
+        "their sesterces and leave; refill free seats from the start of your queue; play action cards; "
+        "draw one. Cards read Kind Nr/Ns: the rounds it sits (round markers •) and the sesterces it pays. "
+        "The first to the target sum wins."
+    )
+
+    def board(self, view: pb.View | None, ctx: TableContext) -> RenderableType:
+        if view is None:
+            return super().board(view, ctx)
+        status = Text(f"Turn {view.turn + 1}. Target: {view.target} sesterces. ", style="bold")
+        if view.phase == pb.PHASE_OVER:
+            status.append("The game is over.")
+        else:
+            status.append(f"{ctx.name(view.active)}: {PHASES.get(view.phase, '')}.")
+        if view.villa_dixius:
+            status.append("  Villa Dixius in force.", style="yellow")
+        parts: list[RenderableType] = [status]
+        for player in view.players:
+            parts.append(self._player(view, player, ctx))
+        parts.append(Text(f"Draw piles: {view.roman_pile_count} Romans, {view.action_pile_count} action cards."))
+        if view.phase == pb.PHASE_OVER:
+            winners = ", ".join(ctx.name(w) for w in view.winners) or "nobody"
+            parts.append(Text(f"Winner: {winners}.", style="bold green"))
+        return Group(*parts)
+
+    def _player(self, view: pb.View, player: pb.PlayerView, ctx: TableContext) -> Table:
+        you = view.HasField("viewer") and player.seat == view.viewer
+        marker = "▶ " if player.seat == view.active and view.phase != pb.PHASE_OVER else ""
+        title = Text(f"{marker}{ctx.name(player.seat)}: {player.sesterces} sesterces", style="bold" if you else "")
+        grid = Table(title=title, title_justify="left", box=None, pad_edge=False, show_header=False)
+        grid.add_column(style="dim")
+        grid.add_column()
+        seats = "  |  ".join(f"{position(seat.position)}: {latrine_seat(seat)}" for seat in player.latrine)
+        grid.add_row("latrine", seats)
+        grid.add_row("queue", ", ".join(roman(card) for card in player.queue) or "—")
+        if player.hand_visible:
+            hand = ", ".join(card_kind(card.kind) for card in player.hand) or "no cards"
+            grid.add_row("your hand", Text(hand, style="cyan"))
+        else:
+            grid.add_row("hand", f"{player.hand_count} card(s)")
+        return grid
+
+    def event_text(self, event: pb.Event, ctx: TableContext) -> str | None:
+        which = event.WhichOneof("kind")
+        body = getattr(event, which) if which else None
+        if which == "game_started":
+            return f"Pecunia non olet: {body.player_count} players, first to {body.target} sesterces."
+        if which == "turn_started":
+            return f"Turn {body.turn + 1}: {ctx.whose(body.player).lower()} turn."
+        if which == "roman_seated":
+            return f"{ctx.verb(body.player, 'seat')} {roman(body.card)} on the {position(body.seat)} seat."
+        if which == "queue_dealt":
+            return f"{ctx.who(body.player)}: a new queue of {len(body.cards)}."
+        if which == "action_cards_drawn":
+            cards = f": {', '.join(card_kind(c.kind) for c in body.cards)}" if body.cards else ""
+            return f"{ctx.verb(body.player, 'draw')} {body.count} action card(s){cards}."
+        if which == "markers_removed":
+            return None
+        if which == "roman_paid":
+            return (
+                f"{ctx.who(body.player)}: {roman(body.card)} pays {body.amount} and leaves"
+                f" ({body.sesterces} sesterces now)."
+            )
+        if which == "refill_ended":
+            return None
+        if which == "action_card_played":
+            return f"{ctx.verb(body.player, 'play')} {card_kind(body.card.kind)}."
+        if which == "markers_changed":
+            return f"{ctx.who(body.player)}: {roman(body.card)} now has {body.markers} round marker(s)."
+        if which == "sesterce_taxed":
+            return f"{ctx.who(body.player)} pays {body.amount} in tax ({body.sesterces} left)."
+        if which == "roman_removed":
+            return f"{ctx.who(body.player)}: {roman(body.card)} is sent away without pay."
+        if which == "queue_changed":
+            return f"{ctx.who(body.player)}'s queue changes."
+        if which == "pile_reshuffled":
+            return "A discard pile is reshuffled."
+        if which == "game_ended":
+            winners = ", ".join(ctx.name(w) for w in body.winners) or "nobody"
+            scores = ", ".join(f"{ctx.name(seat)} {amount}" for seat, amount in enumerate(body.sesterces))
+            return f"The game ends. Winner: {winners} ({scores})."
+        return super().event_text(event, ctx)
+
+
+RENDERER = PecuniaRenderer()

@@ -1,0 +1,293 @@
+"""The client's side of the public gateway API: tables, seats, views, actions, events.
+
+Everything here is game-agnostic. Seat tokens are saved to a file per table so that a
+player can rejoin their seat after a restart (``--rejoin TABLE_ID``).
+"""
+
+import asyncio
+import json
+import os
+import threading
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import grpc
+from google.protobuf import descriptor_pool, message_factory
+from google.protobuf.any_pb2 import Any
+from google.protobuf.message import Message
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+from common import auth
+from common.errors import reason_of
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc
+from tavola.rules.v1 import rules_pb2
+
+# Why a call failed, in words a player understands (the gateway's reasons, README table).
+REASONS = {
+    "ILLEGAL_ACTION": "that action is not legal now",
+    "NOT_YOUR_DECISION": "it is not your decision now",
+    "VERSION_MISMATCH": "the table moved on before your action arrived",
+    "CONTENTION": "the table was busy",
+    "TABLE_FINISHED": "the game is already over",
+    "TABLE_NOT_STARTED": "the game has not started yet",
+    "TOKEN_REVOKED": "your seat was handed to a bot (your decision time ran out)",
+    "TOKEN_NOT_FOR_TABLE": "the saved seat token is not one of this table's",
+    "TABLE_NOT_FOUND": "there is no such table (it may have expired)",
+    "TABLE_FULL": "every seat of that table is taken",
+    "TABLE_IN_PROGRESS": "that table has already started",
+}
+
+
+def explain(error: grpc.RpcError) -> str:
+    """A failed call in words, with the gateway's own message."""
+    reason = reason_of(error)
+    if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED) and not reason:
+        return "the gateway does not answer"
+    words = REASONS.get(reason)
+    details = error.details() or ""
+    if words:
+        return f"{words} ({details})" if details and details.lower() != words else words
+    return details or f"{error.code().name} {reason}".strip()
+
+
+def state_dir() -> Path:
+    """Where seat tokens are kept: TAVOLA_CLIENT_DIR, else the user's state directory."""
+    explicit = os.environ.get("TAVOLA_CLIENT_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "tavola" / "seats"
+
+
+@dataclass
+class SavedSeat:
+    table_id: str
+    seat: int
+    token: str
+    gateway: str
+    game_id: str
+
+    def save(self) -> Path:
+        folder = state_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{self.table_id}.json"
+        path.write_text(json.dumps(asdict(self)))
+        path.chmod(0o600)  # the token acts for the seat
+        return path
+
+    @classmethod
+    def load(cls, table_id: str) -> "SavedSeat":
+        path = state_dir() / f"{table_id}.json"
+        try:
+            return cls(**json.loads(path.read_text()))
+        except FileNotFoundError:
+            raise LookupError(f"no saved seat for table {table_id} in {state_dir()}") from None
+
+
+class Decoder:
+    """Decodes the game messages in Any fields: with the generated code this client has,
+    else with descriptors the gateway serves through reflection (a game it never saw)."""
+
+    def __init__(self, address: str):
+        self.address = address
+        self._reflected: descriptor_pool.DescriptorPool | None = None
+        self._channel: grpc.Channel | None = None
+        self._classes: dict[str, type[Message] | None] = {}
+
+    def message_class(self, full_name: str) -> type[Message] | None:
+        if full_name not in self._classes:
+            self._classes[full_name] = self._find(full_name)
+        return self._classes[full_name]
+
+    def _find(self, full_name: str) -> type[Message] | None:
+        try:
+            return message_factory.GetMessageClass(descriptor_pool.Default().FindMessageTypeByName(full_name))
+        except KeyError:
+            pass
+        try:
+            if self._reflected is None:
+                self._channel = grpc.insecure_channel(self.address)
+                self._reflected = descriptor_pool.DescriptorPool(ProtoReflectionDescriptorDatabase(self._channel))
+            return message_factory.GetMessageClass(self._reflected.FindMessageTypeByName(full_name))
+        except (KeyError, grpc.RpcError):
+            return None
+
+    def decode(self, packed: Any) -> Message | None:
+        if not packed.type_url:
+            return None
+        cls = self.message_class(packed.type_url.rsplit("/", 1)[-1])
+        if cls is None:
+            return None
+        message = cls()
+        message.ParseFromString(packed.value)
+        return message
+
+    def close(self) -> None:
+        if self._channel is not None:
+            self._channel.close()
+
+
+@dataclass
+class Snapshot:
+    """What the client's seat (or a spectator) sees now."""
+
+    table: gw.Table
+    view: Any
+    must_decide: bool
+    legal_actions: list[rules_pb2.LegalAction]
+
+
+class Session:
+    """One seat at one table (or a spectator when ``seat`` is None).
+
+    Calls run the blocking gRPC stubs in worker threads, so that the client's event loop
+    stays free and no gRPC object is bound to one loop."""
+
+    def __init__(self, address: str):
+        self.address = address
+        self.channel = grpc.insecure_channel(address)
+        self.stub = gateway_pb2_grpc.GatewayServiceStub(self.channel)
+        self.table_id = ""
+        self.seat: int | None = None
+        self.token = ""
+        self.game: rules_pb2.GameDescription | None = None
+        self.saved_path: Path | None = None
+        self._streams: list = []
+
+    @property
+    def metadata(self):
+        return auth.metadata(self.token) if self.token else None
+
+    async def _call(self, method, request, **kwargs):
+        return await asyncio.to_thread(method, request, **kwargs)
+
+    async def close(self) -> None:
+        for stream in self._streams:
+            stream.cancel()
+        self.channel.close()
+
+    async def describe(self, game_id: str) -> rules_pb2.GameDescription:
+        games = (await self._call(self.stub.ListGames, gw.ListGamesRequest(), timeout=5)).games
+        for game in games:
+            if game.game_id == game_id:
+                self.game = game
+                return game
+        hosted = ", ".join(game.game_id for game in games)
+        raise LookupError(f"the gateway hosts no game {game_id!r} (it hosts: {hosted})")
+
+    async def create(
+        self,
+        game_id: str,
+        players: int,
+        bots: list[str],
+        options: dict[str, str],
+        name: str,
+        timer: gw.DecisionTimer | None = None,
+        seed: int | None = None,
+    ) -> None:
+        """A new table: this client at seat 0, bots at the others (the last bot repeats)."""
+        await self.describe(game_id)
+        bots = bots or ["random"]
+        request = gw.CreateTableRequest(
+            game_id=game_id,
+            player_count=players,
+            options=options,
+            bot_seats=[gw.BotSeat(seat=seat, bot=bots[min(seat - 1, len(bots) - 1)]) for seat in range(1, players)],
+            auto_start=True,
+            decision_timer=timer,
+        )
+        if seed is not None:
+            request.seed = seed
+        table = (await self._call(self.stub.CreateTable, request, timeout=10)).table
+        await self._take(table.table_id, 0, name)
+
+    async def join(self, table_id: str, name: str) -> None:
+        """Takes the first free seat of an open table; starts it when it is the last."""
+        table = await self._table(table_id)
+        await self.describe(table.game_id)
+        await self._take(table_id, None, name)
+        table = await self._table(table_id)
+        if table.status == gw.TABLE_STATUS_OPEN and all(seat.taken for seat in table.seats):
+            try:
+                request = gw.StartTableRequest(table_id=table_id)
+                await self._call(self.stub.StartTable, request, metadata=self.metadata, timeout=10)
+            except grpc.RpcError as error:
+                if reason_of(error) != "TABLE_IN_PROGRESS":  # auto_start got there first
+                    raise
+
+    async def rejoin(self, saved: SavedSeat) -> None:
+        self.table_id, self.seat, self.token = saved.table_id, saved.seat, saved.token
+        await self.describe(saved.game_id)
+        await self.snapshot()  # checks the token now rather than at the first action
+
+    async def spectate(self, table_id: str) -> None:
+        table = await self._table(table_id)
+        await self.describe(table.game_id)
+        self.table_id = table_id
+
+    async def _table(self, table_id: str) -> gw.Table:
+        return (await self._call(self.stub.GetTable, gw.GetTableRequest(table_id=table_id), timeout=10)).table
+
+    async def _take(self, table_id: str, seat: int | None, name: str) -> None:
+        request = gw.TakeSeatRequest(table_id=table_id, display_name=name)
+        if seat is not None:
+            request.seat = seat
+        taken = await self._call(self.stub.TakeSeat, request, timeout=10)
+        self.table_id, self.seat, self.token = table_id, taken.seat, taken.seat_token
+        assert self.game is not None
+        self.saved_path = SavedSeat(table_id, taken.seat, taken.seat_token, self.address, self.game.game_id).save()
+
+    async def snapshot(self) -> Snapshot:
+        if self.seat is None:
+            reply = await self._call(self.stub.GetTable, gw.GetTableRequest(table_id=self.table_id), timeout=10)
+            return Snapshot(reply.table, reply.spectator_view, False, [])
+        request = gw.GetViewRequest(table_id=self.table_id)
+        reply = await self._call(self.stub.GetView, request, metadata=self.metadata, timeout=10)
+        return Snapshot(reply.table, reply.view, reply.must_decide, list(reply.legal_actions))
+
+    async def submit(self, action: Any, version: int) -> gw.SubmitActionResponse:
+        request = gw.SubmitActionRequest(
+            table_id=self.table_id,
+            action=action,
+            expected_version=version,
+            request_id=f"terminal-{uuid.uuid4().hex}",
+        )
+        return await self._call(self.stub.SubmitAction, request, metadata=self.metadata, timeout=10)
+
+    async def events(self, after_seq: int = 0) -> AsyncIterator[gw.TableEvent]:
+        """The seat's (or the public) events from after_seq on, live until the game ends.
+        A thread reads the stream and hands each event to the event loop."""
+        if self.seat is None:
+            stream = self.stub.SpectateTable(gw.SpectateTableRequest(table_id=self.table_id, after_seq=after_seq))
+        else:
+            request = gw.WatchTableRequest(table_id=self.table_id, after_seq=after_seq)
+            stream = self.stub.WatchTable(request, metadata=self.metadata)
+        self._streams.append(stream)
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue = asyncio.Queue()
+
+        def pump() -> None:
+            try:
+                for message in stream:
+                    loop.call_soon_threadsafe(queue.put_nowait, message.event)
+                loop.call_soon_threadsafe(queue.put_nowait, None)
+            except grpc.RpcError as error:
+                loop.call_soon_threadsafe(queue.put_nowait, error)
+            except RuntimeError:  # the loop closed first: the client is gone
+                pass
+
+        threading.Thread(target=pump, name="table-events", daemon=True).start()
+        try:
+            while True:
+                item = await queue.get()
+                if item is None:
+                    return
+                if isinstance(item, grpc.RpcError):
+                    raise item
+                yield item
+        finally:
+            stream.cancel()
+            self._streams.remove(stream)
