@@ -1,0 +1,152 @@
+// A tavola client in Node.js, from the proto files alone: it creates a table with bots,
+// plays seat 0 to the end by choosing among the legal actions the gateway lists, and
+// watches the same table as a spectator. It knows no game: actions travel as the Any
+// values the gateway sent.
+//
+//   npm ci && node client.js --gateway 127.0.0.1:50051 --game borgia --players 2
+//
+// Prints one JSON line: the table, the decisions made, the events seen, the outcome.
+
+"use strict";
+
+const path = require("path");
+const crypto = require("crypto");
+const grpc = require("@grpc/grpc-js");
+const protoLoader = require("@grpc/proto-loader");
+
+const PROTO_ROOT = path.resolve(__dirname, "..", "..", "proto");
+
+function parseArgs(argv) {
+  const args = {
+    gateway: process.env.TAVOLA_GATEWAY || `127.0.0.1:${process.env.TAVOLA_PORT || 50051}`,
+    game: "borgia",
+    players: 2,
+    bot: "random",
+    seed: null,
+    options: {},
+  };
+  for (let i = 0; i < argv.length; i += 2) {
+    const [key, value] = [argv[i].replace(/^--/, ""), argv[i + 1]];
+    if (value === undefined) throw new Error(`--${key} needs a value`);
+    if (key === "option") {
+      const [name, ...rest] = value.split("=");
+      args.options[name] = rest.join("=");
+    } else if (key === "players" || key === "seed") {
+      args[key] = Number(value);
+    } else if (key in args) {
+      args[key] = value;
+    } else {
+      throw new Error(`unknown option --${key}`);
+    }
+  }
+  return args;
+}
+
+function loadGateway() {
+  const definition = protoLoader.loadSync(path.join(PROTO_ROOT, "tavola/gateway/v1/gateway.proto"), {
+    includeDirs: [PROTO_ROOT],
+    keepCase: true,
+    longs: Number,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  return grpc.loadPackageDefinition(definition).tavola.gateway.v1;
+}
+
+// Unary calls as promises.
+function call(client, method, request, metadata) {
+  return new Promise((resolve, reject) => {
+    const done = (error, reply) => (error ? reject(error) : resolve(reply));
+    if (metadata) client[method](request, metadata, { deadline: Date.now() + 10000 }, done);
+    else client[method](request, { deadline: Date.now() + 10000 }, done);
+  });
+}
+
+// The spectator stream, read to its end (the gateway ends it after the game's last event).
+function spectate(client, tableId) {
+  return new Promise((resolve, reject) => {
+    const seen = { events: 0, lastSeq: 0, finished: null };
+    const stream = client.SpectateTable({ table_id: tableId, after_seq: 0 });
+    stream.on("data", (message) => {
+      seen.events += 1;
+      seen.lastSeq = message.event.seq;
+      if (message.event.body === "game_finished") seen.finished = message.event.game_finished.outcome;
+    });
+    stream.on("error", reject);
+    stream.on("end", () => resolve(seen));
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const gateway = loadGateway();
+  const client = new gateway.GatewayService(args.gateway, grpc.credentials.createInsecure());
+
+  const bots = [];
+  for (let seat = 1; seat < args.players; seat += 1) bots.push({ seat, bot: args.bot });
+  const request = { game_id: args.game, player_count: args.players, options: args.options, bot_seats: bots };
+  if (args.seed !== null) request.seed = args.seed;
+  const created = await call(client, "CreateTable", request);
+  const tableId = created.table.table_id;
+  const watching = spectate(client, tableId);
+
+  const taken = await call(client, "TakeSeat", { table_id: tableId, seat: 0, display_name: "node" });
+  const metadata = new grpc.Metadata();
+  metadata.set("authorization", `Bearer ${taken.seat_token}`);
+  await call(client, "StartTable", { table_id: tableId }, metadata);
+
+  let decisions = 0;
+  let rejected = 0;
+  for (;;) {
+    const view = await call(client, "GetView", { table_id: tableId }, metadata);
+    if (view.table.status === "TABLE_STATUS_FINISHED") {
+      const seen = await watching;
+      const result = {
+        table_id: tableId,
+        game: args.game,
+        seat: taken.seat,
+        view_type: view.view.type_url,
+        decisions,
+        rejected,
+        spectator_events: seen.events,
+        spectator_saw_the_end: seen.finished !== null,
+        outcome: view.table.outcome,
+      };
+      console.log(JSON.stringify(result));
+      client.close();
+      return;
+    }
+    if (!view.must_decide) {
+      await sleep(20);
+      continue;
+    }
+    const choice = view.legal_actions[crypto.randomInt(view.legal_actions.length)];
+    try {
+      await call(
+        client,
+        "SubmitAction",
+        {
+          table_id: tableId,
+          action: choice.action,
+          expected_version: view.table.version,
+          request_id: crypto.randomUUID(),
+        },
+        metadata,
+      );
+      decisions += 1;
+    } catch (error) {
+      // ABORTED: the table moved on (a bot acted first); look again and choose anew.
+      if (error.code !== grpc.status.ABORTED && error.code !== grpc.status.FAILED_PRECONDITION) throw error;
+      rejected += 1;
+    }
+  }
+}
+
+main().catch((error) => {
+  const where = error.code === grpc.status.UNAVAILABLE ? " (is a gateway running? make run)" : "";
+  console.error(`tavola node client: ${error.details || error.message}${where}`);
+  process.exit(1);
+});
