@@ -42,8 +42,9 @@ lint: setup
 test: setup
 	$(PY) -m pytest
 
+# TABLES=n: tables per game (default 21).
 demo: setup
-	$(PY) -m deploy.demo
+	$(PY) -m deploy.demo $(if $(TABLES),--tables $(TABLES))
 
 run: setup
 	$(PY) -m deploy.run

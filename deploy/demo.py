@@ -2,7 +2,8 @@
 
 Starts Redis (if none answers at REDIS_URL), the rules services, the gateway and a Celery
 bot worker; plays many tables of bots concurrently through the gateway, watching each as a
-spectator; prints each table's result and a summary; stops everything it started.
+spectator, with a live progress line (tables finished per game, actions/s); prints each
+table's result and a summary per game and per bot; stops everything it started.
 """
 
 import argparse
@@ -10,7 +11,8 @@ import asyncio
 import itertools
 import sys
 import time
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 
 import grpc
 
@@ -80,9 +82,42 @@ class TableResult:
     actions: int
     seconds: float
     events: int
+    winners: tuple[int, ...] = ()
 
 
-async def play_table(stub: gateway_pb2_grpc.GatewayServiceStub, spec: TableSpec, seed: int) -> TableResult:
+@dataclass
+class Progress:
+    """What the live line shows: tables finished per game, actions so far (from the table
+    version each spectator stream carries)."""
+
+    total: Counter = field(default_factory=Counter)
+    finished: Counter = field(default_factory=Counter)
+    versions: dict[str, int] = field(default_factory=dict)
+    started: float = field(default_factory=time.monotonic)
+
+    def actions(self) -> int:
+        return sum(max(version - 1, 0) for version in self.versions.values())
+
+    def line(self) -> str:
+        games = "  ".join(f"{game} {self.finished[game]}/{count}" for game, count in self.total.items())
+        seconds = max(time.monotonic() - self.started, 1e-9)
+        actions = self.actions()
+        return f"{games}  |  {actions} actions, {actions / seconds:.0f} actions/s, {seconds:.0f}s"
+
+
+async def show_progress(progress: Progress, live: bool) -> None:
+    """Rewrites one line on a terminal; prints a line every few seconds elsewhere (logs, CI)."""
+    while True:
+        await asyncio.sleep(0.5 if live else 10)
+        if live:
+            print(f"\r{progress.line()}\033[K", end="", flush=True)
+        else:
+            print(progress.line(), flush=True)
+
+
+async def play_table(
+    stub: gateway_pb2_grpc.GatewayServiceStub, spec: TableSpec, seed: int, progress: Progress
+) -> TableResult:
     started = time.monotonic()
     created = await stub.CreateTable(
         gw.CreateTableRequest(
@@ -101,19 +136,69 @@ async def play_table(stub: gateway_pb2_grpc.GatewayServiceStub, spec: TableSpec,
     finished = None
     async for message in stub.SpectateTable(gw.SpectateTableRequest(table_id=table_id), timeout=TABLE_TIMEOUT_SECONDS):
         events += 1
+        progress.versions[table_id] = message.event.version
         if message.event.HasField("game_finished"):
             finished = message.event
     if finished is None:
         raise RuntimeError(f"table {table_id} ended its stream without finishing")
     table = (await stub.GetTable(gw.GetTableRequest(table_id=table_id))).table
+    progress.versions[table_id] = table.version
+    progress.finished[spec.game] += 1
     # Version 1 is the table created and dealt; every later version is one accepted action.
-    return TableResult(spec, table_id, table.outcome.summary, table.version - 1, time.monotonic() - started, events)
+    return TableResult(
+        spec,
+        table_id,
+        table.outcome.summary,
+        table.version - 1,
+        time.monotonic() - started,
+        events,
+        tuple(table.outcome.winners),
+    )
 
 
-async def play_all(address: str, specs: list[TableSpec], seed: int) -> list[TableResult]:
-    async with grpc.aio.insecure_channel(address) as channel:
-        stub = gateway_pb2_grpc.GatewayServiceStub(channel)
-        return await asyncio.gather(*(play_table(stub, spec, seed + index) for index, spec in enumerate(specs)))
+async def play_all(address: str, specs: list[TableSpec], seed: int, live: bool) -> list[TableResult]:
+    progress = Progress(total=Counter(spec.game for spec in specs))
+    reporter = asyncio.create_task(show_progress(progress, live))
+    try:
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+            tables = (play_table(stub, spec, seed + index, progress) for index, spec in enumerate(specs))
+            return await asyncio.gather(*tables)
+    finally:
+        reporter.cancel()
+        if live:
+            print(f"\r{progress.line()}\033[K", flush=True)
+
+
+def seat_bot(spec: TableSpec, seat: int) -> str:
+    return spec.first_bot if seat == 0 else "random"
+
+
+def summary_lines(results: list[TableResult]) -> list[str]:
+    """Per game: tables, actions, average length, wins by seat; per bot: seats played, wins."""
+    lines = []
+    by_game: dict[str, list[TableResult]] = defaultdict(list)
+    for result in results:
+        by_game[result.spec.game].append(result)
+    lines.append(f"{'game':<12} {'tables':>6} {'actions':>8} {'avg length':>10}  wins by seat (no winner)")
+    for game, tables in by_game.items():
+        actions = sum(result.actions for result in tables)
+        seats = Counter(seat for result in tables for seat in result.winners)
+        nobody = sum(1 for result in tables if not result.winners)
+        wins = "  ".join(f"seat {seat}: {count}" for seat, count in sorted(seats.items()))
+        lines.append(f"{game:<12} {len(tables):>6} {actions:>8} {actions / len(tables):>10.1f}  {wins} ({nobody})")
+    lines.append("")
+    lines.append(f"{'bot':<24} {'game':<12} {'seats':>6} {'wins':>6} {'win rate':>9}")
+    seats_played: Counter = Counter()
+    wins: Counter = Counter()
+    for result in results:
+        for seat in range(result.spec.players):
+            key = (seat_bot(result.spec, seat), result.spec.game)
+            seats_played[key] += 1
+            wins[key] += seat in result.winners
+    for (bot, game), count in sorted(seats_played.items()):
+        lines.append(f"{bot:<24} {game:<12} {count:>6} {wins[bot, game]:>6} {wins[bot, game] / count:>9.0%}")
+    return lines
 
 
 def main() -> int:
@@ -133,7 +218,7 @@ def main() -> int:
             print(f"  {line}")
         started = time.monotonic()
         try:
-            results = asyncio.run(play_all(stack.gateway_address, specs, args.seed))
+            results = asyncio.run(play_all(stack.gateway_address, specs, args.seed, sys.stdout.isatty()))
         except (grpc.RpcError, RuntimeError) as error:
             print(f"demo failed: {error}", file=sys.stderr)
             return 1
@@ -146,6 +231,9 @@ def main() -> int:
             f"{result.seconds:6.1f}s  {result.summary}"
         )
     actions = sum(result.actions for result in results)
+    print()
+    for line in summary_lines(results):
+        print(line)
     print()
     print(
         f"summary: {len(results)} tables finished, {actions} actions, "
