@@ -29,7 +29,7 @@ async def until(pilot, condition, seconds: float = 30.0) -> None:
 
 
 def deciding(app: TableApp) -> bool:
-    return bool(app.menu) and not app.sending or app.finished
+    return (bool(app.menu) and not app.sending) or app.finished
 
 
 async def play_to_the_end(pilot, on_decision=None, seconds: float = 120.0) -> int:
