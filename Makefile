@@ -8,12 +8,19 @@ PROTOS := $(shell find proto -name '*.proto')
 
 .PHONY: setup proto lint test demo run play bench clean
 
-$(STAMP): pyproject.toml
+# Installs at the versions pinned in constraints.txt, so every machine and CI get the same.
+$(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "python 3.11 is required ($(PYTHON) not found)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,openspiel]'
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev,openspiel]'
 	touch $(STAMP)
+
+# Pins what the environment holds now (after changing pyproject.toml's dependencies).
+.PHONY: constraints
+constraints: $(STAMP)
+	{ sed -n '1,3p' constraints.txt; $(PY) -m pip freeze --exclude-editable | grep -viE '^(tavola|-e )'; } > constraints.txt.tmp
+	mv constraints.txt.tmp constraints.txt
 
 setup: $(STAMP) gen/.stamp
 
@@ -46,8 +53,9 @@ test: setup
 demo: setup
 	$(PY) -m deploy.demo $(if $(TABLES),--tables $(TABLES))
 
+# GATEWAYS=n and RULES_REPLICAS=n start several of each behind one balanced address.
 run: setup
-	$(PY) -m deploy.run
+	GATEWAYS=$(or $(GATEWAYS),1) RULES_REPLICAS=$(or $(RULES_REPLICAS),1) $(PY) -m deploy.run
 
 # A game in the terminal against bots, through the gateway at TAVOLA_GATEWAY (or
 # 127.0.0.1:TAVOLA_PORT, as make run), or a private platform started for it when none

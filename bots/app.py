@@ -1,5 +1,6 @@
-"""The Celery app of bot workers. Redis is the broker. A task carries only ids: table,
-seat, version, bot; the task and queue names are shared with the gateway in
+"""The Celery app of bot workers. Redis is the broker (TAVOLA_BROKER_URL, else REDIS_URL:
+never a Redis Cluster, which Celery cannot use). A task carries only ids: table, seat,
+version, bot; the task and queue names are shared with the gateway in
 ``common/tasks.py``.
 
 Each bot has its own queue, ``bots.<name>``: a bot author runs a worker for their bot's
@@ -12,13 +13,14 @@ from celery import signals
 
 from common import defaults
 from common import logging as tavola_logging
+from common.redis_client import broker_url
 from common.tasks import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, celery_app, queue_for
 
 __all__ = ["DECIDE_TASK", "EXPIRE_TASK", "TIMER_QUEUE", "app", "queue_for"]
 
 app = celery_app(
     "tavola-bots",
-    os.environ.get("REDIS_URL", defaults.REDIS_URL),
+    broker_url(),
     os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX),
 )
 app.conf.update(

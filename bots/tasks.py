@@ -17,11 +17,12 @@ played instead, so a faulty bot never stalls a table.
 import hashlib
 import os
 import random
+import time
 
 import grpc
 import structlog
 
-from bots import registry
+from bots import metrics, registry
 from bots.app import DECIDE_TASK, app
 from bots.policy import Strategy
 from common import auth, defaults
@@ -113,7 +114,9 @@ def decide(table_id: str, seat: int, version: int, bot: str) -> str:
             return "stale"  # a newer task exists for the table's current version
         context = {"table_id": table_id, "seat": seat, "version": version, "bot": bot}
         strategy = strategy_for(bot, view.table.game_id, **context)
+        started = time.perf_counter()
         choice, _ = choose(strategy, view, _seeded_rng(table_id, seat, version), **context)
+        metrics.timed_decision(bot, view.table.game_id, started)
         stub.SubmitAction(
             gateway_pb2.SubmitActionRequest(
                 table_id=table_id,

@@ -3,14 +3,18 @@
 It consumes the queue of every bot in the ``tavola.bots`` registry (``bots.<name>``) and the
 timers' queue, so a bot installed from any package is played without naming it anywhere.
 ``TAVOLA_WORKER_BOTS`` (comma-separated names) narrows it to some bots, e.g. a worker
-of one's own bot only; ``TAVOLA_WORKER_TIMERS=false`` leaves the timers to other workers.
+of one's own bot only; ``TAVOLA_WORKER_TIMERS=false`` leaves the timers to other workers. With
+``TAVOLA_METRICS_PORT`` set it serves Prometheus metrics (bots/metrics.py).
 """
 
 import os
 import sys
 
+from bots import metrics
 from bots.app import app
 from bots.registry import load_bots
+from common import defaults
+from common.redis_client import broker_url
 from common.tasks import TIMER_QUEUE, queue_for
 
 
@@ -22,7 +26,10 @@ def queues() -> list[str]:
 
 
 def main() -> None:
-    app.worker_main(["worker", "--queues", ",".join(queues()), *sys.argv[1:]])
+    consumed = queues()
+    prefix = os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX)
+    metrics.install(broker_url(), f"{prefix}:celery:", consumed)
+    app.worker_main(["worker", "--queues", ",".join(consumed), *sys.argv[1:]])
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
-"""make run: the platform in the foreground for clients, until Ctrl-C."""
+"""make run: the platform in the foreground for clients, until Ctrl-C.
+
+GATEWAYS=n and RULES_REPLICAS=n (default 1) start several gateways and rules services per
+game; clients reach the gateways through one gRPC target list (ipv4:host:p1,host:p2)."""
 
 import os
 import signal
@@ -12,11 +15,17 @@ def main() -> None:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    with Stack(gateway_port=port, log_dir=ROOT / ".run" / "run") as stack:
+    gateways = int(os.environ.get("GATEWAYS", "1"))
+    replicas = int(os.environ.get("RULES_REPLICAS", "1"))
+    with Stack(gateway_port=port, gateways=gateways, rules_replicas=replicas, log_dir=ROOT / ".run" / "run") as stack:
         print("tavola is running:")
         for line in stack.describe():
             print(f"  {line}")
         print(f"\nclients connect to the gateway at {stack.gateway_address} (server reflection is on)")
+        if gateways > 1:
+            print("  (several gateways: open the channel with the round_robin policy to spread calls over them)")
+        else:
+            print("  (GATEWAYS=2 make run starts two gateways behind one balanced address)")
         print("logs in .run/run/; press Ctrl-C to stop")
         stop.wait()
         print("stopping...")

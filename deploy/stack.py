@@ -1,9 +1,15 @@
-"""The whole platform as local processes: rules services, gateway and a Celery bot worker.
+"""The whole platform as local processes: rules services, gateways and a Celery bot worker.
 
 Used by ``make demo``, ``make run``, the benchmarks and the integration tests. Every
 server listens on a free loopback port (port 0, reported through TAVOLA_PORT_FILE) and is
 health-checked before use; ``stop`` ends exactly the processes this stack started, by pid.
-Each stack makes a fresh random bot secret, shared by its gateway and its worker only.
+Each stack makes a fresh random bot secret, shared by its gateways and its worker only.
+
+``gateways`` and ``rules_replicas`` start several of each; clients then reach them through
+one address that gRPC balances itself (``ipv4:127.0.0.1:p1,127.0.0.1:p2`` with the
+round_robin policy). ``redis_url`` may name a Redis Cluster (``redis+cluster://``); Celery
+then needs ``broker_url``, a plain Redis. Every process serves Prometheus metrics on a
+port of its own (``metrics_addresses``).
 """
 
 import os
@@ -17,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
-import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bots.registry import load_bots
 from common import defaults
-from deploy.redis_local import RedisHandle, ensure_redis, free_port
+from common.redis_client import connect, is_cluster
+from deploy.redis_local import RedisHandle, ensure_redis
 from services.registry import game_ids
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,6 +45,10 @@ class Process:
 @dataclass
 class Stack:
     redis_url: str = field(default_factory=lambda: os.environ.get("REDIS_URL", defaults.REDIS_URL))
+    # Celery's broker (TAVOLA_BROKER_URL); empty: REDIS_URL, which must then be a single Redis.
+    broker_url: str = field(default_factory=lambda: os.environ.get("TAVOLA_BROKER_URL", ""))
+    gateways: int = 1
+    rules_replicas: int = 1
     games: tuple[str, ...] = field(default_factory=game_ids)
     # Bots the gateway accepts (TAVOLA_BOTS; empty: every registered bot), and those the
     # worker plays (its queues bots.<name>): by default every bot of the tavola.bots registry.
@@ -58,10 +68,14 @@ class Stack:
     bot_secret: str = field(default_factory=lambda: secrets.token_hex(32))
     processes: list[Process] = field(default_factory=list)
     redis: RedisHandle | None = None
+    # One address for every gateway (a gRPC target list when there are several).
     gateway_address: str = ""
-    # The gateway's internal port (TimerService), for the timer workers only.
+    gateway_addresses: list[str] = field(default_factory=list)
+    # The gateways' internal port (TimerService), for the timer workers only.
     timer_address: str = ""
+    # The first gateway's metrics; every process's in metrics_addresses (name -> host:port).
     metrics_address: str = ""
+    metrics_addresses: dict[str, str] = field(default_factory=dict)
     rules_addresses: dict[str, str] = field(default_factory=dict)
     _tmp: tempfile.TemporaryDirectory | None = None
 
@@ -82,28 +96,35 @@ class Stack:
         try:
             self.redis = ensure_redis(self.redis_url)
             self.redis_url = self.redis.url
+            if not self.broker_url and is_cluster(self.redis_url):
+                raise ValueError("a Redis Cluster needs a plain Redis as Celery's broker: set broker_url")
             for game in self.games:
-                process = self._spawn_server(f"rules-{game}", ["-m", "services.rules_server", game], 0)
-                self.rules_addresses[game] = process.address
-            metrics_port = free_port()
+                replicas = [
+                    self._spawn_server(name, ["-m", "services.rules_server", game], 0)
+                    for name in self._names(f"rules-{game}", self.rules_replicas)
+                ]
+                self.rules_addresses[game] = balanced([process.address for process in replicas])
             routes = {**self.external_rules, **self.rules_addresses}
             rules = ",".join(f"{game}={address}" for game, address in routes.items())
-            timer_port_file = self.log_dir / "gateway-timers.port"
-            timer_port_file.unlink(missing_ok=True)
-            gateway = self._spawn_server(
-                "gateway",
-                ["-m", "gateway"],
-                self.gateway_port,
-                TAVOLA_RULES=rules,
-                TAVOLA_TIMER_PORT="0",
-                TAVOLA_TIMER_PORT_FILE=str(timer_port_file),
-                TAVOLA_METRICS_PORT=str(metrics_port),
-                **({"TAVOLA_BOTS": ",".join(self.bots)} if self.bots else {}),
-                **self.gateway_env,
-            )
-            self.gateway_address = gateway.address
-            self.timer_address = f"127.0.0.1:{timer_port_file.read_text().strip()}"
-            self.metrics_address = f"127.0.0.1:{metrics_port}"
+            timers = []
+            for index, name in enumerate(self._names("gateway", self.gateways)):
+                timer_port_file = self.log_dir / f"{name}-timers.port"
+                timer_port_file.unlink(missing_ok=True)
+                gateway = self._spawn_server(
+                    name,
+                    ["-m", "gateway"],
+                    self.gateway_port if index == 0 else 0,
+                    TAVOLA_RULES=rules,
+                    TAVOLA_TIMER_PORT="0",
+                    TAVOLA_TIMER_PORT_FILE=str(timer_port_file),
+                    **({"TAVOLA_BOTS": ",".join(self.bots)} if self.bots else {}),
+                    **self.gateway_env,
+                )
+                self.gateway_addresses.append(gateway.address)
+                timers.append(f"127.0.0.1:{timer_port_file.read_text().strip()}")
+            self.gateway_address = balanced(self.gateway_addresses)
+            self.timer_address = balanced(timers)
+            self.metrics_address = self.metrics_addresses[self._names("gateway", self.gateways)[0]]
             if self.with_worker:
                 self._spawn_worker()
         except BaseException:
@@ -130,21 +151,29 @@ class Stack:
 
     def delete_keys(self) -> int:
         """Deletes every Redis key under this stack's prefix (tables, logs, bot queues)."""
-        client = redis.Redis.from_url(self.redis_url)
-        try:
-            keys = list(client.scan_iter(match=f"{self.key_prefix}:*", count=1000))
-            for start in range(0, len(keys), 500):
-                client.delete(*keys[start : start + 500])
-            return len(keys)
-        finally:
-            client.close()
+        deleted = 0
+        for url in dict.fromkeys([self.redis_url, self.broker_url or self.redis_url]):
+            client = connect(url)
+            try:
+                keys = list(client.scan_iter(match=f"{self.key_prefix}:*", count=1000))
+                for key in keys:  # one by one: on a cluster the keys live on different nodes
+                    client.delete(key)
+                deleted += len(keys)
+            finally:
+                client.close()
+        return deleted
 
     def describe(self) -> list[str]:
         lines = [f"redis: {self.redis.description if self.redis else self.redis_url}"]
         lines += [f"{p.name}: pid {p.popen.pid}{' at ' + p.address if p.address else ''}" for p in self.processes]
-        if self.metrics_address:
-            lines.append(f"gateway metrics: http://{self.metrics_address}/metrics")
+        if self.broker_url:
+            lines.append(f"celery broker: {self.broker_url}")
+        lines += [f"{name} metrics: http://{address}/metrics" for name, address in self.metrics_addresses.items()]
         return lines
+
+    @staticmethod
+    def _names(base: str, count: int) -> list[str]:
+        return [base] if count == 1 else [f"{base}-{index}" for index in range(count)]
 
     # -- processes -------------------------------------------------------------------
 
@@ -152,18 +181,24 @@ class Stack:
         env = dict(os.environ)
         env.update(
             REDIS_URL=self.redis_url,
+            TAVOLA_METRICS_PORT="0",
             TAVOLA_KEY_PREFIX=self.key_prefix,
             TAVOLA_TABLE_TTL_SECONDS=str(self.table_ttl_seconds),
             TAVOLA_HOST="127.0.0.1",
             TAVOLA_BOT_SECRET=self.bot_secret,
             PYTHONUNBUFFERED="1",
         )
+        if self.broker_url:
+            env["TAVOLA_BROKER_URL"] = self.broker_url
         env.update(extra)
         return env
 
     def _launch(self, name: str, argv: list[str], env: dict[str, str]) -> Process:
         assert self.log_dir is not None
         log_path = self.log_dir / f"{name}.log"
+        metrics_file = self.log_dir / f"{name}.metrics-port"
+        metrics_file.unlink(missing_ok=True)
+        env = {"TAVOLA_METRICS_PORT_FILE": str(metrics_file), **env}
         with open(log_path, "ab") as log_file:
             popen = subprocess.Popen(
                 [sys.executable, *argv],
@@ -190,7 +225,20 @@ class Stack:
             time.sleep(0.05)
         process.address = f"127.0.0.1:{port_file.read_text().strip()}"
         wait_healthy(process.address)
+        self._note_metrics(process)
         return process
+
+    def _note_metrics(self, process: Process) -> None:
+        """Records where ``process`` serves its metrics (written as it starts)."""
+        assert self.log_dir is not None
+        metrics_file = self.log_dir / f"{process.name}.metrics-port"
+        deadline = time.monotonic() + 30
+        while not metrics_file.exists():
+            self._check_alive(process)
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{process.name} serves no metrics; see {process.log_path}")
+            time.sleep(0.05)
+        self.metrics_addresses[process.name] = f"127.0.0.1:{metrics_file.read_text().strip()}"
 
     def _spawn_worker(self) -> None:
         argv = [
@@ -227,12 +275,21 @@ class Stack:
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the bot worker did not start; see {process.log_path}")
             time.sleep(0.05)
+        self._note_metrics(process)
 
     @staticmethod
     def _check_alive(process: Process) -> None:
         if process.popen.poll() is not None:
             tail = process.log_path.read_text(errors="replace")[-2000:]
             raise RuntimeError(f"{process.name} exited with {process.popen.returncode}:\n{tail}")
+
+
+def balanced(addresses: list[str]) -> str:
+    """One gRPC target for several servers on this machine; channels opened with the
+    round_robin policy spread calls over them, and any channel skips one that is down."""
+    if len(addresses) == 1:
+        return addresses[0]
+    return "ipv4:" + ",".join(addresses)
 
 
 def wait_healthy(address: str, timeout: float = 30.0) -> None:

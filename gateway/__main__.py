@@ -1,6 +1,7 @@
 """Run the gateway:  python -m gateway
 
-Environment: REDIS_URL, TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SECRET,
+Environment: REDIS_URL (redis:// or redis+cluster://), TAVOLA_REDIS_CLUSTER, TAVOLA_BROKER_URL,
+TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SECRET,
 TAVOLA_DEVELOPMENT, TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS,
 TAVOLA_HOST, TAVOLA_PORT (default 50051), TAVOLA_PORT_FILE, TAVOLA_TIMER_HOST,
 TAVOLA_TIMER_PORT (default 50052), TAVOLA_TIMER_PORT_FILE, TAVOLA_METRICS_PORT,
@@ -16,7 +17,7 @@ import os
 import redis.asyncio as redis
 import structlog
 
-from common import defaults
+from common import defaults, redis_client
 from common import logging as tavola_logging
 from common.server import Server, game_proto_files, listen_address, serve_until_signal
 from common.tasks import celery_app
@@ -36,7 +37,11 @@ log = structlog.get_logger()
 
 async def serve() -> None:
     tavola_logging.configure("gateway")
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValueError as error:  # e.g. a Redis Cluster without a broker for Celery
+        log.critical("bad_configuration", error=str(error))
+        raise SystemExit(2) from None
     if settings.bot_secret in ("", defaults.DEV_BOT_SECRET) and not settings.development:
         log.critical(
             "bot_secret_required",
@@ -44,16 +49,22 @@ async def serve() -> None:
             "TAVOLA_DEVELOPMENT=true allows the development secret on a development machine",
         )
         raise SystemExit(2)
-    metrics.serve_from_env()
-    # A sized pool that waits for a free connection rather than failing, so a burst of
-    # commands and watchers queues up instead of answering UNAVAILABLE.
-    pool = redis.BlockingConnectionPool.from_url(
-        settings.redis_url,
-        max_connections=int(os.environ.get("TAVOLA_REDIS_CONNECTIONS", "64")),
-        timeout=float(os.environ.get("TAVOLA_REDIS_POOL_TIMEOUT_SECONDS", "10")),
-    )
-    client = redis.Redis(connection_pool=pool)
+    max_connections = int(os.environ.get("TAVOLA_REDIS_CONNECTIONS", "64"))
+    if settings.redis_cluster:
+        # A pool per cluster node, of at most max_connections each.
+        client = redis_client.connect_async(settings.redis_url, max_connections=max_connections)
+    else:
+        # A sized pool that waits for a free connection rather than failing, so a burst of
+        # commands and watchers queues up instead of answering UNAVAILABLE.
+        pool = redis.BlockingConnectionPool.from_url(
+            settings.redis_url,
+            max_connections=max_connections,
+            timeout=float(os.environ.get("TAVOLA_REDIS_POOL_TIMEOUT_SECONDS", "10")),
+        )
+        client = redis.Redis(connection_pool=pool)
     await client.ping()
+    metrics.register_table_index(redis_client.connect(settings.redis_url, socket_timeout=2), settings.key_prefix)
+    metrics.serve_from_env()
     hub = Hub(client, f"{settings.key_prefix}:gateway")
     await hub.start()
     rules = RulesDirectory(settings.rules, settings.rules_timeout_seconds)
@@ -63,7 +74,7 @@ async def serve() -> None:
         rules,
         BotCatalog(settings.bots),
         settings.bot_secret,
-        celery_app("tavola-gateway", settings.redis_url, settings.key_prefix),
+        celery_app("tavola-gateway", settings.broker_url, settings.key_prefix),
     )
     services = gateway_pb2.DESCRIPTOR.services_by_name
     server = Server([services["GatewayService"].full_name], game_proto_files())

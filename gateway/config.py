@@ -3,7 +3,7 @@
 import os
 from dataclasses import dataclass, field
 
-from common import defaults
+from common import defaults, redis_client
 
 
 def default_rules() -> str:
@@ -14,14 +14,31 @@ def default_rules() -> str:
 
 
 def parse_rules(text: str) -> dict[str, str]:
-    """'borgia=host:port,mortadella=host:port' -> {'borgia': 'host:port', ...}"""
-    pairs = (item.split("=", 1) for item in text.split(",") if item.strip())
-    return {game.strip(): address.strip() for game, address in pairs}
+    """'borgia=host:port,mortadella=host:port' -> {'borgia': 'host:port', ...}. An item
+    without '=' continues the previous game's target, so a gRPC target list such as
+    'borgia=ipv4:127.0.0.1:7001,127.0.0.1:7002' names several replicas."""
+    routes: dict[str, str] = {}
+    game = None
+    for item in (item.strip() for item in text.split(",")):
+        if not item:
+            continue
+        if "=" in item:
+            game, address = (part.strip() for part in item.split("=", 1))
+            routes[game] = address
+        elif game is not None:
+            routes[game] += f",{item}"
+        else:
+            raise ValueError(f"TAVOLA_RULES: {item!r} names no game (game=host:port)")
+    return routes
 
 
 @dataclass(frozen=True)
 class Settings:
+    # A single Redis or a Redis Cluster (redis+cluster://, or TAVOLA_REDIS_CLUSTER=true).
     redis_url: str = defaults.REDIS_URL
+    redis_cluster: bool = False
+    # Celery's broker, always a plain Redis (TAVOLA_BROKER_URL; default REDIS_URL if not a cluster).
+    broker_url: str = defaults.REDIS_URL
     key_prefix: str = defaults.KEY_PREFIX
     rules: dict[str, str] = field(default_factory=lambda: parse_rules(default_rules()))
     bots: tuple[str, ...] = ()  # empty: every registered bot (gateway/bots.py)
@@ -36,8 +53,11 @@ class Settings:
     @classmethod
     def from_env(cls) -> "Settings":
         env = os.environ
+        redis_url = redis_client.redis_url(env)
         return cls(
-            redis_url=env.get("REDIS_URL", cls.redis_url),
+            redis_url=redis_url,
+            redis_cluster=redis_client.is_cluster(redis_url, env),
+            broker_url=redis_client.broker_url(env),
             key_prefix=env.get("TAVOLA_KEY_PREFIX", cls.key_prefix),
             rules=parse_rules(env.get("TAVOLA_RULES") or default_rules()),
             bots=tuple(name.strip() for name in env.get("TAVOLA_BOTS", "").split(",") if name.strip()),

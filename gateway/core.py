@@ -315,6 +315,7 @@ class TableCore:
     async def _after_commit(self, commit: Commit) -> None:
         """Files a table whose status changed in its index, then wakes who must act."""
         table = commit.record.table
+        metrics.count_commit(commit.record.table, commit.status_before, commit.entries)
         if commit.status_changed:
             await self._index(table.table_id, INDEX_OF_STATUS.get(table.status))
         await self.wake(commit.record)

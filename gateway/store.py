@@ -19,6 +19,12 @@ written only when the status changes (never on the path of an ordinary action):
 ``<prefix>:index:open`` (tables waiting for players, for ListTables) and
 ``<prefix>:index:in-progress`` (tables being played, for ListTables and the sweep).
 
+On a Redis Cluster (``redis+cluster://``, common/redis_client.py) a table's keys live in
+one slot, so the commit script runs on one node; the indexes and the sweep cursor are keys
+of their own, written outside the script. The wake-up is a plain PUBLISH, which a cluster
+forwards to every node, so a gateway's one subscription hears every table (sharded
+pub/sub, SPUBLISH, needs Redis 7 and would spare that fan-out).
+
 Every change goes through ``commit``: one Lua script that checks the version (a
 compare-and-set), refuses a used request id, writes the record, appends the log entries,
 stores the response, refreshes the TTL and publishes, all or nothing.
@@ -26,7 +32,8 @@ stores the response, refreshes the TTL and publishes, all or nothing.
 
 from dataclasses import dataclass, field
 
-import redis.asyncio as redis
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
@@ -134,7 +141,9 @@ class StoredEntry:
 
 
 class TableStore:
-    def __init__(self, client: redis.Redis, prefix: str, ttl_seconds: int, open_ttl_seconds: int | None = None):
+    def __init__(
+        self, client: Redis | RedisCluster, prefix: str, ttl_seconds: int, open_ttl_seconds: int | None = None
+    ):
         self.redis = client
         self.prefix = prefix
         self.ttl = ttl_seconds

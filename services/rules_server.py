@@ -2,20 +2,25 @@
 tavola.rules.v1.RulesService contract. Stateless: every call carries the whole state.
 
 Run one game:  python -m services.rules_server borgia
-(environment: TAVOLA_HOST, TAVOLA_PORT, TAVOLA_PORT_FILE, TAVOLA_LOG_LEVEL)
+(environment: TAVOLA_HOST, TAVOLA_PORT, TAVOLA_PORT_FILE, TAVOLA_METRICS_PORT, TAVOLA_LOG_LEVEL)
 """
 
 import argparse
 import asyncio
 import functools
+import time
+from typing import cast
 
 import grpc
 import structlog
 from google.protobuf import any_pb2, message_factory
+from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
+from prometheus_client import Histogram
 
 from common import logging as tavola_logging
 from common.errors import ApiError, abort
+from common.metrics import serve_from_env
 from common.server import Server, listen_address, serve_until_signal
 from services.engine.api import Game, parse_options
 from services.engine.errors import EngineError, IllegalAction, InvalidConfig, MalformedAction, NotYourDecision
@@ -23,6 +28,13 @@ from services.registry import game_ids, get_game, rules_port
 from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
 
 log = structlog.get_logger()
+
+LATENCY = Histogram(
+    "tavola_rules_request_seconds",
+    "Time a rules service takes to answer, by game, method and status code",
+    ["game", "method", "code"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1),
+)
 
 # The one place where engine errors become status codes.
 _STATUS_OF_ERROR: dict[type[EngineError], grpc.StatusCode] = {
@@ -47,19 +59,35 @@ def rpc(method):
 
     @functools.wraps(method)
     async def handler(self, request, context):
+        started = time.perf_counter()
+        code = "UNKNOWN"  # an abort raised by the method itself
         try:
-            return await method(self, request, context)
+            response = await method(self, request, context)
+            code = "OK"
+            return response
         except EngineError as error:
-            await abort(context, api_error(error))
+            failure = api_error(error)
+            code = failure.code.name
+            await abort(context, failure)
         except ApiError as error:
+            code = error.code.name
             await abort(context, error)
         except grpc.aio.AbortError:
             raise
         except Exception:
+            code = "INTERNAL"
             log.error("internal_error", method=method.__name__, exc_info=True)
             await abort(context, ApiError(grpc.StatusCode.INTERNAL, "INTERNAL", "the rules service failed"))
+        finally:
+            LATENCY.labels(self.engine.info.game_id, method.__name__, code).observe(time.perf_counter() - started)
 
     return handler
+
+
+def _descriptor(message_type: type[Message]) -> Descriptor:
+    # The stubs type DESCRIPTOR as the pure-Python or the upb descriptor; with either backend it
+    # is an instance of descriptor.Descriptor.
+    return cast(Descriptor, message_type.DESCRIPTOR)
 
 
 def _pack(message: Message) -> any_pb2.Any:
@@ -87,7 +115,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 rules_pb2.GameOption(
                     name=spec.name,
                     description=spec.description,
-                    kind=rules_pb2.OptionKind.Value(f"OPTION_KIND_{spec.kind.upper()}"),
+                    kind=f"OPTION_KIND_{spec.kind.upper()}",  # the enum's label; protobuf maps it
                     default_value=spec.default,
                     choices=spec.choices,
                     minimum=spec.minimum,
@@ -98,9 +126,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             action_type=self.codec.action_type().DESCRIPTOR.full_name,
         )
         # Every game's proto file declares GameState, View and Event beside its Action.
-        game_file = self.codec.action_type().DESCRIPTOR.file
-        self.state_type = message_factory.GetMessageClass(game_file.message_types_by_name["GameState"])
-        self.description.state_type = self.state_type.DESCRIPTOR.full_name
+        game_file = _descriptor(self.codec.action_type()).file
+        self.state_descriptor = game_file.message_types_by_name["GameState"]
+        self.state_type = message_factory.GetMessageClass(self.state_descriptor)
+        self.description.state_type = self.state_descriptor.full_name
         self.description.view_type = game_file.message_types_by_name["View"].full_name
         self.description.event_type = game_file.message_types_by_name["Event"].full_name
 
@@ -108,7 +137,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     def _state(self, packed: any_pb2.Any):
         message = self.state_type()
-        if not packed.Is(self.state_type.DESCRIPTOR):
+        if not packed.Is(self.state_descriptor):
             raise ApiError(
                 grpc.StatusCode.INVALID_ARGUMENT, "BAD_STATE", f"state must be a {self.description.state_type}"
             )
@@ -122,7 +151,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         action_type = self.codec.action_type()
         message = action_type()
         try:
-            unpacked = packed.Is(action_type.DESCRIPTOR) and packed.Unpack(message)
+            unpacked = packed.Is(_descriptor(action_type)) and packed.Unpack(message)
         except DecodeError:
             unpacked = False
         if not unpacked:
@@ -220,6 +249,7 @@ async def serve(game_id: str) -> None:
         game = get_game(game_id)
     except KeyError:
         raise SystemExit(f"no game {game_id!r}; registered games: {', '.join(game_ids())}") from None
+    serve_from_env()
     server = Server([rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name])
     rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(game), server.grpc)
     await serve_until_signal(server, listen_address(rules_port(game_id)), f"rules-{game_id}")

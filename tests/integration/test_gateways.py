@@ -1,0 +1,122 @@
+"""Several gateway processes on one Redis (and two replicas of every rules service):
+commands for one table that arrive at different gateways race correctly, a watcher on one
+gateway sees what is committed through another, and killing a gateway loses nothing."""
+
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+import pytest
+
+from common import auth
+from common.errors import reason_of
+from deploy.stack import Stack
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tests.integration.bot_tables import assert_complete, create_bot_table, play_every_game, spectator_log, stub_for
+from tests.integration.conftest import HumanTable
+
+
+@pytest.fixture(scope="module")
+def gateways(redis_url, key_prefix, tmp_path_factory) -> Iterator[Stack]:
+    with Stack(
+        redis_url=redis_url,
+        key_prefix=f"{key_prefix}-gateways",
+        gateways=2,
+        rules_replicas=2,
+        bots=("random",),
+        worker_bots=("random",),
+        # A task lost with a killed gateway is enqueued again within seconds.
+        gateway_env={"TAVOLA_SWEEP_SECONDS": "1"},
+        log_dir=tmp_path_factory.mktemp("gateways"),
+    ) as stack:
+        yield stack
+        stack.delete_keys()
+
+
+@pytest.fixture(scope="module")
+def stubs(gateways: Stack):
+    opened = [stub_for(address) for address in gateways.gateway_addresses]
+    yield [stub for _, stub in opened]
+    for channel, _ in opened:
+        channel.close()
+
+
+def test_the_stack_runs_two_gateways_and_two_replicas_of_each_rules_service(gateways: Stack):
+    assert len(gateways.gateway_addresses) == 2
+    assert gateways.gateway_address.startswith("ipv4:")
+    assert all(address.startswith("ipv4:") for address in gateways.rules_addresses.values())
+
+
+def test_racing_commands_through_two_gateways_apply_once(stubs):
+    table = HumanTable(stubs[0], 2, seed=11)
+    table.start()
+    for round_ in range(3):
+        seat = table.decider()
+        view = table.view(seat)
+        version = view.table.version
+        action = view.legal_actions[0].action
+        barrier = threading.Barrier(4)
+
+        def submit(index: int, request_id: str):
+            request = gw.SubmitActionRequest(
+                table_id=table.table_id, action=action, expected_version=version, request_id=request_id
+            )
+            barrier.wait()
+            try:
+                return stubs[index % 2].SubmitAction(request, metadata=auth.metadata(table.tokens[seat]))
+            except grpc.RpcError as error:
+                return error
+
+        # Four copies at once, over both gateways: two retries of one request, two other requests.
+        ids = [f"r{round_}-same", f"r{round_}-same", f"r{round_}-a", f"r{round_}-b"]
+        with ThreadPoolExecutor(4) as pool:
+            answers = list(pool.map(submit, range(4), ids))
+        won = [a for a in answers if isinstance(a, gw.SubmitActionResponse) and not a.replayed]
+        assert len(won) == 1, answers
+        assert table.table().version == version + 1
+        for request_id, answer in zip(ids, answers, strict=True):
+            if isinstance(answer, grpc.RpcError):
+                assert answer.code() == grpc.StatusCode.ABORTED and reason_of(answer) == "VERSION_MISMATCH"
+            elif answer.replayed:
+                assert request_id.endswith("same") and answer.table.version == version + 1
+
+
+def test_watchers_on_one_gateway_see_commits_made_through_the_other(stubs):
+    # Tables created through each gateway in turn, watched from both, played by bots that
+    # reach the gateways through the balanced address.
+    play_every_game(stubs, tables_per_game=1, watchers=2)
+
+
+def test_killing_a_gateway_loses_nothing(gateways: Stack, stubs):
+    doomed, survivor = stubs
+    tables = [create_bot_table(doomed, game) for game in ("borgia", "mortadella", "pecunia")]
+    seen: dict[str, list[gw.TableEvent]] = {table_id: [] for table_id in tables}
+    failures: list[BaseException] = []
+
+    def watch(table_id: str) -> None:
+        try:
+            stream = doomed.SpectateTable(gw.SpectateTableRequest(table_id=table_id), timeout=120)
+            for message in stream:
+                seen[table_id].append(message.event)
+        except grpc.RpcError as error:  # the gateway died under the stream: resume elsewhere
+            assert error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED), error
+            after = seen[table_id][-1].seq if seen[table_id] else 0
+            request = gw.SpectateTableRequest(table_id=table_id, after_seq=after)
+            seen[table_id] += [message.event for message in survivor.SpectateTable(request, timeout=120)]
+        except BaseException as error:
+            failures.append(error)
+
+    watchers = [threading.Thread(target=watch, args=(table_id,)) for table_id in tables]
+    for thread in watchers:
+        thread.start()
+    time.sleep(0.5)
+    first = next(p for p in gateways.processes if p.name == "gateway-0")
+    first.popen.kill()  # SIGKILL: no drain, streams and in-flight commands cut
+    first.popen.wait()
+    for thread in watchers:
+        thread.join(timeout=150)
+    assert not failures, failures
+    for table_id in tables:
+        assert_complete(seen[table_id], spectator_log(survivor, table_id))
