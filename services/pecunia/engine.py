@@ -23,9 +23,10 @@ asked even when none of them can be played: a turn that ran by itself would tell
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from typing import cast
 
 from services.engine.api import GameInfo, OptionSpec, Outcome, parse_options
 from services.engine.errors import IllegalAction, MalformedAction, NotYourDecision
@@ -79,6 +80,7 @@ from services.pecunia.model import (
     SeatPos,
     SeatRoman,
     SesterceTaxed,
+    Stack,
     TurnStarted,
 )
 from services.pecunia.model import (
@@ -165,6 +167,28 @@ class _Work:
     ``_stack``), and ``freeze`` turns only those lists back into tuples. An action so costs
     what it touches, not the size of the whole state, and the state passed in never changes.
     """
+
+    # PecuniaState's fields, which __init__ copies in, declared for the type checker. A tuple
+    # field may be a list by now (copy on write), hence Sequence.
+    deck: Deck
+    target: int
+    turn_limit: int
+    start_player: int
+    seats: Sequence[Sequence[Sequence[S]]]
+    queues: Sequence[Sequence[int]]
+    hands: Sequence[Sequence[int]]
+    coins: Sequence[int]
+    roman_pile: Sequence[int]
+    roman_discard: Sequence[int]
+    action_pile: Sequence[int]
+    action_discard: Sequence[int]
+    active: int
+    phase: Phase
+    villa: bool
+    reorder: int | None
+    turn: int
+    winners: tuple[int, ...]
+    end_reason: EndReason
 
     def __init__(self, s: PecuniaState):
         self.__dict__.update(s.__dict__)
@@ -403,7 +427,7 @@ def _is_legal(s, action: PecuniaAction) -> bool:
     player = s.active
     kind = type(action)
     if s.reorder is not None:
-        return kind is PickNext and s.reorder <= action.index < len(s.queues[player])
+        return isinstance(action, PickNext) and s.reorder <= action.index < len(s.queues[player])
     card_kind = PLAY_KINDS.get(kind)
     if card_kind is None:
         return action in _turn_actions(s)
@@ -585,47 +609,48 @@ def _play(w: _Work, action: PecuniaAction) -> None:
     _list(w, "action_discard").append(card)
     w.events.append(ActionCardPlayed(player, actions[card], action))
     romans = w.deck.romans
-    if kind is ActionKind.VILLA_DIXIUS:
+    # One action type per card kind (PLAY_KINDS), so the type says the kind.
+    if isinstance(action, PlayVillaDixius):
         w.villa = True  # P2: for the rest of this turn
-    elif kind is ActionKind.QUEUE_JUMPER:
+    elif isinstance(action, PlayQueueJumper):
         queue = _row(w, "queues", player)
         queue.insert(0, queue.pop(action.index))
         _queue_changed(w, player)
-    elif kind is ActionKind.CASTOR_OIL:
+    elif isinstance(action, PlayCastorOil):
         stack = _stack(w, player, action.seat)
         seated = stack[action.slot]
         stack[action.slot] = S(seated.card, seated.markers - action.amount)
         w.events.append(MarkersChanged(player, action.seat, romans[seated.card], seated.markers - action.amount))
-    elif kind is ActionKind.FISH_POISONING:
+    elif isinstance(action, PlayFishPoisoning):
         stack = _stack(w, action.target, action.seat)
         seated = stack[action.slot]
         stack[action.slot] = S(seated.card, seated.markers + FISH)
         w.events.append(MarkersChanged(action.target, action.seat, romans[seated.card], seated.markers + FISH))
-    elif kind is ActionKind.SPECIAL_TAX:
+    elif isinstance(action, PlaySpecialTax):
         coins = _list(w, "coins")
         amount = min(TAX, coins[action.target])
         coins[action.target] -= amount
         w.events.append(SesterceTaxed(action.target, amount, coins[action.target]))
-    elif kind is ActionKind.POACHING:
+    elif isinstance(action, PlayPoaching):
         _row(w, "queues", player).insert(0, _row(w, "queues", action.target).pop(0))
         _queue_changed(w, action.target)
         _queue_changed(w, player)
         _fill_queue(w, action.target)  # P5
-    elif kind is ActionKind.SWAP:
+    elif isinstance(action, PlaySwap):
         # Project decision: the two Romans take each other's places in the queues.
         own, theirs = _row(w, "queues", player), _row(w, "queues", action.target)
         own[action.index], theirs[action.target_index] = theirs[action.target_index], own[action.index]
         _queue_changed(w, player)
         _queue_changed(w, action.target)
-    elif kind is ActionKind.SENATE_MEETING:
+    elif isinstance(action, PlaySenateMeeting):
         for seat in range(3):
-            stack = w.seats[action.target][seat]
-            if stack and romans[stack[0].card].kind is _SENATOR:
+            seated_here = w.seats[action.target][seat]
+            if seated_here and romans[seated_here[0].card].kind is _SENATOR:
                 card = _roman_leaves(w, action.target, seat, 0)
                 w.events.append(RomanRemoved(action.target, _SEATS[seat], romans[card]))
-    elif kind is ActionKind.REORDERING:
+    elif isinstance(action, PlayReordering):
         w.reorder = 0
-    elif kind is ActionKind.EVICTION:
+    elif isinstance(action, PlayEviction):
         card = _roman_leaves(w, action.target, action.seat, action.slot)
         w.events.append(RomanRemoved(action.target, action.seat, romans[card]))
 
@@ -634,6 +659,7 @@ def _pick_next(w: _Work, action: PickNext) -> None:
     player = w.active
     queue = _row(w, "queues", player)
     placed = w.reorder
+    assert placed is not None  # PickNext is legal only while reordering
     queue.insert(placed, queue.pop(action.index))
     placed += 1
     if placed >= len(queue) - 1:
@@ -644,16 +670,15 @@ def _pick_next(w: _Work, action: PickNext) -> None:
 
 
 def _step(w: _Work, action: PecuniaAction) -> None:
-    kind = type(action)
-    if kind is RemoveMarkers:
+    if isinstance(action, RemoveMarkers):
         _remove_markers_and_collect(w)
-    elif kind is SeatRoman:
+    elif isinstance(action, SeatRoman):
         _seat_roman(w, action)
-    elif kind is EndRefill:
+    elif isinstance(action, EndRefill):
         _end_refill(w)
-    elif kind is DrawActionCard:
+    elif isinstance(action, DrawActionCard):
         _draw_and_end_turn(w)
-    elif kind is PickNext:
+    elif isinstance(action, PickNext):
         _pick_next(w, action)
     else:
         _play(w, action)
@@ -684,18 +709,19 @@ def _check_shape(action: object, players: int) -> None:
     kind = type(action)
     if kind not in ACTION_TYPES:
         raise MalformedAction(f"not a Pecunia non olet action: {kind.__name__}")
+    # The type is exactly one of ACTION_TYPES now, so isinstance matches that type alone.
     ok = True
-    if kind is SeatRoman:
+    if isinstance(action, SeatRoman):
         ok = _is_seat(action.seat) and type(action.pair) is bool
-    elif kind is PickNext or kind is PlayQueueJumper:
+    elif isinstance(action, (PickNext, PlayQueueJumper)):
         ok = _is_int(action.index, 0)
-    elif kind is PlayCastorOil:
+    elif isinstance(action, PlayCastorOil):
         ok = _is_seat(action.seat) and _is_int(action.slot, 0, 1) and _is_int(action.amount, 1, CASTOR_MAX)
-    elif kind is PlayFishPoisoning or kind is PlayEviction:
+    elif isinstance(action, (PlayFishPoisoning, PlayEviction)):
         ok = _is_int(action.target, 0, players - 1) and _is_seat(action.seat) and _is_int(action.slot, 0, 1)
-    elif kind in (PlaySpecialTax, PlayPoaching, PlaySenateMeeting):
+    elif isinstance(action, (PlaySpecialTax, PlayPoaching, PlaySenateMeeting)):
         ok = _is_int(action.target, 0, players - 1)
-    elif kind is PlaySwap:
+    elif isinstance(action, PlaySwap):
         ok = _is_int(action.index, 0) and _is_int(action.target, 0, players - 1) and _is_int(action.target_index, 0)
     if not ok:
         raise MalformedAction(f"malformed {kind.__name__}: {action!r}")
@@ -852,8 +878,13 @@ class PecuniaEngine:
         if view.viewer != seat:
             raise ValueError(f"the view is seat {view.viewer}'s, not seat {seat}'s")
         deck = self.deck(view.deck_name)
-        seats = tuple(
-            tuple(tuple(S(r.card.id, r.markers) for r in stack) for stack in player.latrine) for player in view.players
+        # A latrine has its three seats (LEFT, MIDDLE, RIGHT) in the view as in the state.
+        seats = cast(
+            "tuple[tuple[Stack, Stack, Stack], ...]",
+            tuple(
+                tuple(tuple(S(r.card.id, r.markers) for r in stack) for stack in player.latrine)
+                for player in view.players
+            ),
         )
         queues = tuple(tuple(card.id for card in player.queue) for player in view.players)
         seen_romans = {card.id for card in view.roman_discard}
@@ -926,28 +957,27 @@ def _where(seat: SeatPos, slot: int) -> str:
 
 
 def describe_action(action: PecuniaAction) -> str:
-    kind = type(action)
-    if kind is RemoveMarkers:
+    if isinstance(action, RemoveMarkers):
         return "remove round markers and collect"
-    if kind is SeatRoman:
+    if isinstance(action, SeatRoman):
         return f"seat {'two women' if action.pair else 'the start of the queue'} on {SEAT_NAMES[action.seat]}"
-    if kind is EndRefill:
+    if isinstance(action, EndRefill):
         return "stop refilling"
-    if kind is DrawActionCard:
+    if isinstance(action, DrawActionCard):
         return "draw an action card and end the turn"
-    if kind is PickNext:
+    if isinstance(action, PickNext):
         return f"reorder: queue card {action.index + 1} next"
-    label = ACTION_LABELS.get(PLAY_KINDS.get(kind))  # type: ignore[arg-type]
+    label = ACTION_LABELS.get(PLAY_KINDS.get(type(action)))  # type: ignore[arg-type]
     if label is None:
         return repr(action)
-    if kind is PlayQueueJumper:
+    if isinstance(action, PlayQueueJumper):
         return f"{label}: queue card {action.index + 1} to the start"
-    if kind is PlayCastorOil:
+    if isinstance(action, PlayCastorOil):
         return f"{label}: -{action.amount} on {_where(action.seat, action.slot)}"
-    if kind is PlayFishPoisoning or kind is PlayEviction:
+    if isinstance(action, (PlayFishPoisoning, PlayEviction)):
         return f"{label}: seat {action.target}'s {_where(action.seat, action.slot)}"
-    if kind in (PlaySpecialTax, PlayPoaching, PlaySenateMeeting):
+    if isinstance(action, (PlaySpecialTax, PlayPoaching, PlaySenateMeeting)):
         return f"{label} on seat {action.target}"
-    if kind is PlaySwap:
+    if isinstance(action, PlaySwap):
         return f"{label}: own queue card {action.index + 1} with seat {action.target}'s card {action.target_index + 1}"
     return label
