@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from itertools import combinations
+from typing import cast
 
 from services.borgia.model import (
     ACTION_TYPES,
@@ -154,7 +155,9 @@ def _change(influence: list[int], cardinal: Cardinal, delta: int, changes: list[
 
 def _perform_options(state: BorgiaState, seat: int) -> list[BorgiaAction]:
     """Every legal parameter choice for the bid action (B5, B6, Project decision (lead 4))."""
-    kind = state.bid.action
+    bid = state.bid
+    assert bid is not None  # PERFORM carries out the round's bid
+    kind = bid.action
     antipope = state.antipope
     influence = state.influence
     options: list[BorgiaAction]
@@ -308,6 +311,7 @@ def _decider(state: BorgiaState) -> int | None:
 
 def _call(s: BorgiaState, caller: int, events: list) -> BorgiaState:
     bid = s.bid
+    assert bid is not None  # a call answers the round's bid
     face = bid.action
     matching = sum(1 for dice in s.dice for f in dice if f == face or f == Face.FATE)
     truthful = matching >= bid.count
@@ -327,27 +331,26 @@ def _perform(state: BorgiaState, seat: int, action: BorgiaAction, events: list):
     influence = list(state.influence)
     changes: list[InfluenceChange] = []
     ladder, antipope, rumors = state.ladder, state.antipope, state.rumors
-    kind = type(action)
-    if kind is Bribe:
+    if isinstance(action, Bribe):
         rest = tuple(c for c in ladder if c != action.cardinal)
         ladder = (action.cardinal, *rest) if action.direction == Direction.TOP else (*rest, action.cardinal)
-    elif kind is Poison:
+    elif isinstance(action, Poison):
         if action.first == action.second:
             _change(influence, action.first, -2, changes)  # takes what there is (B5)
         else:
             _change(influence, action.first, -1, changes)
             _change(influence, action.second, -1, changes)
-    elif kind is JudgementPair:
+    elif isinstance(action, JudgementPair):
         _change(influence, action.source, -2, changes)
         _change(influence, action.target, 2, changes)
-    elif kind is JudgementSplit:
+    elif isinstance(action, JudgementSplit):
         for c in action.sources:
             _change(influence, c, -1, changes)
         for c in action.targets:
             _change(influence, c, 1, changes)
-    elif kind is Accuse:
+    elif isinstance(action, Accuse):
         antipope = action.cardinal
-    elif kind is Rumor:
+    elif isinstance(action, Rumor):
         updated = [list(held) for held in rumors]
         for held in updated:
             if action.card in held:
@@ -422,12 +425,15 @@ def excluded_puppets(view: BorgiaView, seat: int) -> frozenset[Cardinal]:
     return frozenset(c for s in view.seats if s.seat != seat for c in s.rumors)
 
 
-def _sample_puppets(view: BorgiaView, rng: Rng) -> tuple[tuple[Cardinal, ...], ...]:
+_Puppets = tuple[tuple[Cardinal, ...], ...]
+
+
+def _sample_puppets(view: BorgiaView, rng: Rng) -> _Puppets:
     per_seat = 2 if view.shadow_puppets else 1
     shown = {c for s in view.seats if s.puppets is not None for c in s.puppets}
     pool = [c for c in CARDINALS if c not in shown]
     hidden = [s.seat for s in view.seats if s.puppets is None]
-    puppets = [s.puppets for s in view.seats]
+    puppets = [s.puppets for s in view.seats]  # None where hidden: every such seat is dealt below
     excluded = {s: excluded_puppets(view, s) for s in hidden}
     if any(excluded.values()):
         # Few enough deals to list them all (two seats at most): pick one uniformly.
@@ -435,11 +441,11 @@ def _sample_puppets(view: BorgiaView, rng: Rng) -> tuple[tuple[Cardinal, ...], .
         if deals:  # always, for a reachable view
             for s, cards in zip(hidden, deals[rng.below(len(deals))], strict=True):
                 puppets[s] = cards
-            return tuple(puppets)
+            return cast(_Puppets, tuple(puppets))
     rng.shuffle(pool)
     for i, s in enumerate(hidden):
         puppets[s] = tuple(sorted(pool[i * per_seat : (i + 1) * per_seat]))
-    return tuple(puppets)
+    return cast(_Puppets, tuple(puppets))
 
 
 def _deals(pool, seats, per_seat, excluded) -> list[tuple[tuple[Cardinal, ...], ...]]:
@@ -447,7 +453,7 @@ def _deals(pool, seats, per_seat, excluded) -> list[tuple[tuple[Cardinal, ...], 
     if not seats:
         return [()]
     first, rest = seats[0], seats[1:]
-    deals = []
+    deals: list[tuple[tuple[Cardinal, ...], ...]] = []
     for cards in combinations([c for c in pool if c not in excluded[first]], per_seat):
         left = [c for c in pool if c not in cards]
         deals.extend((cards, *others) for others in _deals(left, rest, per_seat, excluded))
@@ -557,7 +563,9 @@ class BorgiaEngine:
             return list(bids)
         if phase == Phase.RESPOND:
             # B12 / Project decision (lead 2): at the highest possible count an allow would leave no bid.
-            if state.bid.count >= total:
+            bid = state.bid
+            assert bid is not None  # RESPOND answers the round's bid
+            if bid.count >= total:
                 return [_CALL]
             return [_CALL, _ALLOW]
         options = _perform_options(state, seat)
@@ -603,6 +611,7 @@ class BorgiaEngine:
             return state, events
         if phase == Phase.RESPOND:
             if isinstance(action, Allow):
+                assert s.bid is not None  # RESPOND answers the round's bid
                 if s.bid.count >= s.total_dice:
                     raise IllegalAction("the bid is at the highest count: it can only be called")
                 events.append(Allowed(seat))
