@@ -3,17 +3,21 @@
 The task carries ids and the bot's canonical string (``bots.registry.canonical``, e.g.
 ``ismcts:budget_ms=50``). The worker derives the seat's token from that bot's key: given
 as TAVOLA_BOT_KEY to a worker of one bot (a third-party author holds nothing more), or
-derived from the platform's TAVOLA_BOT_SECRET by the platform's own worker. It then
-fetches the seat's view, finds the bot in the registry for the table's game, chooses among
-its legal actions with an RNG seeded by (table, seat, version), and submits with request
-id "bot-<seat>-<version>". A retried or duplicated task therefore submits under the same
-id, which the gateway answers from its idempotency record: it changes nothing twice (and a
-task retried after its action was applied finds a newer version and stops as stale).
+derived from the platform's TAVOLA_BOT_SECRET by the platform's own worker. The gateway
+puts the seat's view in the task (the GetViewResponse that seat's token gets at that
+version, nothing more), so the worker asks no GetView first; a task without one (the
+rules service did not answer the gateway) fetches it. The worker finds the bot in the
+registry for the table's game, chooses among its legal actions with an RNG seeded by
+(table, seat, version), and submits with request id "bot-<seat>-<version>" and that
+expected version. A retried or duplicated task therefore submits under the same id, which
+the gateway answers from its idempotency record: it changes nothing twice (and a task
+whose version has passed is refused as stale).
 
 A strategy that raises or chooses no legal action is logged, and a random legal action is
 played instead, so a faulty bot never stalls a table.
 """
 
+import base64
 import hashlib
 import os
 import random
@@ -105,11 +109,14 @@ def choose(
     retry_backoff_max=5,
     max_retries=10,
 )
-def decide(table_id: str, seat: int, version: int, bot: str) -> str:
+def decide(table_id: str, seat: int, version: int, bot: str, view: str | None = None) -> str:
     metadata = auth.metadata(auth.bot_token(bot_key(bot), table_id, seat))
     stub = gateway_pb2_grpc.GatewayServiceStub(channel())
     try:
-        view = stub.GetView(gateway_pb2.GetViewRequest(table_id=table_id), metadata=metadata, timeout=10)
+        if view is not None:
+            view = gateway_pb2.GetViewResponse.FromString(base64.b64decode(view))
+        else:
+            view = stub.GetView(gateway_pb2.GetViewRequest(table_id=table_id), metadata=metadata, timeout=10)
         if view.table.version != version or not view.must_decide:
             return "stale"  # a newer task exists for the table's current version
         context = {"table_id": table_id, "seat": seat, "version": version, "bot": bot}
@@ -135,5 +142,6 @@ def decide(table_id: str, seat: int, version: int, bot: str) -> str:
             return "stale"  # another seat acted first; the new version has its own task
         log.error("bot_rejected", table_id=table_id, seat=seat, code=code.name, reason=reason_of(error))
         return f"rejected: {reason_of(error)}"
-    log.info("bot_acted", table_id=table_id, seat=seat, version=version, label=choice.label)
+    # Debug only: a line per action is a noticeable share of a cheap bot's cost.
+    log.debug("bot_acted", table_id=table_id, seat=seat, version=version, label=choice.label)
     return choice.label

@@ -126,7 +126,7 @@ class Stack:
             self.timer_address = balanced(timers)
             self.metrics_address = self.metrics_addresses[self._names("gateway", self.gateways)[0]]
             if self.with_worker:
-                self._spawn_worker()
+                self._spawn_workers()
         except BaseException:
             self.stop()
             raise
@@ -240,16 +240,28 @@ class Stack:
             time.sleep(0.05)
         self.metrics_addresses[process.name] = f"127.0.0.1:{metrics_file.read_text().strip()}"
 
-    def _spawn_worker(self) -> None:
+    def _spawn_workers(self) -> None:
+        """A threads pool for the bots that wait on the gateway more than they compute (and
+        the timers), a prefork pool of one process per core for the search bots (those with
+        a thinking budget), which are CPU-bound."""
+        bots = load_bots()
+        search = [name for name in self.worker_bots if name in bots and _is_search(bots[name])]
+        light = [name for name in self.worker_bots if name not in search]
+        if light or not search:
+            self._spawn_worker("bot-worker", light, "threads", self.worker_concurrency, timers=True)
+        if search:
+            self._spawn_worker("bot-worker-search", search, "prefork", os.cpu_count() or 1, timers=not light)
+
+    def _spawn_worker(self, name: str, bots: list[str], pool: str, concurrency: int, timers: bool) -> None:
         argv = [
             "-m",
             "bots.worker",
             "--pool",
-            "threads",
+            pool,
             "--concurrency",
-            str(self.worker_concurrency),
+            str(concurrency),
             "--hostname",
-            f"bots-{os.getpid()}-{time.monotonic_ns()}@%h",
+            f"{name}-{os.getpid()}-{time.monotonic_ns()}@%h",
             "--loglevel",
             "WARNING",
             "--without-gossip",
@@ -257,23 +269,24 @@ class Stack:
             "--without-heartbeat",
         ]
         assert self.log_dir is not None
-        ready_file = self.log_dir / "bot-worker.ready"
+        ready_file = self.log_dir / f"{name}.ready"
         ready_file.unlink(missing_ok=True)
         process = self._launch(
-            "bot-worker",
+            name,
             argv,
             self.env(
                 TAVOLA_GATEWAY=self.gateway_address,
                 TAVOLA_TIMER_GATEWAY=self.timer_address,
                 TAVOLA_READY_FILE=str(ready_file),
-                TAVOLA_WORKER_BOTS=",".join(self.worker_bots),
+                TAVOLA_WORKER_BOTS=",".join(bots),
+                TAVOLA_WORKER_TIMERS=str(timers).lower(),
             ),
         )
         deadline = time.monotonic() + 60
         while not ready_file.exists():
             self._check_alive(process)
             if time.monotonic() > deadline:
-                raise RuntimeError(f"the bot worker did not start; see {process.log_path}")
+                raise RuntimeError(f"{name} did not start; see {process.log_path}")
             time.sleep(0.05)
         self._note_metrics(process)
 
@@ -290,6 +303,11 @@ def balanced(addresses: list[str]) -> str:
     if len(addresses) == 1:
         return addresses[0]
     return "ipv4:" + ",".join(addresses)
+
+
+def _is_search(spec) -> bool:
+    """A bot with a thinking budget searches: CPU-bound, it wants a process per core."""
+    return any(option.name == "budget_ms" for option in spec.options)
 
 
 def wait_healthy(address: str, timeout: float = 30.0) -> None:
