@@ -68,8 +68,14 @@ play: setup
 		$(if $(JOIN),--join $(JOIN)) $(if $(SPECTATE),--spectate $(SPECTATE)) $(if $(REJOIN),--rejoin $(REJOIN)) \
 		$(PLAY_ARGS)
 
+# Every figure beside a reference measured in the same run (README: Benchmarks); JSON with
+# BENCH_ARGS=--json. bench-quick runs every part small, in about two minutes.
 bench: setup
-	$(PY) -m bench
+	$(PY) -m bench $(BENCH_ARGS)
+
+.PHONY: bench-quick
+bench-quick: setup
+	$(PY) -m bench --quick $(BENCH_ARGS)
 
 # A short tournament per game, 2 players: ISMCTS (50 ms a decision), the game's heuristic
 # bot and random, each pair in turn (python -m bots.arena --help for more).

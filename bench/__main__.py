@@ -1,53 +1,296 @@
-"""make bench: engine playouts per second, then the gateway's SubmitAction throughput and
-p50/p99 latency at 1 and 16 concurrent clients, against a local stack."""
+"""make bench: tavola's figures, each beside a reference measured in the same run.
+
+- engines: random playouts, decisions per CPU second of each game, beside OpenSpiel's
+  python_liars_poker and python_kuhn_poker (with the [openspiel] extra);
+- SubmitAction at 1, 16 and 64 clients, beside the bare pipeline of bench/bare.py (the
+  same hops with no tavola code);
+- the bot path: CPU per bot action of every process, bot actions/s and turn latency,
+  beside the bare pipeline's CPU and latency for a view and a submit;
+- live tables: N all-bot tables of mixed games to the end, beside the time the bare
+  pipeline would take for as many submits; Redis bytes per live and finished table;
+- watchers: spectator streams on one gateway, delivery latency beside Redis PUBLISH alone.
+
+``--quick`` (make bench-quick) runs every part small, in about two minutes; ``--json``
+prints the figures as one JSON object on stdout (progress goes to stderr). The machine is
+shared: read the ratios, which compare runs made minutes apart on the same machine.
+"""
 
 import argparse
 import asyncio
+import json
 import os
 import platform
 import secrets
+import sys
+import time
+from dataclasses import dataclass
 
-from bench.engines import playouts_per_second, seat0_win_rates
+from bench.bare import BarePipeline, run_clients
+from bench.engines import decisions_per_cpu_second, openspiel_decisions_per_cpu_second
 from bench.gateway import submit_action
+from bench.tables import CpuMeter, print_progress, run_tables, stack_pids
+from bench.watchers import redis_publish_latency, watch
 from deploy.stack import ROOT, Stack
 from services.registry import game_ids, player_counts
 
 
+@dataclass(frozen=True)
+class Profile:
+    engine_seconds: float
+    submit_seconds: float
+    clients: tuple[int, ...]
+    bot_tables: int  # borgia 3-player tables for the bot path
+    live_tables: int  # tables of mixed games
+    watch_tables: int
+    watchers_per_table: int
+    timeout: float  # the most any one part waits for its tables
+
+
+PROFILES = {
+    "full": Profile(5.0, 8.0, (1, 16, 64), 100, 1000, 20, 50, 900.0),
+    "quick": Profile(1.0, 3.0, (1, 16, 64), 30, 30, 4, 50, 60.0),
+}
+LIVE_MIX = [("borgia", 3), ("pecunia", 3), ("borgia", 4), ("mortadella", 3)]
+
+
+class Report:
+    """Prints each figure beside its reference and their ratio, and keeps them for --json."""
+
+    def __init__(self, quiet: bool):
+        self.out = sys.stderr if quiet else sys.stdout
+        self.figures: dict[str, dict] = {}
+
+    def section(self, title: str) -> None:
+        print(f"\n{title}", file=self.out, flush=True)
+
+    def row(self, key: str, label: str, value: float, unit: str, reference: float | None = None, ref_label: str = ""):
+        entry: dict[str, object] = {"value": round(value, 4), "unit": unit}
+        text = f"  {label:<44} {value:10.2f} {unit:<10}"
+        if reference:
+            ratio = value / reference
+            entry.update(reference=round(reference, 4), reference_label=ref_label, ratio=round(ratio, 3))
+            text += f" ref {reference:10.2f} ({ref_label})  ratio {ratio:5.2f}"
+        self.figures[key] = entry
+        print(text, file=self.out, flush=True)
+
+    def note(self, key: str, text: str, **values) -> None:
+        self.figures[key] = values
+        print(f"  {text}", file=self.out, flush=True)
+
+
+def engines(report: Report, profile: Profile) -> None:
+    report.section("engine random playouts (decisions per CPU second, one core, this process):")
+    liars = openspiel_decisions_per_cpu_second("python_liars_poker", profile.engine_seconds)
+    kuhn = openspiel_decisions_per_cpu_second("python_kuhn_poker", profile.engine_seconds)
+    for game in game_ids():
+        rate, playouts = decisions_per_cpu_second(game, player_counts(game), profile.engine_seconds)
+        report.row(f"engine.{game}", f"{game} ({playouts} playouts)", rate, "dec/cpu-s", liars, "liars_poker")
+    if liars is None or kuhn is None:
+        report.note("engine.openspiel", "OpenSpiel is not installed (pip install -e '.[openspiel]'): no reference")
+        return
+    report.row("engine.openspiel.python_liars_poker", "OpenSpiel python_liars_poker", liars, "dec/cpu-s")
+    report.row("engine.openspiel.python_kuhn_poker", "OpenSpiel python_kuhn_poker", kuhn, "dec/cpu-s", liars, "liars")
+
+
+def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
+    report.section("SubmitAction (borgia, 3 players, a GetView before each) beside the bare pipeline:")
+    bare_prefix = f"{stack.key_prefix}:bare"
+    references: dict[int, dict] = {}
+    with BarePipeline(stack.redis_url, bare_prefix, ROOT / ".run" / "bench") as bare:
+        for clients in profile.clients:
+            meter = CpuMeter({**bare.pids, **{k: v for k, v in stack_pids(stack).items() if k == "redis"}})
+            reference = asyncio.run(
+                run_clients(bare.address, stack.redis_url, bare_prefix, clients, profile.submit_seconds, 20_000)
+            )
+            used = meter.used()
+            cpu = sum(v for k, v in used.items() if k != "redis") * 1000 / max(1, reference.submits)
+            references[clients] = {"per_second": reference.per_second, "p50": reference.p50_ms, "cpu_ms": cpu}
+            figures = asyncio.run(
+                submit_action(stack.gateway_address, "borgia", 3, clients, profile.submit_seconds, 20_000)
+            )
+            report.row(
+                f"submit.{clients}.per_second",
+                f"{clients:3d} clients: submits/s",
+                figures.per_second,
+                "/s",
+                reference.per_second,
+                "bare",
+            )
+            report.row(
+                f"submit.{clients}.p50_ms",
+                f"{clients:3d} clients: submit p50",
+                figures.p50_ms,
+                "ms",
+                reference.p50_ms,
+                "bare",
+            )
+            report.row(
+                f"submit.{clients}.p99_ms",
+                f"{clients:3d} clients: submit p99",
+                figures.p99_ms,
+                "ms",
+                reference.p99_ms,
+                "bare",
+            )
+    return references
+
+
+def bot_path(report: Report, profile: Profile, stack: Stack, references: dict[int, dict]) -> None:
+    count = profile.bot_tables
+    report.section(f"bot path: {count} all-bot borgia 3-player tables at once, random bots, to the end:")
+    figures = run_tables(stack, [("borgia", 3)], count, profile.timeout, progress=print_progress)
+    bare = references.get(16) or next(iter(references.values()))
+    report.row(
+        "bots.cpu_ms_per_action",
+        "CPU per bot action, all processes",
+        figures.cpu_ms_per_action(),
+        "ms",
+        bare["cpu_ms"],
+        "bare view+submit",
+    )
+    for name in sorted(figures.cpu):
+        report.row(f"bots.cpu_ms_per_action.{name}", f"  of which {name}", figures.cpu_ms_per_action(name), "ms")
+    report.row(
+        "bots.actions_per_second",
+        "bot actions/s",
+        figures.actions_per_second,
+        "/s",
+        bare["per_second"],
+        "bare submits/s, 16 clients",
+    )
+    report.row(
+        "bots.turn_p50_ms",
+        f"bot turn latency p50 ({count} tables)",
+        figures.turn_percentile(0.5),
+        "ms",
+        bare["p50"],
+        "bare submit p50",
+    )
+    report.row(
+        "bots.turn_p99_ms",
+        f"bot turn latency p99 ({count} tables)",
+        figures.turn_percentile(0.99),
+        "ms",
+        bare["p50"],
+        "bare submit p50",
+    )
+    report.note(
+        "bots.finished",
+        f"{figures.finished}/{figures.tables} tables finished, {figures.actions} actions",
+        finished=figures.finished,
+        tables=figures.tables,
+        actions=figures.actions,
+    )
+
+
+def live_tables(report: Report, profile: Profile, stack: Stack, references: dict[int, dict]) -> None:
+    count = profile.live_tables
+    mix = ", ".join(f"{game} {players}p" for game, players in LIVE_MIX)
+    report.section(f"live tables: {count} all-bot tables at once ({mix} in turn), to the end:")
+    figures = run_tables(stack, LIVE_MIX, count, profile.timeout, progress=print_progress)
+    bare = references.get(64) or next(iter(references.values()))
+    bare_seconds = figures.actions / bare["per_second"]
+    report.row(
+        "tables.seconds",
+        f"completion time ({figures.finished}/{count} finished)",
+        figures.seconds,
+        "s",
+        bare_seconds,
+        "bare, as many submits",
+    )
+    report.row(
+        "tables.actions_per_second",
+        "bot actions/s",
+        figures.actions_per_second,
+        "/s",
+        bare["per_second"],
+        "bare submits/s, 64 clients",
+    )
+    report.row(
+        "tables.cpu_ms_per_action",
+        "CPU per bot action, all processes",
+        figures.cpu_ms_per_action(),
+        "ms",
+        bare["cpu_ms"],
+        "bare view+submit",
+    )
+    report.row("tables.live_bytes", "Redis bytes per live table (just started)", figures.live_bytes, "bytes")
+    report.row("tables.finished_bytes", "Redis bytes per finished table", figures.finished_bytes, "bytes")
+    errors = stack_errors(stack)
+    report.note("tables.log_errors", f"error lines in the stack's logs: {errors}", errors=errors)
+
+
+def watchers(report: Report, profile: Profile, stack: Stack) -> None:
+    streams = profile.watch_tables * profile.watchers_per_table
+    report.section(
+        f"watchers: {streams} spectator streams on one gateway, {profile.watchers_per_table} on each of "
+        f"{profile.watch_tables} all-bot tables:"
+    )
+    reference = asyncio.run(redis_publish_latency(stack.redis_url, f"{stack.key_prefix}:bench-latency"))
+    figures = asyncio.run(
+        watch(stack.gateway_address, profile.watch_tables, profile.watchers_per_table, profile.timeout)
+    )
+    report.note(
+        "watch.streams",
+        f"{figures.completed}/{figures.streams} streams complete, failed: {figures.failed}",
+        streams=figures.streams,
+        completed=figures.completed,
+        failed=figures.failed,
+        events=figures.events,
+    )
+    report.row(
+        "watch.delivery_p50_ms", "delivery latency p50", figures.percentile(0.5), "ms", reference, "Redis PUBLISH p99"
+    )
+    report.row(
+        "watch.delivery_p99_ms", "delivery latency p99", figures.percentile(0.99), "ms", reference, "Redis PUBLISH p99"
+    )
+
+
+def stack_errors(stack: Stack) -> int:
+    errors = 0
+    for process in stack.processes:
+        for line in process.log_path.read_text(errors="replace").splitlines():
+            if '"level": "error"' in line or '"level": "critical"' in line or "Traceback" in line:
+                errors += 1
+    return errors
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=10.0, help="per measurement")
-    parser.add_argument("--clients", default="1,16")
-    parser.add_argument("--max-submits", type=int, default=20_000, help="per client, a bound on every run")
+    parser.add_argument("--quick", action="store_true", help="every part small: about two minutes")
+    parser.add_argument("--json", action="store_true", help="the figures as JSON on stdout")
+    parser.add_argument("--tables", type=int, help="live tables (default 1000; 30 with --quick)")
+    parser.add_argument("--bot-tables", type=int, help="tables for the bot path (default 100; 30 with --quick)")
+    parser.add_argument("--only", default="engines,submits,bots,tables,watchers", help="parts to run")
     args = parser.parse_args()
-    print(f"tavola bench on {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-
-    print("\nengine random playouts (one core, this process):")
-    for game in game_ids():
-        counts = player_counts(game)
-        rate, actions, playouts = playouts_per_second(game, counts, args.seconds)
-        print(
-            f"  {game:<11} {rate:9.1f} playouts/s  {actions:10.0f} actions/s  "
-            f"({playouts} playouts, {counts[0]}-{counts[-1]} players)"
-        )
-
-    print("\nbot strength (offline, on the engine; seat 0 against random bots):")
-    for players in (2, 3, 4, 6):
-        odds, rand = seat0_win_rates(players, games=200)
-        print(f"  borgia {players}p: borgia-odds in seat 0 wins {odds:5.1%} of games, random in seat 0 {rand:5.1%}")
-
-    print("\ngateway SubmitAction (borgia, 3 players; rules service, gateway, Redis and clients share the machine):")
+    profile = PROFILES["quick" if args.quick else "full"]
+    if args.tables:
+        profile = Profile(**{**profile.__dict__, "live_tables": args.tables})
+    if args.bot_tables:
+        profile = Profile(**{**profile.__dict__, "bot_tables": args.bot_tables})
+    parts = set(args.only.split(","))
+    report = Report(quiet=args.json)
+    started = time.perf_counter()
+    print(
+        f"tavola bench on {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        file=report.out,
+    )
+    if "engines" in parts:
+        engines(report, profile)
     prefix = f"tavola-bench-{secrets.token_hex(4)}"
-    with Stack(games=("borgia",), key_prefix=prefix, with_worker=False, log_dir=ROOT / ".run" / "bench") as stack:
-        print(f"  {stack.describe()[0]}")
-        for clients in (int(c) for c in args.clients.split(",")):
-            figures = asyncio.run(
-                submit_action(stack.gateway_address, "borgia", 3, clients, args.seconds, args.max_submits)
-            )
-            print(
-                f"  {clients:3d} clients: {figures.per_second:8.1f} submits/s  p50 {figures.p50_ms:6.2f} ms  "
-                f"p99 {figures.p99_ms:6.2f} ms  ({figures.submits} submits in {figures.seconds:.1f}s)"
-            )
+    with Stack(key_prefix=prefix, worker_bots=("random",), log_dir=ROOT / ".run" / "bench") as stack:
+        print(f"  {stack.describe()[0]}", file=report.out)
+        references = submits(report, profile, stack) if parts & {"submits", "bots", "tables"} else {}
+        if "bots" in parts:
+            bot_path(report, profile, stack, references)
+        if "tables" in parts:
+            live_tables(report, profile, stack, references)
+        if "watchers" in parts:
+            watchers(report, profile, stack)
         stack.delete_keys()
+    print(f"\nbench done in {time.perf_counter() - started:.0f}s", file=report.out)
+    if args.json:
+        print(json.dumps({"profile": "quick" if args.quick else "full", "figures": report.figures}, indent=1))
 
 
 if __name__ == "__main__":

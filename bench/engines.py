@@ -39,3 +39,43 @@ def seat0_win_rates(players: int, games: int) -> tuple[float, float]:
     with_odds = sum(0 in play(game, [odds] + [rand] * (players - 1), {}, seed).winners for seed in range(games))
     with_rand = sum(0 in play(game, [rand] * players, {}, seed).winners for seed in range(games))
     return with_odds / games, with_rand / games
+
+
+def decisions_per_cpu_second(game_id: str, player_counts: range, seconds: float) -> tuple[float, int]:
+    """(decisions per CPU second, playouts) of random legal playouts of a tavola engine."""
+    engine = get_game(game_id).engine
+    chooser = random.Random(1)
+    decisions = playouts = 0
+    started = time.process_time()
+    while time.process_time() - started < seconds:
+        playouts += 1
+        state, _ = engine.new_game(player_counts[playouts % len(player_counts)], {}, playouts)
+        while deciders := engine.deciders(state):
+            seat = chooser.choice(deciders)
+            state, _ = engine.apply(state, seat, chooser.choice(list(engine.legal_actions(state, seat))))
+            decisions += 1
+    return decisions / (time.process_time() - started), playouts
+
+
+def openspiel_decisions_per_cpu_second(name: str, seconds: float) -> float | None:
+    """The same for an OpenSpiel game (chance outcomes drawn, not counted); None without
+    the [openspiel] extra."""
+    try:
+        import pyspiel
+        from open_spiel.python import games  # noqa: F401  registers the python_* games
+    except ImportError:
+        return None
+    game = pyspiel.load_game(name)
+    chooser = random.Random(1)
+    decisions = 0
+    started = time.process_time()
+    while time.process_time() - started < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(chooser.choices(outcomes, weights)[0])
+            else:
+                state.apply_action(chooser.choice(state.legal_actions()))
+                decisions += 1
+    return decisions / (time.process_time() - started)

@@ -1,0 +1,205 @@
+"""The reference pipeline: the hops of a SubmitAction with no tavola code in them.
+
+A client calls a minimal grpc.aio "gateway", which loads a record from Redis, calls a
+minimal "rules" gRPC server with it (which hands back the bytes it was sent), then commits
+with a Lua compare-and-set on the version that writes the record, appends one log entry
+and PUBLISHes. Each client first asks for a "view" (a Redis load and a rules call), as the
+tavola bench asks GetView before each SubmitAction. Messages are raw bytes of the sizes
+tavola sends (a Borgia record is about 1.5 KB). Run ``python -m bench.bare`` for a demo.
+
+    python -m bench.bare rules <port file>
+    python -m bench.bare gateway <port file> <rules address> <redis url> <key prefix>
+"""
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+import grpc
+import redis.asyncio as redis_async
+
+RECORD_BYTES = 1500
+ACTION_BYTES = 40
+
+_CAS = """
+local current = redis.call('HGET', KEYS[1], 'version')
+if current ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3])
+redis.call('XADD', KEYS[2], '*', 'spec', ARGV[4])
+redis.call('PUBLISH', ARGV[5], ARGV[3])
+return 1
+"""
+
+
+def _identity(raw: bytes) -> bytes:
+    return raw
+
+
+def _write_port(path: str, port: int) -> None:
+    Path(f"{path}.tmp").write_text(str(port))
+    os.replace(f"{path}.tmp", path)
+
+
+async def _serve_rules(port_file: str) -> None:
+    async def apply(raw: bytes, context) -> bytes:
+        return raw  # the "next state": the same size as the one sent
+
+    server = grpc.aio.server()
+    handler = grpc.unary_unary_rpc_method_handler(apply, request_deserializer=_identity, response_serializer=_identity)
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bare.Rules", {"Apply": handler}),))
+    _write_port(port_file, server.add_insecure_port("127.0.0.1:0"))
+    await server.start()
+    await server.wait_for_termination()
+
+
+async def _serve_gateway(port_file: str, rules_address: str, redis_url: str, prefix: str) -> None:
+    client = redis_async.Redis.from_url(redis_url)
+    cas = client.register_script(_CAS)
+    channel = grpc.aio.insecure_channel(rules_address)
+    apply = channel.unary_unary("/bare.Rules/Apply", request_serializer=_identity, response_deserializer=_identity)
+
+    async def view(raw: bytes, context) -> bytes:
+        record: bytes = await client.hget(f"{prefix}:{raw.decode()}", "record")  # type: ignore[assignment]
+        return await apply(record)
+
+    async def submit(raw: bytes, context) -> bytes:
+        table = raw[:16].decode()
+        key = f"{prefix}:{table}"
+        record, version = cast(list[bytes], await client.hmget(key, ["record", "version"]))
+        state = await apply(record + raw[16:])
+        new_version = int(version) + 1
+        event = state[:200]
+        done = await cas(keys=[key, f"{key}:log"], args=[version, state[:RECORD_BYTES], new_version, event, key])
+        return b"ok" if done else b"conflict"
+
+    server = grpc.aio.server()
+    handlers = {
+        name: grpc.unary_unary_rpc_method_handler(method, request_deserializer=_identity, response_serializer=_identity)
+        for name, method in (("View", view), ("Submit", submit))
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bare.Gateway", handlers),))
+    _write_port(port_file, server.add_insecure_port("127.0.0.1:0"))
+    await server.start()
+    await server.wait_for_termination()
+
+
+@dataclass
+class BarePipeline:
+    """The two reference servers as processes of their own, like a rules service and a gateway."""
+
+    redis_url: str
+    prefix: str
+    workdir: Path
+    processes: list[subprocess.Popen] | None = None
+    address: str = ""
+
+    def _spawn(self, name: str, *args: str) -> tuple[subprocess.Popen, str]:
+        port_file = self.workdir / f"bare-{name}.port"
+        port_file.unlink(missing_ok=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bench.bare", name, str(port_file), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while not port_file.exists():
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the bare {name} did not start")
+            time.sleep(0.05)
+        return process, f"127.0.0.1:{port_file.read_text().strip()}"
+
+    def __enter__(self) -> "BarePipeline":
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        rules, rules_address = self._spawn("rules")
+        gateway, self.address = self._spawn("gateway", rules_address, self.redis_url, self.prefix)
+        self.processes = [rules, gateway]
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for process in self.processes or []:
+            process.terminate()
+        for process in self.processes or []:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    @property
+    def pids(self) -> dict[str, int]:
+        return {name: process.pid for name, process in zip(("rules", "gateway"), self.processes or [], strict=True)}
+
+
+@dataclass
+class BareFigures:
+    clients: int
+    submits: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+
+    @property
+    def per_second(self) -> float:
+        return self.submits / self.seconds
+
+
+async def run_clients(address: str, redis_url: str, prefix: str, clients: int, seconds: float, limit: int):
+    """Each client owns a table; view then submit, as fast as answers come. Only Submit is timed."""
+    setup = redis_async.Redis.from_url(redis_url)
+    tables = [f"t{index:015d}" for index in range(clients)]
+    for table in tables:
+        await setup.hset(f"{prefix}:{table}", mapping={"record": os.urandom(RECORD_BYTES), "version": 1})
+    latencies: list[float] = []
+    async with grpc.aio.insecure_channel(address) as channel:
+        view = channel.unary_unary("/bare.Gateway/View", request_serializer=_identity, response_deserializer=_identity)
+        submit = channel.unary_unary(
+            "/bare.Gateway/Submit", request_serializer=_identity, response_deserializer=_identity
+        )
+
+        async def client(table: str, deadline: float, count_limit: int, into: list[float]) -> None:
+            action = table.encode() + os.urandom(ACTION_BYTES)
+            count = 0
+            while time.perf_counter() < deadline and count < count_limit:
+                await view(table.encode())
+                started = time.perf_counter()
+                await submit(action)
+                into.append(time.perf_counter() - started)
+                count += 1
+
+        await client(tables[0], time.perf_counter() + 0.5, 50, [])  # warm up
+        started = time.perf_counter()
+        deadline = started + seconds
+        await asyncio.gather(*(client(table, deadline, limit, latencies) for table in tables))
+        elapsed = time.perf_counter() - started
+    for table in tables:
+        await setup.delete(f"{prefix}:{table}", f"{prefix}:{table}:log")
+    await setup.aclose()
+    ordered = sorted(latencies)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return BareFigures(clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000)
+
+
+def main() -> None:
+    command, port_file, *rest = sys.argv[1:]
+    try:  # the loop tavola's servers run on, so that only tavola's own code differs
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    except ImportError:
+        pass
+    if command == "rules":
+        asyncio.run(_serve_rules(port_file))
+    elif command == "gateway":
+        asyncio.run(_serve_gateway(port_file, *rest))
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+"""All-bot tables played to the end on a local stack: what a bot action costs.
+
+Creates N all-bot tables of the given games at once (auto-started, random bots), waits
+until every one is finished, and measures:
+
+- CPU per bot action of each stack process (gateway, rules services, bot worker with its
+  pool's children, Redis when it runs here), from the processes' own CPU times (psutil);
+- bot actions per second and the tables' completion time;
+- bot turn latency: from the commit of version V to the commit of V + 1, read from the
+  event times in each finished table's log;
+- Redis bytes of a table (its record, log and idempotency keys) while live and once finished.
+
+It watches progress through Redis (the in-progress index), not the gateway, so that the
+watching costs the measured processes nothing. Bounded in time; 127.0.0.1 only.
+"""
+
+import asyncio
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import grpc
+import psutil
+import redis
+
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc
+
+
+class CpuMeter:
+    """CPU seconds (user + system) of a set of processes and their children, since start."""
+
+    def __init__(self, pids: dict[str, int]):
+        self.processes = {name: psutil.Process(pid) for name, pid in pids.items()}
+        self.started = {name: self._cpu(process) for name, process in self.processes.items()}
+
+    @staticmethod
+    def _cpu(process: psutil.Process) -> float:
+        total = 0.0
+        for member in [process, *process.children(recursive=True)]:
+            try:
+                times = member.cpu_times()
+            except psutil.Error:  # a child that ended meanwhile
+                continue
+            total += times.user + times.system
+        return total
+
+    def used(self) -> dict[str, float]:
+        return {name: self._cpu(process) - self.started[name] for name, process in self.processes.items()}
+
+
+def stack_pids(stack) -> dict[str, int]:
+    """The stack's processes by name, and Redis when it runs on this machine."""
+    pids = {process.name: process.popen.pid for process in stack.processes}
+    try:
+        client = redis.Redis.from_url(stack.redis_url)
+        redis_pid = int(client.info("server")["process_id"])
+        client.close()
+        if psutil.pid_exists(redis_pid):
+            pids["redis"] = redis_pid
+    except (redis.RedisError, psutil.Error, KeyError):
+        pass
+    return pids
+
+
+@dataclass
+class TablesFigures:
+    tables: int
+    finished: int
+    seconds: float
+    actions: int
+    cpu: dict[str, float]  # CPU seconds per process over the run
+    turn_ms: list[float] = field(default_factory=list)
+    live_bytes: float = 0.0
+    finished_bytes: float = 0.0
+
+    @property
+    def actions_per_second(self) -> float:
+        return self.actions / self.seconds if self.seconds else 0.0
+
+    def cpu_ms_per_action(self, name: str | None = None) -> float:
+        if not self.actions:
+            return 0.0
+        used = self.cpu[name] if name else sum(v for k, v in self.cpu.items() if k != "redis")
+        return used * 1000 / self.actions
+
+    def turn_percentile(self, fraction: float) -> float:
+        if not self.turn_ms:
+            return 0.0
+        ordered = sorted(self.turn_ms)
+        return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+def _table_bytes(client: redis.Redis, prefix: str, table_ids: list[str]) -> float:
+    sizes = []
+    for table_id in table_ids:
+        total = 0
+        for suffix in ("table", "log", "requests"):
+            total += client.memory_usage(f"{prefix}:{{{table_id}}}:{suffix}") or 0
+        sizes.append(total)
+    return statistics.mean(sizes) if sizes else 0.0
+
+
+async def _create(stub, games: list[tuple[str, int]], count: int, bot: str) -> list[str]:
+    """``count`` all-bot tables, the games taken in turn, created a few at a time."""
+    table_ids: list[str] = []
+    semaphore = asyncio.Semaphore(32)
+
+    async def one(index: int) -> None:
+        game, players = games[index % len(games)]
+        seats = [gw.BotSeat(seat=seat, bot=bot) for seat in range(players)]
+        request = gw.CreateTableRequest(game_id=game, player_count=players, bot_seats=seats, auto_start=True)
+        async with semaphore:
+            created = await stub.CreateTable(request, timeout=60)
+        table_ids.append(created.table.table_id)
+
+    await asyncio.gather(*(one(index) for index in range(count)))
+    return table_ids
+
+
+async def _turn_latencies(stub, table_ids: list[str], sample: int) -> list[float]:
+    """Milliseconds from one version's commit to the next, over a sample of finished tables."""
+    latencies: list[float] = []
+    for table_id in table_ids[:sample]:
+        replay = await stub.GetReplay(gw.GetReplayRequest(table_id=table_id), timeout=60)
+        first_time: dict[int, int] = {}
+        for step in replay.steps:
+            if step.HasField("event"):
+                first_time.setdefault(step.event.version, step.event.time.ToNanoseconds())
+        for version, stamp in first_time.items():
+            if version > 1 and version - 1 in first_time:
+                latencies.append((stamp - first_time[version - 1]) / 1e6)
+    return latencies
+
+
+def run_tables(
+    stack,
+    games: list[tuple[str, int]],
+    count: int,
+    timeout: float,
+    bot: str = "random",
+    progress: Callable[[str], None] | None = None,
+) -> TablesFigures:
+    """Plays ``count`` all-bot tables to the end on ``stack`` (a running deploy.stack.Stack)."""
+    client = redis.Redis.from_url(stack.redis_url)
+    in_progress = f"{stack.key_prefix}:index:in-progress"
+    meter = CpuMeter(stack_pids(stack))
+
+    async def create() -> list[str]:
+        async with grpc.aio.insecure_channel(stack.gateway_address) as channel:
+            return await _create(gateway_pb2_grpc.GatewayServiceStub(channel), games, count, bot)
+
+    started = time.perf_counter()
+    table_ids = asyncio.run(create())
+    live_bytes = _table_bytes(client, stack.key_prefix, table_ids[:20])
+    deadline = started + timeout
+    last_report = 0.0
+    while True:
+        pending = sum(client.zscore(in_progress, table_id) is not None for table_id in table_ids)
+        now = time.perf_counter()
+        if progress is not None and now - last_report >= 5:
+            progress(f"{count - pending}/{count} tables finished after {now - started:.0f}s")
+            last_report = now
+        if pending == 0 or now > deadline:
+            break
+        time.sleep(0.5)
+    elapsed = time.perf_counter() - started
+    cpu = meter.used()
+
+    async def read_back() -> tuple[list[gw.Table], list[float]]:
+        async with grpc.aio.insecure_channel(stack.gateway_address) as channel:
+            stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+            tables = []
+            for table_id in table_ids:
+                tables.append((await stub.GetTable(gw.GetTableRequest(table_id=table_id), timeout=60)).table)
+            finished = [table.table_id for table in tables if table.status == gw.TABLE_STATUS_FINISHED]
+            return tables, await _turn_latencies(stub, finished, 200)
+
+    tables, turns = asyncio.run(read_back())
+    finished = [table for table in tables if table.status == gw.TABLE_STATUS_FINISHED]
+    # Every version after the first (the table's creation, with its start) is one bot action.
+    actions = sum(max(0, table.version - 1) for table in tables)
+    finished_bytes = _table_bytes(client, stack.key_prefix, [table.table_id for table in finished[:20]])
+    client.close()
+    return TablesFigures(
+        tables=count,
+        finished=len(finished),
+        seconds=elapsed,
+        actions=actions,
+        cpu=cpu,
+        turn_ms=turns,
+        live_bytes=live_bytes,
+        finished_bytes=finished_bytes,
+    )
+
+
+def print_progress(text: str) -> None:
+    print(f"    ... {text}", file=sys.stderr, flush=True)
