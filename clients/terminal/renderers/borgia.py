@@ -151,10 +151,12 @@ class BorgiaRenderer(Renderer):
             own = [p for p in body.seats if p.seat == ctx.me and p.puppets]
             return f"Your puppet: {', '.join(cardinal(c) for c in own[0].puppets)}." if own else None
         if which == "roll_off":
-            return f"{ctx.who(body.starter_seat)} won the roll-off and starts."
+            starts = "start" if body.starter_seat == ctx.me else "starts"
+            return f"{ctx.who(body.starter_seat)} won the roll-off and {starts}."
         if which == "round_started":
             own = [d for d in body.dice if d.seat == ctx.me and d.faces]
-            text = f"Round {body.round_number}: everyone rolls; {ctx.verb(body.starter_seat, 'bid')} first."
+            first = "you bid" if body.starter_seat == ctx.me else f"{ctx.who(body.starter_seat)} bids"
+            text = f"Round {body.round_number}: everyone rolls; {first} first."
             return text + (f" Your dice: {dice_text(own[0].faces)}." if own else "")
         if which == "bid_made":
             return f"{ctx.verb(body.seat, 'bid')} {bid_text(body.bid)}."
