@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import cache
 from itertools import permutations
+from typing import cast
 
 from services.engine.api import GameInfo, OptionSpec, Outcome, parse_options
 from services.engine.errors import IllegalAction, MalformedAction, NotYourDecision
@@ -87,6 +88,7 @@ from services.mortadella.model import (
     Symbol,
     TargetChosen,
     TokenCause,
+    Tokens,
     TokensChanged,
     TurnSkipped,
     TurnStarted,
@@ -227,8 +229,40 @@ class _Work(State):
     """
 
     __slots__ = ("ev",)
-    __setattr__ = object.__setattr__  # type: ignore[assignment]
-    __delattr__ = object.__delattr__  # type: ignore[assignment]
+    __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
+
+    ev: list[Event]
+    # The fields an apply reassigns, declared writable here for the type checker (State's are
+    # frozen); annotations alone, so nothing changes at run time.
+    rng: int
+    roles: tuple[Role, ...]
+    removed_roles: tuple[tuple[Role, ...], ...]
+    undealt: tuple[Role, ...]
+    tokens: tuple[Tokens, ...]
+    in_game: tuple[bool, ...]
+    skip_turn: tuple[bool, ...]
+    active: int
+    turn: int
+    lombard_holder: int | None
+    lombard_used: bool
+    passed: tuple[Symbol, ...]
+    kept: bool
+    dice: tuple[Symbol, ...]
+    carnival: bool
+    chosen: tuple[Symbol, ...]
+    unchosen: tuple[Symbol, ...]
+    remaining: tuple[Symbol, ...]
+    phase: Phase
+    effect: Effect | None
+    target: int | None
+    steal_symbol: Symbol | None
+    steals_left: int
+    waiting: tuple[int, ...]
+    guess_context: GuessContext | None
+    winners: tuple[int, ...]
+    end_reason: EndReason | None
+    wrong_guesses: tuple[WrongGuess, ...]
 
     @classmethod
     def thaw(cls, s: State) -> _Work:
@@ -259,9 +293,13 @@ def _deciders(s: State | _Work) -> tuple[int, ...]:
     if phase is Phase.OVER:
         return ()
     if phase is Phase.LOMBARD:
-        return (s.lombard_holder,)  # type: ignore[return-value]
+        holder = s.lombard_holder
+        assert holder is not None  # LOMBARD is the holder's offer
+        return (holder,)
     if phase is Phase.CANCEL:
-        return (s.target,)  # type: ignore[return-value]
+        target = s.target
+        assert target is not None  # CANCEL is the target's decision
+        return (target,)
     if phase is Phase.PLAGUE or phase is Phase.SETUP_TOKEN:
         return s.waiting
     return (s.active,)
@@ -281,7 +319,9 @@ def _guess_roles(s: State | _Work, seat: int) -> list[Role]:
 
 
 def _steal_victims(s: State | _Work) -> list[int]:
-    index = s.steal_symbol - 1  # type: ignore[operator]
+    symbol = s.steal_symbol
+    assert symbol is not None  # a steal names its symbol
+    index = symbol - 1
     return [v for v in _order_from(s.in_game, s.active) if v != s.active and s.tokens[v][index] > 0]
 
 
@@ -389,40 +429,39 @@ def _is_legal(s: State, seat: int, action: Action) -> bool:
     """``action in _legal(s, seat)`` for a well-formed, normalized action of a seat that must
     decide, without listing every legal action (``apply`` checks each action it is given)."""
     phase = s.phase
-    kind = type(action)
     if phase is Phase.PRE_ROLL:
-        if kind is RollDice:
-            return not action.keep_passed or bool(s.passed)  # type: ignore[union-attr]
+        if isinstance(action, RollDice):
+            return not action.keep_passed or bool(s.passed)
         return (
-            kind is GuessRole
+            isinstance(action, GuessRole)
             and s.player_count == 2
             and bool(s.undealt)
-            and action.target == 1 - seat  # type: ignore[union-attr]
-            and action.role in _guess_roles(s, seat)  # type: ignore[union-attr]
+            and action.target == 1 - seat
+            and action.role in _guess_roles(s, seat)
         )
     if phase is Phase.CHOOSE_DICE:
-        return kind is ChooseDice and action in _dice_choice_set(s.dice, s.kept)
+        return isinstance(action, ChooseDice) and action in _dice_choice_set(s.dice, s.kept)
     if phase is Phase.RESOLVE:
-        return kind is ResolveEffect and action in _resolve_set(s.remaining)
+        return isinstance(action, ResolveEffect) and action in _resolve_set(s.remaining)
     if phase is Phase.LOMBARD:
-        return kind is UseLombard
+        return isinstance(action, UseLombard)
     if phase is Phase.CANCEL:
-        return kind is PayCancel
+        return isinstance(action, PayCancel)
     if phase is Phase.SETUP_TOKEN:
-        return kind is ChooseStartToken
+        return isinstance(action, ChooseStartToken)
     if phase is Phase.PLAGUE:
-        return kind is PlagueDiscard and (action.symbol is _PEOPLE or s.tokens[seat][_T] > 0)  # type: ignore[union-attr]
+        return isinstance(action, PlagueDiscard) and (action.symbol is _PEOPLE or s.tokens[seat][_T] > 0)
     if phase is Phase.TARGET:
-        return kind is ChooseTarget and action.target < s.player_count and s.in_game[action.target]  # type: ignore[union-attr]
+        return isinstance(action, ChooseTarget) and action.target < s.player_count and s.in_game[action.target]
     if phase is Phase.REVOLUTION_TARGET:
-        return kind is ChooseRevolution and action.target < s.player_count and s.in_game[action.target]  # type: ignore[union-attr]
+        return isinstance(action, ChooseRevolution) and action.target < s.player_count and s.in_game[action.target]
     if phase is Phase.STEAL:
-        return kind is StealFrom and action.victim in _steal_victims(s)  # type: ignore[union-attr]
+        return isinstance(action, StealFrom) and action.victim in _steal_victims(s)
     if phase is Phase.MASTER_GUESS:
         return (
-            kind is GuessRole
-            and action.target in _guess_targets(s, seat)  # type: ignore[union-attr]
-            and action.role in _guess_roles(s, seat)  # type: ignore[union-attr]
+            isinstance(action, GuessRole)
+            and action.target in _guess_targets(s, seat)
+            and action.role in _guess_roles(s, seat)
         )
     return False
 
@@ -465,7 +504,7 @@ def _eliminate(w: _Work, seat: int, cause: EliminationCause) -> None:
         lombard_to = w.lombard_holder
     if seat in w.waiting:
         w.stop_waiting(seat)
-    w.ev.append(PlayerEliminated(seat, cause, returned, lombard_to))  # type: ignore[arg-type]
+    w.ev.append(PlayerEliminated(seat, cause, returned, lombard_to))
 
 
 def _sinned(w: _Work, seat: int, index: int) -> bool:
@@ -548,7 +587,9 @@ def _begin_turn(w: _Work, seat: int, passed: tuple[Symbol, ...]) -> None:
             # M9: the whole turn is skipped, the token returned, the passed dice go on.
             w.skip_turn = _replace(w.skip_turn, seat, False)
             w.ev.append(TurnSkipped(seat))
-            seat = _next_in_game(w.in_game, seat)  # type: ignore[assignment]
+            nxt = _next_in_game(w.in_game, seat)
+            assert nxt is not None  # two or more players are in play, or the game is over
+            seat = nxt
             continue
         if _check_active_victory(w, GuessContext.START_OF_TURN):
             return
@@ -671,7 +712,8 @@ def _next_steal(w: _Work) -> None:
         return
     if not _steal_victims(w):
         # M13: nothing if no opponent holds one.
-        w.ev.append(NoEffect(w.active, w.effect))  # type: ignore[arg-type]
+        assert w.effect is not None  # steals are an effect's
+        w.ev.append(NoEffect(w.active, w.effect))
         _finish_effect(w)
         return
     w.phase = Phase.STEAL
@@ -746,23 +788,28 @@ def _dispatch(w: _Work, seat: int, action: Action) -> None:
     if phase is Phase.CHOOSE_DICE:
         assert isinstance(action, ChooseDice)
         w.chosen = action.symbols
-        w.unchosen = _multiset_minus(w.dice, action.symbols)  # type: ignore[assignment]
+        unchosen = _multiset_minus(w.dice, action.symbols)
+        assert unchosen is not None  # a legal choice is among the dice
+        w.unchosen = unchosen
         w.remaining = action.symbols
         w.ev.append(DiceChosen(seat, w.chosen, w.unchosen))
         w.phase = Phase.RESOLVE
         return
     if phase is Phase.RESOLVE:
         assert isinstance(action, ResolveEffect)
-        w.remaining = _multiset_minus(w.remaining, action.dice)  # type: ignore[assignment]
+        remaining = _multiset_minus(w.remaining, action.dice)
+        assert remaining is not None  # a legal effect uses chosen dice not resolved yet
+        w.remaining = remaining
         w.ev.append(EffectChosen(seat, action.dice, action.effect))
         _start_effect(w, action.effect)
         return
     if phase is Phase.TARGET:
         assert isinstance(action, ChooseTarget)
         effect = w.effect
+        assert effect is not None  # TARGET picks the target of the effect being resolved
         target = action.target
         w.target = target
-        w.ev.append(TargetChosen(seat, effect, target, None))  # type: ignore[arg-type]
+        w.ev.append(TargetChosen(seat, effect, target, None))
         if effect is Effect.DRUNKENNESS and w.tokens[target][_P] == 0:
             # Project decision (M6): with no People to lose there is nothing to cancel, so the
             # target is not asked to pay.
@@ -770,11 +817,11 @@ def _dispatch(w: _Work, seat: int, action: Action) -> None:
         elif effect is Effect.INEBRIATION and w.skip_turn[target]:
             # Project decision (M9): a player already holding the Skip Turn token skips one turn only.
             w.ev.append(NoEffect(seat, effect))
-        elif w.tokens[target][_M] >= _CANCEL_COST[effect]:  # type: ignore[index]
+        elif w.tokens[target][_M] >= _CANCEL_COST[effect]:
             w.phase = Phase.CANCEL  # M6: the target's own decision
             return
         else:
-            _apply_hit(w, effect, target)  # type: ignore[arg-type]
+            _apply_hit(w, effect, target)
         _finish_effect(w)
         return
     if phase is Phase.REVOLUTION_TARGET:
@@ -789,11 +836,12 @@ def _dispatch(w: _Work, seat: int, action: Action) -> None:
     if phase is Phase.CANCEL:
         assert isinstance(action, PayCancel)
         effect = w.effect
-        w.ev.append(CancelDecided(seat, effect, action.pay))  # type: ignore[arg-type]
+        assert effect is not None  # CANCEL answers the effect being resolved
+        w.ev.append(CancelDecided(seat, effect, action.pay))
         if action.pay:
-            _lose(w, seat, _MORT, _CANCEL_COST[effect], TokenCause.CANCEL_PAYMENT)  # type: ignore[index]
+            _lose(w, seat, _MORT, _CANCEL_COST[effect], TokenCause.CANCEL_PAYMENT)
         else:
-            _apply_hit(w, effect, seat)  # type: ignore[arg-type]
+            _apply_hit(w, effect, seat)
         _finish_effect(w)
         return
     if phase is Phase.PLAGUE:
@@ -807,9 +855,10 @@ def _dispatch(w: _Work, seat: int, action: Action) -> None:
     if phase is Phase.STEAL:
         assert isinstance(action, StealFrom)
         symbol = w.steal_symbol
-        _lose(w, action.victim, symbol, 1, TokenCause.STEAL, seat)  # type: ignore[arg-type]
+        assert symbol is not None  # a steal names its symbol
+        _lose(w, action.victim, symbol, 1, TokenCause.STEAL, seat)
         w.steals_left -= 1
-        _gain(w, seat, symbol, 1, TokenCause.STEAL, action.victim)  # type: ignore[arg-type]
+        _gain(w, seat, symbol, 1, TokenCause.STEAL, action.victim)
         _next_steal(w)
         return
     if phase is Phase.MASTER_GUESS:
@@ -986,7 +1035,7 @@ def _sample(view: View, rng: Rng) -> State:
     # cards[s]: seat s's removed cards then its current one; None where the viewer cannot see.
     cards: list[list[Role | None]] = []
     for sv in view.seats:
-        removed = list(sv.removed_roles) if len(sv.removed_roles) == sv.removed_role_count else []
+        removed: list[Role | None] = list(sv.removed_roles) if len(sv.removed_roles) == sv.removed_role_count else []
         removed += [None] * (sv.removed_role_count - len(removed))
         cards.append([*removed, sv.role])
     pool = list(ROLE_POOLS[n])
@@ -1021,13 +1070,14 @@ def _sample(view: View, rng: Rng) -> State:
     for (s, k), role in zip(slots, drawn, strict=False):
         cards[s][k] = role
     undealt = tuple(sorted(drawn[len(slots) :]))
+    dealt = cast("list[list[Role]]", cards)  # every None slot is filled now
     return State(
         player_count=n,
         max_turns=view.max_turns,
         additional_rules=view.additional_rules,
         rng=rng.next_u64(),  # future chance comes from the sampler's RNG, never the true one
-        roles=tuple(c[-1] for c in cards),  # type: ignore[misc]
-        removed_roles=tuple(tuple(c[:-1]) for c in cards),  # type: ignore[misc]
+        roles=tuple(c[-1] for c in dealt),
+        removed_roles=tuple(tuple(c[:-1]) for c in dealt),
         undealt=undealt,
         tokens=tuple(sv.tokens for sv in view.seats),
         in_game=tuple(sv.in_game for sv in view.seats),
@@ -1097,7 +1147,8 @@ class MortadellaEngine:
         undealt = tuple(sorted(pool[n:]))
         events.extend(RoleDealt(seat, roles[seat]) for seat in range(n))
         # M20: six / seven players start with tokens.
-        start_tokens = STARTING_TOKENS.get(n, (0, 0, 0, 0))
+        # A count for each of the four TOKEN_SYMBOLS (how the role data is loaded).
+        start_tokens = cast(Tokens, STARTING_TOKENS.get(n, (0, 0, 0, 0)))
         tokens = tuple(start_tokens for _ in range(n))
         for seat in range(n):
             for symbol, count in zip(TOKEN_SYMBOLS, start_tokens, strict=True):
@@ -1123,7 +1174,7 @@ class MortadellaEngine:
             roles=roles,
             removed_roles=tuple(() for _ in range(n)),
             undealt=undealt,
-            tokens=tokens,  # type: ignore[arg-type]
+            tokens=tokens,
             in_game=(True,) * n,
             skip_turn=(False,) * n,
             start_player=start,
@@ -1258,13 +1309,14 @@ class MortadellaEngine:
         elif reason is EndReason.ALL_ELIMINATED:
             summary = "every player was eliminated: nobody wins"
         else:
+            assert reason is not None  # a game over has its reason
             winner = state.winners[0]
             how = {
                 EndReason.VICTORY_ROW: "meets the victory row",
                 EndReason.LAST_STANDING: "is the last player standing",
                 EndReason.MASTER_GUESS: "guessed a role right",
                 EndReason.TWO_PLAYER_GUESS: "guessed the opponent's role",
-            }[reason]  # type: ignore[index]
+            }[reason]
             summary = f"seat {winner} ({role_name(state.roles[winner])}) {how}"
         return Outcome(winners=state.winners, summary=summary)
 
