@@ -7,6 +7,9 @@ status with details. Clients read the reason back with ``reason_of``, the rest w
 ``details_of``.
 """
 
+from collections.abc import Iterable
+from typing import cast
+
 import grpc
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
@@ -53,9 +56,12 @@ async def abort(context: grpc.aio.ServicerContext, error: ApiError) -> None:
 
 
 def _status_of(error: grpc.RpcError) -> status_pb2.Status | None:
+    # Sync errors carry (key, value) named tuples, aio errors a Metadata of pairs: both
+    # unpack as pairs, and a "-bin" key's value is bytes.
     trailing = error.trailing_metadata() if hasattr(error, "trailing_metadata") else None
-    for key, value in trailing or ():
-        if key == _DETAILS_KEY:
+    pairs = cast("Iterable[tuple[str, str | bytes]]", trailing or ())
+    for key, value in pairs:
+        if key == _DETAILS_KEY and isinstance(value, bytes):
             return status_pb2.Status.FromString(value)
     return None
 

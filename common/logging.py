@@ -11,7 +11,7 @@ from contextlib import contextmanager
 import structlog
 
 # What every line gets, whether structlog or the standard library wrote it.
-_SHARED = [
+_SHARED: list[structlog.typing.Processor] = [
     structlog.contextvars.merge_contextvars,
     structlog.processors.add_log_level,
     structlog.processors.TimeStamper(fmt="iso", utc=True),

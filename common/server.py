@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 from collections.abc import Awaitable, Callable, Iterable
+from typing import cast
 
 import grpc
 import structlog
@@ -72,7 +73,10 @@ def game_proto_files() -> list[FileDescriptor]:
     files: dict[str, FileDescriptor] = {}
     for game in load_games().values():
         for message_type in (game.codec.view_type(), game.codec.action_type()):
-            files[message_type.DESCRIPTOR.file.name] = message_type.DESCRIPTOR.file
+            # The stubs type it as the pure-Python or the upb descriptor; either backend's is
+            # an instance of descriptor.FileDescriptor.
+            file = cast(FileDescriptor, message_type.DESCRIPTOR.file)
+            files[file.name] = file
     return list(files.values())
 
 
