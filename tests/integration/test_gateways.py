@@ -59,7 +59,7 @@ def test_racing_commands_through_two_gateways_apply_once(stubs):
         action = view.legal_actions[0].action
         barrier = threading.Barrier(4)
 
-        def submit(index: int, request_id: str):
+        def submit(index: int, request_id: str, action=action, version=version, barrier=barrier, seat=seat):
             request = gw.SubmitActionRequest(
                 table_id=table.table_id, action=action, expected_version=version, request_id=request_id
             )
