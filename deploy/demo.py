@@ -53,20 +53,37 @@ def borgia_tables(count: int) -> list[TableSpec]:
         options = dict(next(variants))
         if players == 2 and index % 2 == 0:
             options["shadow_puppets"] = "true"
-        # Every third table seats the odds-playing bot against the random ones.
-        specs.append(TableSpec("borgia", players, options, "borgia-odds" if index % 3 == 1 else "random"))
+        specs.append(TableSpec("borgia", players, options, seat0_bot("borgia", index)))
     return specs
 
 
+SEARCH_BOT = "ismcts:budget_ms=20"  # a short budget keeps the demo quick
+
+
+def seat0_bot(game: str, index: int) -> str:
+    """Seat 0 of every third table is the game's heuristic bot, of every third the search
+    bot, and random otherwise; the other seats play random."""
+    heuristic = "borgia-odds" if game == "borgia" else f"{game}-heuristic"
+    return ("random", heuristic, SEARCH_BOT)[index % 3]
+
+
 def pecunia_tables(count: int) -> list[TableSpec]:
-    """Player counts 2-6 in turn; every third table plays the alternative 'gentle' deck."""
-    return [TableSpec("pecunia", 2 + index % 5, {"deck": "gentle"} if index % 3 == 2 else {}) for index in range(count)]
+    """Player counts 2-6 in turn; every fourth table plays the alternative 'gentle' deck."""
+    return [
+        TableSpec("pecunia", 2 + index % 5, {"deck": "gentle"} if index % 4 == 3 else {}, seat0_bot("pecunia", index))
+        for index in range(count)
+    ]
 
 
 def mortadella_tables(count: int) -> list[TableSpec]:
     """Player counts 2-7 in turn (M18, M20); every fourth table without the additional rules."""
     return [
-        TableSpec("mortadella", 2 + index % 6, {"additional_rules": "false"} if index % 4 == 3 else {})
+        TableSpec(
+            "mortadella",
+            2 + index % 6,
+            {"additional_rules": "false"} if index % 4 == 3 else {},
+            seat0_bot("mortadella", index),
+        )
         for index in range(count)
     ]
 
