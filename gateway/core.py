@@ -63,11 +63,11 @@ INDEX_OF_STATUS = {gw.TABLE_STATUS_OPEN: "open", gw.TABLE_STATUS_IN_PROGRESS: "i
 
 
 def invalid(reason: str, message: str, **metadata: object) -> ApiError:
-    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, reason, message, **metadata)
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, reason, message, retry_after=None, **metadata)
 
 
 def failed(reason: str, message: str, **metadata: object) -> ApiError:
-    return ApiError(grpc.StatusCode.FAILED_PRECONDITION, reason, message, **metadata)
+    return ApiError(grpc.StatusCode.FAILED_PRECONDITION, reason, message, retry_after=None, **metadata)
 
 
 def draw_seed(request: gw.CreateTableRequest) -> int:
@@ -216,7 +216,7 @@ class TaskPublisher:
         """A publisher to the app's broker when it is a plain Redis; None otherwise."""
         conf = getattr(app, "conf", None)
         url = getattr(conf, "broker_url", None) or ""
-        if not url.startswith(("redis://", "rediss://", "unix://")):
+        if conf is None or not url.startswith(("redis://", "rediss://", "unix://")):
             return None
         options = conf.broker_transport_options or {}
         return cls(url, options.get("global_keyprefix", ""))
@@ -282,7 +282,9 @@ class TableCore:
 
     # -- loading and authorising ---------------------------------------------------------
 
-    async def load(self, table_id: str, request_key: str | None = None):
+    async def load(
+        self, table_id: str, request_key: str | None = None
+    ) -> tuple[store_pb2.TableRecord, store_pb2.StoredResponse | None]:
         """The table's record and the stored response of ``request_key`` (or None)."""
         if not table_id:
             raise invalid("TABLE_ID_REQUIRED", "table_id is required")
@@ -715,7 +717,9 @@ class TableCore:
             log.debug("action_applied", label=applied_label[0], version=record.table.version)
         return response
 
-    async def expire_decision(self, table_id: str, seat: int, version: int, token: str) -> tuple[bool, object]:
+    async def expire_decision(
+        self, table_id: str, seat: int, version: int, token: str
+    ) -> tuple[bool, store_pb2.TableRecord]:
         """Applies the table's timeout policy to an overdue decision of a human seat; does
         nothing if the seat decided in time or its deadline has not passed."""
         if not hmac.compare_digest(token, auth.timer_token(self.bot_secret, table_id)):
@@ -787,7 +791,9 @@ class TableCore:
             response.spectator_view.CopyFrom(view.view)
         return response
 
-    async def list_tables(self, status: int, game_id: str, page_size: int, page_token: str) -> gw.ListTablesResponse:
+    async def list_tables(
+        self, status: gw.TableStatus, game_id: str, page_size: int, page_token: str
+    ) -> gw.ListTablesResponse:
         status = status or gw.TABLE_STATUS_OPEN
         index = INDEX_OF_STATUS.get(status)
         if index is None:

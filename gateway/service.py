@@ -10,6 +10,7 @@ with its traceback) and answered INTERNAL with a generic message.
 
 import functools
 import time
+from typing import Any
 
 import grpc
 import structlog
@@ -117,7 +118,7 @@ def add_to_server(servicer, service_name: str, server: grpc.aio.Server) -> None:
     """Registers every method of ``service_name`` (a service of gateway.proto) on the server,
     each handed raw bytes that its wrapper decodes."""
     service = gw.DESCRIPTOR.services_by_name[service_name]
-    handlers = {}
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in service.methods:
         request_class = message_factory.GetMessageClass(method.input_type)
         implementation = getattr(servicer, method.name)

@@ -31,6 +31,7 @@ stores the response, refreshes the TTL and publishes, all or nothing.
 """
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
@@ -217,7 +218,11 @@ class TableStore:
 
     async def read_log(self, table_id: str, after_seq: int, count: int = 500) -> list[StoredEntry]:
         _, log_key, _ = self._keys(table_id)
-        raw = await self.redis.xrange(log_key, min=f"({after_seq}-0", max="+", count=count)
+        # redis-py types replies for every client flavour at once; this one does not decode.
+        raw = cast(
+            "list[tuple[bytes, dict[bytes, bytes]]]",
+            await self.redis.xrange(log_key, min=f"({after_seq}-0", max="+", count=count),
+        )
         return [StoredEntry(seq=int(entry_id.split(b"-")[0]), fields=fields) for entry_id, fields in raw]
 
     # -- indexes across tables ---------------------------------------------------------
@@ -238,7 +243,8 @@ class TableStore:
 
     async def listed(self, status: str, offset: int, count: int) -> list[str]:
         """Tables under ``status``, the newest to it first."""
-        raw = await self.redis.zrevrange(self._index(status), offset, offset + count - 1)
+        # redis-py types replies for every client flavour at once; this one does not decode.
+        raw = cast("list[bytes]", await self.redis.zrevrange(self._index(status), offset, offset + count - 1))
         return [table_id.decode() for table_id in raw]
 
     async def load_many(self, table_ids: list[str]) -> list[store_pb2.TableRecord | None]:
@@ -253,7 +259,8 @@ class TableStore:
         round and round from a cursor shared by every gateway."""
         cursor_key = f"{self.prefix}:sweep:cursor"
         offset = int(await self.redis.get(cursor_key) or 0)
-        raw = await self.redis.zrange(self._index("in-progress"), offset, offset + count - 1)
+        # redis-py types replies for every client flavour at once; this one does not decode.
+        raw = cast("list[bytes]", await self.redis.zrange(self._index("in-progress"), offset, offset + count - 1))
         await self.redis.set(cursor_key, offset + len(raw) if len(raw) == count else 0)
         return [table_id.decode() for table_id in raw]
 

@@ -14,10 +14,14 @@ import asyncio
 import hashlib
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import grpc
 
 from common import defaults
+
+if TYPE_CHECKING:
+    from tavola.rules.v1 import rules_pb2
 
 
 def commitment(seed: int, salt: bytes) -> bytes:
@@ -52,7 +56,7 @@ def _expected(projected, viewers: list[int | None]) -> dict[int | None, list]:
     return seen
 
 
-async def _replay(table, seed: int, actions) -> tuple[dict[int | None, list], object]:
+async def _replay(table, seed: int, actions) -> tuple[dict[int | None, list], "rules_pb2.GameStatus"]:
     """Replays the game in process with the rules service's own code; returns each viewer's
     game events and the final status."""
     from services.registry import get_game
@@ -87,7 +91,7 @@ def verify_table(address: str, table_id: str, timeout: float = 30.0) -> Verdict:
         if table.status != gw.TABLE_STATUS_FINISHED:
             verdict.problems.append("the game is not over: its seed is still secret")
             return verdict
-        replays = {None: spectator}
+        replays: dict[int | None, gw.GetReplayResponse] = {None: spectator}
         for seat in range(table.player_count):
             replays[seat] = stub.GetReplay(gw.GetReplayRequest(table_id=table_id, seat=seat), timeout=timeout)
 
