@@ -202,12 +202,12 @@ def summary_lines(results: list[TableResult]) -> list[str]:
         actions = sum(result.actions for result in tables)
         seats = Counter(seat for result in tables for seat in result.winners)
         nobody = sum(1 for result in tables if not result.winners)
-        wins = "  ".join(f"seat {seat}: {count}" for seat, count in sorted(seats.items()))
-        lines.append(f"{game:<12} {len(tables):>6} {actions:>8} {actions / len(tables):>10.1f}  {wins} ({nobody})")
+        seat_wins = "  ".join(f"seat {seat}: {count}" for seat, count in sorted(seats.items()))
+        lines.append(f"{game:<12} {len(tables):>6} {actions:>8} {actions / len(tables):>10.1f}  {seat_wins} ({nobody})")
     lines.append("")
     lines.append(f"{'bot':<24} {'game':<12} {'seats':>6} {'wins':>6} {'win rate':>9}")
-    seats_played: Counter = Counter()
-    wins: Counter = Counter()
+    seats_played: Counter[tuple[str, str]] = Counter()
+    wins: Counter[tuple[str, str]] = Counter()
     for result in results:
         for seat in range(result.spec.players):
             key = (seat_bot(result.spec, seat), result.spec.game)

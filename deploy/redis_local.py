@@ -155,6 +155,7 @@ def start_private_redis(appendonly: bool = False) -> RedisHandle:
     except BaseException:
         workdir.cleanup()
         raise
+    assert server.process is not None  # start() returns only with the process running
     description = f"started redis-server (pid {server.process.pid}) from {binary[1]} at {server.url}"
     return RedisHandle(server.url, description, [server], workdir)
 

@@ -316,7 +316,8 @@ def wait_healthy(address: str, timeout: float = 30.0) -> None:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
             try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                # The stubs declare HealthStub's methods nowhere; __init__ sets them at run time.
+                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)  # type: ignore[attr-defined]
                 if reply.status == health_pb2.HealthCheckResponse.SERVING:
                     return
             except grpc.RpcError:
