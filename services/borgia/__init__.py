@@ -6,7 +6,6 @@ from services.engine.api import Game
 
 ENGINE = BorgiaEngine()
 CODEC = BorgiaCodec()
-info = INFO
 GAME = Game(engine=ENGINE, codec=CODEC)
 
-__all__ = ["CODEC", "ENGINE", "GAME", "INFO", "info"]
+__all__ = ["CODEC", "ENGINE", "GAME", "INFO"]

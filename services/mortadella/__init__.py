@@ -5,10 +5,9 @@ how this engine reads them, with every project decision.
 """
 
 from services.engine.api import Game
-from services.mortadella.codec import CODEC, MortadellaCodec
-from services.mortadella.engine import ENGINE, INFO, MortadellaEngine
+from services.mortadella.codec import CODEC
+from services.mortadella.engine import ENGINE, INFO
 
-info = INFO
 GAME = Game(engine=ENGINE, codec=CODEC)
 
-__all__ = ["CODEC", "ENGINE", "GAME", "INFO", "MortadellaCodec", "MortadellaEngine", "info"]
+__all__ = ["CODEC", "ENGINE", "GAME", "INFO"]

@@ -1,6 +1,7 @@
 """Pecunia non olet: the pure engine, its deck data and its proto codec.
 
-``GAME`` is what the rules server hosts; ``info`` describes the game and its table options.
+Like every game package it exports ``GAME`` (what the rules server hosts), ``INFO`` (the
+game and its table options), ``ENGINE`` and ``CODEC``.
 """
 
 from services.engine.api import Game
@@ -8,7 +9,8 @@ from services.pecunia.codec import PecuniaCodec
 from services.pecunia.engine import PecuniaEngine
 
 ENGINE = PecuniaEngine()
-info = ENGINE.info
-GAME = Game(engine=ENGINE, codec=PecuniaCodec())
+CODEC = PecuniaCodec()
+INFO = ENGINE.info
+GAME = Game(engine=ENGINE, codec=CODEC)
 
-__all__ = ["ENGINE", "GAME", "PecuniaCodec", "PecuniaEngine", "info"]
+__all__ = ["CODEC", "ENGINE", "GAME", "INFO", "PecuniaEngine"]

@@ -4,7 +4,7 @@ import pytest
 
 from services.engine.api import Game, GameInfo
 from services.engine.errors import MalformedAction
-from services.mortadella import CODEC, ENGINE, GAME, info
+from services.mortadella import CODEC, ENGINE, GAME, INFO
 from services.mortadella.model import (
     ChooseDice,
     ChooseRevolution,
@@ -48,9 +48,9 @@ EVERY_ACTION = [
 
 def test_the_package_exports_the_game():
     assert isinstance(GAME, Game) and GAME.engine is ENGINE and GAME.codec is CODEC
-    assert isinstance(info, GameInfo) and info.game_id == "mortadella"
-    assert (info.min_players, info.max_players) == (2, 7)
-    assert {o.name for o in info.options} == {"max_turns", "additional_rules"}
+    assert isinstance(INFO, GameInfo) and INFO.game_id == "mortadella"
+    assert (INFO.min_players, INFO.max_players) == (2, 7)
+    assert {o.name for o in INFO.options} == {"max_turns", "additional_rules"}
     assert CODEC.action_type() is pb.Action
 
 

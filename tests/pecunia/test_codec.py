@@ -6,7 +6,7 @@ import pytest
 
 from services.engine.api import Game
 from services.engine.errors import MalformedAction
-from services.pecunia import GAME, info
+from services.pecunia import GAME, INFO
 from services.pecunia.model import (
     ActionCardPlayed,
     DrawActionCard,
@@ -55,9 +55,9 @@ EVERY_ACTION = [
 
 def test_game_exports_engine_codec_and_info():
     assert isinstance(GAME, Game)
-    assert info.game_id == "pecunia" and info.display_name == "Pecunia non olet"
-    assert (info.min_players, info.max_players) == (2, 6)
-    options = {o.name: o for o in info.options}
+    assert INFO.game_id == "pecunia" and INFO.display_name == "Pecunia non olet"
+    assert (INFO.min_players, INFO.max_players) == (2, 6)
+    options = {o.name: o for o in INFO.options}
     assert set(options) == {"target", "deck", "turn_limit"}
     assert options["deck"].kind == "enum" and options["deck"].default == "default"
     assert "gentle" in options["deck"].choices
