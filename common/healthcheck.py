@@ -7,9 +7,11 @@ import sys
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from common import defaults
+
 
 def main() -> int:
-    address = sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1:50051"
+    address = sys.argv[1] if len(sys.argv) > 1 else defaults.GATEWAY_ADDRESS
     with grpc.insecure_channel(address) as channel:
         try:
             stub = health_pb2_grpc.HealthStub(channel)

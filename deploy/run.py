@@ -7,11 +7,12 @@ import os
 import signal
 import threading
 
+from common import defaults
 from deploy.stack import ROOT, Stack
 
 
 def main() -> None:
-    port = int(os.environ.get("TAVOLA_PORT", "50051"))
+    port = int(os.environ.get("TAVOLA_PORT", defaults.GATEWAY_PORT))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())

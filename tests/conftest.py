@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from common import defaults
 from deploy.redis_local import RedisHandle, answers, start_private_redis
 
 
@@ -42,7 +43,7 @@ def redis_url() -> Iterator[str]:
     if from_docker is not None:
         yield from from_docker
         return
-    url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    url = os.environ.get("REDIS_URL", defaults.REDIS_URL)
     if answers(url):
         yield url
         return
