@@ -36,7 +36,7 @@ gen/.stamp: $(PROTOS) $(STAMP)
 proto: gen/.stamp
 
 # Type-checked so far (config in pyproject.toml); a directory joins once it has no errors.
-MYPY_PATHS ?= bench services common gateway deploy
+MYPY_PATHS ?= bench services common gateway deploy clients
 
 lint: setup
 	cd proto && ../$(VENV)/bin/buf lint

@@ -36,7 +36,9 @@ def split_bots(text: str) -> list[str]:
 def answers(address: str, timeout: float = 2.0) -> bool:
     with grpc.insecure_channel(address) as channel:
         try:
-            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout)
+            stub = health_pb2_grpc.HealthStub(channel)
+            # The stubs declare HealthStub's methods nowhere; __init__ sets them at run time.
+            reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=timeout)  # type: ignore[attr-defined]
         except grpc.RpcError:
             return False
     return reply.status == health_pb2.HealthCheckResponse.SERVING

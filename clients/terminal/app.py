@@ -9,6 +9,7 @@ the number keys, pick an action; Escape steps back out of a submenu.
 import asyncio
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 from rich.text import Text
@@ -25,6 +26,7 @@ from clients.terminal.renderers import Renderer, TableContext, for_game
 from clients.terminal.session import Decoder, SavedSeat, Session, Snapshot, explain
 from common.errors import reason_of
 from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.rules.v1 import rules_pb2
 
 MIN_WIDTH, MIN_HEIGHT = 80, 24
 
@@ -40,7 +42,7 @@ class Plan:
     options: dict[str, str] = field(default_factory=dict)
     name: str = "you"
     timer_seconds: int = 0
-    timer_policy: int = gw.TIMEOUT_POLICY_BOT_TAKES_SEAT
+    timer_policy: gw.TimeoutPolicy = gw.TIMEOUT_POLICY_BOT_TAKES_SEAT
     seed: int | None = None
     table_id: str = ""
 
@@ -119,7 +121,7 @@ class TableApp(App[int]):
         self.plan = plan
         self.session: Session | None = None  # made on mount
         self.decoder = Decoder(address)
-        self.renderer: Renderer = Renderer()
+        self.renderer: Renderer[Any, Any, Any] = Renderer()
         self.snap: Snapshot | None = None
         self.ctx: TableContext | None = None
         self.menu: list[list[choices.Choice]] = []  # the menus stepped into, the current last
@@ -130,6 +132,25 @@ class TableApp(App[int]):
         self.finished = False
         self.sending = False
         self._wake = asyncio.Event()
+
+    @property
+    def _live(self) -> Session:
+        """The session, made on mount before any of the table's work starts."""
+        assert self.session is not None
+        return self.session
+
+    @property
+    def _game(self) -> rules_pb2.GameDescription:
+        """The table's game, known once the session has created, joined or found the table."""
+        game = self._live.game
+        assert game is not None
+        return game
+
+    @property
+    def _ctx(self) -> TableContext:
+        """Who is who at the table, known from the first snapshot shown on."""
+        assert self.ctx is not None
+        return self.ctx
 
     # -- layout --------------------------------------------------------------------
 
@@ -185,7 +206,7 @@ class TableApp(App[int]):
         except LookupError as error:
             self.exit(return_code=1, message=f"tavola: {error}")
             return
-        self.renderer = for_game(self.session.game.game_id)
+        self.renderer = for_game(self._game.game_id)
         await asyncio.to_thread(self._prepare_types)
         self._draw_help()
         self.run_worker(self._follow(), name="events")
@@ -194,11 +215,11 @@ class TableApp(App[int]):
             await self._wake.wait()
             self._wake.clear()
             try:
-                snap = await self.session.snapshot()
+                snap = await self._live.snapshot()
             except grpc.RpcError as error:
                 if reason_of(error) == "TOKEN_REVOKED":
                     self.notice = "Your seat was handed to a bot: your decision time ran out. Watching on."
-                    self.session.seat = None  # go on as a spectator
+                    self._live.seat = None  # go on as a spectator
                 else:
                     self.notice = f"Could not read the table: {explain(error)}. Retrying…"
                 self._draw_prompt()
@@ -217,7 +238,7 @@ class TableApp(App[int]):
         return f"tavola: the gateway refused: {explain(error)}"
 
     async def _setup(self) -> None:
-        plan, session = self.plan, self.session
+        plan, session = self.plan, self._live
         if plan.mode == "create":
             timer = None
             if plan.timer_seconds:
@@ -234,7 +255,7 @@ class TableApp(App[int]):
 
     def _prepare_types(self) -> None:
         """Resolves the game's message types once, off the event loop (reflection may call out)."""
-        game = self.session.game
+        game = self._game
         for name in (game.view_type, game.action_type, game.event_type):
             self.decoder.message_class(name)
 
@@ -242,7 +263,7 @@ class TableApp(App[int]):
         """The event stream: each event into the history, and a wake-up to look again."""
         while not self.finished:
             try:
-                async for event in self.session.events(self.last_seq):
+                async for event in self._live.events(self.last_seq):
                     self.last_seq = event.seq
                     self._record(event)
                     self._wake.set()
@@ -251,8 +272,8 @@ class TableApp(App[int]):
                 if error.code() == grpc.StatusCode.CANCELLED:
                     return
                 if reason_of(error) == "TOKEN_REVOKED":
-                    self.session.seat = None
-                    self.session.token = ""
+                    self._live.seat = None
+                    self._live.token = ""
                 await asyncio.sleep(1)  # resume from the last event seen
 
     def _tick(self) -> None:
@@ -269,9 +290,9 @@ class TableApp(App[int]):
 
     def _show(self, snap: Snapshot) -> None:
         self.snap = snap
-        self.ctx = TableContext.of(snap.table, self.session.seat)
+        self.ctx = TableContext.of(snap.table, self._live.seat)
         view = self.decoder.decode(snap.view)
-        self.board_widget.update(self.renderer.board(view, self.ctx))
+        self.board_widget.update(self.renderer.board(view, self._ctx))
         self.title_widget.update(self._title(snap))
         if snap.must_decide and not self.sending:
             if snap.table.version != self.menu_version:
@@ -286,8 +307,8 @@ class TableApp(App[int]):
             self.push_screen(EndScreen(*self._outcome(snap)))
 
     def _title(self, snap: Snapshot) -> str:
-        game = self.session.game
-        role = f"you are {self.ctx.names.get(self.session.seat, '')}" if self.session.seat is not None else "spectating"
+        game = self._game
+        role = f"you are {self._ctx.names.get(self._live.seat, '')}" if self._live.seat is not None else "spectating"
         status = {
             gw.TABLE_STATUS_OPEN: "waiting for players",
             gw.TABLE_STATUS_IN_PROGRESS: "in progress",
@@ -297,9 +318,10 @@ class TableApp(App[int]):
 
     def _build_menu(self, snap: Snapshot) -> None:
         actions = [self.decoder.decode(legal.action) for legal in snap.legal_actions]
-        labels = [self.ctx.seats_text(legal.label) for legal in snap.legal_actions]
-        paths = [self.renderer.action_path(a, label, self.ctx) for a, label in zip(actions, labels, strict=True)]
-        if any(path is None for path in paths):
+        labels = [self._ctx.seats_text(legal.label) for legal in snap.legal_actions]
+        given = [self.renderer.action_path(a, label, self._ctx) for a, label in zip(actions, labels, strict=True)]
+        paths = [path for path in given if path is not None]
+        if len(paths) < len(given):
             paths = choices.word_paths(labels)
         self.menu, self.menu_titles = [choices.build(paths)], []
         self.menu_version = snap.table.version
@@ -352,7 +374,7 @@ class TableApp(App[int]):
         self.prompt_widget.update(Text("\n").join(lines))
 
     def _draw_help(self) -> None:
-        game = self.session.game
+        game = self._game
         keys = (
             "Keys\n"
             "  ↑ ↓ Enter   choose an action      1-9  choose by number\n"
@@ -360,8 +382,8 @@ class TableApp(App[int]):
             "  Tab         move between the menu and the history (↑ ↓ PgUp PgDn scroll it)\n"
             "  ?  F1       this help             q    leave the table\n"
         )
-        seat = self.session.saved_path
-        rejoin = f"\nYour seat is saved: rejoin with --rejoin {self.session.table_id}\n" if seat else ""
+        seat = self._live.saved_path
+        rejoin = f"\nYour seat is saved: rejoin with --rejoin {self._live.table_id}\n" if seat else ""
         text = f"{game.display_name}\n\n{game.summary}\n\n{self.renderer.help_text}\n\n{keys}{rejoin}"
         self.help_widget.update(text)
 
@@ -371,11 +393,11 @@ class TableApp(App[int]):
             self.history_widget.write(Text(text))
 
     def _event_text(self, event: gw.TableEvent) -> str | None:
-        ctx = self.ctx or TableContext(gw.Table(), self.session.seat)
+        ctx = self.ctx or TableContext(gw.Table(), self._live.seat)
         body = event.WhichOneof("body")
         if body == "seat_taken":
             taken = event.seat_taken
-            if taken.seat == self.session.seat:
+            if taken.seat == self._live.seat:
                 return f"You sit down as {taken.display_name}."
             return f"{taken.display_name} sits down."
         if body == "table_started":
@@ -396,9 +418,9 @@ class TableApp(App[int]):
         return None
 
     def _outcome(self, snap: Snapshot) -> tuple[str, str]:
-        ctx, outcome = self.ctx, snap.table.outcome
+        ctx, outcome = self._ctx, snap.table.outcome
         winners = list(outcome.winners)
-        me = self.session.seat
+        me = self._live.seat
         if me is not None and me in winners:
             headline = "You won!" if len(winners) == 1 else "You share the win!"
         elif not winners:
@@ -427,7 +449,7 @@ class TableApp(App[int]):
         if not self.menu or self.sending:
             return
         choice = self.menu[-1][position]
-        if choice.is_leaf:
+        if choice.index is not None:  # a leaf
             self.run_worker(self._submit(choice.index), name="submit")
         else:
             self.menu.append(choice.children)
@@ -435,7 +457,7 @@ class TableApp(App[int]):
             self._draw_menu()
             self._draw_prompt()
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:  # App's own action_back is a coroutine
         if len(self.menu) > 1:
             self.menu.pop()
             self.menu_titles.pop()
@@ -444,15 +466,16 @@ class TableApp(App[int]):
 
     async def _submit(self, index: int) -> None:
         snap = self.snap
+        assert snap is not None  # a menu to choose from comes from a snapshot shown
         legal = snap.legal_actions[index]
         self.sending, self.notice = True, ""
         self.menu = []
         self._draw_menu()
         self._draw_prompt()
         try:
-            await self.session.submit(legal.action, snap.table.version)
+            await self._live.submit(legal.action, snap.table.version)
         except grpc.RpcError as error:
-            label = self.ctx.seats_text(legal.label)
+            label = self._ctx.seats_text(legal.label)
             self.notice = f"Not taken ({label}): {explain(error)}. Choose again."
         self.sending = False
         self.menu_version = -1  # rebuild the menu from a fresh view
@@ -484,7 +507,7 @@ class TableApp(App[int]):
             fate = f"The game goes on: each decision of yours is played at random after {timer.seconds} s."
         else:
             fate = "This table has no decision timer: it waits for you until you come back."
-        warning = f"{fate}\nCome back with: make play REJOIN={self.session.table_id}"
+        warning = f"{fate}\nCome back with: make play REJOIN={self._live.table_id}"
 
         def answered(leave: bool | None) -> None:
             if leave:

@@ -2,11 +2,12 @@
 and falls back on the generic renderer, which plays any game from its messages alone."""
 
 import importlib
+from typing import Any
 
 from clients.terminal.renderers.base import Renderer, TableContext
 
 
-def for_game(game_id: str) -> Renderer:
+def for_game(game_id: str) -> Renderer[Any, Any, Any]:
     try:
         module = importlib.import_module(f"{__name__}.{game_id}")
     except ModuleNotFoundError as error:

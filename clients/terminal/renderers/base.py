@@ -2,6 +2,7 @@
 
 import re
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from google.protobuf import json_format, text_format
 from google.protobuf.message import Message
@@ -61,12 +62,18 @@ def words(enum_name: str, prefix: str) -> str:
     return enum_name.removeprefix(prefix).replace("_", " ").title()
 
 
-class Renderer:
-    """The generic renderer: any game, from its messages alone."""
+ViewT = TypeVar("ViewT", bound=Message)
+EventT = TypeVar("EventT", bound=Message)
+ActionT = TypeVar("ActionT", bound=Message)
+
+
+class Renderer(Generic[ViewT, EventT, ActionT]):
+    """The generic renderer: any game, from its messages alone. A game's renderer names its
+    View, Event and Action messages, which the client decodes with the game's own types."""
 
     help_text = ""  # a few lines on the game, for the help panel
 
-    def board(self, view: Message | None, ctx: TableContext) -> RenderableType:
+    def board(self, view: ViewT | None, ctx: TableContext) -> RenderableType:
         if view is None:
             return Text("The game has not started yet: waiting for the other seats.")
         fields = json_format.MessageToDict(
@@ -74,14 +81,14 @@ class Renderer:
         )
         return Text("\n".join(_lines(fields, 0)))
 
-    def event_text(self, event: Message, ctx: TableContext) -> str | None:
+    def event_text(self, event: EventT, ctx: TableContext) -> str | None:
         """The event in words; None to leave it out of the history."""
         kind = _oneof(event)
         body = getattr(event, kind) if kind else event
         text = text_format.MessageToString(body, as_one_line=True)
         return ctx.seats_text(f"{(kind or event.DESCRIPTOR.name).replace('_', ' ')}: {text}".rstrip(": "))
 
-    def action_path(self, action: Message | None, label: str, ctx: TableContext) -> tuple[str, ...] | None:
+    def action_path(self, action: ActionT | None, label: str, ctx: TableContext) -> tuple[str, ...] | None:
         """The action's menu path (see choices.py); None for the generic grouping by words."""
         return None
 

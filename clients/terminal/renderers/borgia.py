@@ -28,7 +28,7 @@ def dice_text(faces) -> str:
     return " ".join(f"[{face(f)}]" for f in faces) or "—"
 
 
-class BorgiaRenderer(Renderer):
+class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
     help_text = (
         "Each round everyone rolls their dice in secret. The bidder claims that at least N dice on the "
         "table show an action (Fate counts as any). The next seat calls the bluff or allows it and bids "
@@ -75,7 +75,7 @@ class BorgiaRenderer(Renderer):
             text.append("  The bid was called: every die is revealed.", style="bold red")
         return text
 
-    def _ladder(self, view: pb.View, mine: set[int]) -> Table:
+    def _ladder(self, view: pb.View, mine: set[pb.Cardinal]) -> Table:
         final = view.result if view.HasField("result") else None
         entries, ladder = (final.influence, final.ladder) if final else (view.influence, view.ladder)
         influence = {entry.cardinal: entry.influence for entry in entries}
@@ -144,43 +144,55 @@ class BorgiaRenderer(Renderer):
 
     def event_text(self, event: pb.Event, ctx: TableContext) -> str | None:
         which = event.WhichOneof("kind")
-        body = getattr(event, which) if which else None
         if which == "game_started":
-            return f"House of Borgia, {body.player_count} players."
+            game_started = event.game_started
+            return f"House of Borgia, {game_started.player_count} players."
         if which == "puppets_dealt":
-            own = [p for p in body.seats if p.seat == ctx.me and p.puppets]
+            puppets_dealt = event.puppets_dealt
+            own = [p for p in puppets_dealt.seats if p.seat == ctx.me and p.puppets]
             return f"Your puppet: {', '.join(cardinal(c) for c in own[0].puppets)}." if own else None
         if which == "roll_off":
-            starts = "start" if body.starter_seat == ctx.me else "starts"
-            return f"{ctx.who(body.starter_seat)} won the roll-off and {starts}."
+            roll_off = event.roll_off
+            starts = "start" if roll_off.starter_seat == ctx.me else "starts"
+            return f"{ctx.who(roll_off.starter_seat)} won the roll-off and {starts}."
         if which == "round_started":
-            own = [d for d in body.dice if d.seat == ctx.me and d.faces]
-            first = "you bid" if body.starter_seat == ctx.me else f"{ctx.who(body.starter_seat)} bids"
-            text = f"Round {body.round_number}: everyone rolls; {first} first."
-            return text + (f" Your dice: {dice_text(own[0].faces)}." if own else "")
+            round_started = event.round_started
+            own_dice = [d for d in round_started.dice if d.seat == ctx.me and d.faces]
+            first = "you bid" if round_started.starter_seat == ctx.me else f"{ctx.who(round_started.starter_seat)} bids"
+            text = f"Round {round_started.round_number}: everyone rolls; {first} first."
+            return text + (f" Your dice: {dice_text(own_dice[0].faces)}." if own_dice else "")
         if which == "bid_made":
-            return f"{ctx.verb(body.seat, 'bid')} {bid_text(body.bid)}."
+            bid_made = event.bid_made
+            return f"{ctx.verb(bid_made.seat, 'bid')} {bid_text(bid_made.bid)}."
         if which == "allowed":
-            return f"{ctx.verb(body.seat, 'allow')} the bid."
+            allowed = event.allowed
+            return f"{ctx.verb(allowed.seat, 'allow')} the bid."
         if which == "called":
-            return f"{ctx.verb(body.seat, 'call')} the bid a bluff!"
+            called = event.called
+            return f"{ctx.verb(called.seat, 'call')} the bid a bluff!"
         if which == "dice_revealed":
+            dice_revealed = event.dice_revealed
             lines = [
-                f"Dice revealed: {body.matching} show {kind(body.bid.action)} or Fate;"
-                f" the bid of {bid_text(body.bid)} was {'true' if body.truthful else 'a bluff'}."
+                f"Dice revealed: {dice_revealed.matching} show {kind(dice_revealed.bid.action)} or Fate;"
+                f" the bid of {bid_text(dice_revealed.bid)} was {'true' if dice_revealed.truthful else 'a bluff'}."
             ]
-            lines += [f"  {ctx.name(d.seat)}: {dice_text(d.faces)}" for d in body.dice]
+            lines += [f"  {ctx.name(d.seat)}: {dice_text(d.faces)}" for d in dice_revealed.dice]
             return "\n".join(lines)
         if which == "action_performed":
-            changes = ", ".join(f"{cardinal(c.cardinal)} {c.delta:+d}" for c in body.influence_changes)
-            return f"{ctx.who(body.seat)}: {describe(body.action, ctx)}" + (f" ({changes})" if changes else "") + "."
+            action_performed = event.action_performed
+            changes = ", ".join(f"{cardinal(c.cardinal)} {c.delta:+d}" for c in action_performed.influence_changes)
+            text = f"{ctx.who(action_performed.seat)}: {describe(action_performed.action, ctx)}"
+            return text + (f" ({changes})" if changes else "") + "."
         if which == "die_lost":
-            return f"{ctx.verb(body.seat, 'lose')} a die ({body.remaining} left)."
+            die_lost = event.die_lost
+            return f"{ctx.verb(die_lost.seat, 'lose')} a die ({die_lost.remaining} left)."
         if which == "rallied":
-            gains = ", ".join(f"{cardinal(c.cardinal)} +{c.delta}" for c in body.gains if c.delta)
+            rallied = event.rallied
+            gains = ", ".join(f"{cardinal(c.cardinal)} +{c.delta}" for c in rallied.gains if c.delta)
             return f"Rally: {gains or 'no gains'}."
         if which == "game_ended":
-            result = body.result
+            game_ended = event.game_ended
+            result = game_ended.result
             pope = cardinal(result.pope) if result.pope else "nobody"
             winners = ", ".join(ctx.name(w) for w in result.winners) or "nobody"
             return f"The game ends. Pope: {pope}. Winner: {winners}."
@@ -192,51 +204,63 @@ class BorgiaRenderer(Renderer):
         if action is None:
             return None
         which = action.WhichOneof("kind")
-        body = getattr(action, which) if which else None
         if which == "bid":
-            return (f"Bid {body.count} …", f"Bid {bid_text(body)}")
+            bid = action.bid
+            return (f"Bid {bid.count} …", f"Bid {bid_text(bid)}")
         if which == "call":
             return ("Call: the bid is a bluff",)
         if which == "allow":
             return ("Allow the bid",)
         if which == "bribe":
-            return (f"Bribe {cardinal(body.cardinal)} …", describe(action, ctx))
+            bribe = action.bribe
+            return (f"Bribe {cardinal(bribe.cardinal)} …", describe(action, ctx))
         if which == "poison":
-            return (f"Poison {cardinal(body.first)} …", describe(action, ctx))
+            poison = action.poison
+            return (f"Poison {cardinal(poison.first)} …", describe(action, ctx))
         if which == "judgement_pair":
-            return ("Judgement: 2 from one cardinal …", f"from {cardinal(body.source)} …", describe(action, ctx))
+            judgement_pair = action.judgement_pair
+            source = f"from {cardinal(judgement_pair.source)} …"
+            return ("Judgement: 2 from one cardinal …", source, describe(action, ctx))
         if which == "judgement_split":
-            sources = f"from {cardinal(body.source_a)} and {cardinal(body.source_b)} …"
+            judgement_split = action.judgement_split
+            sources = f"from {cardinal(judgement_split.source_a)} and {cardinal(judgement_split.source_b)} …"
             return ("Judgement: 1 from each of two …", sources, describe(action, ctx))
         if which == "rumor":
-            return (f"Rumor {cardinal(body.card)} …", describe(action, ctx))
+            rumor = action.rumor
+            return (f"Rumor {cardinal(rumor.card)} …", describe(action, ctx))
         return (describe(action, ctx),)
 
 
 def describe(action: pb.Action, ctx: TableContext) -> str:
     which = action.WhichOneof("kind")
-    body = getattr(action, which) if which else None
     if which == "bid":
-        return f"bid {bid_text(body)}"
+        bid = action.bid
+        return f"bid {bid_text(bid)}"
     if which == "bribe":
-        where = "top" if body.direction == pb.DIRECTION_TOP else "bottom"
-        return f"Bribe: {cardinal(body.cardinal)} to the {where}"
+        bribe = action.bribe
+        where = "top" if bribe.direction == pb.DIRECTION_TOP else "bottom"
+        return f"Bribe: {cardinal(bribe.cardinal)} to the {where}"
     if which == "poison":
-        if body.first == body.second:
-            return f"Poison: 2 from {cardinal(body.first)}"
-        return f"Poison: 1 from {cardinal(body.first)} and 1 from {cardinal(body.second)}"
+        poison = action.poison
+        if poison.first == poison.second:
+            return f"Poison: 2 from {cardinal(poison.first)}"
+        return f"Poison: 1 from {cardinal(poison.first)} and 1 from {cardinal(poison.second)}"
     if which == "judgement_pair":
-        return f"Judgement: 2 from {cardinal(body.source)} to {cardinal(body.target)}"
+        judgement_pair = action.judgement_pair
+        return f"Judgement: 2 from {cardinal(judgement_pair.source)} to {cardinal(judgement_pair.target)}"
     if which == "judgement_split":
+        judgement_split = action.judgement_split
         return (
-            f"Judgement: 1 each from {cardinal(body.source_a)} and {cardinal(body.source_b)}"
-            f" to {cardinal(body.target_a)} and {cardinal(body.target_b)}"
+            f"Judgement: 1 each from {cardinal(judgement_split.source_a)} and {cardinal(judgement_split.source_b)}"
+            f" to {cardinal(judgement_split.target_a)} and {cardinal(judgement_split.target_b)}"
         )
     if which == "accuse":
-        return f"Accusation: {cardinal(body.cardinal)} is the Antipope"
+        accuse = action.accuse
+        return f"Accusation: {cardinal(accuse.cardinal)} is the Antipope"
     if which == "rumor":
-        text = f"Rumor: {cardinal(body.card)} in front of {ctx.name(body.target_seat)}"
-        return text + (f", {cardinal(body.returned)} back to the centre" if body.returned else "")
+        rumor = action.rumor
+        text = f"Rumor: {cardinal(rumor.card)} in front of {ctx.name(rumor.target_seat)}"
+        return text + (f", {cardinal(rumor.returned)} back to the centre" if rumor.returned else "")
     if which == "perform_nothing":
         return "Perform nothing (no legal target)"
     return which or "?"

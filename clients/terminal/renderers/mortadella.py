@@ -55,7 +55,7 @@ def victory_row(value: int) -> str:
     return text + (" — and a right guess of a role" if info.requires_guess else "")
 
 
-class MortadellaRenderer(Renderer):
+class MortadellaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
     help_text = (
         "On your turn roll five dice (or keep the two passed to you and roll three), use three and pass "
         "two on. Dice give tokens: People, Towers, Books, Mortadella; Wine and Rats hurt others. Your role "
@@ -134,51 +134,75 @@ class MortadellaRenderer(Renderer):
 
     def event_text(self, event: pb.Event, ctx: TableContext) -> str | None:
         which = event.WhichOneof("kind")
-        body = getattr(event, which) if which else None
         if which == "role_dealt":
-            return f"Your role: {role_name(body.role)}." if body.seat == ctx.me and body.role else None
+            role_dealt = event.role_dealt
+            own = role_dealt.seat == ctx.me and role_dealt.role
+            return f"Your role: {role_name(role_dealt.role)}." if own else None
         if which == "start_player_chosen":
-            return f"{ctx.who(body.seat)} starts."
+            start_player_chosen = event.start_player_chosen
+            return f"{ctx.who(start_player_chosen.seat)} starts."
         if which == "turn_started":
-            passed = f", with {dice(body.passed_dice)} passed on" if body.passed_dice else ""
-            return f"Turn {body.turn}: {ctx.who(body.seat)}{passed}."
+            turn_started = event.turn_started
+            passed = f", with {dice(turn_started.passed_dice)} passed on" if turn_started.passed_dice else ""
+            return f"Turn {turn_started.turn}: {ctx.who(turn_started.seat)}{passed}."
         if which == "turn_skipped":
-            return f"{ctx.who(body.seat)} skips the turn."
+            turn_skipped = event.turn_skipped
+            return f"{ctx.who(turn_skipped.seat)} skips the turn."
         if which == "dice_rolled":
-            return f"{ctx.verb(body.seat, 'roll')} {dice(body.dice)}."
+            dice_rolled = event.dice_rolled
+            return f"{ctx.verb(dice_rolled.seat, 'roll')} {dice(dice_rolled.dice)}."
         if which == "lombard_decided":
-            what = f"re-rolls: {dice(body.dice)}" if body.reroll else "not used"
-            return f"{ctx.who(body.holder)}: Lombard token {what}."
+            lombard_decided = event.lombard_decided
+            what = f"re-rolls: {dice(lombard_decided.dice)}" if lombard_decided.reroll else "not used"
+            return f"{ctx.who(lombard_decided.holder)}: Lombard token {what}."
         if which == "special_event_occurred":
-            return f"Special event: {words(pb.Special.Name(body.kind), 'SPECIAL_')}!"
+            special_event_occurred = event.special_event_occurred
+            return f"Special event: {words(pb.Special.Name(special_event_occurred.kind), 'SPECIAL_')}!"
         if which == "dice_chosen":
-            passes = "pass" if body.seat == ctx.me else "passes"
-            return f"{ctx.verb(body.seat, 'use')} {dice(body.chosen)} and {passes} {dice(body.passed_on)}."
+            dice_chosen = event.dice_chosen
+            passes = "pass" if dice_chosen.seat == ctx.me else "passes"
+            return (
+                f"{ctx.verb(dice_chosen.seat, 'use')} {dice(dice_chosen.chosen)}"
+                f" and {passes} {dice(dice_chosen.passed_on)}."
+            )
         if which == "effect_chosen":
-            return f"{ctx.who(body.seat)}: {words(pb.Effect.Name(body.effect), 'EFFECT_')}."
+            effect_chosen = event.effect_chosen
+            return f"{ctx.who(effect_chosen.seat)}: {words(pb.Effect.Name(effect_chosen.effect), 'EFFECT_')}."
         if which == "target_chosen":
-            return f"{ctx.who(body.seat)} targets {ctx.name(body.target)}."
+            target_chosen = event.target_chosen
+            return f"{ctx.who(target_chosen.seat)} targets {ctx.name(target_chosen.target)}."
         if which == "cancel_decided":
-            return f"{ctx.who(body.seat)} {'pays Mortadella to cancel' if body.paid else 'takes the effect'}."
+            cancel_decided = event.cancel_decided
+            choice = "pays Mortadella to cancel" if cancel_decided.paid else "takes the effect"
+            return f"{ctx.who(cancel_decided.seat)} {choice}."
         if which == "tokens_changed":
-            verb = "gain" if body.delta > 0 else "lose"
-            return f"{ctx.verb(body.seat, verb)} {abs(body.delta)} {symbol(body.symbol)}."
+            tokens_changed = event.tokens_changed
+            verb = "gain" if tokens_changed.delta > 0 else "lose"
+            return f"{ctx.verb(tokens_changed.seat, verb)} {abs(tokens_changed.delta)} {symbol(tokens_changed.symbol)}."
         if which == "skip_turn_given":
-            return f"{ctx.who(body.seat)} will skip a turn."
+            skip_turn_given = event.skip_turn_given
+            return f"{ctx.who(skip_turn_given.seat)} will skip a turn."
         if which == "no_effect":
             return None
         if which == "guess_made":
-            right = "right" if body.correct else "wrong"
-            return f"{ctx.who(body.seat)} guesses {ctx.name(body.target)} is {role_name(body.role)}: {right}."
+            guess_made = event.guess_made
+            right = "right" if guess_made.correct else "wrong"
+            return (
+                f"{ctx.who(guess_made.seat)} guesses {ctx.name(guess_made.target)}"
+                f" is {role_name(guess_made.role)}: {right}."
+            )
         if which == "role_replaced":
-            return f"{ctx.who(body.seat)} gets a new role card" + (
-                f": {role_name(body.new_role)}." if body.new_role else "."
+            role_replaced = event.role_replaced
+            return f"{ctx.who(role_replaced.seat)} gets a new role card" + (
+                f": {role_name(role_replaced.new_role)}." if role_replaced.new_role else "."
             )
         if which == "player_eliminated":
-            return f"{ctx.who(body.seat)} is out of the game."
+            player_eliminated = event.player_eliminated
+            return f"{ctx.who(player_eliminated.seat)} is out of the game."
         if which == "game_ended":
-            winners = ", ".join(ctx.name(w) for w in body.winners) or "nobody"
-            roles = "; ".join(f"{ctx.name(r.seat)} was {role_name(r.role)}" for r in body.revealed)
+            game_ended = event.game_ended
+            winners = ", ".join(ctx.name(w) for w in game_ended.winners) or "nobody"
+            roles = "; ".join(f"{ctx.name(r.seat)} was {role_name(r.role)}" for r in game_ended.revealed)
             return f"The game ends. Winner: {winners}. {roles}."
         if which == "start_roll":
             return None

@@ -34,7 +34,7 @@ def latrine_seat(seat: pb.LatrineSeat) -> str:
     return " + ".join(f"{roman(r.card)} •{r.markers}" for r in seat.romans)
 
 
-class PecuniaRenderer(Renderer):
+class PecuniaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
     help_text = (
         "Each turn: every Roman on your latrine loses a round marker, and those with none left pay "
         "their sesterces and leave; refill free seats from the start of your queue; play action cards; "
@@ -80,42 +80,63 @@ class PecuniaRenderer(Renderer):
 
     def event_text(self, event: pb.Event, ctx: TableContext) -> str | None:
         which = event.WhichOneof("kind")
-        body = getattr(event, which) if which else None
         if which == "game_started":
-            return f"Pecunia non olet: {body.player_count} players, first to {body.target} sesterces."
+            game_started = event.game_started
+            return f"Pecunia non olet: {game_started.player_count} players, first to {game_started.target} sesterces."
         if which == "turn_started":
-            return f"Turn {body.turn + 1}: {ctx.whose(body.player).lower()} turn."
+            turn_started = event.turn_started
+            return f"Turn {turn_started.turn + 1}: {ctx.whose(turn_started.player).lower()} turn."
         if which == "roman_seated":
-            return f"{ctx.verb(body.player, 'seat')} {roman(body.card)} on the {position(body.seat)} seat."
+            roman_seated = event.roman_seated
+            return (
+                f"{ctx.verb(roman_seated.player, 'seat')} {roman(roman_seated.card)}"
+                f" on the {position(roman_seated.seat)} seat."
+            )
         if which == "queue_dealt":
-            return f"{ctx.who(body.player)}: a new queue of {len(body.cards)}."
+            queue_dealt = event.queue_dealt
+            return f"{ctx.who(queue_dealt.player)}: a new queue of {len(queue_dealt.cards)}."
         if which == "action_cards_drawn":
-            cards = f": {', '.join(card_kind(c.kind) for c in body.cards)}" if body.cards else ""
-            return f"{ctx.verb(body.player, 'draw')} {body.count} action card(s){cards}."
+            action_cards_drawn = event.action_cards_drawn
+            drawn = action_cards_drawn.cards
+            cards = f": {', '.join(card_kind(c.kind) for c in drawn)}" if drawn else ""
+            return f"{ctx.verb(action_cards_drawn.player, 'draw')} {action_cards_drawn.count} action card(s){cards}."
         if which == "markers_removed":
             return None
         if which == "roman_paid":
+            roman_paid = event.roman_paid
             return (
-                f"{ctx.who(body.player)}: {roman(body.card)} pays {body.amount} and leaves"
-                f" ({body.sesterces} sesterces now)."
+                f"{ctx.who(roman_paid.player)}: {roman(roman_paid.card)} pays {roman_paid.amount} and leaves"
+                f" ({roman_paid.sesterces} sesterces now)."
             )
         if which == "refill_ended":
             return None
         if which == "action_card_played":
-            return f"{ctx.verb(body.player, 'play')} {card_kind(body.card.kind)}."
+            action_card_played = event.action_card_played
+            return f"{ctx.verb(action_card_played.player, 'play')} {card_kind(action_card_played.card.kind)}."
         if which == "markers_changed":
-            return f"{ctx.who(body.player)}: {roman(body.card)} now has {body.markers} round marker(s)."
+            markers_changed = event.markers_changed
+            return (
+                f"{ctx.who(markers_changed.player)}: {roman(markers_changed.card)}"
+                f" now has {markers_changed.markers} round marker(s)."
+            )
         if which == "sesterce_taxed":
-            return f"{ctx.who(body.player)} pays {body.amount} in tax ({body.sesterces} left)."
+            sesterce_taxed = event.sesterce_taxed
+            return (
+                f"{ctx.who(sesterce_taxed.player)} pays {sesterce_taxed.amount} in tax"
+                f" ({sesterce_taxed.sesterces} left)."
+            )
         if which == "roman_removed":
-            return f"{ctx.who(body.player)}: {roman(body.card)} is sent away without pay."
+            roman_removed = event.roman_removed
+            return f"{ctx.who(roman_removed.player)}: {roman(roman_removed.card)} is sent away without pay."
         if which == "queue_changed":
-            return f"{ctx.who(body.player)}'s queue changes."
+            queue_changed = event.queue_changed
+            return f"{ctx.who(queue_changed.player)}'s queue changes."
         if which == "pile_reshuffled":
             return "A discard pile is reshuffled."
         if which == "game_ended":
-            winners = ", ".join(ctx.name(w) for w in body.winners) or "nobody"
-            scores = ", ".join(f"{ctx.name(seat)} {amount}" for seat, amount in enumerate(body.sesterces))
+            game_ended = event.game_ended
+            winners = ", ".join(ctx.name(w) for w in game_ended.winners) or "nobody"
+            scores = ", ".join(f"{ctx.name(seat)} {amount}" for seat, amount in enumerate(game_ended.sesterces))
             return f"The game ends. Winner: {winners} ({scores})."
         return super().event_text(event, ctx)
 
