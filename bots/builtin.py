@@ -39,12 +39,17 @@ def _make_heuristic(game_id: str, options: Mapping[str, OptionValue]) -> Strateg
 
 
 def _make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
-    rollout = heuristic_policy(game_id) if options["rollout"] == "heuristic" else None
+    heuristic = heuristic_policy(game_id)
     policy = ismcts_policy(
         iterations=int(options["iterations"]),
         budget_ms=float(options["budget_ms"]),
         c=float(options["c"]),
-        rollout=rollout,
+        rollout=heuristic if options["rollout"] == "heuristic" else None,
+        # Other seats act by the heuristic from their own view of each sampled state, and the
+        # heuristic orders which of the bot's own actions are tried first. Without a heuristic
+        # the opponents branch in the tree (plain SO-ISMCTS): a random model would be weaker.
+        opponent=heuristic,
+        prior=heuristic,
     )
     return policy_strategy(get_game(game_id), policy)
 

@@ -1,18 +1,28 @@
-"""A game-agnostic search bot: single-observer information-set MCTS (SO-ISMCTS, Cowling,
-Powley & Whitehouse 2012), built only on the engine protocol, so it plays any hosted game.
+"""A game-agnostic search bot: information-set MCTS (after SO-ISMCTS, Cowling, Powley &
+Whitehouse 2012), built only on the engine protocol, so it plays any hosted game.
 
 Each iteration draws one determinization, a full state consistent with what the bot's seat
 sees (``engine.sample``), and walks one shared tree with it:
 
-- selection: at each node the seat to decide is the bot's at the root and a random one of
-  ``engine.deciders`` below it; among that seat's legal actions *in this determinization*
-  it expands an untried one, or picks the child with the best UCB score, where the
-  exploration term counts how often the child was available rather than the parent's
-  visits (availability counts: an action legal in few determinizations is not starved);
-- rollout: to the end of the game, with random actions or the game's heuristic policy
-  (fed ``engine.view`` of the sampled state, so it sees only what its seat would);
+- selection: where the bot's seat decides, among its legal actions *in this
+  determinization* it expands an untried one, or picks the child with the best UCB score,
+  where the exploration term counts how often the child was available rather than the
+  parent's visits (availability counts: an action legal in few determinizations is not
+  starved). Where another seat decides, either
+  - ``opponent`` (an opponent model, usually the game's heuristic policy) chooses for it
+    from *that seat's own view of the determinization*, so opponents act on their sampled
+    dice and hands instead of one choice shared by every determinization; the tree then
+    branches on the bot's decisions only; or, without a model,
+  - the tree branches on that seat's actions too, with UCB on its own reward (plain SO-ISMCTS);
+- ``depth`` caps how many of the bot's decisions the tree holds (1: flat Monte Carlo over
+  the root actions, which is often better when a decision gets few playouts);
+- rollout: to the end of the game, with random actions or the ``rollout`` policy (fed
+  ``engine.view`` of the sampled state, so it sees only what its seat would);
 - backpropagation: every seat's reward is ``1/len(winners)`` if it won, else 0; each node
   adds the reward of the seat whose action led to it, so every seat maximises its own.
+
+``prior`` (usually the game's heuristic) gives, at the bot's own nodes, the action it would
+choose a bonus worth ``bias`` wins that fades as the child is visited (progressive bias).
 
 Children are keyed by (seat, action): engine actions are hashable values. The answer is
 the root action of the bot's seat visited most often.
@@ -58,9 +68,17 @@ def search(
     budget_ms: float = 200,
     c: float = 0.7,
     rollout: Policy | None = None,
+    opponent: Policy | None = None,
+    epsilon: float = 0.1,
+    prior: Policy | None = None,
+    bias: float = 1.0,
+    depth: int = 0,
+    widen: float = 1.0,
 ) -> SearchResult:
     """Search from ``seat``'s view until ``iterations`` (0: no limit) or ``budget_ms``
-    (0: no limit) runs out, whichever comes first; at least one iteration runs."""
+    (0: no limit) runs out, whichever comes first; at least one iteration runs.
+    ``opponent`` plays other seats in the tree (with a random action one time in
+    ``1/epsilon``); ``depth`` 0 lets the tree grow without limit."""
     if not legal:
         raise ValueError("the seat has no legal action")
     if len(legal) == 1:
@@ -69,20 +87,52 @@ def search(
     deciders_of, legal_of, apply, outcome = engine.deciders, engine.legal_actions, engine.apply, engine.outcome
     observe = engine.view
     uniform = rng.random  # int(uniform() * n) is a cheaper randrange(n) for these small n
+    sqrt, log = math.sqrt, math.log
     root = Node()
     root_legal = tuple(legal)  # the same in every determinization (the sample's contract)
+    root_order = _ranking(prior, game, view, seat, root_legal, rng) if prior is not None else []
     deadline = time.perf_counter() + budget_ms / 1000 if budget_ms > 0 else math.inf
+    max_depth = depth if depth > 0 else math.inf
     done = 0
     while True:
         state = engine.sample(view, seat, Rng(rng.getrandbits(64)))
         node, path, players = root, [], engine.player_count(state)
 
         # Selection and expansion, down the tree while every child of the decider was tried.
-        decider, actions = seat, root_legal
+        decider, actions, own = seat, root_legal, 0
         while True:
+            if decider != seat and opponent is not None:
+                # A modelled opponent: no node, it acts from its own view of this determinization.
+                if len(actions) == 1:
+                    action = actions[0]
+                elif uniform() < epsilon:
+                    action = actions[int(uniform() * len(actions))]
+                else:
+                    action = opponent(game, observe(state, decider), decider, actions, rng)
+                state, _ = apply(state, decider, action)
+                deciders = deciders_of(state)
+                if not deciders:
+                    break
+                decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
+                actions = legal_of(state, decider)
+                continue
+            if decider == seat:
+                if own >= max_depth:
+                    break
+                own += 1
             kids = node.children.get(decider)
             if kids is None:
                 kids = node.children[decider] = {}
+            favoured = None
+            if prior is not None and decider == seat:
+                favoured = (
+                    (root_order[0] if root_order else None)
+                    if node is root
+                    else prior(game, observe(state, seat), seat, actions, rng)
+                )
+            # Progressive widening: a node holds about widen * sqrt(visits) children, so few
+            # playouts are not spread over dozens of actions, each tried once.
+            room = len(kids) < widen * sqrt(node.visits + 1) if widen > 0 else True
             untried = []
             best, best_score = None, -math.inf
             for action in actions:
@@ -91,20 +141,32 @@ def search(
                     untried.append(action)
                     continue
                 child.avail += 1
-                if not untried:
-                    score = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
-                    if score > best_score:
-                        best, best_score = action, score
-            if untried:
-                action = untried[int(uniform() * len(untried))]
+                visits = child.visits
+                score = child.total / visits + c * sqrt(log(child.avail) / visits)
+                if action == favoured:
+                    score += bias / (visits + 1)
+                if score > best_score:
+                    best, best_score = action, score
+            expand = untried and (room or best is None)
+            if expand:
+                # The heuristic's choices first, so the prior is tried before the others.
+                if node is root and root_order:
+                    action = next((a for a in root_order if a not in kids), None)
+                    if action is None:
+                        action = untried[int(uniform() * len(untried))]
+                elif favoured is not None and favoured in untried:
+                    action = favoured
+                else:
+                    action = untried[int(uniform() * len(untried))]
                 child = kids[action] = Node()
             else:
                 action, child = best, kids[best]
+            node.visits += node is root
             state, _ = apply(state, decider, action)
             path.append((child, decider))
             node = child
             deciders = deciders_of(state)
-            if not deciders or untried:
+            if not deciders or expand:
                 break
             decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
             actions = legal_of(state, decider)
@@ -134,17 +196,60 @@ def search(
     kids = root.children[seat]
     visits = {action: child.visits for action, child in kids.items()}
     best = max(visits.values())
-    return SearchResult(rng.choice([a for a in root_legal if visits.get(a) == best]), done, visits)
+    tied = [a for a in root_legal if visits.get(a) == best]
+    preferred = [a for a in root_order if a in tied]  # a tie goes to the heuristic's favourite
+    return SearchResult(preferred[0] if preferred else rng.choice(tied), done, visits)
+
+
+def _ranking(
+    policy: Policy, game: Game, view: Any, seat: int, legal: Sequence[Any], rng: random.Random, limit: int = 16
+) -> list[Any]:
+    """The policy's first ``limit`` choices in order: its choice, then its choice without it..."""
+    left, order = list(legal), []
+    while left and len(order) < limit:
+        try:
+            action = policy(game, view, seat, left, rng) if len(left) > 1 else left[0]
+        except Exception:  # a policy may assume actions a subset lacks: rank no further
+            break
+        if action not in left:
+            break
+        order.append(action)
+        left.remove(action)
+    return order
 
 
 def ismcts_policy(
-    *, iterations: int = 0, budget_ms: float = 200, c: float = 0.7, rollout: Policy | None = None
+    *,
+    iterations: int = 0,
+    budget_ms: float = 200,
+    c: float = 0.7,
+    rollout: Policy | None = None,
+    opponent: Policy | None = None,
+    epsilon: float = 0.1,
+    prior: Policy | None = None,
+    bias: float = 1.0,
+    depth: int = 0,
+    widen: float = 1.0,
 ) -> Policy:
     """An engine-level policy that searches each decision."""
 
     def policy(game: Game, view: Any, seat: int, legal: Sequence[Any], rng: random.Random) -> Any:
         return search(
-            game, view, seat, legal, rng, iterations=iterations, budget_ms=budget_ms, c=c, rollout=rollout
+            game,
+            view,
+            seat,
+            legal,
+            rng,
+            iterations=iterations,
+            budget_ms=budget_ms,
+            c=c,
+            rollout=rollout,
+            opponent=opponent,
+            epsilon=epsilon,
+            prior=prior,
+            bias=bias,
+            depth=depth,
+            widen=widen,
         ).action
 
     return policy

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from bots.builtin import heuristic_policy
-from bots.ismcts import search
+from bots.ismcts import _ranking, search
 from bots.offline import play
 from bots.registry import make_strategy
 from bots.strategies import random_legal
@@ -15,11 +15,21 @@ from services.registry import game_ids, get_game
 
 
 @pytest.mark.parametrize("game_id", game_ids())
-@pytest.mark.parametrize("rollout", ["random", "heuristic"])
-def test_it_chooses_a_legal_action_from_its_view_in_every_game(game_id, rollout):
+@pytest.mark.parametrize(
+    "variant", ["plain", "heuristic rollouts", "modelled opponents", "flat with a prior", "all", "no widening"]
+)
+def test_it_chooses_a_legal_action_from_its_view_in_every_game(game_id, variant):
     game = get_game(game_id)
     engine = game.engine
-    policy = heuristic_policy(game_id) if rollout == "heuristic" else None
+    heuristic = heuristic_policy(game_id)
+    options = {
+        "plain": {},
+        "heuristic rollouts": {"rollout": heuristic},
+        "modelled opponents": {"opponent": heuristic},
+        "flat with a prior": {"prior": heuristic, "depth": 1},
+        "all": {"rollout": heuristic, "opponent": heuristic, "prior": heuristic, "bias": 1.0},
+        "no widening": {"opponent": heuristic, "prior": heuristic, "widen": 0},
+    }[variant]
     rng = random.Random(3)
     for players in (2, 4):
         state, _ = engine.new_game(players, {}, players)
@@ -28,9 +38,7 @@ def test_it_chooses_a_legal_action_from_its_view_in_every_game(game_id, rollout)
             seat = rng.choice(deciders)
             legal = engine.legal_actions(state, seat)
             if len(legal) > 1 and rng.random() < 0.5:
-                result = search(
-                    game, engine.view(state, seat), seat, legal, rng, iterations=15, budget_ms=0, rollout=policy
-                )
+                result = search(game, engine.view(state, seat), seat, legal, rng, iterations=15, budget_ms=0, **options)
                 assert result.action in legal
                 assert result.iterations == 15
                 assert set(result.visits) <= set(legal) and sum(result.visits.values()) == 15
@@ -60,6 +68,17 @@ def test_it_beats_random_play_at_borgia():
         if seats.index(ismcts) in winners:
             wins += 1 / len(winners)
     assert wins >= 0.65 * games, wins
+
+
+def test_the_ranking_lists_the_heuristics_choices_in_order():
+    game = get_game("pecunia")
+    state, _ = game.engine.new_game(2, {}, 4)
+    seat = game.engine.deciders(state)[0]
+    legal = game.engine.legal_actions(state, seat)
+    view = game.engine.view(state, seat)
+    order = _ranking(heuristic_policy("pecunia"), game, view, seat, legal, random.Random(0))
+    assert order[0] == heuristic_policy("pecunia")(game, view, seat, legal, random.Random(0))
+    assert len(set(order)) == len(order) == min(len(legal), 16) and set(order) <= set(legal)
 
 
 def test_a_single_legal_action_is_played_without_searching():
