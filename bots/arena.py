@@ -17,8 +17,9 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from bots import registry
 from bots.offline import view_response
@@ -103,6 +104,7 @@ def play_games(
     setup = (game_id, list(bots), dict(options or {}), players, seed)
     results: list[GameResult] = []
     _init(*setup)  # here first: a bot that cannot be built fails once, not in every process
+    outcomes: Iterator[GameResult]
     if jobs <= 1:
         outcomes = map(_play, range(games))
     else:
@@ -117,6 +119,17 @@ def play_games(
         if jobs > 1:
             pool.terminate()
     return sorted(results, key=lambda r: r.index)
+
+
+class _Tally(TypedDict):
+    games: int
+    wins: float  # a shared win counts 1/winners
+
+
+class _BotTally(_Tally):
+    decisions: int
+    seconds: float
+    seats: dict[int, _Tally]
 
 
 def _rate(wins: float, games: int) -> dict:
@@ -134,8 +147,10 @@ def summarize(
 ) -> dict:
     """The report: per bot (keyed by the bot as given; a bot given twice is merged) and per seat."""
     labels = list(dict.fromkeys(bots))
-    per_bot = {label: {"games": 0, "wins": 0.0, "decisions": 0, "seconds": 0.0, "seats": {}} for label in labels}
-    per_seat = [{"games": 0, "wins": 0.0} for _ in range(players)]
+    per_bot: dict[str, _BotTally] = {
+        label: {"games": 0, "wins": 0.0, "decisions": 0, "seconds": 0.0, "seats": {}} for label in labels
+    }
+    per_seat: list[_Tally] = [{"games": 0, "wins": 0.0} for _ in range(players)]
     no_winner = 0
     for result in results:
         share = 1.0 / len(result.winners) if result.winners else 0.0

@@ -15,12 +15,16 @@ cheap rollout policy on sampled states; ``borgia_odds`` is the same policy as a 
 
 import random
 from collections.abc import Sequence
+from typing import cast
+
+from google.protobuf.descriptor import Descriptor
 
 from bots.policy import policy_strategy
 from services.borgia import GAME
 from services.borgia.model import (
     Accuse,
     Allow,
+    Bid,
     BorgiaAction,
     BorgiaView,
     Bribe,
@@ -50,9 +54,11 @@ def borgia_odds_policy(
         low = 1 if view.bid is None else view.bid.count + 1
         own = _own_matching(me.dice)
         best = max(own)
-        choices = [a for a in legal if a.count == low and own[a.action] == best]
+        # Every legal action of the phase is a bid (B3); the type check narrows it.
+        choices: list[BorgiaAction] = [a for a in legal if type(a) is Bid and a.count == low and own[a.action] == best]
     elif phase == Phase.RESPOND:
         bid = view.bid
+        assert bid is not None  # there is a bid to answer
         unknown = sum(s.dice_count for s in view.seats) - me.dice_count
         expected = _own_matching(me.dice)[bid.action] + unknown / 3
         wanted = Call if bid.count > expected + 0.5 else Allow
@@ -62,8 +68,8 @@ def borgia_odds_policy(
         mine = me.puppets or ()
         influence = view.influence
         scores = [_perform_score(action, mine, influence) for action in legal]
-        best = max(scores)
-        choices = [action for action, score in zip(legal, scores, strict=True) if score == best]
+        top = max(scores)
+        choices = [action for action, score in zip(legal, scores, strict=True) if score == top]
     return rng.choice(choices)
 
 
@@ -74,21 +80,20 @@ def _own_matching(dice) -> list[int]:
 
 
 def _perform_score(action: BorgiaAction, mine, influence) -> float:
-    kind = type(action)
-    if kind is Bribe:
+    if type(action) is Bribe:
         return 2.0 if (action.cardinal in mine) == (action.direction == Direction.TOP) else 0.0
-    if kind is Poison:
+    if type(action) is Poison:
         hit = (action.first, action.second)
         return -sum(1 for c in hit if c in mine) + sum(influence[c] for c in hit if c not in mine) / 10
-    if kind is JudgementPair:
+    if type(action) is JudgementPair:
         return 2.0 * ((action.target in mine) - (action.source in mine))
-    if kind is JudgementSplit:
+    if type(action) is JudgementSplit:
         gained = sum(1 for c in action.targets if c in mine)
         lost = sum(1 for c in action.sources if c in mine)
         return float(gained - lost)
-    if kind is Accuse:  # freeze the strongest rival
+    if type(action) is Accuse:  # freeze the strongest rival
         return -1.0 if action.cardinal in mine else influence[action.cardinal] / 10
-    if kind is Rumor:
+    if type(action) is Rumor:
         return -1.0 if action.card in mine else 0.0
     return 0.0
 
@@ -97,6 +102,7 @@ _borgia_strategy = policy_strategy(GAME, borgia_odds_policy)
 
 
 def borgia_odds(response: gateway_pb2.GetViewResponse, rng: random.Random) -> rules_pb2.LegalAction:
-    if not response.view.Is(pb.View.DESCRIPTOR):
+    # The stubs give DESCRIPTOR as the pure-Python or upb class; Is takes either at run time.
+    if not response.view.Is(cast(Descriptor, pb.View.DESCRIPTOR)):
         return rng.choice(list(response.legal_actions))  # another game
     return _borgia_strategy(response, rng)

@@ -97,7 +97,9 @@ class _Me:
     def __init__(self, view: View, seat: int):
         self.view = view
         self.seat = seat
-        self.role = view.seats[seat].role
+        role = view.seats[seat].role
+        assert role is not None  # a seat's view shows its own role
+        self.role = role
         self.tokens = view.seats[seat].tokens
         self.sins = view.additional_rules and not ROLE_INFO[self.role].sin_exempt
         self.opponents = [s.seat for s in view.seats if s.in_game and s.seat != seat]

@@ -54,4 +54,6 @@ def play(game: Game, strategies: Sequence[Strategy], options: dict[str, str], se
         message = codec.action_type()()
         choice.action.Unpack(message)
         state, _ = engine.apply(state, seat, codec.action_from_proto(message))
-    return engine.outcome(state)
+    outcome = engine.outcome(state)
+    assert outcome is not None  # nobody decides: the game is over
+    return outcome

@@ -117,49 +117,48 @@ def _bring_forward(view: PecuniaView, me: PlayerView, card: RomanCard) -> float:
 
 def _score(view: PecuniaView, seat: int, action: PecuniaAction, weights: list[float]) -> float:
     me = view.players[seat]
-    kind = type(action)
-    if kind is SeatRoman:
+    if type(action) is SeatRoman:
         return _seat_score(view, me, action)
-    if kind is PickNext:
+    if type(action) is PickNext:
         return rate(me.queue[action.index])
-    if kind is PlayCastorOil:
+    if type(action) is PlayCastorOil:
         seated = me.latrine[action.seat][action.slot]
         left = seated.markers - action.amount
         if view.phase is Phase.MARKERS and left <= 1:
             # pays this turn; a marker removed anyway by the collection is a waste
             return 0.6 + 0.4 * seated.card.sesterces - 0.5 * (left < 0 or (left == 0 and action.amount == 2))
         return 0.2
-    if kind is PlayFishPoisoning or kind is PlayEviction:
+    if type(action) is PlayFishPoisoning or type(action) is PlayEviction:
         target = view.players[action.target]
         seated = target.latrine[action.seat][action.slot]
         soon = 1.0 if seated.markers <= 1 else 0.4
-        if kind is PlayEviction:
+        if type(action) is PlayEviction:
             soon += 0.2
         return seated.card.sesterces * soon * weights[action.target] * 0.8
-    if kind is PlaySpecialTax:
+    if type(action) is PlaySpecialTax:
         return min(2, view.players[action.target].sesterces) * weights[action.target] * 0.45
-    if kind is PlaySenateMeeting:
+    if type(action) is PlaySenateMeeting:
         target = view.players[action.target]
         lost = sum(r.card.sesterces for stack in target.latrine for r in stack if r.card.kind is _SENATOR)
         return lost * weights[action.target] * 0.4
-    if kind is PlayQueueJumper:
+    if type(action) is PlayQueueJumper:
         return _bring_forward(view, me, me.queue[action.index])
-    if kind is PlayReordering:
+    if type(action) is PlayReordering:
         return _bring_forward(view, me, max(me.queue, key=rate)) - 0.3
-    if kind is PlayPoaching:
+    if type(action) is PlayPoaching:
         taken = view.players[action.target].queue[0]
         return _bring_forward(view, me, taken) + 0.3 * weights[action.target]
-    if kind is PlaySwap:
+    if type(action) is PlaySwap:
         mine, theirs = me.queue[action.index], view.players[action.target].queue[action.target_index]
         if action.index == 0:
             return _bring_forward(view, me, theirs) - 0.2
         return rate(theirs) - rate(mine) - 1.0
-    if kind is PlayVillaDixius:
+    if type(action) is PlayVillaDixius:
         head = me.queue[0] if me.queue else None
         # a good Roman at the start of the queue is kept off every free seat by P2
         blocked = head is not None and any(not s for s in me.latrine) and not fitting_free_seat(me, head, False)
-        return 0.6 + rate(head) if view.phase is Phase.REFILL and blocked else 0.0
-    if kind is EndRefill:
+        return 0.6 + rate(head) if view.phase is Phase.REFILL and blocked and head is not None else 0.0
+    if type(action) is EndRefill:
         return PLAIN - 0.05  # only legal when the head fits nowhere: try a card first
     return PLAIN  # RemoveMarkers, DrawActionCard
 
@@ -201,7 +200,9 @@ def match(players: int, games: int, seed: int = 0) -> tuple[int, int]:
             else:
                 action = legal[rng.randrange(len(legal))]
             state, _ = engine.apply(state, actor, action)
-        wins += hero in engine.outcome(state).winners
+        outcome = engine.outcome(state)
+        assert outcome is not None  # nobody decides: the game is over
+        wins += hero in outcome.winners
     return wins, games
 
 

@@ -113,17 +113,18 @@ def decide(table_id: str, seat: int, version: int, bot: str, view: str | None = 
     metadata = auth.metadata(auth.bot_token(bot_key(bot), table_id, seat))
     stub = gateway_pb2_grpc.GatewayServiceStub(channel())
     try:
-        if view is not None:
-            view = gateway_pb2.GetViewResponse.FromString(base64.b64decode(view))
+        response: gateway_pb2.GetViewResponse
+        if view is not None:  # the view the task was sent with, base64 of its bytes
+            response = gateway_pb2.GetViewResponse.FromString(base64.b64decode(view))
         else:
-            view = stub.GetView(gateway_pb2.GetViewRequest(table_id=table_id), metadata=metadata, timeout=10)
-        if view.table.version != version or not view.must_decide:
+            response = stub.GetView(gateway_pb2.GetViewRequest(table_id=table_id), metadata=metadata, timeout=10)
+        if response.table.version != version or not response.must_decide:
             return "stale"  # a newer task exists for the table's current version
         context = {"table_id": table_id, "seat": seat, "version": version, "bot": bot}
-        strategy = strategy_for(bot, view.table.game_id, **context)
+        strategy = strategy_for(bot, response.table.game_id, **context)
         started = time.perf_counter()
-        choice, _ = choose(strategy, view, _seeded_rng(table_id, seat, version), **context)
-        metrics.timed_decision(bot, view.table.game_id, started)
+        choice, _ = choose(strategy, response, _seeded_rng(table_id, seat, version), **context)
+        metrics.timed_decision(bot, response.table.game_id, started)
         stub.SubmitAction(
             gateway_pb2.SubmitActionRequest(
                 table_id=table_id,
