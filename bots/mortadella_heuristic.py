@@ -18,8 +18,10 @@ from collections.abc import Sequence
 
 from services.engine.api import Game
 from services.mortadella.model import (
+    DOUBLE_EFFECTS,
     ROLE_INFO,
     ROLE_POOLS,
+    SINGLE_EFFECTS,
     ChooseDice,
     ChooseRevolution,
     ChooseStartToken,
@@ -51,27 +53,7 @@ _ACQUIRE = {
     Effect.ACQUIRE_BOOK: (B, 1),
     Effect.ACQUIRE_MORTADELLA: (M, 1),
 }
-# What one die may do alone (a BOOK die may be a Joker, M5), and the double effects (M4).
-_SINGLE = {
-    PEOPLE: (Effect.ACQUIRE_PEOPLE,),
-    TOWER: (Effect.ACQUIRE_TOWER,),
-    BOOK: (
-        Effect.ACQUIRE_BOOK,
-        Effect.ACQUIRE_PEOPLE,
-        Effect.ACQUIRE_TOWER,
-        Effect.ACQUIRE_MORTADELLA,
-        Effect.DRUNKENNESS,
-        Effect.PLAGUE,
-    ),
-    MORT: (Effect.ACQUIRE_MORTADELLA,),
-    WINE: (Effect.DRUNKENNESS,),
-    RAT: (Effect.PLAGUE,),
-}
-_DOUBLE = {
-    PEOPLE: (Effect.ACQUIRE_TWO_PEOPLE, Effect.REVOLUTION),
-    WINE: (Effect.INEBRIATION,),
-    RAT: (Effect.BLACK_DEATH,),
-}
+_SINGLE, _DOUBLE = SINGLE_EFFECTS, DOUBLE_EFFECTS  # what dice may do (M4, M5): the engine's table
 
 
 def distance(role: Role, tokens: Sequence[int]) -> float:

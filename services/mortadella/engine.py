@@ -44,8 +44,10 @@ from services.engine.rng import Rng
 from services.mortadella.model import (
     ACTION_TYPES,
     DIE_FACES,
+    DOUBLE_EFFECTS,
     ROLE_INFO,
     ROLE_POOLS,
+    SINGLE_EFFECTS,
     STARTING_CHOICES,
     STARTING_TOKENS,
     TOKEN_SYMBOLS,
@@ -146,28 +148,7 @@ _ACQUIRE = {
     Effect.ACQUIRE_BOOK: (_BOOK, 1),
     Effect.ACQUIRE_MORTADELLA: (_MORT, 1),
 }
-# What one die may do by itself: its own effect, and for BOOK the Joker uses (M5).
-_SINGLE = {
-    _PEOPLE: (Effect.ACQUIRE_PEOPLE,),
-    _TOWER: (Effect.ACQUIRE_TOWER,),
-    _BOOK: (
-        Effect.ACQUIRE_BOOK,
-        Effect.ACQUIRE_PEOPLE,
-        Effect.ACQUIRE_TOWER,
-        Effect.ACQUIRE_MORTADELLA,
-        Effect.DRUNKENNESS,
-        Effect.PLAGUE,
-    ),
-    _MORT: (Effect.ACQUIRE_MORTADELLA,),
-    _WINE: (Effect.DRUNKENNESS,),
-    _RAT: (Effect.PLAGUE,),
-}
-# Double effects (M4): the symbol both dice must show (a BOOK may stand in as Joker, M5).
-_DOUBLE = {
-    _PEOPLE: (Effect.ACQUIRE_TWO_PEOPLE, Effect.REVOLUTION),
-    _WINE: (Effect.INEBRIATION,),
-    _RAT: (Effect.BLACK_DEATH,),
-}
+_SINGLE, _DOUBLE = SINGLE_EFFECTS, DOUBLE_EFFECTS  # the dice table (M4, M5), in model.py
 _CANCEL_COST = {Effect.DRUNKENNESS: 1, Effect.INEBRIATION: 2}  # M6
 
 

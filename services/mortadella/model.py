@@ -71,6 +71,30 @@ class Effect(IntEnum):
     BLACK_DEATH = 10
 
 
+# What one die may do by itself: its own effect, and for BOOK the Joker uses (M5).
+SINGLE_EFFECTS: dict[Symbol, tuple[Effect, ...]] = {
+    Symbol.PEOPLE: (Effect.ACQUIRE_PEOPLE,),
+    Symbol.TOWER: (Effect.ACQUIRE_TOWER,),
+    Symbol.BOOK: (
+        Effect.ACQUIRE_BOOK,
+        Effect.ACQUIRE_PEOPLE,
+        Effect.ACQUIRE_TOWER,
+        Effect.ACQUIRE_MORTADELLA,
+        Effect.DRUNKENNESS,
+        Effect.PLAGUE,
+    ),
+    Symbol.MORTADELLA: (Effect.ACQUIRE_MORTADELLA,),
+    Symbol.WINE: (Effect.DRUNKENNESS,),
+    Symbol.RAT: (Effect.PLAGUE,),
+}
+# Double effects (M4): the symbol both dice must show (a BOOK may stand in as Joker, M5).
+DOUBLE_EFFECTS: dict[Symbol, tuple[Effect, ...]] = {
+    Symbol.PEOPLE: (Effect.ACQUIRE_TWO_PEOPLE, Effect.REVOLUTION),
+    Symbol.WINE: (Effect.INEBRIATION,),
+    Symbol.RAT: (Effect.BLACK_DEATH,),
+}
+
+
 class Special(IntEnum):
     """The special events of a roll (M11-M13)."""
 
