@@ -14,7 +14,6 @@ The API, for the gateway and the worker:
 - ``make_strategy(text, game_id)``: the worker strategy, built once per process.
 """
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -23,10 +22,10 @@ from typing import Literal
 
 from bots.app import queue_for
 from bots.policy import Strategy
+from services.engine.api import OptionValue, parse_option_value
+from services.engine.errors import InvalidConfig
 
 GROUP = "tavola.bots"
-
-OptionValue = bool | int | float | str
 
 # Reasons carried by BotError; the gateway reports them in its ErrorInfo.
 UNKNOWN_BOT = "UNKNOWN_BOT"
@@ -57,28 +56,10 @@ class BotOption:
 
     def parse(self, raw: str) -> OptionValue:
         """Raises BotError(BAD_BOT_OPTION)."""
-        if self.kind == "bool":
-            lowered = raw.strip().lower()
-            if lowered in ("true", "1", "yes", "on"):
-                return True
-            if lowered in ("false", "0", "no", "off"):
-                return False
-            raise self._bad(f"takes true or false, not {raw!r}")
-        if self.kind == "enum":
-            if raw not in self.choices:
-                raise self._bad(f"takes one of {', '.join(self.choices)}, not {raw!r}")
-            return raw
         try:
-            value = int(raw) if self.kind == "int" else float(raw)
-        except ValueError:
-            raise self._bad(f"takes {'an integer' if self.kind == 'int' else 'a number'}, not {raw!r}") from None
-        if not math.isfinite(value):
-            raise self._bad(f"takes a finite number, not {raw!r}")
-        if self.minimum is not None and value < self.minimum:
-            raise self._bad(f"must be at least {self.minimum:g}")
-        if self.maximum is not None and value > self.maximum:
-            raise self._bad(f"must be at most {self.maximum:g}")
-        return value
+            return parse_option_value(self.name, self.kind, raw, self.choices, self.minimum, self.maximum)
+        except InvalidConfig as error:
+            raise BotError(BAD_BOT_OPTION, f"bot {error}") from None
 
     def format(self, value: OptionValue) -> str:
         if self.kind == "bool":
@@ -86,9 +67,6 @@ class BotOption:
         if self.kind == "float":
             return repr(float(value))
         return str(value)
-
-    def _bad(self, what: str) -> BotError:
-        return BotError(BAD_BOT_OPTION, f"bot option {self.name!r} {what}")
 
 
 @dataclass(frozen=True)

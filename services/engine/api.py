@@ -10,6 +10,7 @@ its turn or not (call-or-allow, cancel by paying, Plague: People or Tower ...). 
 empty exactly when the game is over.
 """
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
@@ -20,7 +21,7 @@ from services.engine.rng import Rng
 if TYPE_CHECKING:  # engines stay free of protobuf at run time; only codecs produce messages
     from google.protobuf.message import Message
 
-OptionValue = bool | int | str
+OptionValue = bool | int | float | str
 
 
 @dataclass(frozen=True)
@@ -36,26 +37,44 @@ class OptionSpec:
     maximum: int | None = None
 
     def parse(self, raw: str) -> OptionValue:
-        if self.kind == "bool":
-            lowered = raw.strip().lower()
-            if lowered in ("true", "1", "yes", "on"):
-                return True
-            if lowered in ("false", "0", "no", "off"):
-                return False
-            raise InvalidConfig(f"option {self.name!r} takes true or false, not {raw!r}")
-        if self.kind == "int":
-            try:
-                value = int(raw)
-            except ValueError:
-                raise InvalidConfig(f"option {self.name!r} takes an integer, not {raw!r}") from None
-            if self.minimum is not None and value < self.minimum:
-                raise InvalidConfig(f"option {self.name!r} must be at least {self.minimum}")
-            if self.maximum is not None and value > self.maximum:
-                raise InvalidConfig(f"option {self.name!r} must be at most {self.maximum}")
-            return value
-        if raw not in self.choices:
-            raise InvalidConfig(f"option {self.name!r} takes one of {', '.join(self.choices)}, not {raw!r}")
+        return parse_option_value(self.name, self.kind, raw, self.choices, self.minimum, self.maximum)
+
+
+def parse_option_value(
+    name: str,
+    kind: str,
+    raw: str,
+    choices: tuple[str, ...] = (),
+    minimum: float | None = None,
+    maximum: float | None = None,
+) -> OptionValue:
+    """A table or bot option's value from its string: ``kind`` is bool, int, float or enum.
+    Raises InvalidConfig naming the option and what it takes."""
+    if kind == "bool":
+        lowered = raw.strip().lower()
+        if lowered in ("true", "1", "yes", "on"):
+            return True
+        if lowered in ("false", "0", "no", "off"):
+            return False
+        raise InvalidConfig(f"option {name!r} takes true or false, not {raw!r}")
+    if kind == "enum":
+        if raw not in choices:
+            raise InvalidConfig(f"option {name!r} takes one of {', '.join(choices)}, not {raw!r}")
         return raw
+    value: int | float
+    try:
+        value = int(raw) if kind == "int" else float(raw)
+    except ValueError:
+        raise InvalidConfig(
+            f"option {name!r} takes {'an integer' if kind == 'int' else 'a number'}, not {raw!r}"
+        ) from None
+    if not math.isfinite(value):
+        raise InvalidConfig(f"option {name!r} takes a finite number, not {raw!r}")
+    if minimum is not None and value < minimum:
+        raise InvalidConfig(f"option {name!r} must be at least {minimum}")
+    if maximum is not None and value > maximum:
+        raise InvalidConfig(f"option {name!r} must be at most {maximum}")
+    return value
 
 
 @dataclass(frozen=True)
