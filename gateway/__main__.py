@@ -5,7 +5,8 @@ TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SECRET,
 TAVOLA_DEVELOPMENT, TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS,
 TAVOLA_HOST, TAVOLA_PORT (default 50051), TAVOLA_PORT_FILE, TAVOLA_TIMER_HOST,
 TAVOLA_TIMER_PORT (default 50052), TAVOLA_TIMER_PORT_FILE, TAVOLA_METRICS_PORT,
-TAVOLA_REDIS_CONNECTIONS (default 64), TAVOLA_REDIS_POOL_TIMEOUT_SECONDS (default 10), TAVOLA_LOG_LEVEL.
+TAVOLA_REDIS_CONNECTIONS (default 64), TAVOLA_REDIS_POOL_TIMEOUT_SECONDS (default 10), TAVOLA_LOG_LEVEL,
+TAVOLA_QUOTA_CREATE_PER_MINUTE (30), TAVOLA_QUOTA_SEATS_PER_MINUTE (30), TAVOLA_QUOTA_STREAMS (20).
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
 reachable only from inside the deployment (the timer workers).
@@ -26,6 +27,7 @@ from gateway.bots import BotCatalog
 from gateway.config import Settings
 from gateway.core import TableCore
 from gateway.hub import Hub
+from gateway.quotas import Quotas
 from gateway.rules import RulesDirectory
 from gateway.service import GatewayServicer, TimerServicer, add_to_server
 from gateway.store import TableStore
@@ -75,6 +77,7 @@ async def serve() -> None:
         BotCatalog(settings.bots),
         settings.bot_secret,
         celery_app("tavola-gateway", settings.broker_url, settings.key_prefix),
+        Quotas(client, settings.key_prefix, settings.quotas),
     )
     services = gateway_pb2.DESCRIPTOR.services_by_name
     server = Server([services["GatewayService"].full_name], game_proto_files())
@@ -100,7 +103,7 @@ async def serve() -> None:
         await rules.close()
         await client.aclose()
 
-    log.info("configured", games=sorted(settings.rules), bots=list(core.bots.names()))
+    log.info("configured", games=sorted(settings.rules), bots=list(core.bots.names()), quotas=str(settings.quotas))
     if settings.bot_secret == defaults.DEV_BOT_SECRET:
         log.warning("development_bot_secret", hint="anyone can act for bot seats: never expose this gateway")
     await serve_until_signal(server, listen_address(defaults.GATEWAY_PORT), "gateway", on_stop=close)

@@ -4,6 +4,7 @@ import os
 from dataclasses import dataclass, field
 
 from common import defaults, redis_client
+from gateway.quotas import Limits
 
 
 def default_rules() -> str:
@@ -49,6 +50,8 @@ class Settings:
     sweep_seconds: float = 30.0
     # A development run (TAVOLA_DEVELOPMENT=true) may use the development bot secret.
     development: bool = False
+    # Per-client quotas (gateway/quotas.py); 0 turns one off.
+    quotas: Limits = field(default_factory=Limits)
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -67,4 +70,9 @@ class Settings:
             rules_timeout_seconds=float(env.get("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds)),
             sweep_seconds=float(env.get("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds)),
             development=env.get("TAVOLA_DEVELOPMENT", "").lower() in ("1", "true", "yes"),
+            quotas=Limits(
+                create_per_minute=int(env.get("TAVOLA_QUOTA_CREATE_PER_MINUTE", Limits.create_per_minute)),
+                seats_per_minute=int(env.get("TAVOLA_QUOTA_SEATS_PER_MINUTE", Limits.seats_per_minute)),
+                streams=int(env.get("TAVOLA_QUOTA_STREAMS", Limits.streams)),
+            ),
         )

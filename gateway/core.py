@@ -38,6 +38,7 @@ from common.tasks import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for
 from gateway import metrics
 from gateway.bots import BotCatalog
 from gateway.hub import READ_PAGE, Hub
+from gateway.quotas import CREATE, SEATS, Limits, Quotas
 from gateway.rules import RulesDirectory
 from gateway.store import LogEntry, RequestUsed, StoredEntry, TableMissing, TableStore, VersionConflict
 from gateway.verify import commitment
@@ -271,6 +272,7 @@ class TableCore:
         bots: BotCatalog,
         bot_secret: str,
         celery_app,
+        quotas: Quotas | None = None,
     ):
         self.store = store
         self.hub = hub
@@ -279,6 +281,8 @@ class TableCore:
         self.bot_secret = bot_secret
         self.celery = celery_app
         self.publisher = TaskPublisher.for_app(celery_app)
+        # Unless given, quotas that limit nothing.
+        self.quotas = quotas or Quotas(store.redis, store.prefix, Limits(0, 0, 0))
 
     # -- loading and authorising ---------------------------------------------------------
 
@@ -525,8 +529,11 @@ class TableCore:
 
     # -- commands -----------------------------------------------------------------------------
 
-    async def create_table(self, request: gw.CreateTableRequest) -> tuple[store_pb2.TableRecord, str]:
-        """A new table and its host token."""
+    async def create_table(
+        self, request: gw.CreateTableRequest, client: str | None = None
+    ) -> tuple[store_pb2.TableRecord, str]:
+        """A new table and its host token; ``client`` (gateway/quotas.py) is charged first."""
+        await self.quotas.charge(CREATE, client)
         self.check_table_request(request)
         seed = draw_seed(request)
         # NewGame validates player count and options, and fills in the defaults.
@@ -609,9 +616,10 @@ class TableCore:
             raise invalid("BAD_TIMER", f"a decision timer needs 0 to {MAX_TIMER_SECONDS} seconds and a policy")
 
     async def take_seat(
-        self, table_id: str, seat_wanted: int | None, display_name: str
+        self, table_id: str, seat_wanted: int | None, display_name: str, client: str | None = None
     ) -> tuple[int, str, store_pb2.TableRecord]:
         """Seat ``seat_wanted`` (None: the first free one); returns the seat, its token and the table."""
+        await self.quotas.charge(SEATS, client)
         if len(display_name) > MAX_DISPLAY_NAME:
             raise invalid("BAD_DISPLAY_NAME", f"at most {MAX_DISPLAY_NAME} characters")
         token = auth.new_token()
@@ -816,10 +824,12 @@ class TableCore:
             response.next_page_token = str(offset + size)
         return response
 
-    async def stream(self, table_id: str, after_seq: int, token: str | None) -> AsyncIterator[gw.TableEvent]:
+    async def stream(
+        self, table_id: str, after_seq: int, token: str | None, client: str | None = None
+    ) -> AsyncIterator[gw.TableEvent]:
         """The log from after_seq on, then live, as the token's seat sees it (None: a
         spectator); ends after the game's last event, at once when after_seq is at or
-        past it."""
+        past it. It holds one of ``client``'s open streams, unless a bot's seat watches."""
         record, _ = await self.load(table_id)
         seat = None if token is None else self.authorise_seat(record, token)
         last_seq = record.table.last_seq
@@ -834,25 +844,30 @@ class TableCore:
         async def read(after: int) -> list[StoredEntry]:
             return await self.store.read_log(table_id, after, READ_PAGE)
 
-        await self.hub.join(channel)
-        try:
-            last = after_seq
-            while True:
-                # Shared with every watcher of the table on this gateway: one read per event.
-                entries, generation = await self.hub.entries_after(channel, last, read)
-                for entry in entries:
-                    last = entry.seq
-                    data = entry.for_viewer(seat)
-                    if data:
-                        yield gw.TableEvent.FromString(data)
-                    if entry.is_end:
-                        return
-                    if entry.revokes(seat):
-                        raise ApiError(grpc.StatusCode.PERMISSION_DENIED, "TOKEN_REVOKED", "a bot has taken this seat")
-                if not entries:
-                    await self.hub.wait(channel, generation, WATCH_POLL_SECONDS)
-        finally:
-            await self.hub.leave(channel)
+        if seat is not None and record.table.seats[seat].kind == gw.SEAT_KIND_BOT:
+            client = None  # the platform's own bots are never limited
+        with self.quotas.stream(client):
+            await self.hub.join(channel)
+            try:
+                last = after_seq
+                while True:
+                    # Shared with every watcher of the table on this gateway: one read per event.
+                    entries, generation = await self.hub.entries_after(channel, last, read)
+                    for entry in entries:
+                        last = entry.seq
+                        data = entry.for_viewer(seat)
+                        if data:
+                            yield gw.TableEvent.FromString(data)
+                        if entry.is_end:
+                            return
+                        if entry.revokes(seat):
+                            raise ApiError(
+                                grpc.StatusCode.PERMISSION_DENIED, "TOKEN_REVOKED", "a bot has taken this seat"
+                            )
+                    if not entries:
+                        await self.hub.wait(channel, generation, WATCH_POLL_SECONDS)
+            finally:
+                await self.hub.leave(channel)
 
     async def replay(self, table_id: str, seat: int | None, token: str | None) -> gw.GetReplayResponse:
         """The log as ``seat`` (None: a spectator) saw it, with the actions it may know:

@@ -23,6 +23,7 @@ from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError, abort
 from common.logging import bound
 from gateway import metrics
 from gateway.core import MAX_ID, TableCore
+from gateway.quotas import client_of
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 log = structlog.get_logger()
@@ -153,7 +154,7 @@ class GatewayServicer:
         return gw.ListBotsResponse(bots=self.core.bots.describe(request.game_id))
 
     async def CreateTable(self, request: gw.CreateTableRequest, context) -> gw.CreateTableResponse:
-        record, host_token = await self.core.create_table(request)
+        record, host_token = await self.core.create_table(request, client_of(context))
         return gw.CreateTableResponse(table=record.table, host_token=host_token)
 
     async def GetTable(self, request, context):
@@ -164,7 +165,9 @@ class GatewayServicer:
 
     async def TakeSeat(self, request, context):
         wanted = request.seat if request.HasField("seat") else None
-        seat, token, record = await self.core.take_seat(request.table_id, wanted, request.display_name)
+        seat, token, record = await self.core.take_seat(
+            request.table_id, wanted, request.display_name, client_of(context)
+        )
         return gw.TakeSeatResponse(seat=seat, seat_token=token, table=record.table)
 
     async def StartTable(self, request, context):
@@ -182,11 +185,11 @@ class GatewayServicer:
 
     async def WatchTable(self, request, context):
         token = require_token(context)
-        async for event in self.core.stream(request.table_id, request.after_seq, token):
+        async for event in self.core.stream(request.table_id, request.after_seq, token, client_of(context)):
             yield gw.WatchTableResponse(event=event)
 
     async def SpectateTable(self, request, context):
-        async for event in self.core.stream(request.table_id, request.after_seq, None):
+        async for event in self.core.stream(request.table_id, request.after_seq, None, client_of(context)):
             yield gw.SpectateTableResponse(event=event)
 
     async def GetReplay(self, request: gw.GetReplayRequest, context) -> gw.GetReplayResponse:

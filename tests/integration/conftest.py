@@ -21,6 +21,12 @@ def stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
         key_prefix=key_prefix,
         bots=("random", "ismcts", "held"),
         log_dir=tmp_path_factory.mktemp("stack"),
+        # The suite creates many tables from one address; test_quotas.py runs with limits.
+        gateway_env={
+            "TAVOLA_QUOTA_CREATE_PER_MINUTE": "0",
+            "TAVOLA_QUOTA_SEATS_PER_MINUTE": "0",
+            "TAVOLA_QUOTA_STREAMS": "0",
+        },
     ) as running:
         yield running
 

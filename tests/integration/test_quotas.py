@@ -1,0 +1,146 @@
+"""Per-client quotas on a gateway started with small limits: a call over a limit is
+RESOURCE_EXHAUSTED (QUOTA_EXCEEDED) with the quota, the limit and a RetryInfo, and changes
+nothing; another client (another token) keeps its own allowance; bots are not limited."""
+
+import secrets
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from common import auth
+from common.errors import details_of
+from deploy.stack import Stack
+from gateway.quotas import WINDOW_SECONDS
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc
+
+CREATE_LIMIT = 3
+SEATS_LIMIT = 3
+STREAMS_LIMIT = 2
+
+
+@pytest.fixture(scope="module")
+def quota_stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
+    with Stack(
+        redis_url=redis_url,
+        key_prefix=f"{key_prefix}-quotas",
+        games=("borgia",),
+        with_worker=False,
+        gateway_env={
+            "TAVOLA_QUOTA_CREATE_PER_MINUTE": str(CREATE_LIMIT),
+            "TAVOLA_QUOTA_SEATS_PER_MINUTE": str(SEATS_LIMIT),
+            "TAVOLA_QUOTA_STREAMS": str(STREAMS_LIMIT),
+        },
+        log_dir=tmp_path_factory.mktemp("quotas"),
+    ) as stack:
+        yield stack
+
+
+@pytest.fixture(scope="module")
+def limited(quota_stack: Stack) -> Iterator[gateway_pb2_grpc.GatewayServiceStub]:
+    with grpc.insecure_channel(quota_stack.gateway_address) as channel:
+        yield gateway_pb2_grpc.GatewayServiceStub(channel)
+
+
+def room_in_window(seconds: float = 10.0) -> None:
+    """Waits for the next minute's window when this one ends too soon for a test's calls."""
+    left = WINDOW_SECONDS - time.time() % WINDOW_SECONDS
+    if left < seconds:
+        time.sleep(left + 0.2)
+
+
+def as_client(token: str) -> tuple[tuple[str, str], ...]:
+    return auth.metadata(token)
+
+
+def exhausted(call, quota: str, limit: int, max_delay: float) -> None:
+    with pytest.raises(grpc.RpcError) as caught:
+        call()
+    assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED, caught.value.details()
+    info, retry = details_of(caught.value)
+    assert info.reason == "QUOTA_EXCEEDED"
+    assert info.metadata["quota"] == quota
+    assert info.metadata["limit"] == str(limit)
+    assert retry is not None
+    assert 0 < retry.retry_delay.ToTimedelta().total_seconds() <= max_delay
+
+
+def open_tables(stub) -> set[str]:
+    listed = stub.ListTables(gw.ListTablesRequest(status=gw.TABLE_STATUS_OPEN, page_size=100))
+    return {table.table_id for table in listed.tables}
+
+
+def create(stub, metadata=None, players=2, **fields) -> gw.CreateTableResponse:
+    request = gw.CreateTableRequest(game_id="borgia", player_count=players, **fields)
+    return stub.CreateTable(request, metadata=metadata)
+
+
+def test_table_creation_beyond_the_limit_is_refused_and_creates_nothing(limited):
+    room_in_window()
+    for _ in range(CREATE_LIMIT):  # an anonymous client: its address
+        create(limited)
+    before = open_tables(limited)
+    exhausted(lambda: create(limited), "create_table", CREATE_LIMIT, WINDOW_SECONDS)
+    assert open_tables(limited) == before
+
+    mine = as_client(secrets.token_urlsafe(16))  # a client sending a token: the token
+    for _ in range(CREATE_LIMIT):
+        create(limited, mine)
+    exhausted(lambda: create(limited, mine), "create_table", CREATE_LIMIT, WINDOW_SECONDS)
+    assert len(open_tables(limited)) == len(before) + CREATE_LIMIT
+    create(limited, as_client(secrets.token_urlsafe(16)))  # another token is unaffected
+
+
+def test_seat_taking_beyond_the_limit_is_refused_and_takes_no_seat(limited):
+    room_in_window()
+    table_id = create(limited, as_client(secrets.token_urlsafe(16)), players=6).table.table_id
+
+    def take(metadata=None) -> gw.TakeSeatResponse:
+        return limited.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=metadata)
+
+    for _ in range(SEATS_LIMIT):
+        take()
+    exhausted(take, "take_seat", SEATS_LIMIT, WINDOW_SECONDS)
+    seats = limited.GetTable(gw.GetTableRequest(table_id=table_id)).table.seats
+    assert sum(seat.taken for seat in seats) == SEATS_LIMIT
+    take(as_client(secrets.token_urlsafe(16)))  # another client still sits
+
+
+def test_streams_beyond_the_limit_are_refused_and_bots_are_not_limited(limited, quota_stack):
+    created = create(limited, as_client(secrets.token_urlsafe(16)), bot_seats=[gw.BotSeat(seat=0, bot="random")])
+    table_id = created.table.table_id
+    spectate = gw.SpectateTableRequest(table_id=table_id)
+    streams = []
+    try:
+        for _ in range(STREAMS_LIMIT):
+            streams.append(limited.SpectateTable(spectate, timeout=30))
+            next(streams[-1])  # the bot's seat_taken: the stream is open on the gateway
+        exhausted(lambda: next(limited.SpectateTable(spectate, timeout=30)), "open_streams", STREAMS_LIMIT, 10)
+
+        seat = limited.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=as_client(secrets.token_urlsafe(16)))
+        watch = gw.WatchTableRequest(table_id=table_id)
+        streams.append(limited.WatchTable(watch, metadata=as_client(seat.seat_token), timeout=30))
+        next(streams[-1])  # another client (its seat's token) may watch
+
+        bot = as_client(auth.bot_token(auth.bot_key(quota_stack.bot_secret, "random"), table_id, 0))
+        for _ in range(STREAMS_LIMIT + 1):
+            streams.append(limited.WatchTable(watch, metadata=bot, timeout=30))
+            next(streams[-1])
+
+        streams.pop(0).cancel()  # a closed stream frees its place
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                streams.append(limited.SpectateTable(spectate, timeout=30))
+                next(streams[-1])
+                break
+            except grpc.RpcError as error:
+                streams.pop()
+                if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+    finally:
+        for stream in streams:
+            stream.cancel()
