@@ -38,7 +38,7 @@ from common.tasks import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for
 from gateway import metrics
 from gateway.bots import BotCatalog
 from gateway.hub import READ_PAGE, Hub
-from gateway.quotas import CREATE, SEATS, Limits, Quotas
+from gateway.quotas import CREATE, SEATS, Client, Limits, Quotas
 from gateway.rules import RulesDirectory
 from gateway.store import LogEntry, RequestUsed, StoredEntry, TableMissing, TableStore, VersionConflict
 from gateway.verify import commitment
@@ -530,7 +530,7 @@ class TableCore:
     # -- commands -----------------------------------------------------------------------------
 
     async def create_table(
-        self, request: gw.CreateTableRequest, client: str | None = None
+        self, request: gw.CreateTableRequest, client: Client | None = None
     ) -> tuple[store_pb2.TableRecord, str]:
         """A new table and its host token; ``client`` (gateway/quotas.py) is charged first."""
         await self.quotas.charge(CREATE, client)
@@ -616,7 +616,7 @@ class TableCore:
             raise invalid("BAD_TIMER", f"a decision timer needs 0 to {MAX_TIMER_SECONDS} seconds and a policy")
 
     async def take_seat(
-        self, table_id: str, seat_wanted: int | None, display_name: str, client: str | None = None
+        self, table_id: str, seat_wanted: int | None, display_name: str, client: Client | None = None
     ) -> tuple[int, str, store_pb2.TableRecord]:
         """Seat ``seat_wanted`` (None: the first free one); returns the seat, its token and the table."""
         await self.quotas.charge(SEATS, client)
@@ -825,7 +825,7 @@ class TableCore:
         return response
 
     async def stream(
-        self, table_id: str, after_seq: int, token: str | None, client: str | None = None
+        self, table_id: str, after_seq: int, token: str | None, client: Client | None = None
     ) -> AsyncIterator[gw.TableEvent]:
         """The log from after_seq on, then live, as the token's seat sees it (None: a
         spectator); ends after the game's last event, at once when after_seq is at or

@@ -1,6 +1,9 @@
 """Per-client quotas: table creation and seat taking per minute, and open streams.
 
-A client is its token when it sends one, else its peer's IP address. Rates are fixed
+A client is its token when it sends one, else its peer's IP address. A token proves
+nothing when a table is created or a seat taken, so an address's calls together, whatever
+tokens they send, get at most ``PEER_FACTOR`` times a client's allowance: a client that
+invents a token per call gains no unbounded allowance. Rates are fixed
 one-minute windows counted in Redis (one key per client, quota and window: INCR, then
 EXPIRE), so every gateway shares them and a cluster needs no hash tag. Open streams are
 counted in this process's memory, since a stream lives on one gateway. A limit of 0 turns
@@ -31,6 +34,8 @@ STREAM_RETRY_SECONDS = 5.0
 CREATE = "create_table"
 SEATS = "take_seat"
 STREAMS = "open_streams"
+# How many clients' worth of calls one address may make with tokens (proxies, NAT, tests).
+PEER_FACTOR = 10
 
 
 @dataclass(frozen=True)
@@ -40,12 +45,26 @@ class Limits:
     streams: int = 20
 
 
-def client_of(context: grpc.aio.ServicerContext) -> str:
-    """A short, opaque name for the caller: a digest of its token, else of its IP."""
+@dataclass(frozen=True)
+class Client:
+    """Short, opaque names for the caller: its address, and its token when it sends one."""
+
+    peer: str
+    token: str | None = None
+
+    def charges(self, limit: int) -> list[tuple[str, int]]:
+        """(key, limit) pairs a call counts against: an anonymous call, its address's; a
+        call with a token, the token's own allowance and the one that every token sent
+        from its address shares."""
+        if self.token is None:
+            return [(self.peer, limit)]
+        return [(self.token, limit), (f"{self.peer}-tokens", limit * PEER_FACTOR)]
+
+
+def client_of(context: grpc.aio.ServicerContext) -> Client:
+    peer = "p" + hashlib.sha256(peer_ip(context.peer() or "").encode()).hexdigest()[:24]
     token = auth.token_from(context)
-    if token is not None:
-        return "t" + hashlib.sha256(token.encode()).hexdigest()[:24]
-    return "p" + hashlib.sha256(peer_ip(context.peer() or "").encode()).hexdigest()[:24]
+    return Client(peer, None if token is None else "t" + hashlib.sha256(token.encode()).hexdigest()[:24])
 
 
 def peer_ip(peer: str) -> str:
@@ -78,7 +97,7 @@ class Quotas:
         self.limits = limits
         self.open: Counter[str] = Counter()
 
-    async def charge(self, quota: str, client: str | None) -> None:
+    async def charge(self, quota: str, client: Client | None) -> None:
         """Counts one call of ``quota`` for ``client`` (None: the platform, never limited),
         or raises QUOTA_EXCEEDED when the window's limit is used up."""
         limit = self.limits.create_per_minute if quota == CREATE else self.limits.seats_per_minute
@@ -86,28 +105,35 @@ class Quotas:
             return
         now = time.time()
         window = int(now // WINDOW_SECONDS)
-        key = f"{self.prefix}:{quota}:{client}:{window}"
-        # One trip; the key outlives its window a little, for gateways' clocks a bit apart.
+        charges = client.charges(limit)
+        # One trip; the keys outlive their window a little, for gateways' clocks a bit apart.
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.incr(key)
-            pipe.expire(key, WINDOW_SECONDS + 5)
-            count, _ = await pipe.execute()
-        if count > limit:
-            raise exceeded(quota, limit, (window + 1) * WINDOW_SECONDS - now)
+            for name, _ in charges:
+                key = f"{self.prefix}:{quota}:{name}:{window}"
+                pipe.incr(key)
+                pipe.expire(key, WINDOW_SECONDS + 5)
+            replies = await pipe.execute()
+        for (_, allowed), count in zip(charges, replies[::2], strict=True):
+            if count > allowed:
+                raise exceeded(quota, allowed, (window + 1) * WINDOW_SECONDS - now)
 
     @contextlib.contextmanager
-    def stream(self, client: str | None) -> Iterator[None]:
+    def stream(self, client: Client | None) -> Iterator[None]:
         """Holds one of ``client``'s open streams on this gateway while the block runs."""
         limit = self.limits.streams
         if client is None or limit <= 0:
             yield
             return
-        if self.open[client] >= limit:
-            raise exceeded(STREAMS, limit, STREAM_RETRY_SECONDS)
-        self.open[client] += 1
+        charges = client.charges(limit)
+        for name, allowed in charges:
+            if self.open[name] >= allowed:
+                raise exceeded(STREAMS, allowed, STREAM_RETRY_SECONDS)
+        for name, _ in charges:
+            self.open[name] += 1
         try:
             yield
         finally:
-            self.open[client] -= 1
-            if not self.open[client]:
-                del self.open[client]
+            for name, _ in charges:
+                self.open[name] -= 1
+                if not self.open[name]:
+                    del self.open[name]

@@ -12,7 +12,7 @@ import pytest
 from common import auth
 from common.errors import details_of
 from deploy.stack import Stack
-from gateway.quotas import WINDOW_SECONDS
+from gateway.quotas import PEER_FACTOR, WINDOW_SECONDS
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
 
@@ -144,3 +144,19 @@ def test_streams_beyond_the_limit_are_refused_and_bots_are_not_limited(limited, 
     finally:
         for stream in streams:
             stream.cancel()
+
+
+def test_inventing_a_token_per_call_gains_no_unbounded_allowance(limited):
+    """A token proves nothing at creation: an address's calls, whatever tokens they send,
+    share PEER_FACTOR times a client's allowance. Last in this file: it spends the
+    address's allowance for the minute."""
+    room_in_window()
+    peer_limit = CREATE_LIMIT * PEER_FACTOR
+    for _ in range(peer_limit + 1):
+        try:
+            create(limited, as_client(secrets.token_urlsafe(16)))
+        except grpc.RpcError:
+            break
+    else:
+        pytest.fail(f"{peer_limit + 1} creations with invented tokens were all accepted")
+    exhausted(lambda: create(limited, as_client(secrets.token_urlsafe(16))), "create_table", peer_limit, WINDOW_SECONDS)
