@@ -30,7 +30,7 @@ from bench.engines import decisions_per_cpu_second, openspiel_decisions_per_cpu_
 from bench.gateway import submit_action
 from bench.tables import CpuMeter, print_progress, run_tables, stack_pids
 from bench.watchers import redis_publish_latency, watch
-from deploy.stack import ROOT, Stack
+from deploy.stack import NO_QUOTAS, ROOT, Stack
 from services.registry import game_ids, player_counts
 
 
@@ -278,7 +278,9 @@ def main() -> None:
     if "engines" in parts:
         engines(report, profile)
     prefix = f"tavola-bench-{secrets.token_hex(4)}"
-    with Stack(key_prefix=prefix, worker_bots=("random",), log_dir=ROOT / ".run" / "bench") as stack:
+    with Stack(
+        key_prefix=prefix, worker_bots=("random",), log_dir=ROOT / ".run" / "bench", gateway_env=dict(NO_QUOTAS)
+    ) as stack:
         print(f"  {stack.describe()[0]}", file=report.out)
         references = submits(report, profile, stack) if parts & {"submits", "bots", "tables"} else {}
         if "bots" in parts:

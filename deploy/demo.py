@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from deploy.stack import ROOT, Stack
+from deploy.stack import NO_QUOTAS, ROOT, Stack
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
 
@@ -230,7 +230,9 @@ def main() -> int:
     log_dir = ROOT / ".run" / "demo"
     print(f"tavola demo: {len(specs)} tables of bots ({', '.join(games)}), logs in {log_dir.relative_to(ROOT)}/")
     # Demo tables live under their own prefix and expire after an hour.
-    with Stack(games=games, key_prefix="tavola-demo", table_ttl_seconds=3600, log_dir=log_dir) as stack:
+    with Stack(
+        games=games, key_prefix="tavola-demo", table_ttl_seconds=3600, log_dir=log_dir, gateway_env=dict(NO_QUOTAS)
+    ) as stack:
         for line in stack.describe():
             print(f"  {line}")
         started = time.monotonic()

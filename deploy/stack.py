@@ -34,6 +34,10 @@ from services.registry import game_ids
 ROOT = Path(__file__).resolve().parent.parent
 
 
+# For the platform's own load (the demo, the bench): it creates many tables from one address.
+NO_QUOTAS = {"TAVOLA_QUOTA_CREATE_PER_MINUTE": "0", "TAVOLA_QUOTA_SEATS_PER_MINUTE": "0", "TAVOLA_QUOTA_STREAMS": "0"}
+
+
 @dataclass
 class Process:
     name: str
@@ -62,7 +66,7 @@ class Stack:
     gateway_port: int = 0
     # Rules services that run elsewhere (game -> host:port), routed to beside the local ones.
     external_rules: dict[str, str] = field(default_factory=dict)
-    # Further environment for the gateway (e.g. TAVOLA_SWEEP_SECONDS).
+    # Further environment for the gateway (e.g. TAVOLA_SWEEP_SECONDS, or NO_QUOTAS).
     gateway_env: dict[str, str] = field(default_factory=dict)
     # The platform's secret for this run only (bot keys and timer credentials derive from it).
     bot_secret: str = field(default_factory=lambda: secrets.token_hex(32))
