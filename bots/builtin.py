@@ -35,7 +35,9 @@ def _make_random(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
 
 
 def _make_heuristic(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
-    return policy_strategy(get_game(game_id), heuristic_policy(game_id))
+    policy = heuristic_policy(game_id)
+    assert policy is not None  # each heuristic bot's spec names only the games it has one for
+    return policy_strategy(get_game(game_id), policy)
 
 
 def _make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:

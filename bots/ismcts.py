@@ -99,7 +99,8 @@ def search(
         node, path, players = root, [], engine.player_count(state)
 
         # Selection and expansion, down the tree while every child of the decider was tried.
-        decider, actions, own = seat, root_legal, 0
+        decider, own = seat, 0
+        actions: Sequence[Any] = root_legal
         while True:
             if decider != seat and opponent is not None:
                 # A modelled opponent: no node, it acts from its own view of this determinization.
@@ -183,7 +184,9 @@ def search(
             deciders = deciders_of(state)
 
         # Backpropagation: each node scores the reward of the seat that chose it.
-        winners = outcome(state).winners
+        ended = outcome(state)
+        assert ended is not None  # no seat decides: the game is over
+        winners = ended.winners
         share = 1.0 / len(winners) if winners else 0.0
         rewards = [share if s in winners else 0.0 for s in range(players)]
         for child, chooser in path:
@@ -194,18 +197,18 @@ def search(
         if (iterations and done >= iterations) or time.perf_counter() >= deadline:
             break
     kids = root.children[seat]
-    visits = {action: child.visits for action, child in kids.items()}
-    best = max(visits.values())
-    tied = [a for a in root_legal if visits.get(a) == best]
+    root_visits = {action: child.visits for action, child in kids.items()}
+    best = max(root_visits.values())
+    tied = [a for a in root_legal if root_visits.get(a) == best]
     preferred = [a for a in root_order if a in tied]  # a tie goes to the heuristic's favourite
-    return SearchResult(preferred[0] if preferred else rng.choice(tied), done, visits)
+    return SearchResult(preferred[0] if preferred else rng.choice(tied), done, root_visits)
 
 
 def _ranking(
     policy: Policy, game: Game, view: Any, seat: int, legal: Sequence[Any], rng: random.Random, limit: int = 16
 ) -> list[Any]:
     """The policy's first ``limit`` choices in order: its choice, then its choice without it..."""
-    left, order = list(legal), []
+    left, order = list(legal), list[Any]()
     while left and len(order) < limit:
         try:
             action = policy(game, view, seat, left, rng) if len(left) > 1 else left[0]
