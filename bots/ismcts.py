@@ -28,6 +28,7 @@ Children are keyed by (seat, action): engine actions are hashable values. The an
 the root action of the bot's seat visited most often.
 """
 
+import inspect
 import math
 import random
 import time
@@ -221,38 +222,12 @@ def _ranking(
     return order
 
 
-def ismcts_policy(
-    *,
-    iterations: int = 0,
-    budget_ms: float = 200,
-    c: float = 0.7,
-    rollout: Policy | None = None,
-    opponent: Policy | None = None,
-    epsilon: float = 0.1,
-    prior: Policy | None = None,
-    bias: float = 1.0,
-    depth: int = 0,
-    widen: float = 1.0,
-) -> Policy:
-    """An engine-level policy that searches each decision."""
+def ismcts_policy(**settings: Any) -> Policy:
+    """An engine-level policy that searches each decision; ``settings`` are ``search``'s
+    keyword arguments (budget, exploration, rollout and opponent policies...)."""
+    inspect.signature(search).bind_partial(**settings)  # a misspelt setting fails here, not mid-game
 
     def policy(game: Game, view: Any, seat: int, legal: Sequence[Any], rng: random.Random) -> Any:
-        return search(
-            game,
-            view,
-            seat,
-            legal,
-            rng,
-            iterations=iterations,
-            budget_ms=budget_ms,
-            c=c,
-            rollout=rollout,
-            opponent=opponent,
-            epsilon=epsilon,
-            prior=prior,
-            bias=bias,
-            depth=depth,
-            widen=widen,
-        ).action
+        return search(game, view, seat, legal, rng, **settings).action
 
     return policy
