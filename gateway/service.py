@@ -24,6 +24,7 @@ from common.logging import bound
 from gateway import metrics
 from gateway.core import MAX_ID, TableCore
 from gateway.quotas import client_of
+from gateway.replay import replay
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 log = structlog.get_logger()
@@ -194,7 +195,7 @@ class GatewayServicer:
 
     async def GetReplay(self, request: gw.GetReplayRequest, context) -> gw.GetReplayResponse:
         seat = request.seat if request.HasField("seat") else None
-        return await self.core.replay(request.table_id, seat, auth.token_from(context))
+        return await replay(self.core, request.table_id, seat, auth.token_from(context), request.with_views)
 
 
 class TimerServicer:
