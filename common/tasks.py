@@ -7,6 +7,7 @@ under the same names.
 DECIDE_TASK = "tavola.bots.decide"  # (table_id, seat, version, bot): one bot decision
 EXPIRE_TASK = "tavola.timers.expire"  # (table_id, seat, version): a decision deadline passed
 TIMER_QUEUE = "timers"
+VISIBILITY_TIMEOUT_SECONDS = 86_400 + 3_600  # the longest decision timer, and an hour
 
 
 def queue_for(bot: str) -> str:
@@ -25,7 +26,15 @@ def celery_app(name: str, redis_url: str, key_prefix: str):
         accept_content=["json"],
         task_ignore_result=True,
         broker_connection_retry_on_startup=True,
-        # Keeps the broker's keys apart when several deployments share one Redis.
-        broker_transport_options={"global_keyprefix": f"{key_prefix}:celery:"},
+        broker_transport_options={
+            # Keeps the broker's keys apart when several deployments share one Redis.
+            "global_keyprefix": f"{key_prefix}:celery:",
+            # A task unacknowledged this long is handed to another worker. Lost tasks do
+            # not wait for it: the gateway wakes a table whose task is overdue within
+            # seconds (gateway/sweeper.py). It must outlast the longest hold of a live
+            # worker, a timer kept until its deadline (decision timers go up to a day), or
+            # every hour a held timer would be handed out again. A late copy does nothing.
+            "visibility_timeout": VISIBILITY_TIMEOUT_SECONDS,
+        },
     )
     return app

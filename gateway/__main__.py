@@ -2,7 +2,8 @@
 
 Environment: REDIS_URL (redis:// or redis+cluster://), TAVOLA_REDIS_CLUSTER, TAVOLA_BROKER_URL,
 TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SECRET,
-TAVOLA_DEVELOPMENT, TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS,
+TAVOLA_DEVELOPMENT, TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS (default 30),
+TAVOLA_DUE_SWEEP_SECONDS (default 1), TAVOLA_TASK_GRACE_SECONDS (default 5),
 TAVOLA_HOST, TAVOLA_PORT (default 50051), TAVOLA_PORT_FILE, TAVOLA_TIMER_HOST,
 TAVOLA_TIMER_PORT (default 50052), TAVOLA_TIMER_PORT_FILE, TAVOLA_METRICS_PORT,
 TAVOLA_REDIS_CONNECTIONS (default 64), TAVOLA_REDIS_POOL_TIMEOUT_SECONDS (default 10), TAVOLA_LOG_LEVEL,
@@ -93,7 +94,8 @@ async def serve() -> None:
         os.replace(f"{timer_port_file}.tmp", timer_port_file)
     log.info("serving", server="gateway-timers", address=f"{timer_host}:{timer_port}")
 
-    sweeper = Sweeper(core, settings.sweep_seconds)
+    core.task_grace_seconds = settings.task_grace_seconds
+    sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds)
     sweeper.start()
 
     async def close() -> None:

@@ -47,7 +47,11 @@ class Settings:
     table_ttl_seconds: int = 7 * 24 * 3600
     open_table_ttl_seconds: int = 3600
     rules_timeout_seconds: float = 5.0
+    # The walk of the tables in progress, for a table that lost its due time (gateway/sweeper.py).
     sweep_seconds: float = 30.0
+    # How often overdue tables are woken again, and how late a task may be before they are.
+    due_sweep_seconds: float = 1.0
+    task_grace_seconds: float = 5.0
     # A development run (TAVOLA_DEVELOPMENT=true) may use the development bot secret.
     development: bool = False
     # Per-client quotas (gateway/quotas.py); 0 turns one off.
@@ -69,6 +73,8 @@ class Settings:
             open_table_ttl_seconds=int(env.get("TAVOLA_OPEN_TABLE_TTL_SECONDS", cls.open_table_ttl_seconds)),
             rules_timeout_seconds=float(env.get("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds)),
             sweep_seconds=float(env.get("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds)),
+            due_sweep_seconds=float(env.get("TAVOLA_DUE_SWEEP_SECONDS", cls.due_sweep_seconds)),
+            task_grace_seconds=float(env.get("TAVOLA_TASK_GRACE_SECONDS", cls.task_grace_seconds)),
             development=env.get("TAVOLA_DEVELOPMENT", "").lower() in ("1", "true", "yes"),
             quotas=Limits(
                 create_per_minute=int(env.get("TAVOLA_QUOTA_CREATE_PER_MINUTE", Limits.create_per_minute)),

@@ -462,12 +462,21 @@ class TableCore:
 
     # -- wake-ups -----------------------------------------------------------------------------
 
-    async def wake(self, record: store_pb2.TableRecord) -> None:
+    # How long past its expected time a pending task is waited for before the due sweep
+    # (gateway/sweeper.py) wakes its table again; the gateway sets TAVOLA_TASK_GRACE_SECONDS.
+    task_grace_seconds = 5.0
+
+    async def wake(self, record: store_pb2.TableRecord, not_before: float | None = None) -> None:
         """Enqueue a task per bot seat that must decide now, and a timer per human seat that
         must decide on a timed table. A bot's task carries the seat's view, exactly what
         GetView would answer that seat's token at this version, so the worker asks the
-        gateway nothing before it submits. The sweep calls it too."""
+        gateway nothing before it submits. The sweeps call it too, with ``not_before``: the
+        earliest time to look at the table again.
+
+        The table's due time is written first: should this gateway stop before the enqueue,
+        or a worker die holding the task, the due sweep finds the table within seconds."""
         table = record.table
+        await self._set_due(record, not_before)
         if table.status != gw.TABLE_STATUS_IN_PROGRESS:
             return
         for seat in table.deciding_seats:
@@ -481,6 +490,20 @@ class TableCore:
                 countdown = max(0.0, table.decision_deadline.ToNanoseconds() / 1e9 - time.time())
                 task = {"args": [table.table_id, seat, table.version], "queue": TIMER_QUEUE, "countdown": countdown}
                 await self._enqueue(EXPIRE_TASK, table.table_id, seat, **task)
+
+    async def _set_due(self, record: store_pb2.TableRecord, not_before: float | None) -> None:
+        from gateway.sweeper import due_time  # the sweeper imports this module
+
+        table = record.table
+        due = due_time(record, self.task_grace_seconds)
+        if due is None and table.status == gw.TABLE_STATUS_OPEN:
+            return  # an open table never waited on a task
+        if due is not None and not_before is not None:
+            due = max(due, not_before)
+        try:
+            await self.store.set_due(table.table_id, due)
+        except Exception:  # the command stands; the sweep's walk finds a table without a due time
+            log.warning("due_time_failed", table_id=table.table_id, exc_info=True)
 
     async def _index(self, table_id: str, status: str | None) -> None:
         try:

@@ -18,6 +18,9 @@ Two indexes across tables, sorted sets scored by the time a table took its statu
 written only when the status changes (never on the path of an ordinary action):
 ``<prefix>:index:open`` (tables waiting for players, for ListTables) and
 ``<prefix>:index:in-progress`` (tables being played, for ListTables and the sweep).
+A third sorted set, ``<prefix>:due``, holds each table that waits on a bot or timer task,
+scored by the time that task should have acted by; the gateway's sweep
+(gateway/sweeper.py) wakes a table again once its time has passed.
 
 On a Redis Cluster (``redis+cluster://``, common/redis_client.py) a table's keys live in
 one slot, so the commit script runs on one node; the indexes and the sweep cursor are keys
@@ -68,6 +71,14 @@ if ttl > 0 then
 end
 redis.call('PUBLISH', ARGV[8], ARGV[4])
 return {1}
+"""
+
+
+# Forgets a table's due time only if nobody moved it later meanwhile (a newer commit did).
+_FORGET_DUE = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) <= tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
 """
 
 
@@ -151,6 +162,8 @@ class TableStore:
         # An open table nobody starts expires sooner, and so leaves the lobby.
         self.open_ttl = ttl_seconds if open_ttl_seconds is None else min(open_ttl_seconds, ttl_seconds)
         self._commit = client.register_script(_COMMIT)
+        self._forget_due = client.register_script(_FORGET_DUE)
+        self.due_key = f"{prefix}:due"
 
     def _keys(self, table_id: str) -> tuple[str, str, str]:
         base = f"{self.prefix}:{{{table_id}}}"
@@ -264,6 +277,36 @@ class TableStore:
         await self.redis.set(cursor_key, offset + len(raw) if len(raw) == count else 0)
         return [table_id.decode() for table_id in raw]
 
-    async def try_lock(self, name: str, seconds: int) -> bool:
+    async def try_lock(self, name: str, seconds: float) -> bool:
         """A lock that expires by itself, so one gateway of many does a periodic job."""
-        return bool(await self.redis.set(f"{self.prefix}:lock:{name}", "1", nx=True, ex=max(1, seconds)))
+        milliseconds = max(1, int(seconds * 1000))
+        return bool(await self.redis.set(f"{self.prefix}:lock:{name}", "1", nx=True, px=milliseconds))
+
+    # -- due times: tables waiting on a task ---------------------------------------------
+
+    async def set_due(self, table_id: str, when: float | None) -> None:
+        """The time by which the table's pending task should have acted (None: it waits
+        on no task)."""
+        if when is None:
+            await self.redis.zrem(self.due_key, table_id)
+        else:
+            await self.redis.zadd(self.due_key, {table_id: when})
+
+    async def overdue(self, now: float, count: int) -> list[tuple[str, float]]:
+        """Up to ``count`` tables whose due time has passed, the longest overdue first."""
+        # redis-py types replies for every client flavour at once; this one does not decode.
+        raw = cast(
+            "list[tuple[bytes, float]]",
+            await self.redis.zrangebyscore(self.due_key, "-inf", now, start=0, num=count, withscores=True),
+        )
+        return [(table_id.decode(), score) for table_id, score in raw]
+
+    async def forget_due(self, table_id: str, seen: float) -> None:
+        """Drops the table's due time unless a newer commit set a later one than ``seen``."""
+        await self._forget_due(keys=[self.due_key], args=[table_id, repr(seen)])
+
+    async def due_times(self, table_ids: list[str]) -> list[float | None]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id in table_ids:
+                pipe.zscore(self.due_key, table_id)
+            return await pipe.execute()

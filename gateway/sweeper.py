@@ -1,66 +1,188 @@
-"""Nothing waits for a lost task: a sweep re-enqueues the tasks of quiet tables.
+"""Nothing waits for a lost task: the gateway wakes again a table whose task is overdue.
 
-A bot or timer task can be lost between a commit and its enqueue (the broker down at
-that moment, or the gateway stopped in between). Every ``interval`` seconds one gateway
-(by a self-expiring lock) takes the next batch of tables in progress, round and round
-the index, and for each that has not changed for an interval enqueues again the tasks
-its current version needs. That is harmless when
-the first task was not lost: a bot task for a version already played, or a timer for a
-seat that decided, does nothing (``bots/tasks.py``, ``TimerService``).
+A bot or timer task can be lost between a commit and its enqueue (the broker down at that
+moment, or the gateway stopped in between), or with a worker killed while it held the
+task: tasks are acknowledged late, but the Redis broker hands an unacknowledged task on
+only after its visibility timeout (common/tasks.py), far too late for a game.
+
+So every wake-up (``TableCore.wake``) first records when the table's task should have
+acted by (``due_time``): a bot's by the commit plus the grace (TAVOLA_TASK_GRACE_SECONDS)
+plus twice its thinking budget (a task may wait one budget for a busy pool process, then
+think one), a timer's by its deadline plus the grace. Two jobs, each run by one gateway
+at a time (a self-expiring lock):
+
+- every ``due_interval`` seconds (TAVOLA_DUE_SWEEP_SECONDS, 1) the due sweep takes the
+  tables whose time has passed and wakes them again, unless the table moved on meanwhile
+  or its bot's queue holds enough tasks to explain the wait (then it looks again once
+  they should be done). A table woken again is next looked at after as long again as it
+  has been quiet (doubling, at most a minute), so a task that keeps getting lost does not
+  flood its queue;
+- every ``interval`` seconds (TAVOLA_SWEEP_SECONDS, 30) the walk takes the next batch of
+  tables in progress, round and round the index, and wakes those quiet that long that
+  have no due time: a gateway stopped between a commit and its wake-up recorded none.
+
+Waking a table whose task was not lost is harmless: a bot task for a version already
+played, or a timer for a seat that decided, does nothing (``bots/tasks.py``,
+``TimerService``); the bot's copy submits under the same request id and expected version.
 """
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import structlog
 from redis.exceptions import RedisError
 
+from common.tasks import queue_for
 from gateway import metrics
-from gateway.core import TableCore
 from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.store.v1 import store_pb2
+
+if TYPE_CHECKING:  # the core imports due_time from here
+    from gateway.core import TableCore
 
 log = structlog.get_logger()
 
-BATCH = 500
+BATCH = 500  # tables per walk
+DUE_BATCH = 500  # overdue tables per due sweep
+BACKOFF_CAP = 60.0
+# What a task ahead in a bot's queue may take, generously: workers on two cores play a
+# random bot's task in about 5 ms. A search bot's task adds its budget.
+QUEUED_TASK_SECONDS = 0.02
+
+
+@lru_cache(maxsize=1024)
+def thinking_seconds(bot: str) -> float:
+    """A bot's thinking budget per decision: its ``budget_ms`` option (the option's maximum
+    when 0, i.e. a search limited by iterations only); 0 for a bot without one, or one
+    whose worker runs elsewhere."""
+    from bots import registry  # loaded by the gateway's bot catalogue already
+
+    try:
+        spec, options = registry.resolve(bot)
+    except registry.BotError:
+        return 0.0
+    for option in spec.options:
+        if option.name == "budget_ms":
+            value = options[option.name]
+            budget = value if isinstance(value, int | float) and value > 0 else (option.maximum or 0)
+            return float(budget) / 1000
+    return 0.0
+
+
+def due_time(record: store_pb2.TableRecord, grace: float) -> float | None:
+    """When the tasks the table waits on now should have acted by (epoch seconds); None
+    when it waits on none (not in progress, or only untimed human seats decide)."""
+    table = record.table
+    if table.status != gw.TABLE_STATUS_IN_PROGRESS:
+        return None
+    changed = table.update_time.ToNanoseconds() / 1e9
+    times = []
+    for seat in table.deciding_seats:
+        info = table.seats[seat]
+        if info.kind == gw.SEAT_KIND_BOT:
+            times.append(changed + grace + 2 * thinking_seconds(info.bot))
+        elif table.HasField("decision_deadline"):
+            times.append(table.decision_deadline.ToNanoseconds() / 1e9 + grace)
+    return min(times, default=None)
 
 
 class Sweeper:
-    def __init__(self, core: TableCore, interval: float):
+    def __init__(self, core: "TableCore", interval: float, due_interval: float = 1.0):
         self.core = core
         self.interval = interval
-        self.task: asyncio.Task | None = None
+        self.due_interval = due_interval
+        self.tasks: list[asyncio.Task] = []
 
     def start(self) -> None:
         if self.interval > 0:
-            self.task = asyncio.create_task(self._run(), name="sweeper")
+            self.tasks.append(asyncio.create_task(self._every(self.interval, self.sweep), name="sweeper"))
+        if self.due_interval > 0:
+            self.tasks.append(asyncio.create_task(self._every(self.due_interval, self.sweep_due), name="due-sweeper"))
 
     async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        self.tasks.clear()
 
-    async def _run(self) -> None:
+    @staticmethod
+    async def _every(seconds: float, job: Callable[[], Awaitable[int]]) -> None:
         while True:
-            await asyncio.sleep(self.interval)
+            await asyncio.sleep(seconds)
             try:
-                await self.sweep()
+                await job()
             except RedisError:
-                log.warning("sweep_failed", exc_info=True)
+                log.warning("sweep_failed", job=job.__name__, exc_info=True)
+
+    async def sweep_due(self) -> int:
+        """Wakes again the tables whose task is overdue; returns how many it woke."""
+        store = self.core.store
+        if not await store.try_lock("sweep-due", self.due_interval):
+            return 0
+        now = time.time()
+        overdue = await store.overdue(now, DUE_BATCH)
+        if not overdue:
+            return 0
+        records = await store.load_many([table_id for table_id, _ in overdue])
+        grace = self.core.task_grace_seconds
+        backlogs: dict[str, int] = {}
+        woken = 0
+        for (table_id, seen), record in zip(overdue, records, strict=True):
+            due = None if record is None else due_time(record, grace)
+            if record is None or due is None:  # expired, finished, or it waits on no task now
+                await store.forget_due(table_id, seen)
+                continue
+            if due > now:  # it moved on since; its own time stands
+                await store.set_due(table_id, due)
+                continue
+            queued = await self._queued_wait(record, backlogs)
+            if due + queued > now:  # its task may still be in the queue behind the others
+                await store.set_due(table_id, due + queued)
+                continue
+            quiet = now - record.table.update_time.ToNanoseconds() / 1e9
+            await self.core.wake(record, not_before=now + min(BACKOFF_CAP, max(grace, quiet)))
+            woken += 1
+        if woken:
+            metrics.SWEPT.inc(woken)
+            log.info("woken_overdue", tables=len(overdue), woken=woken)
+        return woken
+
+    async def _queued_wait(self, record: store_pb2.TableRecord, backlogs: dict[str, int]) -> float:
+        """How long the tasks now in the queues of the table's deciding bots may take."""
+        publisher = self.core.publisher
+        if publisher is None:  # a broker read only through Celery: no backlog known
+            return 0.0
+        table = record.table
+        wait = 0.0
+        for seat in table.deciding_seats:
+            info = table.seats[seat]
+            if info.kind != gw.SEAT_KIND_BOT:
+                continue
+            queue = queue_for(info.bot)
+            if queue not in backlogs:
+                backlogs[queue] = int(await publisher.redis.llen(f"{publisher.key_prefix}{queue}"))
+            wait = max(wait, backlogs[queue] * (QUEUED_TASK_SECONDS + thinking_seconds(info.bot)))
+        return wait
 
     async def sweep(self) -> int:
-        """Re-enqueues the tasks of the quiet tables among the next batch of tables in
-        progress; returns how many tables it woke."""
+        """The walk: wakes the tables among the next batch of tables in progress that have
+        been quiet for an interval and have no due time (or all quiet ones when the due
+        sweep is off); returns how many it woke."""
         store = self.core.store
-        if not await store.try_lock("sweep", int(self.interval)):
+        if not await store.try_lock("sweep", self.interval):
             return 0
         batch = await store.sweep_batch(BATCH)
         records = await store.load_many(batch)
+        dues = await store.due_times(batch) if self.due_interval > 0 else [None] * len(batch)
         quiet_before = time.time() - self.interval
         woken = 0
-        for table_id, record in zip(batch, records, strict=True):
+        for table_id, record, due in zip(batch, records, dues, strict=True):
             if record is None or record.table.status != gw.TABLE_STATUS_IN_PROGRESS:
                 await store.index(table_id, None, 0)  # expired or finished: no longer played
-            elif record.table.update_time.ToNanoseconds() / 1e9 < quiet_before:
+            elif due is None and record.table.update_time.ToNanoseconds() / 1e9 < quiet_before:
                 await self.core.wake(record)
                 woken += 1
         if woken:
