@@ -68,6 +68,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     where.add_argument("--join", metavar="TABLE_ID", help="take a free seat of an open table")
     where.add_argument("--spectate", metavar="TABLE_ID", help="watch a table")
     where.add_argument("--rejoin", metavar="TABLE_ID", help="take back your seat with its saved token")
+    where.add_argument(
+        "--replay",
+        metavar="TABLE_ID",
+        help="step through a table's replay: as your saved seat, as --seat after the end, else as a spectator",
+    )
+    parser.add_argument("--seat", type=int, help="with --replay: whose replay (anyone's once the game is over)")
     parser.add_argument(
         "--start-stack",
         action="store_true",
@@ -82,7 +88,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def plan_of(args: argparse.Namespace) -> Plan:
     mode, table_id = "create", ""
-    for name in ("join", "spectate", "rejoin"):
+    for name in ("join", "spectate", "rejoin", "replay"):
         if getattr(args, name):
             mode, table_id = name, getattr(args, name)
     return Plan(
@@ -96,6 +102,7 @@ def plan_of(args: argparse.Namespace) -> Plan:
         timer_policy=POLICIES[args.timer_policy],
         seed=args.seed,
         table_id=table_id,
+        seat=args.seat,
     )
 
 

@@ -23,6 +23,7 @@ from textual.widgets.option_list import Option
 
 from clients.terminal import choices
 from clients.terminal.renderers import Renderer, TableContext, for_game
+from clients.terminal.replay import ReplayBook, ReplayScreen
 from clients.terminal.session import Decoder, SavedSeat, Session, Snapshot, explain
 from common.errors import reason_of
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -35,7 +36,7 @@ MIN_WIDTH, MIN_HEIGHT = 80, 24
 class Plan:
     """What the client was asked to do: create a table, join one, spectate one or rejoin."""
 
-    mode: str = "create"  # create | join | spectate | rejoin
+    mode: str = "create"  # create | join | spectate | rejoin | replay
     game: str = "borgia"
     players: int = 2
     bots: list[str] = field(default_factory=lambda: ["random"])
@@ -45,6 +46,7 @@ class Plan:
     timer_policy: gw.TimeoutPolicy = gw.TIMEOUT_POLICY_BOT_TAKES_SEAT
     seed: int | None = None
     table_id: str = ""
+    seat: int | None = None  # whose replay to read (replay mode); None: one's saved seat, else a spectator's
 
 
 class EndScreen(ModalScreen[None]):
@@ -53,6 +55,7 @@ class EndScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("q", "app.quit", "Quit"),
         Binding("escape,b", "dismiss", "Back to the board"),
+        Binding("v", "app.replay", "Replay"),
     ]
 
     def __init__(self, headline: str, details: str):
@@ -64,7 +67,10 @@ class EndScreen(ModalScreen[None]):
         with Vertical(id="end"):
             yield Static(Text(self.headline, style="bold"), id="end-headline")
             yield Static(self.details, id="end-details")
-            yield Static("q quit · b or Escape: back to the board and the history", id="end-keys")
+            yield Static(
+                "q quit · b or Escape: back to the board and the history · v: replay it step by step",
+                id="end-keys",
+            )
 
 
 class ConfirmQuit(ModalScreen[bool]):
@@ -112,6 +118,7 @@ class TableApp(App[int]):
         Binding("q", "leave", "Quit"),
         Binding("h", "focus_history", "History", show=False),
         Binding("r", "result", "Result", show=False),
+        Binding("v", "replay", "Replay"),
         *[Binding(str(n), f"pick({n})", show=False) for n in range(1, 10)],
     ]
 
@@ -209,6 +216,9 @@ class TableApp(App[int]):
         self.renderer = for_game(self._game.game_id)
         await asyncio.to_thread(self._prepare_types)
         self._draw_help()
+        if self.plan.mode == "replay":
+            await self._open_replay(then_exit=True)
+            return
         self.run_worker(self._follow(), name="events")
         self._wake.set()
         while not self.finished:
@@ -250,6 +260,8 @@ class TableApp(App[int]):
             await session.spectate(plan.table_id)
         elif plan.mode == "rejoin":
             await session.rejoin(SavedSeat.load(plan.table_id))
+        elif plan.mode == "replay":
+            await session.replay_only(plan.table_id, plan.seat)
         else:
             raise LookupError(f"unknown mode {plan.mode!r}")
 
@@ -352,7 +364,7 @@ class TableApp(App[int]):
             return
         table = snap.table
         if table.status == gw.TABLE_STATUS_FINISHED:
-            lines.append(Text("The game is over. r: the result again · q: quit", style="bold"))
+            lines.append(Text("The game is over. r: the result again · v: the replay · q: quit", style="bold"))
         elif self.sending:
             lines.append(Text("Sending your choice…"))
         elif snap.must_decide:
@@ -380,6 +392,7 @@ class TableApp(App[int]):
             "  ↑ ↓ Enter   choose an action      1-9  choose by number\n"
             "  Esc         back out of a submenu\n"
             "  Tab         move between the menu and the history (↑ ↓ PgUp PgDn scroll it)\n"
+            "  v           the replay: each step as you saw it, the board then\n"
             "  ?  F1       this help             q    leave the table\n"
         )
         seat = self._live.saved_path
@@ -392,12 +405,12 @@ class TableApp(App[int]):
         if text:
             self.history_widget.write(Text(text))
 
-    def _event_text(self, event: gw.TableEvent) -> str | None:
-        ctx = self.ctx or TableContext(gw.Table(), self._live.seat)
+    def _event_text(self, event: gw.TableEvent, ctx: TableContext | None = None) -> str | None:
+        ctx = ctx or self.ctx or TableContext(gw.Table(), self._live.seat)
         body = event.WhichOneof("body")
         if body == "seat_taken":
             taken = event.seat_taken
-            if taken.seat == self._live.seat:
+            if taken.seat == ctx.me:
                 return f"You sit down as {taken.display_name}."
             return f"{taken.display_name} sits down."
         if body == "table_started":
@@ -490,6 +503,39 @@ class TableApp(App[int]):
     def action_result(self) -> None:
         if self.finished and self.snap is not None:
             self.push_screen(EndScreen(*self._outcome(self.snap)))
+
+    def action_replay(self) -> None:
+        if self.session is not None and self.session.game is not None and not isinstance(self.screen, ReplayScreen):
+            self.run_worker(self._open_replay(), name="replay")
+
+    async def _open_replay(self, then_exit: bool = False) -> None:
+        """Fetches the replay (with a view per step) and shows it; ``then_exit``: the app
+        was started to read it, and ends when it is closed."""
+        session = self._live
+        try:
+            replay = await session.replay()
+        except grpc.RpcError as error:
+            if then_exit:
+                self.exit(return_code=1, message=f"tavola: no replay: {explain(error)}")
+                return
+            self.notice = f"No replay: {explain(error)}"
+            self._draw_prompt()
+            return
+        ctx = TableContext.of(replay.table, session.seat)
+        book = await asyncio.to_thread(ReplayBook, replay, ctx, self.renderer, self.decoder, self._event_text)
+        if session.seat is None:
+            whose = "as the spectators saw it"
+        elif session.token:
+            whose = f"as you saw it ({ctx.names.get(session.seat, '')})"
+        else:
+            whose = f"as {ctx.names.get(session.seat, f'seat {session.seat}')} saw it"
+        heading = f"{self._game.display_name} · table {replay.table.table_id} · {whose}"
+
+        def closed(_: None) -> None:
+            if then_exit:
+                self.exit(0)
+
+        self.push_screen(ReplayScreen(book, heading), closed)
 
     def action_leave(self) -> None:
         snap = self.snap

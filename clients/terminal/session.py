@@ -228,6 +228,27 @@ class Session:
         await self.describe(table.game_id)
         self.table_id = table_id
 
+    async def replay_only(self, table_id: str, seat: int | None) -> None:
+        """Reads a table's replay without taking part: as a spectator, as ``seat`` (anyone
+        may after the end), or as the seat saved for this table (with its token, also
+        while the game runs)."""
+        table = await self._table(table_id)
+        await self.describe(table.game_id)
+        self.table_id = table_id
+        try:
+            saved = SavedSeat.load(table_id)
+        except LookupError:
+            saved = None
+        if saved is not None and seat in (None, saved.seat):
+            self.seat, self.token = saved.seat, saved.token
+        else:
+            self.seat = seat
+
+    async def replay(self) -> gw.GetReplayResponse:
+        """The table's log as this seat (or a spectator) saw it, with its view at every step."""
+        request = gw.GetReplayRequest(table_id=self.table_id, seat=self.seat, with_views=True)
+        return await self._call(self.stub.GetReplay, request, metadata=self.metadata, timeout=120)
+
     async def _table(self, table_id: str) -> gw.Table:
         return (await self._call(self.stub.GetTable, gw.GetTableRequest(table_id=table_id), timeout=10)).table
 

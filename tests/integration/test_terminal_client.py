@@ -9,6 +9,7 @@ import pytest
 from clients.terminal import __main__ as cli
 from clients.terminal import choices
 from clients.terminal.app import Plan, TableApp
+from clients.terminal.replay import ReplayScreen
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 SIZE = (120, 40)
@@ -209,3 +210,81 @@ def test_large_choices_are_short_steps():
     assert len(menu) == 12 and menu[0].label == "bid 1 …"
     assert [choice.label for choice in menu[0].children] == ["bid 1 BRIBE", "bid 1 POISON", "bid 1 RUMOR"]
     assert choices.build(choices.word_paths(["call", "allow"]))[1].index == 1
+
+
+def test_stepping_through_ones_own_replay_after_the_end(stack):
+    async def scenario(pilot):
+        app = pilot.app
+        await play_to_the_end(pilot)
+        await pilot.press("v")  # from the end screen
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        book = app.screen.book
+        first = app.screen_text()
+        assert f"step 1 of {len(book)}" in first and "as you saw it (Ada)" in first
+        assert "What happened" in first and "random bot sits down." in first
+        assert "has not started yet" in first
+        await pilot.press("right")
+        assert "step 2 of" in app.screen_text() and "You sit down as Ada." in app.screen_text()
+        for _ in range(6):
+            await pilot.press("right")
+            if "Your dice: [" in app.screen_text():
+                break
+        # The board as Ada saw it then: her own dice, the bot's hidden.
+        text = app.screen_text()
+        assert "Your dice: [" in text and "hidden ■" in text
+        await pilot.press("end")
+        last = app.screen_text()
+        assert f"step {len(book)} of {len(book)}" in last and "Game over" in last
+        assert "Final result" in last  # the end reveals everything
+        await pilot.press("left")
+        assert f"step {len(book) - 1} of" in app.screen_text()
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, ReplayScreen)
+
+    run(stack.gateway_address, Plan(game="borgia", players=2, seed=11, name="Ada"), scenario)
+
+
+def test_reading_a_finished_tables_replay_as_any_seat(stack, gateway):
+    table = gateway.CreateTable(
+        gw.CreateTableRequest(
+            game_id="pecunia",
+            player_count=2,
+            options={"target": "10"},
+            bot_seats=[gw.BotSeat(seat=0, bot="random"), gw.BotSeat(seat=1, bot="random")],
+            auto_start=True,
+        )
+    ).table
+    for _ in gateway.SpectateTable(gw.SpectateTableRequest(table_id=table.table_id), timeout=60):
+        pass
+    args = cli.parse_args(["--replay", table.table_id, "--seat", "1"])
+    plan = cli.plan_of(args)
+    assert (plan.mode, plan.table_id, plan.seat) == ("replay", table.table_id, 1)
+
+    async def scenario(pilot):
+        app = pilot.app
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await pilot.press("pagedown")
+        text = app.screen_text()
+        assert "as random bot 1 saw it" in text and "step 11 of" in text
+        assert text.count("your hand") == 1  # seat 1's hand, and only a count of the other's
+        await pilot.press("escape")
+        await until(pilot, lambda: app.return_code is not None)
+        assert app.return_code == 0
+
+    run(stack.gateway_address, plan, scenario)
+    # While a table runs, a seat's replay needs its token: the client says so and ends.
+    running = gateway.CreateTable(
+        gw.CreateTableRequest(
+            game_id="borgia", player_count=2, bot_seats=[gw.BotSeat(seat=1, bot="random")], auto_start=True
+        )
+    ).table
+    gateway.TakeSeat(gw.TakeSeatRequest(table_id=running.table_id, seat=0))
+
+    async def main() -> TableApp:
+        app = TableApp(stack.gateway_address, Plan(mode="replay", table_id=running.table_id, seat=0))
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.return_code is not None)
+        return app
+
+    assert asyncio.run(main()).return_code == 1
