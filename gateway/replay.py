@@ -31,6 +31,10 @@ from tavola.store.v1 import store_pb2
 # GetView calls in flight at once for one replay: enough to hide the round trips, few
 # enough that one long replay does not crowd out the tables being played.
 VIEWS_IN_FLIGHT = 8
+# Replays with views rebuilt at once by one gateway; more wait their turn, so that a
+# burst of them costs the rules services a bounded share.
+REPLAYS_AT_ONCE = 4
+_replaying = asyncio.Semaphore(REPLAYS_AT_ONCE)
 
 
 def mismatch(table_id: str, message: str) -> ApiError:
@@ -57,7 +61,8 @@ async def replay(
         response.steps.pop()
     if [step.seq for step in response.steps] != [entry.seq for entry in entries]:
         raise mismatch(table_id, "the table's log changed while it was read")
-    views, status = await ViewReplay(core.rules, table, record.seed, seat).run(entries)
+    async with _replaying:
+        views, status = await ViewReplay(core.rules, table, record.seed, seat).run(entries)
     final = views[-1] if views else None
     if (
         final is None
