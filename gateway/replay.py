@@ -56,7 +56,7 @@ async def replay(
     # it, it is the same log, and replays into the state whose view the answer holds.
     record, _ = await core.load(table_id)
     entries = [entry for entry in await core.read_whole_log(table_id, table.last_seq) if entry.seq <= table.last_seq]
-    # Steps committed after the table was read are left for the next call, without a view.
+    # Steps committed after the table was read are left out: the next call has them.
     while response.steps and response.steps[-1].seq > table.last_seq:
         response.steps.pop()
     if [step.seq for step in response.steps] != [entry.seq for entry in entries]:
