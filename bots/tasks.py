@@ -38,6 +38,7 @@ from tavola.rules.v1 import rules_pb2
 log = structlog.get_logger()
 
 _channels: dict[str, grpc.Channel] = {}
+_stubs: dict[str, gateway_pb2_grpc.GatewayServiceStub] = {}
 
 
 def channel(address: str | None = None) -> grpc.Channel:
@@ -47,6 +48,15 @@ def channel(address: str | None = None) -> grpc.Channel:
     if address not in _channels:
         _channels[address] = grpc.insecure_channel(address)
     return _channels[address]
+
+
+def gateway_stub() -> gateway_pb2_grpc.GatewayServiceStub:
+    """One stub per gateway address and worker process: making one per task (a callable
+    per method) is a noticeable share of a cheap bot's CPU."""
+    address = os.environ.get("TAVOLA_GATEWAY", defaults.GATEWAY_ADDRESS)
+    if address not in _stubs:
+        _stubs[address] = gateway_pb2_grpc.GatewayServiceStub(channel(address))
+    return _stubs[address]
 
 
 def platform_secret() -> str:
@@ -111,7 +121,7 @@ def choose(
 )
 def decide(table_id: str, seat: int, version: int, bot: str, view: str | None = None) -> str:
     metadata = auth.metadata(auth.bot_token(bot_key(bot), table_id, seat))
-    stub = gateway_pb2_grpc.GatewayServiceStub(channel())
+    stub = gateway_stub()
     try:
         response: gateway_pb2.GetViewResponse
         if view is not None:  # the view the task was sent with, base64 of its bytes
