@@ -58,8 +58,7 @@ def gateway(monkeypatch):
     response.table.version = VERSION
     response.table.table_id = "t1"
     fake = FakeGateway(response)
-    monkeypatch.setattr(tasks.gateway_pb2_grpc, "GatewayServiceStub", lambda channel: fake)
-    monkeypatch.setattr(tasks, "channel", lambda: None)
+    monkeypatch.setattr(tasks, "gateway_stub", lambda: fake)
     real = registry.load_bots()
     extra = {
         name: dataclasses.replace(real["random"], name=name, make=lambda game_id, options, s=strategy: s)
