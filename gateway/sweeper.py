@@ -116,6 +116,8 @@ class Sweeper:
                 await job()
             except RedisError:
                 log.warning("sweep_failed", job=job.__name__, exc_info=True)
+            except Exception:  # a fault in one round must not end the sweeps for good
+                log.exception("sweep_error", job=job.__name__)
 
     async def sweep_due(self) -> int:
         """Wakes again the tables whose task is overdue; returns how many it woke."""
