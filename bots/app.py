@@ -50,7 +50,9 @@ if _broker.startswith("redis://"):  # rediss:// keeps kombu's own transport, whi
     app.conf.broker_transport = f"{__name__}:Transport"
 app.conf.update(
     include=["bots.tasks", "bots.timers"],
-    # A task is acknowledged only once done; a worker lost mid-task hands it to another.
+    # A task is acknowledged only once done. One lost with a pool process goes back to its
+    # queue at once; one lost with the whole worker is sent again by the gateway within
+    # seconds (gateway/sweeper.py), long before the broker's visibility timeout.
     task_acks_late=True,
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,
