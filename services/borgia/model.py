@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from services.engine.values import fast_inits
+
 
 class Cardinal(IntEnum):
     """B1: the six cardinals. The value is the index into ``BorgiaState.influence``."""
@@ -396,3 +398,6 @@ class BorgiaView:
     centre_rumors: tuple[Cardinal, ...]
     seats: tuple[SeatView, ...]
     result: FinalResult | None
+
+
+fast_inits(__name__)  # every value above is built at each decision

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from services.engine.errors import InvalidConfig
 from services.engine.rng import Rng
+from services.engine.values import fast_inits
 
 if TYPE_CHECKING:  # engines stay free of protobuf at run time; only codecs produce messages
     from google.protobuf.message import Message
@@ -198,3 +199,6 @@ class Game(Generic[State, Action, Event, View]):
 
     engine: Engine[State, Action, Event, View]
     codec: Codec[State, Action, Event, View]
+
+
+fast_inits(__name__)  # an Outcome is built at the end of every playout

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 
+from services.engine.values import fast_inits
+
 
 class Symbol(IntEnum):
     """Die faces (M1). The first four are also token kinds (M2)."""
@@ -592,3 +594,6 @@ class View:
     winners: tuple[int, ...]
     end_reason: EndReason | None
     wrong_guesses: tuple[WrongGuess, ...]  # public (M16, M19); empty once the game is over
+
+
+fast_inits(__name__)  # every value above is built at each decision

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple
 
+from services.engine.values import fast_inits
+
 
 class RomanKind(IntEnum):
     SENATOR = 1
@@ -444,3 +446,6 @@ class PecuniaView:
     action_discard: tuple[ActionCard, ...]
     winners: tuple[int, ...]
     end_reason: EndReason
+
+
+fast_inits(__name__)  # every value above is built at each decision
