@@ -52,6 +52,7 @@ def _make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
         # the opponents branch in the tree (plain SO-ISMCTS): a random model would be weaker.
         opponent=heuristic,
         prior=heuristic,
+        overrule=float(options["overrule"]),
     )
     return policy_strategy(get_game(game_id), policy)
 
@@ -116,6 +117,16 @@ ISMCTS = BotSpec(
             "enum",
             "random",
             ("random", "heuristic"),
+        ),
+        BotOption(
+            "overrule",
+            "How sure the search must be to overrule the game's heuristic: the lead, in standard errors, "
+            "another action's playouts need over the heuristic's choice (0: follow the playouts alone).",
+            "float",
+            "2.0",
+            (),
+            0,
+            10,
         ),
     ),
 )

@@ -25,7 +25,10 @@ sees (``engine.sample``), and walks one shared tree with it:
 choose a bonus worth ``bias`` wins that fades as the child is visited (progressive bias).
 
 Children are keyed by (seat, action): engine actions are hashable values. The answer is
-the root action of the bot's seat visited most often.
+the root action of the bot's seat visited most often; with ``overrule`` and a ``prior``, it
+is the prior's favourite unless another root action's mean reward leads it by more than
+``overrule`` standard errors (at a few dozen playouts per decision, visit counts alone
+follow noise, and a sound heuristic's choice is the better bet).
 """
 
 import inspect
@@ -75,6 +78,7 @@ def search(
     bias: float = 1.0,
     depth: int = 0,
     widen: float = 1.0,
+    overrule: float = 0.0,
 ) -> SearchResult:
     """Search from ``seat``'s view until ``iterations`` (0: no limit) or ``budget_ms``
     (0: no limit) runs out, whichever comes first; at least one iteration runs.
@@ -199,10 +203,31 @@ def search(
             break
     kids = root.children[seat]
     root_visits = {action: child.visits for action, child in kids.items()}
+    if overrule > 0 and root_order and root_order[0] in kids:
+        return SearchResult(_overruled(kids, root_order[0], overrule), done, root_visits)
     best = max(root_visits.values())
     tied = [a for a in root_legal if root_visits.get(a) == best]
     preferred = [a for a in root_order if a in tied]  # a tie goes to the heuristic's favourite
     return SearchResult(preferred[0] if preferred else rng.choice(tied), done, root_visits)
+
+
+def _overruled(kids: dict[Any, Node], favourite: Any, z: float) -> Any:
+    """The prior's favourite, unless another root action's mean reward beats it by more
+    than ``z`` standard errors (the largest such lead wins): with a few dozen playouts per
+    decision the visit counts are mostly noise, and a sound heuristic's choice is the
+    better bet until the playouts clearly say otherwise."""
+    anchor = kids[favourite]
+    anchor_mean = anchor.total / anchor.visits
+    choice, lead = favourite, 0.0
+    for action, child in kids.items():
+        if child is anchor or child.visits < 2:
+            continue
+        mean = child.total / child.visits
+        p = min(max((mean + anchor_mean) / 2, 0.05), 0.95)  # a win rate's variance, kept off 0
+        error = math.sqrt(p * (1 - p) * (1 / child.visits + 1 / anchor.visits))
+        if mean - anchor_mean > max(z * error, lead):
+            choice, lead = action, mean - anchor_mean
+    return choice
 
 
 def _ranking(

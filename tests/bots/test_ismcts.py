@@ -7,7 +7,7 @@ import random
 import pytest
 
 from bots.builtin import heuristic_policy
-from bots.ismcts import _ranking, search
+from bots.ismcts import Node, _overruled, _ranking, search
 from bots.offline import play
 from bots.registry import make_strategy
 from bots.strategies import random_legal
@@ -88,3 +88,34 @@ def test_a_single_legal_action_is_played_without_searching():
     only = game.engine.legal_actions(state, seat)[:1]
     result = search(game, game.engine.view(state, seat), seat, only, random.Random(0), iterations=10, budget_ms=0)
     assert (result.action, result.iterations) == (only[0], 0)
+
+
+def _node(visits: int, wins: float) -> Node:
+    node = Node()
+    node.visits, node.total = visits, wins
+    return node
+
+
+def test_the_heuristics_choice_stands_against_a_lead_within_the_noise():
+    # 12/20 against 10/20 is a lead of 0.1, about 0.6 standard errors.
+    kids = {"favourite": _node(20, 10), "other": _node(20, 12)}
+    assert _overruled(kids, "favourite", 2.0) == "favourite"
+    assert _overruled(kids, "favourite", 0.5) == "other"
+
+
+def test_a_clear_lead_overrules_the_heuristic_and_the_largest_lead_wins():
+    kids = {"favourite": _node(40, 10), "better": _node(40, 24), "best": _node(40, 30), "rare": _node(1, 1)}
+    assert _overruled(kids, "favourite", 2.0) == "best"  # "rare" has one playout: not evidence
+
+
+def test_search_with_overrule_keeps_the_priors_choice_when_playouts_are_few():
+    game = get_game("pecunia")
+    heuristic = heuristic_policy("pecunia")
+    engine = game.engine
+    state, _ = engine.new_game(2, {}, 4)
+    seat = engine.deciders(state)[0]
+    legal, view = engine.legal_actions(state, seat), engine.view(state, seat)
+    favourite = _ranking(heuristic, game, view, seat, legal, random.Random(0))[0]
+    # Two playouts can never lead by two standard errors.
+    result = search(game, view, seat, legal, random.Random(0), iterations=2, budget_ms=0, prior=heuristic, overrule=2.0)
+    assert result.action == favourite
