@@ -33,3 +33,19 @@ def test_shuffle_is_a_permutation_and_reaches_every_order():
         assert sorted(items) == [0, 1, 2, 3]
         orders.add(tuple(items))
     assert len(orders) == 24
+
+
+def test_permute_is_deterministic_and_reaches_every_order_about_equally():
+    orders = Counter()
+    rng = Rng(11)
+    for _ in range(24_000):
+        items = list("abcd")
+        rng.permute(items)
+        orders["".join(items)] += 1
+    assert len(orders) == 24
+    assert all(800 < count < 1200 for count in orders.values())  # 1000 expected each
+    first, second = list(range(70)), list(range(70))
+    Rng(5).permute(first)
+    Rng(5).permute(second)
+    assert first == second != list(range(70))
+    assert sorted(first) == list(range(70))

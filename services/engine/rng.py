@@ -11,6 +11,7 @@ by one, where SplitMix64's invertible mixing gives no such guarantee.
 """
 
 import hashlib
+import math
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
@@ -53,7 +54,9 @@ class Rng:
         state = self.state
         while True:
             state = (state + _GOLDEN) & _MASK
-            x = _output(state)
+            hasher = _HASHER.copy()  # _output, inlined: below is most of a shuffle
+            hasher.update(state.to_bytes(8, "little"))
+            x = int.from_bytes(hasher.digest(), "little")
             if x < limit:
                 self.state = state
                 return x % n
@@ -86,4 +89,28 @@ class Rng:
         below = self.below
         for i in range(len(items) - 1, 0, -1):
             j = below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def permute(self, items: MutableSequence[T]) -> None:
+        """A uniformly random order of ``items``, in place, from few outputs: one big
+        number below n! (rejection sampling: exactly uniform) read as the choices of a
+        Fisher-Yates shuffle. Not the same draws as ``shuffle``, which the rules use and
+        replays depend on; this is for determinizations, which shuffle dozens of unseen
+        cards at every iteration of a search, one output per card with ``shuffle``."""
+        n = len(items)
+        if n < 2:
+            return
+        orders = math.factorial(n)
+        words = (orders.bit_length() + 64 + 63) // 64  # 64 spare bits: a redraw is all but never needed
+        span = 1 << (64 * words)
+        limit = span - span % orders
+        while True:
+            x = 0
+            for _ in range(words):
+                x = (x << 64) | self.next_u64()
+            if x < limit:
+                break
+        x %= orders
+        for i in range(n - 1, 0, -1):
+            x, j = divmod(x, i + 1)
             items[i], items[j] = items[j], items[i]

@@ -190,8 +190,12 @@ class _Work:
     winners: tuple[int, ...]
     end_reason: EndReason
 
+    # The instance dict holds exactly PecuniaState's fields; what is _Work's own is in slots.
+    # (A slot wins over the dict entry of the same name: ``rng`` is the Rng, not the int.)
+    __slots__ = ("__dict__", "copied", "events", "rng")
+
     def __init__(self, s: PecuniaState):
-        self.__dict__.update(s.__dict__)
+        self.__dict__ = s.__dict__.copy()
         self.rng = Rng(s.rng)
         self.events: list[PecuniaEvent] = []
         # Where the lists are: a field name, (field, player) or (player, seat) of a latrine,
@@ -199,6 +203,7 @@ class _Work:
         self.copied: list[str | tuple[str, int] | tuple[int, int]] = []
 
     def freeze(self) -> PecuniaState:
+        """The new state; this _Work hands it its fields and is done."""
         values = self.__dict__
         for where in reversed(self.copied):  # the innermost lists first
             if type(where) is str:
@@ -209,14 +214,12 @@ class _Work:
             else:
                 latrine = values["seats"][where[0]]
                 latrine[where[1]] = tuple(latrine[where[1]])
-        # The generated __init__ of a frozen dataclass sets every field through
-        # object.__setattr__, which was most of an action's cost; these are exactly
-        # PecuniaState's fields (once _Work's own are dropped), so they are filled in directly.
+        values["rng"] = self.rng.state
+        # The generated __init__ of a frozen dataclass sets every field one by one; the
+        # dict already holds exactly PecuniaState's fields, so the state just takes it.
         state = object.__new__(PecuniaState)
-        fields = state.__dict__
-        fields.update(values)
-        del fields["events"], fields["copied"]
-        fields["rng"] = self.rng.state
+        object.__setattr__(state, "__dict__", values)
+        self.__dict__ = {}
         return state
 
 
@@ -833,18 +836,25 @@ class PecuniaEngine:
 
     def view(self, state: PecuniaState, seat: int | None) -> PecuniaView:
         romans, actions = state.deck.romans, state.deck.actions
+        roman, action = romans.__getitem__, actions.__getitem__
+        # Lists and map() rather than generator expressions: a view is built at every
+        # decision of a search, and a generator costs more than these few items.
         players = tuple(
-            PlayerView(
-                seat=p,
-                sesterces=state.coins[p],
-                latrine=tuple(tuple(SeatedView(romans[r.card], r.markers) for r in stack) for stack in state.seats[p]),
-                queue=tuple(romans[c] for c in state.queues[p]),
-                hand_count=len(state.hands[p]),
-                # P7 / issue item 3: a hand is its owner's secret (also after the end:
-                # project decision, the rules never reveal hands).
-                hand=tuple(actions[c] for c in state.hands[p]) if p == seat else None,
-            )
-            for p in range(state.player_count)
+            [
+                PlayerView(
+                    seat=p,
+                    sesterces=state.coins[p],
+                    latrine=tuple(
+                        [tuple([SeatedView(romans[r.card], r.markers) for r in stack]) for stack in state.seats[p]]
+                    ),
+                    queue=tuple(map(roman, state.queues[p])),
+                    hand_count=len(state.hands[p]),
+                    # P7 / issue item 3: a hand is its owner's secret (also after the end:
+                    # project decision, the rules never reveal hands).
+                    hand=tuple(map(action, state.hands[p])) if p == seat else None,
+                )
+                for p in range(state.player_count)
+            ]
         )
         return PecuniaView(
             viewer=seat,
@@ -859,9 +869,9 @@ class PecuniaEngine:
             reorder=state.reorder,
             players=players,
             roman_pile_count=len(state.roman_pile),
-            roman_discard=tuple(romans[c] for c in state.roman_discard),
+            roman_discard=tuple(map(roman, state.roman_discard)),
             action_pile_count=len(state.action_pile),
-            action_discard=tuple(actions[c] for c in state.action_discard),
+            action_discard=tuple(map(action, state.action_discard)),
             winners=state.winners,
             end_reason=state.end_reason,
         )
@@ -882,14 +892,17 @@ class PecuniaEngine:
         seats = cast(
             "tuple[tuple[Stack, Stack, Stack], ...]",
             tuple(
-                tuple(tuple(S(r.card.id, r.markers) for r in stack) for stack in player.latrine)
-                for player in view.players
+                [
+                    tuple([tuple([S(r.card.id, r.markers) for r in stack]) for stack in player.latrine])
+                    for player in view.players
+                ]
             ),
         )
-        queues = tuple(tuple(card.id for card in player.queue) for player in view.players)
+        queues = tuple([tuple([card.id for card in player.queue]) for player in view.players])
         seen_romans = {card.id for card in view.roman_discard}
-        seen_romans.update(card for queue in queues for card in queue)
-        seen_romans.update(r.card for latrine in seats for stack in latrine for r in stack)
+        for queue in queues:
+            seen_romans.update(queue)
+        seen_romans.update([r.card for latrine in seats for stack in latrine for r in stack])
         roman_pile = [card.id for card in deck.romans if card.id not in seen_romans]
         if len(roman_pile) != view.roman_pile_count:
             raise ValueError("the view's Roman cards do not add up to its deck")
@@ -897,8 +910,8 @@ class PecuniaEngine:
         for player in view.players:
             seen_actions.update(card.id for card in player.hand or ())
         unseen_actions = [card.id for card in deck.actions if card.id not in seen_actions]
-        rng.shuffle(roman_pile)
-        rng.shuffle(unseen_actions)
+        rng.permute(roman_pile)
+        rng.permute(unseen_actions)
         hands = []
         for player in view.players:
             if player.hand is not None:
