@@ -14,7 +14,6 @@ no dice (B8) or a new round starts with the player who just lost a die.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from itertools import combinations
 from typing import cast
 
@@ -442,7 +441,7 @@ def _sample_puppets(view: BorgiaView, rng: Rng) -> _Puppets:
             for s, cards in zip(hidden, deals[rng.below(len(deals))], strict=True):
                 puppets[s] = cards
             return cast(_Puppets, tuple(puppets))
-    rng.shuffle(pool)
+    rng.permute(pool)
     for i, s in enumerate(hidden):
         puppets[s] = tuple(sorted(pool[i * per_seat : (i + 1) * per_seat]))
     return cast(_Puppets, tuple(puppets))
@@ -657,14 +656,16 @@ class BorgiaEngine:
         revealed = state.called  # every die is public after a call (B4)
         held = {c for cards in state.rumors for c in cards}
         seats = tuple(
-            SeatView(
-                seat=s,
-                dice_count=len(state.dice[s]),
-                dice=state.dice[s] if (revealed or over or s == seat) else None,
-                puppets=state.puppets[s] if (over or s == seat) else None,
-                rumors=state.rumors[s],
-            )
-            for s in range(state.player_count)
+            [  # a list, not a generator: cheaper for these few seats, at every decision of a search
+                SeatView(
+                    seat=s,
+                    dice_count=len(state.dice[s]),
+                    dice=state.dice[s] if (revealed or over or s == seat) else None,
+                    puppets=state.puppets[s] if (over or s == seat) else None,
+                    rumors=state.rumors[s],
+                )
+                for s in range(state.player_count)
+            ]
         )
         return BorgiaView(
             viewer=seat,
@@ -682,7 +683,7 @@ class BorgiaEngine:
             ladder=state.ladder,
             influence=state.influence,
             antipope=state.antipope,
-            centre_rumors=tuple(c for c in CARDINALS if c not in held),
+            centre_rumors=tuple([c for c in CARDINALS if c not in held]),
             seats=seats,
             result=score(state) if over else None,
         )
@@ -697,7 +698,7 @@ class BorgiaEngine:
         dealt again, distinct, from the cardinals no visible puppet names (setup step 1; two
         each in Shadow Puppets, B10). The RNG state is drawn from ``rng``, so future rolls never
         come from the true state's RNG. ``seat`` is implied by the view (None: a spectator)."""
-        dice = tuple(_roll(rng, s.dice_count) if s.dice is None else s.dice for s in view.seats)
+        dice = tuple([_roll(rng, s.dice_count) if s.dice is None else s.dice for s in view.seats])
         return BorgiaState(
             player_count=view.player_count,
             shadow_puppets=view.shadow_puppets,
@@ -709,7 +710,7 @@ class BorgiaEngine:
             antipope=view.antipope,
             puppets=_sample_puppets(view, rng),
             dice=dice,
-            rumors=tuple(s.rumors for s in view.seats),
+            rumors=tuple([s.rumors for s in view.seats]),
             phase=view.phase,
             round_number=view.round_number,
             round_starter=view.round_starter,
@@ -723,7 +724,8 @@ class BorgiaEngine:
         if isinstance(event, PuppetsDealt):
             return PuppetsDealt(tuple(p if s == seat else None for s, p in enumerate(event.puppets)))
         if isinstance(event, RoundStarted):
-            return replace(event, dice=tuple(d if s == seat else None for s, d in enumerate(event.dice)))
+            dice = tuple([d if s == seat else None for s, d in enumerate(event.dice)])
+            return RoundStarted(event.round_number, event.starter, event.dice_counts, dice)
         return event  # every other event is public
 
     def describe_action(self, action: BorgiaAction) -> str:

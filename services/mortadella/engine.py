@@ -1040,7 +1040,7 @@ def _sample(view: View, rng: Rng) -> State:
     slots = [(s, k) for s in range(n) for k, role in enumerate(cards[s]) if role is None]
     checks = [(i, excluded[slot]) for i, slot in enumerate(slots) if slot in excluded]
     for _ in range(_SAMPLE_TRIES):
-        rng.shuffle(pool)
+        rng.permute(pool)
         if all(pool[i] not in roles for i, roles in checks):
             drawn = pool
             break
@@ -1057,12 +1057,12 @@ def _sample(view: View, rng: Rng) -> State:
         max_turns=view.max_turns,
         additional_rules=view.additional_rules,
         rng=rng.next_u64(),  # future chance comes from the sampler's RNG, never the true one
-        roles=tuple(c[-1] for c in dealt),
-        removed_roles=tuple(tuple(c[:-1]) for c in dealt),
+        roles=tuple([c[-1] for c in dealt]),
+        removed_roles=tuple([tuple(c[:-1]) for c in dealt]),
         undealt=undealt,
-        tokens=tuple(sv.tokens for sv in view.seats),
-        in_game=tuple(sv.in_game for sv in view.seats),
-        skip_turn=tuple(sv.skip_turn for sv in view.seats),
+        tokens=tuple([sv.tokens for sv in view.seats]),
+        in_game=tuple([sv.in_game for sv in view.seats]),
+        skip_turn=tuple([sv.skip_turn for sv in view.seats]),
         start_player=view.start_player,
         active=view.active,
         turn=view.turn,
@@ -1219,16 +1219,18 @@ class MortadellaEngine:
     def view(self, state: State, seat: int | None) -> View:
         over = state.phase is Phase.OVER
         seats = tuple(
-            SeatView(
-                seat=s,
-                role=state.roles[s] if _role_visible(state, seat, s) else None,
-                tokens=state.tokens[s],
-                in_game=state.in_game[s],
-                skip_turn=state.skip_turn[s],
-                removed_role_count=len(state.removed_roles[s]),
-                removed_roles=state.removed_roles[s] if (over or seat == s) else (),
-            )
-            for s in range(state.player_count)
+            [  # a list, not a generator: cheaper for these few seats, at every decision of a search
+                SeatView(
+                    seat=s,
+                    role=state.roles[s] if _role_visible(state, seat, s) else None,
+                    tokens=state.tokens[s],
+                    in_game=state.in_game[s],
+                    skip_turn=state.skip_turn[s],
+                    removed_role_count=len(state.removed_roles[s]),
+                    removed_roles=state.removed_roles[s] if (over or seat == s) else (),
+                )
+                for s in range(state.player_count)
+            ]
         )
         return View(
             viewer=seat,
