@@ -6,6 +6,8 @@
   same hops with no tavola code);
 - the bot path: CPU per bot action of every process, bot actions/s and turn latency,
   beside the bare pipeline's CPU and latency for a view and a submit;
+- bot replies: N tables of one paced client (a person who thinks) against a bot, the
+  time from the client's move to the bot's answer, beside the bare submit latency;
 - live tables: N all-bot tables of mixed games to the end, beside the time the bare
   pipeline would take for as many submits; Redis bytes per live and finished table;
 - watchers: spectator streams on one gateway, delivery latency beside Redis PUBLISH alone.
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 from bench.bare import BarePipeline, run_clients
 from bench.engines import decisions_per_cpu_second, openspiel_decisions_per_cpu_second
 from bench.gateway import submit_action
+from bench.replies import bot_replies
 from bench.tables import CpuMeter, print_progress, run_tables, stack_pids
 from bench.watchers import redis_publish_latency, watch
 from deploy.stack import NO_QUOTAS, ROOT, Stack
@@ -44,11 +47,13 @@ class Profile:
     watch_tables: int
     watchers_per_table: int
     timeout: float  # the most any one part waits for its tables
+    reply_tables: int  # tables of one paced client against a bot
+    reply_seconds: float
 
 
 PROFILES = {
-    "full": Profile(5.0, 8.0, (1, 16, 64), 100, 1000, 20, 50, 900.0),
-    "quick": Profile(1.0, 3.0, (1, 16, 64), 30, 30, 4, 50, 60.0),
+    "full": Profile(5.0, 8.0, (1, 16, 64), 100, 1000, 20, 50, 900.0, 100, 30.0),
+    "quick": Profile(1.0, 3.0, (1, 16, 64), 30, 30, 4, 50, 60.0, 20, 8.0),
 }
 LIVE_MIX = [("borgia", 3), ("pecunia", 3), ("borgia", 4), ("mortadella", 3)]
 
@@ -183,6 +188,30 @@ def bot_path(report: Report, profile: Profile, stack: Stack, references: dict[in
     )
 
 
+def replies(report: Report, profile: Profile, stack: Stack, references: dict[int, dict]) -> None:
+    count = profile.reply_tables
+    report.section(
+        f"bot replies: {count} borgia 2-player tables, each a paced client (thinks about 2 s) against a random bot:"
+    )
+    figures = bot_replies(stack.gateway_address, count, profile.reply_seconds)
+    bare = references.get(1) or next(iter(references.values()))  # one submit on an idle pipeline
+    for fraction, name in ((0.5, "p50"), (0.99, "p99")):
+        report.row(
+            f"replies.{name}_ms",
+            f"bot reply latency {name} ({count} tables)",
+            figures.percentile(fraction),
+            "ms",
+            bare["p50"],
+            "bare submit p50, 1 client",
+        )
+    report.note(
+        "replies.count",
+        f"{len(figures.replies_ms)} bot replies to {figures.moves} client moves in {figures.seconds:.0f}s",
+        replies=len(figures.replies_ms),
+        moves=figures.moves,
+    )
+
+
 def live_tables(report: Report, profile: Profile, stack: Stack, references: dict[int, dict]) -> None:
     count = profile.live_tables
     mix = ", ".join(f"{game} {players}p" for game, players in LIVE_MIX)
@@ -261,7 +290,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="the figures as JSON on stdout")
     parser.add_argument("--tables", type=int, help="live tables (default 1000; 30 with --quick)")
     parser.add_argument("--bot-tables", type=int, help="tables for the bot path (default 100; 30 with --quick)")
-    parser.add_argument("--only", default="engines,submits,bots,tables,watchers", help="parts to run")
+    parser.add_argument("--only", default="engines,submits,bots,replies,tables,watchers", help="parts to run")
     args = parser.parse_args()
     profile = PROFILES["quick" if args.quick else "full"]
     if args.tables:
@@ -282,9 +311,11 @@ def main() -> None:
         key_prefix=prefix, worker_bots=("random",), log_dir=ROOT / ".run" / "bench", gateway_env=dict(NO_QUOTAS)
     ) as stack:
         print(f"  {stack.describe()[0]}", file=report.out)
-        references = submits(report, profile, stack) if parts & {"submits", "bots", "tables"} else {}
+        references = submits(report, profile, stack) if parts & {"submits", "bots", "replies", "tables"} else {}
         if "bots" in parts:
             bot_path(report, profile, stack, references)
+        if "replies" in parts:
+            replies(report, profile, stack, references)
         if "tables" in parts:
             live_tables(report, profile, stack, references)
         if "watchers" in parts:
