@@ -44,6 +44,7 @@ def fast_init(cls: type) -> None:
     exec(source, namespace)
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
+    init.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}  # as introspection saw them
     cls.__init__ = init  # type: ignore[misc]
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from services.engine.api import GameInfo, OptionSpec, Outcome, parse_options
 from services.engine.errors import IllegalAction, MalformedAction, NotYourDecision
@@ -198,22 +198,15 @@ class _Work:
         self.__dict__ = s.__dict__.copy()
         self.rng = Rng(s.rng)
         self.events: list[PecuniaEvent] = []
-        # Where the lists are: a field name, (field, player) or (player, seat) of a latrine,
-        # each after the container holding it.
-        self.copied: list[str | tuple[str, int] | tuple[int, int]] = []
+        # Where the lists are: (container, key) with the container (this dict, a per-player
+        # list, a latrine) listed before anything inside it.
+        self.copied: list[tuple[Any, Any]] = []
 
     def freeze(self) -> PecuniaState:
         """The new state; this _Work hands it its fields and is done."""
         values = self.__dict__
-        for where in reversed(self.copied):  # the innermost lists first
-            if type(where) is str:
-                values[where] = tuple(values[where])
-            elif type(where[0]) is str:
-                rows = values[where[0]]
-                rows[where[1]] = tuple(rows[where[1]])
-            else:
-                latrine = values["seats"][where[0]]
-                latrine[where[1]] = tuple(latrine[where[1]])
+        for container, key in reversed(self.copied):  # the innermost lists first
+            container[key] = tuple(container[key])
         values["rng"] = self.rng.state
         # The generated __init__ of a frozen dataclass sets every field one by one; the
         # dict already holds exactly PecuniaState's fields, so the state just takes it.
@@ -228,7 +221,7 @@ def _list(w: _Work, name: str) -> list:
     value = w.__dict__[name]
     if type(value) is not list:
         value = w.__dict__[name] = list(value)
-        w.copied.append(name)
+        w.copied.append((w.__dict__, name))
     return value
 
 
@@ -240,7 +233,7 @@ def _row(w: _Work, name: str, player: int) -> list:
     row = rows[player]
     if type(row) is not list:
         row = rows[player] = list(row)
-        w.copied.append((name, player))
+        w.copied.append((rows, player))
     return row
 
 
@@ -252,7 +245,7 @@ def _stack(w: _Work, player: int, seat: int) -> list:
     stack = latrine[seat]
     if type(stack) is not list:
         stack = latrine[seat] = list(stack)
-        w.copied.append((player, seat))
+        w.copied.append((latrine, seat))
     return stack
 
 
@@ -531,7 +524,7 @@ def _remove_markers_and_collect(w: _Work) -> None:
     for seat in range(3):
         if latrine[seat]:
             latrine[seat] = [S(r.card, r.markers - 1) if r.markers else r for r in latrine[seat]]
-            w.copied.append((player, seat))
+            w.copied.append((latrine, seat))
     w.events.append(MarkersRemoved(player))
     romans = w.deck.romans
     for seat in range(3):
