@@ -1,0 +1,95 @@
+"""Where a table's Redis bytes go:  python -m bench.storage [--tables N] [--game borgia] [--players 3]
+
+Plays N all-bot tables of one game to the end on a local stack (random bots) and prints,
+per live (just started) and per finished table, the mean MEMORY USAGE of each of its keys
+(exact: every element counted, not sampled), and the log's payload by field (the bytes
+each kind of field holds, before Redis's own overhead).
+"""
+
+import argparse
+import asyncio
+import secrets
+import statistics
+import time
+from collections import Counter
+
+import grpc
+import redis
+
+from bench.tables import _create
+from deploy.stack import NO_QUOTAS, ROOT, Stack
+from tavola.gateway.v1 import gateway_pb2_grpc
+
+SUFFIXES = ("table", "log", "requests")
+
+
+def _field_kind(name: bytes) -> str:
+    return "s<n>" if name[:1] == b"s" and name[1:].isdigit() else name.decode()
+
+
+def breakdown(client: redis.Redis, prefix: str, table_ids: list[str]) -> dict[str, float]:
+    """Mean bytes per table: each key's MEMORY USAGE, and the log's payload by field."""
+    totals: dict[str, list[float]] = {}
+    for table_id in table_ids:
+        sizes: Counter[str] = Counter()
+        for suffix in SUFFIXES:
+            sizes[f"key {suffix}"] = client.memory_usage(f"{prefix}:{{{table_id}}}:{suffix}", samples=0) or 0
+        entries = client.xrange(f"{prefix}:{{{table_id}}}:log")
+        sizes["log entries"] = len(entries)
+        for _, fields in entries:
+            for name, value in fields.items():
+                sizes[f"log field {_field_kind(name)}"] += len(name) + len(value)
+        sizes["requests entries"] = client.hlen(f"{prefix}:{{{table_id}}}:requests")
+        record = client.hget(f"{prefix}:{{{table_id}}}:table", "record") or b""
+        sizes["record bytes"] = len(record)
+        sizes["total"] = sum(sizes[f"key {suffix}"] for suffix in SUFFIXES)
+        for name, value in sizes.items():
+            totals.setdefault(name, []).append(value)
+    return {name: statistics.mean(values) for name, values in sorted(totals.items())}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--game", default="borgia")
+    parser.add_argument("--players", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=300.0)
+    args = parser.parse_args()
+    prefix = f"tavola-bench-{secrets.token_hex(4)}"
+    with Stack(
+        key_prefix=prefix,
+        games=(args.game,),
+        worker_bots=("random",),
+        log_dir=ROOT / ".run" / "bench",
+        gateway_env=dict(NO_QUOTAS),
+    ) as stack:
+        client = redis.Redis.from_url(stack.redis_url)
+        try:
+
+            async def create() -> list[str]:
+                async with grpc.aio.insecure_channel(stack.gateway_address) as channel:
+                    stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+                    return await _create(stub, [(args.game, args.players)], args.tables, "random")
+
+            table_ids = asyncio.run(create())
+            live = breakdown(client, prefix, table_ids)
+            in_progress = f"{prefix}:index:in-progress"
+            deadline = time.monotonic() + args.timeout
+            while any(client.zscore(in_progress, t) is not None for t in table_ids):
+                if time.monotonic() > deadline:
+                    raise SystemExit("tables still running at the timeout")
+                time.sleep(0.5)
+            finished = breakdown(client, prefix, table_ids)
+            ttls = [client.ttl(f"{prefix}:{{{t}}}:table") for t in table_ids]
+        finally:
+            stack.delete_keys()
+            client.close()
+    print(f"{args.tables} all-bot {args.game} {args.players}-player tables, mean per table:")
+    print(f"  {'':28} {'live':>10} {'finished':>10}")
+    for name in sorted(set(live) | set(finished)):
+        print(f"  {name:28} {live.get(name, 0):10.0f} {finished.get(name, 0):10.0f}")
+    print(f"  finished tables' TTL: {min(ttls)} to {max(ttls)} s")
+
+
+if __name__ == "__main__":
+    main()
