@@ -12,6 +12,7 @@ import secrets
 import statistics
 import time
 from collections import Counter
+from typing import cast
 
 import grpc
 import redis
@@ -19,6 +20,7 @@ import redis
 from bench.tables import _create
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from tavola.gateway.v1 import gateway_pb2_grpc
+from tavola.store.v1 import store_pb2
 
 SUFFIXES = ("table", "log", "requests")
 
@@ -34,17 +36,21 @@ def breakdown(client: redis.Redis, prefix: str, table_ids: list[str]) -> dict[st
         sizes: Counter[str] = Counter()
         for suffix in SUFFIXES:
             sizes[f"key {suffix}"] = client.memory_usage(f"{prefix}:{{{table_id}}}:{suffix}", samples=0) or 0
-        entries = client.xrange(f"{prefix}:{{{table_id}}}:log")
+        entries = cast("list[tuple[bytes, dict[bytes, bytes]]]", client.xrange(f"{prefix}:{{{table_id}}}:log"))
         sizes["log entries"] = len(entries)
         for _, fields in entries:
             for name, value in fields.items():
                 sizes[f"log field {_field_kind(name)}"] += len(name) + len(value)
+                if name == b"e":  # a LogRecord: its parts
+                    record = store_pb2.LogRecord.FromString(value)
+                    sizes["  e: public"] += record.public.ByteSize()
+                    sizes["  e: seats"] += sum(seat.ByteSize() for seat in record.seats)
+                    sizes["  e: action"] += record.action.ByteSize()
         sizes["requests entries"] = client.hlen(f"{prefix}:{{{table_id}}}:requests")
-        record = client.hget(f"{prefix}:{{{table_id}}}:table", "record") or b""
-        sizes["record bytes"] = len(record)
+        sizes["record bytes"] = len(cast("bytes", client.hget(f"{prefix}:{{{table_id}}}:table", "record") or b""))
         sizes["total"] = sum(sizes[f"key {suffix}"] for suffix in SUFFIXES)
-        for name, value in sizes.items():
-            totals.setdefault(name, []).append(value)
+        for kind, size in sizes.items():
+            totals.setdefault(kind, []).append(size)
     return {name: statistics.mean(values) for name, values in sorted(totals.items())}
 
 

@@ -72,7 +72,14 @@ async def serve() -> None:
     await hub.start()
     rules = RulesDirectory(settings.rules, settings.rules_timeout_seconds)
     core = TableCore(
-        TableStore(client, settings.key_prefix, settings.table_ttl_seconds, settings.open_table_ttl_seconds),
+        TableStore(
+            client,
+            settings.key_prefix,
+            settings.table_ttl_seconds,
+            settings.open_table_ttl_seconds,
+            settings.finished_table_ttl_seconds,
+            settings.retry_window_seconds,
+        ),
         hub,
         rules,
         BotCatalog(settings.bots),

@@ -46,6 +46,10 @@ class Settings:
     bot_secret: str = defaults.DEV_BOT_SECRET
     table_ttl_seconds: int = 7 * 24 * 3600
     open_table_ttl_seconds: int = 3600
+    # None: as table_ttl_seconds.
+    finished_table_ttl_seconds: int | None = None
+    # How long a finished table's request ids still answer retries.
+    retry_window_seconds: int = 3600
     rules_timeout_seconds: float = 5.0
     # The walk of the tables in progress, for a table that lost its due time (gateway/sweeper.py).
     sweep_seconds: float = 30.0
@@ -71,6 +75,10 @@ class Settings:
             bot_secret=env.get("TAVOLA_BOT_SECRET", cls.bot_secret),
             table_ttl_seconds=int(env.get("TAVOLA_TABLE_TTL_SECONDS", cls.table_ttl_seconds)),
             open_table_ttl_seconds=int(env.get("TAVOLA_OPEN_TABLE_TTL_SECONDS", cls.open_table_ttl_seconds)),
+            finished_table_ttl_seconds=(
+                int(env["TAVOLA_FINISHED_TABLE_TTL_SECONDS"]) if env.get("TAVOLA_FINISHED_TABLE_TTL_SECONDS") else None
+            ),
+            retry_window_seconds=int(env.get("TAVOLA_RETRY_WINDOW_SECONDS", cls.retry_window_seconds)),
             rules_timeout_seconds=float(env.get("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds)),
             sweep_seconds=float(env.get("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds)),
             due_sweep_seconds=float(env.get("TAVOLA_DUE_SWEEP_SECONDS", cls.due_sweep_seconds)),

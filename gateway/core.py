@@ -49,6 +49,8 @@ from tavola.store.v1 import store_pb2
 log = structlog.get_logger()
 
 MAX_RETRIES = 8
+# Of a command's SHA-256 kept per request id: enough to tell two commands apart.
+COMMAND_BYTES = 16
 WATCH_POLL_SECONDS = 10.0
 MAX_PAGE_SIZE = 100
 MAX_DISPLAY_NAME = 64
@@ -161,7 +163,9 @@ class Idempotency:
     command_sha256: bytes = b""
 
     def check(self, stored: store_pb2.StoredResponse) -> None:
-        if not hmac.compare_digest(stored.command_sha256, self.command_sha256):
+        # Records keep the digest's first COMMAND_BYTES bytes (earlier ones all of it).
+        known = stored.command_sha256
+        if len(known) < COMMAND_BYTES or not hmac.compare_digest(known, self.command_sha256[: len(known)]):
             raise ApiError(
                 grpc.StatusCode.ALREADY_EXISTS, "REQUEST_ID_REUSED", "this request_id was used for another action"
             )
@@ -169,16 +173,16 @@ class Idempotency:
 
 def compact_response(command: bytes, seat: int, table: gw.Table, entries: int) -> store_pb2.StoredResponse:
     """What a retry needs: where the action's events are in the log and the table fields it
-    changed (the rest of the summary and the events themselves are read back)."""
+    changed (the rest of the summary, the update time, which is its log entries' time, and
+    the events themselves are read back)."""
     stored = store_pb2.StoredResponse(
-        command_sha256=command,
+        command_sha256=command[:COMMAND_BYTES],
         seat=seat,
         first_seq=table.last_seq - entries + 1,
         last_seq=table.last_seq,
         version=table.version,
         status=table.status,
         deciding_seats=table.deciding_seats,
-        update_time=table.update_time,
     )
     if table.HasField("decision_deadline"):
         stored.decision_deadline.CopyFrom(table.decision_deadline)
@@ -377,13 +381,16 @@ class TableCore:
         table.version, table.last_seq, table.status = stored.version, stored.last_seq, stored.status
         del table.deciding_seats[:]
         table.deciding_seats.extend(stored.deciding_seats)
-        table.update_time.CopyFrom(stored.update_time)
         table.ClearField("decision_deadline")
         if stored.HasField("decision_deadline"):
             table.decision_deadline.CopyFrom(stored.decision_deadline)
         if stored.status != gw.TABLE_STATUS_FINISHED:
             table.ClearField("outcome")
         entries = await self.store.read_log(table_id, stored.first_seq - 1, stored.last_seq - stored.first_seq + 1)
+        if stored.HasField("update_time"):  # a record written before the log kept every entry's time
+            table.update_time.CopyFrom(stored.update_time)
+        elif entries and (stamp := entries[0].time_ns) is not None:
+            table.update_time.FromNanoseconds(stamp)
         events = [gw.TableEvent.FromString(data) for entry in entries if (data := entry.for_viewer(stored.seat))]
         return gw.SubmitActionResponse(table=table, events=events, replayed=True)
 

@@ -91,10 +91,7 @@ class Command:
 
 def _event_of(entry: StoredEntry) -> gw.TableEvent | None:
     """The entry as somebody saw it (every projection carries the version), or None."""
-    data = entry.fields.get(b"spec") or next(
-        (value for key, value in sorted(entry.fields.items()) if key.startswith(b"s") and key[1:].isdigit() and value),
-        b"",
-    )
+    data = entry.seen()
     return gw.TableEvent.FromString(data) if data else None
 
 

@@ -2,16 +2,22 @@
 
 Per table, three keys sharing the hash tag ``{table_id}`` (so the layout works on Redis
 Cluster) and one pub/sub channel:
-  <prefix>:{id}:table     hash: record (TableRecord proto), version, seq
-  <prefix>:{id}:log       stream: the durable event log, entry id "<seq>-0"; fields
-                          "spec" (TableEvent bytes for spectators), "s<n>" (seat n's
-                          projection where it differs; empty = nothing for that seat),
-                          "end" on the last entry of a finished game, "revoke" (a
-                          seat whose token stops working at this entry), "act" (the
-                          SeatAction that made this entry, for replays; never streamed)
+  <prefix>:{id}:table     hash: record (TableRecord proto), version, seq, types (TypeUrls:
+                          the Any type URLs the log refers to by index)
+  <prefix>:{id}:log       stream: the durable event log, entry id "<seq>-0", one field "e":
+                          a LogRecord holding what each viewer sees with the parts they
+                          share stored once (version, time, the public body; a seat's own
+                          body only where it differs), the mark of a finished game's last
+                          entry, a seat whose token stops working at this entry, and the
+                          SeatAction that made the entry (for replays; never streamed).
+                          Entries written before kept each viewer's TableEvent whole in
+                          fields "spec" and "s<n>", with "end", "revoke" and "act": they
+                          are still read (StoredEntry), so a table survives the upgrade
   <prefix>:{id}:requests  hash: "<token digest>:<request_id>" -> StoredResponse (compact:
                           where the action's events are in the log, the table's new
-                          version and status), for idempotency
+                          version and status), for idempotency; once the game is over it
+                          expires after a retry window, the table and its log after the
+                          finished tables' TTL
   <prefix>:{id}:wake      channel: the new last seq, published on every commit
 
 Two indexes across tables, sorted sets scored by the time a table took its status, and
@@ -33,6 +39,7 @@ compare-and-set), refuses a used request id, writes the record, appends the log 
 stores the response, refreshes the TTL and publishes, all or nothing.
 """
 
+from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -55,8 +62,9 @@ if ARGV[6] ~= '' then
   if prior then return {-4, prior} end
 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3], 'seq', ARGV[4])
-local i = 10
-for e = 1, tonumber(ARGV[9]) do
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'types', ARGV[9]) end
+local i = 13
+for e = 1, tonumber(ARGV[11]) do
   local id = ARGV[i]
   local n = tonumber(ARGV[i + 1])
   local fields = {}
@@ -64,11 +72,18 @@ for e = 1, tonumber(ARGV[9]) do
   redis.call('XADD', KEYS[2], id, unpack(fields))
   i = i + 2 + n * 2
 end
+if ARGV[12] == '1' then
+  -- A stream keeps its last node's room for appends (stream-node-max-bytes, 4 KB by
+  -- default); a finished log gets no more, and rewritten it holds its entries alone.
+  local dumped = redis.call('DUMP', KEYS[2])
+  if dumped then redis.call('RESTORE', KEYS[2], 0, dumped, 'REPLACE') end
+end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], ARGV[6], ARGV[7]) end
 local ttl = tonumber(ARGV[5])
 if ttl > 0 then
-  for k = 1, 3 do redis.call('EXPIRE', KEYS[k], ttl) end
+  for k = 1, 2 do redis.call('EXPIRE', KEYS[k], ttl) end
 end
+if tonumber(ARGV[10]) > 0 then redis.call('EXPIRE', KEYS[3], tonumber(ARGV[10])) end
 redis.call('PUBLISH', ARGV[8], ARGV[4])
 return {1}
 """
@@ -102,6 +117,33 @@ class RequestUsed(Exception):
         self.stored = stored
 
 
+def _type_index(type_urls: MutableSequence[str], type_url: str) -> int:
+    """``type_url``'s index in the table's list, added at its first use."""
+    for index, known in enumerate(type_urls):
+        if known == type_url:
+            return index
+    type_urls.append(type_url)
+    return len(type_urls) - 1
+
+
+def _stored_event(data: bytes, type_urls: MutableSequence[str]) -> tuple[gw.TableEvent, store_pb2.StoredEvent]:
+    """A viewer's TableEvent bytes (b'': it sees nothing), and its body as the log keeps it."""
+    event = gw.TableEvent.FromString(data)
+    stored = store_pb2.StoredEvent()
+    if not data:
+        return event, stored
+    if event.HasField("game_event"):
+        stored.game_event = event.game_event.value
+        stored.type_url = _type_index(type_urls, event.game_event.type_url)
+    else:
+        body = gw.TableEvent()
+        body.CopyFrom(event)
+        for name in ("seq", "version", "time"):
+            body.ClearField(name)
+        stored.table_event = body.SerializeToString()
+    return event, stored
+
+
 @dataclass
 class LogEntry:
     """One event log entry: the spectator's bytes and each seat's where they differ."""
@@ -114,53 +156,155 @@ class LogEntry:
     # The SeatAction that made this entry (bytes), read back only by replays.
     action: bytes = b""
 
-    def fields(self) -> list[bytes | str]:
-        flat: list[bytes | str] = ["spec", self.spectator]
+    def record(self, type_urls: MutableSequence[str], version: int, time_ns: int) -> store_pb2.LogRecord:
+        """The entry as the log stores it: the version and time of the command that made it
+        once (every projection shares them, and its seq is the stream id), each body once,
+        type URLs by their index in ``type_urls`` (the table's list, extended with any new
+        one)."""
+        record = store_pb2.LogRecord(version=version, time_ns=time_ns, end=self.end)
+        heads: list[gw.TableEvent] = []
+        if self.spectator:
+            event, public = _stored_event(self.spectator, type_urls)
+            record.public.CopyFrom(public)
+            heads.append(event)
         for seat, data in sorted(self.seats.items()):
-            flat += [f"s{seat}", data]
-        if self.end:
-            flat += ["end", "1"]
+            seat_event = record.seats.add(seat=seat)
+            if data:
+                event, stored = _stored_event(data, type_urls)
+                seat_event.event.CopyFrom(stored)
+                heads.append(event)
+        if any(event.version != version or event.time.ToNanoseconds() != time_ns for event in heads):
+            raise ValueError("a log entry's projections differ from its command's version or time")
         if self.revoked_seat is not None:
-            flat += ["revoke", str(self.revoked_seat)]
+            record.revoked_seat_plus_one = self.revoked_seat + 1
         if self.action:
-            flat += ["act", self.action]
-        return flat
+            taken = store_pb2.SeatAction.FromString(self.action)
+            record.action.seat = taken.seat
+            record.action.value = taken.action.value
+            record.action.type_url = _type_index(type_urls, taken.action.type_url)
+        return record
+
+    def fields(self, type_urls: MutableSequence[str], version: int, time_ns: int) -> list[bytes | str]:
+        return ["e", self.record(type_urls, version, time_ns).SerializeToString()]
 
 
 @dataclass
 class StoredEntry:
+    """One entry read back from the log: ``fields`` as stored, "e" (a LogRecord, with the
+    table's ``type_urls``) or, in entries written before it, the spectator's event under
+    "spec", each seat's own under "s<n>", "end", "revoke" and "act"."""
+
     seq: int
     fields: dict[bytes, bytes]
+    type_urls: Sequence[str] = ()
+    _record: store_pb2.LogRecord | None = field(default=None, init=False, repr=False, compare=False)
+    _seen: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        data = self.fields.get(b"e")
+        if data is not None:
+            self._record = store_pb2.LogRecord.FromString(data)
+
+    def _event(self, stored: store_pb2.StoredEvent) -> bytes:
+        body = stored.WhichOneof("body")
+        if body is None:
+            return b""
+        assert self._record is not None
+        seconds, nanos = divmod(self._record.time_ns, 10**9)
+        event = gw.TableEvent(seq=self.seq, version=self._record.version)
+        event.time.seconds, event.time.nanos = seconds, nanos
+        if body == "game_event":
+            event.game_event.type_url = self.type_urls[stored.type_url]
+            event.game_event.value = stored.game_event
+        else:
+            event.MergeFromString(stored.table_event)
+        return event.SerializeToString()
 
     def for_viewer(self, seat: int | None) -> bytes:
         """The entry as ``seat`` (None: spectator) sees it; b'' when it sees nothing."""
-        if seat is not None:
-            own = self.fields.get(f"s{seat}".encode())
-            if own is not None:
-                return own
-        return self.fields.get(b"spec", b"")
+        record = self._record
+        if record is None:
+            if seat is not None:
+                own = self.fields.get(f"s{seat}".encode())
+                if own is not None:
+                    return own
+            return self.fields.get(b"spec", b"")
+        key = None
+        if seat is not None and any(seat_event.seat == seat for seat_event in record.seats):
+            key = seat
+        seen = self._seen.get(key)
+        if seen is None:  # an entry read once is shown to every watcher of the table
+            stored = record.public
+            if key is not None:
+                stored = next(seat_event.event for seat_event in record.seats if seat_event.seat == key)
+            seen = self._seen[key] = self._event(stored)
+        return seen
+
+    def seen(self) -> bytes:
+        """The entry as somebody saw it, the spectators first, else a seat; b'' when nobody."""
+        if self._record is None:
+            return self.fields.get(b"spec") or next(
+                (v for k, v in sorted(self.fields.items()) if k.startswith(b"s") and k[1:].isdigit() and v), b""
+            )
+        seats = sorted(seat_event.seat for seat_event in self._record.seats)
+        return next((data for viewer in (None, *seats) if (data := self.for_viewer(viewer))), b"")
 
     @property
     def action(self) -> bytes:
-        return self.fields.get(b"act", b"")
+        """The SeatAction that made this entry (bytes), b'' if none."""
+        record = self._record
+        if record is None:
+            return self.fields.get(b"act", b"")
+        if not record.HasField("action"):
+            return b""
+        stored = record.action
+        taken = store_pb2.SeatAction(seat=stored.seat)
+        taken.action.type_url = self.type_urls[stored.type_url]
+        taken.action.value = stored.value
+        return taken.SerializeToString()
+
+    @property
+    def time_ns(self) -> int | None:
+        """The time of the command that made the entry (None: unknown, an entry written
+        before, seen by nobody)."""
+        if self._record is not None:
+            return self._record.time_ns
+        seen = self.seen()
+        return gw.TableEvent.FromString(seen).time.ToNanoseconds() if seen else None
 
     @property
     def is_end(self) -> bool:
-        return b"end" in self.fields
+        if self._record is None:
+            return b"end" in self.fields
+        return self._record.end
 
     def revokes(self, seat: int | None) -> bool:
-        return seat is not None and self.fields.get(b"revoke") == str(seat).encode()
+        if seat is None:
+            return False
+        if self._record is None:
+            return self.fields.get(b"revoke") == str(seat).encode()
+        return self._record.revoked_seat_plus_one == seat + 1
 
 
 class TableStore:
     def __init__(
-        self, client: Redis | RedisCluster, prefix: str, ttl_seconds: int, open_ttl_seconds: int | None = None
+        self,
+        client: Redis | RedisCluster,
+        prefix: str,
+        ttl_seconds: int,
+        open_ttl_seconds: int | None = None,
+        finished_ttl_seconds: int | None = None,
+        retry_seconds: int = 3600,
     ):
         self.redis = client
         self.prefix = prefix
         self.ttl = ttl_seconds
         # An open table nobody starts expires sooner, and so leaves the lobby.
         self.open_ttl = ttl_seconds if open_ttl_seconds is None else min(open_ttl_seconds, ttl_seconds)
+        # A finished table changes no more: kept for replays and checks, as long as wanted.
+        self.finished_ttl = ttl_seconds if finished_ttl_seconds is None else finished_ttl_seconds
+        # A finished table's request ids answer retries this long; nothing else reads them.
+        self.retry_seconds = retry_seconds
         self._commit = client.register_script(_COMMIT)
         self._forget_due = client.register_script(_FORGET_DUE)
         self.due_key = f"{prefix}:due"
@@ -203,19 +347,34 @@ class TableStore:
         TableMissing, VersionConflict or RequestUsed, and then nothing was written."""
         table = record.table
         first_seq = table.last_seq - len(entries) + 1
+        known_types = len(record.type_urls)
+        stamp = table.update_time.ToNanoseconds()  # the time of every entry of the command
+        encoded = [entry.fields(record.type_urls, table.version, stamp) for entry in entries]
+        types = b""
+        if len(record.type_urls) != known_types:
+            types = store_pb2.TypeUrls(type_urls=record.type_urls).SerializeToString()
+        ttl = requests_ttl = self.ttl
+        if table.status == gw.TABLE_STATUS_OPEN:
+            ttl = requests_ttl = self.open_ttl
+        elif table.status == gw.TABLE_STATUS_FINISHED:
+            ttl = self.finished_ttl
+            if self.retry_seconds > 0:
+                requests_ttl = min(self.retry_seconds, ttl) if ttl > 0 else self.retry_seconds
         args: list[bytes | str | int] = [
             expected_version,
             record.SerializeToString(),
             table.version,
             table.last_seq,
-            self.open_ttl if table.status == gw.TABLE_STATUS_OPEN else self.ttl,
+            ttl,
             request_key,
             stored.SerializeToString() if stored is not None else b"",
             self.channel(table.table_id),
+            types,
+            requests_ttl,
             len(entries),
+            "1" if table.status == gw.TABLE_STATUS_FINISHED else "0",
         ]
-        for offset, entry in enumerate(entries):
-            fields = entry.fields()
+        for offset, fields in enumerate(encoded):
             args += [f"{first_seq + offset}-0", len(fields) // 2, *fields]
         result = await self._commit(keys=self._keys(table.table_id), args=args)
         status = int(result[0])
@@ -230,13 +389,19 @@ class TableStore:
         raise RequestUsed(store_pb2.StoredResponse.FromString(result[1]))
 
     async def read_log(self, table_id: str, after_seq: int, count: int = 500) -> list[StoredEntry]:
-        _, log_key, _ = self._keys(table_id)
+        table_key, log_key, _ = self._keys(table_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.xrange(log_key, min=f"({after_seq}-0", max="+", count=count)
+            # After the entries: the list only grows, so it covers every entry read.
+            pipe.hget(table_key, "types")
+            replies = await pipe.execute()
         # redis-py types replies for every client flavour at once; this one does not decode.
-        raw = cast(
-            "list[tuple[bytes, dict[bytes, bytes]]]",
-            await self.redis.xrange(log_key, min=f"({after_seq}-0", max="+", count=count),
-        )
-        return [StoredEntry(seq=int(entry_id.split(b"-")[0]), fields=fields) for entry_id, fields in raw]
+        raw = cast("list[tuple[bytes, dict[bytes, bytes]]]", replies[0])
+        type_urls = store_pb2.TypeUrls.FromString(replies[1]).type_urls if replies[1] else ()
+        return [
+            StoredEntry(seq=int(entry_id.split(b"-")[0]), fields=fields, type_urls=type_urls)
+            for entry_id, fields in raw
+        ]
 
     # -- indexes across tables ---------------------------------------------------------
 

@@ -4,14 +4,17 @@ tables again: every table finishes, no action is applied twice, and no table wai
 than a few seconds past the worker's restart. Default sweep settings: the walk (30 s)
 plays no part."""
 
+import asyncio
 import json
 import os
 import signal
 import time
 
 import redis
+import redis.asyncio
 
 from deploy.stack import NO_QUOTAS, Stack
+from gateway.store import StoredEntry, TableStore
 from gateway.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.bot_tables import stub_for
@@ -33,17 +36,25 @@ def _create(stub, game: str, players: int, options: dict[str, str]) -> str:
     return stub.CreateTable(request).table.table_id
 
 
-def _log(client: redis.Redis, prefix: str, table_id: str) -> tuple[list[int], list[int | None]]:
+async def _read_log(redis_url: str, prefix: str, table_id: str) -> list[StoredEntry]:
+    async_client = redis.asyncio.Redis.from_url(redis_url)
+    try:
+        return await TableStore(async_client, prefix, 0).read_log(table_id, 0, 100_000)
+    finally:
+        await async_client.aclose()
+
+
+def _log(redis_url: str, prefix: str, table_id: str) -> tuple[list[int], list[int | None]]:
     """The table's log from Redis: every entry's seq, and the version each action made (the
     version of the first event anyone saw in its commit; None when nobody saw one)."""
     seqs: list[int] = []
     actions: list[list[int]] = [[]]  # the versions seen in each commit, the start's first
-    for entry_id, fields in client.xrange(f"{prefix}:{{{table_id}}}:log"):
-        seqs.append(int(entry_id.split(b"-")[0]))
-        if b"act" in fields:  # an action's commit begins with its own entry
+    for entry in asyncio.run(_read_log(redis_url, prefix, table_id)):
+        seqs.append(entry.seq)
+        if entry.action:  # an action's commit begins with its own entry
             actions.append([])
-        seen = [data for name, data in fields.items() if (name == b"spec" or name[:1] == b"s") and data]
-        actions[-1] += [gw.TableEvent.FromString(data).version for data in seen]
+        if seen := entry.seen():
+            actions[-1].append(gw.TableEvent.FromString(seen).version)
     return seqs, [versions[0] if versions else None for versions in actions]
 
 
@@ -95,7 +106,7 @@ def test_a_worker_killed_mid_game_stalls_no_table(redis_url, key_prefix, tmp_pat
                 assert max(waits.values(), default=0) <= MAX_WAIT_AFTER_RESTART, waits
 
                 for table_id in tables:
-                    seqs, versions = _log(client, prefix, table_id)
+                    seqs, versions = _log(redis_url, prefix, table_id)
                     assert seqs == list(range(1, len(seqs) + 1)), "a seq twice or missing"
                     # The k-th action made version start + k: each decision applied once.
                     start, made = versions[0], versions[1:]

@@ -1,0 +1,100 @@
+"""The event log's stored format (gateway/store.py): every viewer reads back exactly the
+bytes it was given, entries in the format written before still read the same, and the
+new format stores less."""
+
+from google.protobuf import any_pb2, timestamp_pb2
+
+from gateway.store import LogEntry, StoredEntry
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.store.v1 import store_pb2
+
+STAMP = timestamp_pb2.Timestamp(seconds=1_796_054_459, nanos=53_512_439)
+EVENT_TYPE = "type.tavola.dev/tavola.borgia.v1.Event"
+ACTION_TYPE = "type.tavola.dev/tavola.borgia.v1.Action"
+VIEWERS = [None, 0, 1, 2, 3]
+
+
+def _event(seq: int, **body) -> bytes:
+    return gw.TableEvent(seq=seq, version=7, time=STAMP, **body).SerializeToString()
+
+
+def _game(seq: int, value: bytes, type_url: str = EVENT_TYPE) -> bytes:
+    return _event(seq, game_event=any_pb2.Any(type_url=type_url, value=value))
+
+
+def _old_fields(entry: LogEntry) -> dict[bytes, bytes]:
+    """The entry as the log kept it before LogRecord."""
+    fields = {b"spec": entry.spectator}
+    for seat, data in sorted(entry.seats.items()):
+        fields[f"s{seat}".encode()] = data
+    if entry.end:
+        fields[b"end"] = b"1"
+    if entry.revoked_seat is not None:
+        fields[b"revoke"] = str(entry.revoked_seat).encode()
+    if entry.action:
+        fields[b"act"] = entry.action
+    return fields
+
+
+def _entries() -> list[tuple[int, LogEntry]]:
+    taken = store_pb2.SeatAction(seat=1, action=any_pb2.Any(type_url=ACTION_TYPE, value=b"\x08\x02"))
+    action = taken.SerializeToString()
+    return [
+        (1, LogEntry(spectator=_event(1, seat_taken=gw.SeatTaken(seat=0, kind=gw.SEAT_KIND_BOT, display_name="b")))),
+        (2, LogEntry(spectator=_event(2, table_started=gw.TableStarted(deciding_seats=[1], seed_commitment=b"c")))),
+        (3, LogEntry(spectator=_game(3, b"\x0a\x03pub"))),
+        # Private cards: every seat its own, the spectators another.
+        (4, LogEntry(spectator=_game(4, b"spec"), seats={0: _game(4, b"zero"), 1: _game(4, b"one"), 2: b""})),
+        # Seen by one seat only.
+        (5, LogEntry(spectator=b"", seats={2: _game(5, b"two")})),
+        # Nobody sees the action's own entry.
+        (6, LogEntry(spectator=b"", action=action)),
+        (7, LogEntry(spectator=_game(7, b"", type_url="type.example/other.Event"), action=action)),
+        (8, LogEntry(spectator=_event(8, decision_expired=gw.DecisionExpired(seat=3)), revoked_seat=3)),
+        (9, LogEntry(spectator=_event(9, game_finished=gw.GameFinished()), end=True)),
+        (10, LogEntry(spectator=_game(10, b"x"), seats={0: b""})),
+    ]
+
+
+def test_every_viewer_reads_back_what_it_was_given() -> None:
+    type_urls: list[str] = []
+    for seq, entry in _entries():
+        new = StoredEntry(
+            seq=seq,
+            fields={b"e": entry.record(type_urls, 7, STAMP.ToNanoseconds()).SerializeToString()},
+            type_urls=type_urls,
+        )
+        old = StoredEntry(seq=seq, fields=_old_fields(entry))
+        for viewer in VIEWERS:
+            expected = entry.seats.get(viewer, entry.spectator) if viewer is not None else entry.spectator
+            assert old.for_viewer(viewer) == expected, (seq, viewer)
+            assert new.for_viewer(viewer) == expected, (seq, viewer)
+            assert new.revokes(viewer) == old.revokes(viewer)
+        assert new.action == old.action == entry.action
+        assert new.is_end == old.is_end == entry.end
+        assert new.seen() == old.seen()
+        assert new.time_ns == STAMP.ToNanoseconds()
+        assert old.time_ns == (STAMP.ToNanoseconds() if old.seen() else None)
+    assert type_urls == [EVENT_TYPE, ACTION_TYPE, "type.example/other.Event"]
+
+
+def test_an_entry_written_before_still_reads() -> None:
+    seat_event = _game(4, b"zero")
+    fields = {b"spec": _game(4, b"spec"), b"s0": seat_event, b"s1": b"", b"end": b"1", b"revoke": b"1"}
+    entry = StoredEntry(seq=4, fields=fields)
+    assert entry.for_viewer(0) == seat_event
+    assert entry.for_viewer(1) == b""
+    assert entry.for_viewer(2) == entry.for_viewer(None) == fields[b"spec"]
+    assert entry.is_end and entry.revokes(1) and not entry.revokes(0) and entry.action == b""
+
+
+def test_the_new_format_stores_each_shared_part_once() -> None:
+    for seq, entry in _entries():
+        type_urls: list[str] = []
+        stored = len(b"e") + len(entry.record(type_urls, 7, STAMP.ToNanoseconds()).SerializeToString())
+        before = sum(len(name) + len(value) for name, value in _old_fields(entry).items())
+        assert stored <= before, seq
+    private = _entries()[3][1]
+    assert len(private.record([], 7, STAMP.ToNanoseconds()).SerializeToString()) * 2 < sum(
+        map(len, _old_fields(private).values())
+    )
