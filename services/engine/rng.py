@@ -50,6 +50,9 @@ class Rng:
         """Uniform integer in [0, n), without modulo bias."""
         if n <= 0:
             raise ValueError("n must be positive")
+        if n == 1:  # every output is below 2**64 and the answer is 0: no need to hash one
+            self.state = (self.state + _GOLDEN) & _MASK
+            return 0
         limit = _SPAN - _SPAN % n
         state = self.state
         while True:
