@@ -98,7 +98,8 @@ def _table_bytes(client: redis.Redis, prefix: str, table_ids: list[str]) -> floa
     for table_id in table_ids:
         total = 0
         for suffix in ("table", "log", "requests"):
-            total += client.memory_usage(f"{prefix}:{{{table_id}}}:{suffix}") or 0
+            # samples=0: every node of a long log counted, not estimated from five.
+            total += client.memory_usage(f"{prefix}:{{{table_id}}}:{suffix}", samples=0) or 0
         sizes.append(total)
     return statistics.mean(sizes) if sizes else 0.0
 

@@ -75,8 +75,10 @@ end
 if ARGV[12] == '1' then
   -- A stream keeps its last node's room for appends (stream-node-max-bytes, 4 KB by
   -- default); a finished log gets no more, and rewritten it holds its entries alone.
-  local dumped = redis.call('DUMP', KEYS[2])
-  if dumped then redis.call('RESTORE', KEYS[2], 0, dumped, 'REPLACE') end
+  -- Only a saving: where DUMP or RESTORE is refused (an ACL) the log stays as it is,
+  -- and the commit goes on (pcall: an error here would leave it half written).
+  local dumped = redis.pcall('DUMP', KEYS[2])
+  if type(dumped) == 'string' then redis.pcall('RESTORE', KEYS[2], 0, dumped, 'REPLACE') end
 end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], ARGV[6], ARGV[7]) end
 local ttl = tonumber(ARGV[5])
@@ -322,13 +324,17 @@ class TableStore:
         """The table's record, and the stored response for ``request_key`` if any, in one trip."""
         table_key, _, requests_key = self._keys(table_id)
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hget(table_key, "record")
+            pipe.hmget(table_key, ["record", "types"])
             if request_key:
                 pipe.hget(requests_key, request_key)
             replies = await pipe.execute()
-        if replies[0] is None:
+        data, types = replies[0]
+        if data is None:
             raise TableMissing(table_id)
-        record = store_pb2.TableRecord.FromString(replies[0])
+        record = store_pb2.TableRecord.FromString(data)
+        if types:
+            record.ClearField("type_urls")
+            record.type_urls.extend(store_pb2.TypeUrls.FromString(types).type_urls)
         stored = None
         if request_key and replies[1] is not None:
             stored = store_pb2.StoredResponse.FromString(replies[1])
@@ -360,9 +366,14 @@ class TableStore:
             ttl = self.finished_ttl
             if self.retry_seconds > 0:
                 requests_ttl = min(self.retry_seconds, ttl) if ttl > 0 else self.retry_seconds
+        # The type URLs are kept once, in the hash's "types" field, not in the record.
+        type_urls = list(record.type_urls)
+        record.ClearField("type_urls")
+        data = record.SerializeToString()
+        record.type_urls.extend(type_urls)
         args: list[bytes | str | int] = [
             expected_version,
-            record.SerializeToString(),
+            data,
             table.version,
             table.last_seq,
             ttl,

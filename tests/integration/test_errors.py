@@ -156,6 +156,7 @@ def test_repeated_request_id_replays_and_changes_nothing(table):
     again = table.submit(decider, legal[0].action, request_id="r-1")
     assert again.replayed and not first.replayed
     assert again.table.version == first.table.version
+    assert again.table == first.table  # its update time too, read back from the log
     assert list(again.events) == list(first.events)
     assert snapshot(table) == after_first
 
