@@ -81,11 +81,11 @@ if ARGV[12] == '1' then
   if type(dumped) == 'string' then redis.pcall('RESTORE', KEYS[2], 0, dumped, 'REPLACE') end
 end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], ARGV[6], ARGV[7]) end
-local ttl = tonumber(ARGV[5])
-if ttl > 0 then
-  for k = 1, 2 do redis.call('EXPIRE', KEYS[k], ttl) end
+-- A TTL of 0 keeps the key (a finished table may be kept for good though its game had one).
+local ttls = {tonumber(ARGV[5]), tonumber(ARGV[5]), tonumber(ARGV[10])}
+for k = 1, 3 do
+  if ttls[k] > 0 then redis.call('EXPIRE', KEYS[k], ttls[k]) else redis.call('PERSIST', KEYS[k]) end
 end
-if tonumber(ARGV[10]) > 0 then redis.call('EXPIRE', KEYS[3], tonumber(ARGV[10])) end
 redis.call('PUBLISH', ARGV[8], ARGV[4])
 return {1}
 """
@@ -305,7 +305,8 @@ class TableStore:
         self.open_ttl = ttl_seconds if open_ttl_seconds is None else min(open_ttl_seconds, ttl_seconds)
         # A finished table changes no more: kept for replays and checks, as long as wanted.
         self.finished_ttl = ttl_seconds if finished_ttl_seconds is None else finished_ttl_seconds
-        # A finished table's request ids answer retries this long; nothing else reads them.
+        # A finished table's request ids answer retries this long (0: as long as the table
+        # is kept); nothing else reads them.
         self.retry_seconds = retry_seconds
         self._commit = client.register_script(_COMMIT)
         self._forget_due = client.register_script(_FORGET_DUE)
@@ -363,9 +364,9 @@ class TableStore:
         if table.status == gw.TABLE_STATUS_OPEN:
             ttl = requests_ttl = self.open_ttl
         elif table.status == gw.TABLE_STATUS_FINISHED:
-            ttl = self.finished_ttl
-            if self.retry_seconds > 0:
-                requests_ttl = min(self.retry_seconds, ttl) if ttl > 0 else self.retry_seconds
+            ttl = requests_ttl = self.finished_ttl
+            if self.retry_seconds > 0 and not 0 < ttl <= self.retry_seconds:
+                requests_ttl = self.retry_seconds
         # The type URLs are kept once, in the hash's "types" field, not in the record.
         type_urls = list(record.type_urls)
         record.ClearField("type_urls")

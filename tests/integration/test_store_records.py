@@ -1,0 +1,64 @@
+"""The store against a real Redis: a log holding entries of the earlier format and of the
+current one reads back alike, and a finishing commit gives the table the finished tables'
+TTL and its request ids the retry window."""
+
+import asyncio
+import secrets
+
+import redis.asyncio
+from google.protobuf import any_pb2, timestamp_pb2
+
+from gateway.store import LogEntry, TableStore
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.store.v1 import store_pb2
+
+EVENT_TYPE = "type.tavola.dev/tavola.borgia.v1.Event"
+
+
+async def _scenario(redis_url: str, prefix: str) -> None:
+    client = redis.asyncio.Redis.from_url(redis_url)
+    store = TableStore(client, prefix, 7 * 24 * 3600, finished_ttl_seconds=86400, retry_seconds=600)
+    table_id = secrets.token_hex(8)
+    table_key, log_key, requests_key = (f"{prefix}:{{{table_id}}}:{suffix}" for suffix in ("table", "log", "requests"))
+    try:
+        # A table in play, as an earlier version left it: each viewer's event whole.
+        stamp = timestamp_pb2.Timestamp(seconds=1_796_000_000, nanos=5)
+        spec = gw.TableEvent(seq=1, version=1, time=stamp, game_event=any_pb2.Any(type_url=EVENT_TYPE, value=b"p"))
+        own = gw.TableEvent(seq=1, version=1, time=stamp, game_event=any_pb2.Any(type_url=EVENT_TYPE, value=b"0"))
+        await client.xadd(log_key, {"spec": spec.SerializeToString(), "s0": own.SerializeToString()}, id="1-0")
+        table = gw.Table(table_id=table_id, status=gw.TABLE_STATUS_IN_PROGRESS, version=1, last_seq=1)
+        await client.hset(table_key, mapping={"record": store_pb2.TableRecord(table=table).SerializeToString()})
+        await client.hset(table_key, mapping={"version": 1, "seq": 1})
+
+        # The commit that ends the game, in the current format.
+        record, _ = await store.load(table_id)
+        record.table.version, record.table.last_seq = 2, 2
+        record.table.status = gw.TABLE_STATUS_FINISHED
+        record.table.update_time.FromNanoseconds(1_796_000_001 * 10**9)
+        last = gw.TableEvent(seq=2, version=2, time=record.table.update_time, game_finished=gw.GameFinished())
+        action = store_pb2.SeatAction(seat=0, action=any_pb2.Any(type_url="type.example/A", value=b"a"))
+        entry = LogEntry(spectator=last.SerializeToString(), end=True, action=action.SerializeToString())
+        stored = store_pb2.StoredResponse(command_sha256=b"c" * 16, seat=0, first_seq=2, last_seq=2, version=2)
+        await store.commit(record, 1, [entry], "key:r1", stored)
+
+        first, second = await store.read_log(table_id, 0)
+        assert first.for_viewer(0) == own.SerializeToString()
+        assert first.for_viewer(None) == first.for_viewer(1) == spec.SerializeToString()
+        assert not first.is_end and first.action == b""
+        assert second.for_viewer(None) == second.for_viewer(0) == last.SerializeToString()
+        assert second.is_end and second.action == action.SerializeToString()
+        assert second.time_ns == 1_796_000_001 * 10**9
+
+        reloaded, found = await store.load(table_id, "key:r1")
+        assert list(reloaded.type_urls) == ["type.example/A"] and found == stored
+        raw = store_pb2.TableRecord.FromString(await client.hget(table_key, "record"))
+        assert not raw.type_urls  # kept once, beside the record
+        assert 86000 < await client.ttl(table_key) <= 86400 and 86000 < await client.ttl(log_key) <= 86400
+        assert 0 < await client.ttl(requests_key) <= 600
+    finally:
+        await client.delete(table_key, log_key, requests_key)
+        await client.aclose()
+
+
+def test_old_and_new_log_entries_and_a_finished_tables_ttls(redis_url, key_prefix) -> None:
+    asyncio.run(_scenario(redis_url, f"{key_prefix}-records"))
