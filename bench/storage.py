@@ -3,7 +3,7 @@
 Plays N all-bot tables of one game to the end on a local stack (random bots) and prints,
 per live (just started) and per finished table, the mean MEMORY USAGE of each of its keys
 (exact: every element counted, not sampled), and the log's payload by field (the bytes
-each kind of field holds, before Redis's own overhead).
+each kind of field holds, before Redis's own overhead); and the largest table's total.
 """
 
 import argparse
@@ -51,7 +51,10 @@ def breakdown(client: redis.Redis, prefix: str, table_ids: list[str]) -> dict[st
         sizes["total"] = sum(sizes[f"key {suffix}"] for suffix in SUFFIXES)
         for kind, size in sizes.items():
             totals.setdefault(kind, []).append(size)
-    return {name: statistics.mean(values) for name, values in sorted(totals.items())}
+    means = {name: statistics.mean(values) for name, values in sorted(totals.items())}
+    for kind in ("total", "log entries"):
+        means[f"{kind} (largest table)"] = max(totals[kind])
+    return means
 
 
 def main() -> None:
