@@ -103,8 +103,8 @@ ISMCTS = BotSpec(
     description="Information-set Monte Carlo tree search: plays out many games from states consistent with "
     "what it sees and picks the action that wins most. Plays every game.",
     strength=70,
-    strength_note="At its default budget it beats random bots in every game and is about even with "
-    "borgia-odds; the Mortadella and Pecunia heuristics still beat it. More time per decision plays better.",
+    strength_note="At its default budget it beats random bots in every game, beats borgia-odds (53% to 33%) "
+    "and is even with the Pecunia heuristic; the Mortadella heuristic still wins 55-45. More time plays better.",
     make=_make_ismcts,
     check=_check_ismcts,
     options=(
