@@ -37,6 +37,7 @@ from common.logging import bound
 from common.tasks import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for
 from gateway import metrics
 from gateway.bots import BotCatalog
+from gateway.due import due_time
 from gateway.hub import READ_PAGE, Hub
 from gateway.quotas import CREATE, SEATS, Client, Limits, Quotas
 from gateway.rules import RulesDirectory
@@ -499,8 +500,6 @@ class TableCore:
                 await self._enqueue(EXPIRE_TASK, table.table_id, seat, **task)
 
     async def _set_due(self, record: store_pb2.TableRecord, not_before: float | None) -> None:
-        from gateway.sweeper import due_time  # the sweeper imports this module
-
         table = record.table
         due = due_time(record, self.task_grace_seconds)
         if due is None and table.status == gw.TABLE_STATUS_OPEN:

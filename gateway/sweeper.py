@@ -29,19 +29,16 @@ played, or a timer for a seat that decided, does nothing (``bots/tasks.py``,
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import structlog
 from redis.exceptions import RedisError
 
 from common.tasks import queue_for
 from gateway import metrics
+from gateway.core import TableCore
+from gateway.due import due_time, thinking_seconds
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
-
-if TYPE_CHECKING:  # the core imports due_time from here
-    from gateway.core import TableCore
 
 log = structlog.get_logger()
 
@@ -53,44 +50,8 @@ BACKOFF_CAP = 60.0
 QUEUED_TASK_SECONDS = 0.02
 
 
-@lru_cache(maxsize=1024)
-def thinking_seconds(bot: str) -> float:
-    """A bot's thinking budget per decision: its ``budget_ms`` option (the option's maximum
-    when 0, i.e. a search limited by iterations only); 0 for a bot without one, or one
-    whose worker runs elsewhere."""
-    from bots import registry  # loaded by the gateway's bot catalogue already
-
-    try:
-        spec, options = registry.resolve(bot)
-    except registry.BotError:
-        return 0.0
-    for option in spec.options:
-        if option.name == "budget_ms":
-            value = options[option.name]
-            budget = value if isinstance(value, int | float) and value > 0 else (option.maximum or 0)
-            return float(budget) / 1000
-    return 0.0
-
-
-def due_time(record: store_pb2.TableRecord, grace: float) -> float | None:
-    """When the tasks the table waits on now should have acted by (epoch seconds); None
-    when it waits on none (not in progress, or only untimed human seats decide)."""
-    table = record.table
-    if table.status != gw.TABLE_STATUS_IN_PROGRESS:
-        return None
-    changed = table.update_time.ToNanoseconds() / 1e9
-    times = []
-    for seat in table.deciding_seats:
-        info = table.seats[seat]
-        if info.kind == gw.SEAT_KIND_BOT:
-            times.append(changed + grace + 2 * thinking_seconds(info.bot))
-        elif table.HasField("decision_deadline"):
-            times.append(table.decision_deadline.ToNanoseconds() / 1e9 + grace)
-    return min(times, default=None)
-
-
 class Sweeper:
-    def __init__(self, core: "TableCore", interval: float, due_interval: float = 1.0):
+    def __init__(self, core: TableCore, interval: float, due_interval: float = 1.0):
         self.core = core
         self.interval = interval
         self.due_interval = due_interval

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from deploy.stack import NO_QUOTAS, Stack
-from gateway.sweeper import due_time, thinking_seconds
+from gateway.due import due_time, thinking_seconds
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
 from tavola.store.v1 import store_pb2
