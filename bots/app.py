@@ -51,9 +51,15 @@ if _broker.startswith("redis://"):  # rediss:// keeps kombu's own transport, whi
 app.conf.update(
     include=["bots.tasks", "bots.timers"],
     # A task is acknowledged only once done. One lost with a pool process goes back to its
-    # queue at once; one lost with the whole worker is sent again by the gateway within
-    # seconds (gateway/sweeper.py), long before the broker's visibility timeout.
+    # queue at once, and a worker that stops puts back those it held; one lost with the
+    # whole worker (killed) is sent again by the gateway within seconds (gateway/sweeper.py).
     task_acks_late=True,
+    # Held tasks are kept in the worker's memory only, not also in Redis: kombu's ack
+    # emulation writes each task to an unacknowledged hash and index when it is received
+    # and removes it when acknowledged (two MULTI/EXEC round trips a task, a large share of
+    # a cheap bot's CPU), only to hand it out again after the visibility timeout, a day
+    # later. The gateway's due sweep already sends a lost task again within seconds.
+    broker_transport_options={**app.conf.broker_transport_options, "ack_emulation": False},
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,
     worker_hijack_root_logger=False,

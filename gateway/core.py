@@ -102,6 +102,9 @@ class Commit:
         # A new table (version 0) has no status yet: its first commit files it.
         self.status_before = record.table.status if record.table.version else gw.TABLE_STATUS_UNSPECIFIED
         self.finished = False
+        # The rules service's views of the bot seats that must decide after this command,
+        # by seat, when it sent them with the applied action (the wake-up asks for the rest).
+        self.bot_views: dict[int, rules_pb2.GetViewResponse] = {}
 
     @property
     def next_seq(self) -> int:
@@ -401,7 +404,7 @@ class TableCore:
         metrics.count_commit(commit.record.table, commit.status_before, commit.entries)
         if commit.status_changed:
             await self._index(table.table_id, INDEX_OF_STATUS.get(table.status))
-        await self.wake(commit.record)
+        await self.wake(commit.record, views=commit.bot_views)
 
     # -- game steps inside a change ----------------------------------------------------------
 
@@ -428,17 +431,20 @@ class TableCore:
     async def _apply(
         self, record: store_pb2.TableRecord, seat: int, action: any_pb2.Any, commit: Commit
     ) -> rules_pb2.ApplyActionResponse:
-        """Ask the rules service to apply one seat's action; put the result in the record."""
+        """Ask the rules service to apply one seat's action; put the result in the record.
+        The views of the bot seats that must decide next come with it, for their tasks."""
+        bot_seats = [index for index, info in enumerate(record.table.seats) if info.kind == gw.SEAT_KIND_BOT]
         try:
             applied = await self.rules.call(
                 record.table.game_id,
                 "ApplyAction",
-                rules_pb2.ApplyActionRequest(state=record.state, seat=seat, action=action),
+                rules_pb2.ApplyActionRequest(state=record.state, seat=seat, action=action, view_seats=bot_seats),
             )
         except ApiError as error:
             error.metadata.setdefault("seat", str(seat))
             raise
         record.state.CopyFrom(applied.state)
+        commit.bot_views = {seat_view.seat: seat_view.view for seat_view in applied.views}
         first = len(commit.entries)
         commit.game_events(list(applied.events))
         if len(commit.entries) == first:  # the action's own entry, even when nobody sees it
@@ -474,12 +480,18 @@ class TableCore:
     # (gateway/sweeper.py) wakes its table again; the gateway sets TAVOLA_TASK_GRACE_SECONDS.
     task_grace_seconds = 5.0
 
-    async def wake(self, record: store_pb2.TableRecord, not_before: float | None = None) -> None:
+    async def wake(
+        self,
+        record: store_pb2.TableRecord,
+        not_before: float | None = None,
+        views: dict[int, rules_pb2.GetViewResponse] | None = None,
+    ) -> None:
         """Enqueue a task per bot seat that must decide now, and a timer per human seat that
         must decide on a timed table. A bot's task carries the seat's view, exactly what
         GetView would answer that seat's token at this version, so the worker asks the
         gateway nothing before it submits. The sweeps call it too, with ``not_before``: the
-        earliest time to look at the table again.
+        earliest time to look at the table again. ``views``: the bot seats' views the rules
+        service sent with the applied action, by seat (the others are asked for).
 
         The table's due time is written first: should this gateway stop before the enqueue,
         or a worker die holding the task, the due sweep finds the table within seconds."""
@@ -491,7 +503,7 @@ class TableCore:
             info = table.seats[seat]
             if info.kind == gw.SEAT_KIND_BOT:
                 args = [table.table_id, seat, table.version, info.bot]
-                view = await self._bot_view(record, seat)
+                view = await self._bot_view(record, seat, views.get(seat) if views else None)
                 kwargs = {"view": base64.b64encode(view).decode()} if view else {}
                 await self._publish(DECIDE_TASK, table.table_id, seat, queue_for(info.bot), args, kwargs)
             elif table.HasField("decision_deadline"):
@@ -517,16 +529,20 @@ class TableCore:
         except Exception:  # only the indexes: the commit stands
             log.warning("index_update_failed", table_id=table_id, exc_info=True)
 
-    async def _bot_view(self, record: store_pb2.TableRecord, seat: int) -> bytes:
+    async def _bot_view(
+        self, record: store_pb2.TableRecord, seat: int, view: rules_pb2.GetViewResponse | None = None
+    ) -> bytes:
         """The GetViewResponse of a bot seat that must decide, serialised; b'' when the rules
-        service does not answer (the worker then asks GetView itself)."""
+        service does not answer (the worker then asks GetView itself). ``view``: the rules
+        service's view of the seat at this state, when it came with the applied action."""
         table = record.table
-        try:
-            request = rules_pb2.GetViewRequest(state=record.state, seat=seat)
-            view = await self.rules.call(table.game_id, "GetView", request)
-        except ApiError as error:
-            log.warning("bot_view_failed", table_id=table.table_id, seat=seat, reason=error.reason)
-            return b""
+        if view is None:
+            try:
+                request = rules_pb2.GetViewRequest(state=record.state, seat=seat)
+                view = await self.rules.call(table.game_id, "GetView", request)
+            except ApiError as error:
+                log.warning("bot_view_failed", table_id=table.table_id, seat=seat, reason=error.reason)
+                return b""
         response = gw.GetViewResponse(
             table=table, seat=seat, view=view.view, must_decide=True, legal_actions=view.legal_actions
         )

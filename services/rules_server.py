@@ -36,6 +36,9 @@ LATENCY = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1),
 )
 
+# Legal actions kept packed, per rules service: a game's distinct actions seen lately.
+LEGAL_CACHE_SIZE = 4096
+
 # The one place where engine errors become status codes.
 _STATUS_OF_ERROR: dict[type[EngineError], grpc.StatusCode] = {
     InvalidConfig: grpc.StatusCode.INVALID_ARGUMENT,
@@ -104,6 +107,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     def __init__(self, game: Game):
         self.engine = game.engine
         self.codec = game.codec
+        self._legal_cache: dict[object, rules_pb2.LegalAction] = {}
         info = self.engine.info
         self.description = rules_pb2.GameDescription(
             game_id=info.game_id,
@@ -189,12 +193,35 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return projected
 
     def _legal(self, state, seat: int) -> list[rules_pb2.LegalAction]:
-        return [
-            rules_pb2.LegalAction(
-                action=_pack(self.codec.action_to_proto(action)), label=self.engine.describe_action(action)
-            )
-            for action in self.engine.legal_actions(state, seat)
-        ]
+        """The seat's legal actions, each packed in its Any with its label. Actions are
+        values: each one's message is built once and kept (a bounded cache), since packing
+        every legal action of every view was a large share of a rules service's CPU."""
+        cache = self._legal_cache
+        legal = []
+        for action in self.engine.legal_actions(state, seat):
+            try:
+                message = cache.get(action)
+            except TypeError:  # an action that is not hashable: packed every time
+                legal.append(self._legal_action(action))
+                continue
+            if message is None:
+                if len(cache) >= LEGAL_CACHE_SIZE:
+                    cache.clear()
+                message = cache[action] = self._legal_action(action)
+            legal.append(message)
+        return legal
+
+    def _legal_action(self, action) -> rules_pb2.LegalAction:
+        return rules_pb2.LegalAction(
+            action=_pack(self.codec.action_to_proto(action)), label=self.engine.describe_action(action)
+        )
+
+    def _seat_view(self, state, seat: int | None, status: rules_pb2.GameStatus) -> rules_pb2.GetViewResponse:
+        return rules_pb2.GetViewResponse(
+            view=_pack(self.codec.view_to_proto(self.engine.view(state, seat))),
+            status=status,
+            legal_actions=self._legal(state, seat) if seat is not None else [],
+        )
 
     # -- RPCs ------------------------------------------------------------------------
 
@@ -223,11 +250,20 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         state = self._state(request.state)
         action = self._action(request.action)
         new_state, events = self.engine.apply(state, request.seat, action)
+        status = self._status(new_state)
+        wanted = set(request.view_seats)
         return rules_pb2.ApplyActionResponse(
             state=_pack(self.codec.state_to_proto(new_state)),
-            status=self._status(new_state),
+            status=status,
             events=self._project(events, self.engine.player_count(new_state)),
             action_label=self.engine.describe_action(action),
+            # The views the caller would ask next (its bot seats'), without a call and a
+            # state decoding of their own.
+            views=[
+                rules_pb2.SeatView(seat=seat, view=self._seat_view(new_state, seat, status))
+                for seat in status.deciding_seats
+                if seat in wanted
+            ],
         )
 
     @rpc
@@ -236,11 +272,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         seat = request.seat if request.HasField("seat") else None
         if seat is not None and not 0 <= seat < self.engine.player_count(state):
             raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEAT", f"no seat {seat}")
-        return rules_pb2.GetViewResponse(
-            view=_pack(self.codec.view_to_proto(self.engine.view(state, seat))),
-            status=self._status(state),
-            legal_actions=self._legal(state, seat) if seat is not None else [],
-        )
+        return self._seat_view(state, seat, self._status(state))
 
 
 async def serve(game_id: str) -> None:
