@@ -181,11 +181,14 @@ def bot_path(report: Report, profile: Profile, stack: Stack, references: dict[in
     )
     report.note(
         "bots.finished",
-        f"{figures.finished}/{figures.tables} tables finished, {figures.actions} actions",
+        f"{figures.finished}/{figures.tables} tables finished in {figures.seconds:.0f}s, {figures.actions} actions",
         finished=figures.finished,
         tables=figures.tables,
         actions=figures.actions,
+        seconds=round(figures.seconds, 1),
     )
+    errors = stack_errors(stack)
+    report.note("bots.log_errors", f"error lines in the stack's logs: {errors}", errors=errors)
 
 
 def replies(report: Report, profile: Profile, stack: Stack, references: dict[int, dict]) -> None:
@@ -284,6 +287,11 @@ def stack_errors(stack: Stack) -> int:
     return errors
 
 
+def _load() -> str:
+    """The machine's load average (1, 5, 15 minutes): how much else ran beside the bench."""
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="every part small: about two minutes")
@@ -301,7 +309,8 @@ def main() -> None:
     report = Report(quiet=args.json)
     started = time.perf_counter()
     print(
-        f"tavola bench on {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        f"tavola bench on {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"load average {_load()}",
         file=report.out,
     )
     if "engines" in parts:
@@ -321,7 +330,7 @@ def main() -> None:
         if "watchers" in parts:
             watchers(report, profile, stack)
         stack.delete_keys()
-    print(f"\nbench done in {time.perf_counter() - started:.0f}s", file=report.out)
+    print(f"\nbench done in {time.perf_counter() - started:.0f}s, load average {_load()}", file=report.out)
     if args.json:
         print(json.dumps({"profile": "quick" if args.quick else "full", "figures": report.figures}, indent=1))
 

@@ -29,11 +29,12 @@ def celery_app(name: str, redis_url: str, key_prefix: str):
         broker_transport_options={
             # Keeps the broker's keys apart when several deployments share one Redis.
             "global_keyprefix": f"{key_prefix}:celery:",
-            # A task unacknowledged this long is handed to another worker. Lost tasks do
-            # not wait for it: the gateway wakes a table whose task is overdue within
-            # seconds (gateway/sweeper.py). It must outlast the longest hold of a live
-            # worker, a timer kept until its deadline (decision timers go up to a day), or
-            # every hour a held timer would be handed out again. A late copy does nothing.
+            # With kombu's ack emulation, a task unacknowledged this long is handed to
+            # another worker. tavola's workers turn it off (bots/app.py): lost tasks do not
+            # wait for it, the gateway wakes a table whose task is overdue within seconds
+            # (gateway/sweeper.py). Kept for a consumer that has it on: it must outlast
+            # the longest hold of a live worker, a timer kept until its deadline (decision
+            # timers go up to a day), or a held timer would be handed out again.
             "visibility_timeout": VISIBILITY_TIMEOUT_SECONDS,
         },
     )

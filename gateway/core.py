@@ -105,6 +105,10 @@ class Commit:
         # The rules service's views of the bot seats that must decide after this command,
         # by seat, when it sent them with the applied action (the wake-up asks for the rest).
         self.bot_views: dict[int, rules_pb2.GetViewResponse] = {}
+        # A bot seat whose view goes back to the caller instead of into a task (a bot
+        # worker that continues at the table), and that view once the commit is done.
+        self.keep_seat: int | None = None
+        self.kept_view: gw.GetViewResponse | None = None
 
     @property
     def next_seq(self) -> int:
@@ -404,7 +408,7 @@ class TableCore:
         metrics.count_commit(commit.record.table, commit.status_before, commit.entries)
         if commit.status_changed:
             await self._index(table.table_id, INDEX_OF_STATUS.get(table.status))
-        await self.wake(commit.record, views=commit.bot_views)
+        commit.kept_view = await self.wake(commit.record, views=commit.bot_views, keep=commit.keep_seat)
 
     # -- game steps inside a change ----------------------------------------------------------
 
@@ -485,31 +489,39 @@ class TableCore:
         record: store_pb2.TableRecord,
         not_before: float | None = None,
         views: dict[int, rules_pb2.GetViewResponse] | None = None,
-    ) -> None:
+        keep: int | None = None,
+    ) -> gw.GetViewResponse | None:
         """Enqueue a task per bot seat that must decide now, and a timer per human seat that
         must decide on a timed table. A bot's task carries the seat's view, exactly what
         GetView would answer that seat's token at this version, so the worker asks the
         gateway nothing before it submits. The sweeps call it too, with ``not_before``: the
         earliest time to look at the table again. ``views``: the bot seats' views the rules
-        service sent with the applied action, by seat (the others are asked for).
+        service sent with the applied action, by seat (the others are asked for). ``keep``:
+        a bot seat whose view is returned instead of sent in a task (the caller plays it).
 
         The table's due time is written first: should this gateway stop before the enqueue,
         or a worker die holding the task, the due sweep finds the table within seconds."""
         table = record.table
         await self._set_due(record, not_before)
         if table.status != gw.TABLE_STATUS_IN_PROGRESS:
-            return
+            return None
+        kept = None
         for seat in table.deciding_seats:
             info = table.seats[seat]
             if info.kind == gw.SEAT_KIND_BOT:
                 args = [table.table_id, seat, table.version, info.bot]
                 view = await self._bot_view(record, seat, views.get(seat) if views else None)
-                kwargs = {"view": base64.b64encode(view).decode()} if view else {}
+                if seat == keep and view is not None:
+                    kept = view  # its due time is set: should the caller not play it, the sweep sends it
+                    metrics.ENQUEUED.labels(DECIDE_TASK, "continued").inc()
+                    continue
+                kwargs = {"view": base64.b64encode(view.SerializeToString()).decode()} if view is not None else {}
                 await self._publish(DECIDE_TASK, table.table_id, seat, queue_for(info.bot), args, kwargs)
             elif table.HasField("decision_deadline"):
                 countdown = max(0.0, table.decision_deadline.ToNanoseconds() / 1e9 - time.time())
                 task = {"args": [table.table_id, seat, table.version], "queue": TIMER_QUEUE, "countdown": countdown}
                 await self._enqueue(EXPIRE_TASK, table.table_id, seat, **task)
+        return kept
 
     async def _set_due(self, record: store_pb2.TableRecord, not_before: float | None) -> None:
         table = record.table
@@ -531,9 +543,9 @@ class TableCore:
 
     async def _bot_view(
         self, record: store_pb2.TableRecord, seat: int, view: rules_pb2.GetViewResponse | None = None
-    ) -> bytes:
-        """The GetViewResponse of a bot seat that must decide, serialised; b'' when the rules
-        service does not answer (the worker then asks GetView itself). ``view``: the rules
+    ) -> gw.GetViewResponse | None:
+        """The GetViewResponse of a bot seat that must decide; None when the rules service
+        does not answer (the worker then asks GetView itself). ``view``: the rules
         service's view of the seat at this state, when it came with the applied action."""
         table = record.table
         if view is None:
@@ -542,11 +554,10 @@ class TableCore:
                 view = await self.rules.call(table.game_id, "GetView", request)
             except ApiError as error:
                 log.warning("bot_view_failed", table_id=table.table_id, seat=seat, reason=error.reason)
-                return b""
-        response = gw.GetViewResponse(
+                return None
+        return gw.GetViewResponse(
             table=table, seat=seat, view=view.view, must_decide=True, legal_actions=view.legal_actions
         )
-        return response.SerializeToString()
 
     async def _publish(self, name: str, table_id: str, seat: int, queue: str, args: list, kwargs: dict) -> None:
         """A task on the event loop, straight onto its queue in the broker (Celery's
@@ -718,10 +729,22 @@ class TableCore:
         return record
 
     async def submit(
-        self, table_id: str, token: str, action: any_pb2.Any, expected_version: int | None, request_id: str
+        self,
+        table_id: str,
+        token: str,
+        action: any_pb2.Any,
+        expected_version: int | None,
+        request_id: str,
+        continue_as_bot: bool = False,
     ) -> gw.SubmitActionResponse:
         """One seat's action. The same request id with the same action answers the first
-        response, whatever ``expected_version`` says and however many copies race."""
+        response, whatever ``expected_version`` says and however many copies race.
+
+        ``continue_as_bot``: the caller, a bot seat's worker, would play the next decision of
+        a seat of the same bot: when the action leaves one to decide, its view is answered
+        in ``next_decision`` and no task is sent for it (a bot worker thus plays several
+        decisions a task, without a trip through the broker each). Its due time is set as
+        for a task: should the worker not play it, the due sweep sends it."""
         if len(request_id) > MAX_REQUEST_ID:
             raise invalid("BAD_REQUEST_ID", f"at most {MAX_REQUEST_ID} characters")
         if not action.type_url:
@@ -731,6 +754,7 @@ class TableCore:
             idempotency = Idempotency(key=f"{auth.digest(token).hex()[:32]}:{request_id}")
         applied_label: list[str] = []
         seat_of: list[int] = []
+        commits: list[Commit] = []
 
         response = gw.SubmitActionResponse()
 
@@ -755,6 +779,9 @@ class TableCore:
             applied = await self._apply(record, seat, action, commit)
             applied_label[:] = [applied.action_label]
             seat_of[:] = [seat]
+            commits[:] = [commit]
+            if continue_as_bot:
+                commit.keep_seat = self._next_of_same_bot(record, seat)
             commit.finish()
             response.CopyFrom(gw.SubmitActionResponse(table=record.table, events=commit.seen_by(seat)))
             if idempotency is None:
@@ -768,7 +795,22 @@ class TableCore:
         with bound(seat=seat_of[0]):
             # Debug only: an info line per action was a noticeable share of the gateway's CPU.
             log.debug("action_applied", label=applied_label[0], version=record.table.version)
+        if commits and commits[0].kept_view is not None:
+            response.next_decision.CopyFrom(commits[0].kept_view)
         return response
+
+    @staticmethod
+    def _next_of_same_bot(record: store_pb2.TableRecord, seat: int) -> int | None:
+        """A seat of the bot that holds ``seat`` that must decide now (the first), if any."""
+        table = record.table
+        own = table.seats[seat]
+        if own.kind != gw.SEAT_KIND_BOT or table.status != gw.TABLE_STATUS_IN_PROGRESS:
+            return None
+        for other in table.deciding_seats:
+            info = table.seats[other]
+            if info.kind == gw.SEAT_KIND_BOT and info.bot == own.bot:
+                return other
+        return None
 
     async def expire_decision(
         self, table_id: str, seat: int, version: int, token: str

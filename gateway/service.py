@@ -182,7 +182,9 @@ class GatewayServicer:
         token = require_token(context)
         expected = request.expected_version if request.HasField("expected_version") else None
         with bound(request_id=request.request_id[:128] or None):
-            return await self.core.submit(request.table_id, token, request.action, expected, request.request_id)
+            return await self.core.submit(
+                request.table_id, token, request.action, expected, request.request_id, request.continue_as_bot
+            )
 
     async def WatchTable(self, request, context):
         token = require_token(context)

@@ -2,8 +2,9 @@
 
 A bot or timer task can be lost between a commit and its enqueue (the broker down at that
 moment, or the gateway stopped in between), or with a worker killed while it held the
-task: tasks are acknowledged late, but the Redis broker hands an unacknowledged task on
-only after its visibility timeout (common/tasks.py), far too late for a game.
+task: tasks are acknowledged late, but a worker keeps those it holds in its memory only
+(bots/app.py: no copy in the broker to hand on after a visibility timeout, which would in
+any case come far too late for a game).
 
 So every wake-up (``TableCore.wake``) first records when the table's task should have
 acted by (``due_time``): a bot's by the commit plus the grace (TAVOLA_TASK_GRACE_SECONDS)
