@@ -6,9 +6,10 @@ bots stays cheap and a game without a heuristic still gets the game-agnostic bot
 
 import importlib
 from collections.abc import Mapping
+from typing import Any
 
 from bots.ismcts import ismcts_policy
-from bots.policy import Policy, Strategy, policy_strategy
+from bots.policy import Belief, Policy, Strategy, policy_strategy
 from bots.registry import BAD_BOT_OPTION, BotError, BotOption, BotSpec, OptionValue
 from bots.strategies import random_legal
 from services.registry import get_game
@@ -20,14 +21,29 @@ HEURISTICS = {
     "pecunia": "bots.pecunia_heuristic:pecunia_heuristic_policy",
 }
 
+# game id -> "module:attribute" of its search belief (bots.policy.Belief): how likely each
+# determinization is, from what the others' play so far reveals
+BELIEFS = {
+    "mortadella": "bots.mortadella_heuristic:role_belief",
+}
 
-def heuristic_policy(game_id: str) -> Policy | None:
-    """The game's heuristic policy, or None for a game that has none."""
-    target = HEURISTICS.get(game_id)
+
+def _load(targets: Mapping[str, str], game_id: str) -> Any:
+    target = targets.get(game_id)
     if target is None:
         return None
     module, _, attribute = target.partition(":")
     return getattr(importlib.import_module(module), attribute)
+
+
+def heuristic_policy(game_id: str) -> Policy | None:
+    """The game's heuristic policy, or None for a game that has none."""
+    return _load(HEURISTICS, game_id)
+
+
+def search_belief(game_id: str) -> Belief | None:
+    """The game's search belief, or None where the search draws hidden information uniformly."""
+    return _load(BELIEFS, game_id)
 
 
 def _make_random(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
@@ -53,6 +69,8 @@ def _make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
         opponent=heuristic,
         prior=heuristic,
         overrule=float(options["overrule"]),
+        paired=int(options["paired"]),
+        belief=search_belief(game_id) if options["belief"] == "inferred" else None,
     )
     return policy_strategy(get_game(game_id), policy)
 
@@ -127,6 +145,24 @@ ISMCTS = BotSpec(
             (),
             0,
             10,
+        ),
+        BotOption(
+            "paired",
+            "Compare only the heuristic's first N choices, each played out from the same sampled states "
+            "with the same dice (0: grow a search tree instead).",
+            "int",
+            "0",
+            (),
+            0,
+            16,
+        ),
+        BotOption(
+            "belief",
+            "How it redraws what it cannot see: inferred (weighted by what the others' play reveals, "
+            "where the game has such a belief) or uniform.",
+            "enum",
+            "inferred",
+            ("inferred", "uniform"),
         ),
     ),
 )

@@ -35,11 +35,11 @@ import inspect
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots.policy import Policy
+from bots.policy import Belief, Policy
 from services.engine.api import Game
 from services.engine.rng import Rng
 
@@ -79,6 +79,8 @@ def search(
     depth: int = 0,
     widen: float = 1.0,
     overrule: float = 0.0,
+    paired: int = 0,
+    belief: "Belief | None" = None,
 ) -> SearchResult:
     """Search from ``seat``'s view until ``iterations`` (0: no limit) or ``budget_ms``
     (0: no limit) runs out, whichever comes first; at least one iteration runs.
@@ -97,10 +99,14 @@ def search(
     root_legal = tuple(legal)  # the same in every determinization (the sample's contract)
     root_order = _ranking(prior, game, view, seat, root_legal, rng) if prior is not None else []
     deadline = time.perf_counter() + budget_ms / 1000 if budget_ms > 0 else math.inf
+    draw = _sampler(game, view, seat, rng, belief)
+    if paired > 0:
+        candidates = (root_order + [a for a in root_legal if a not in root_order])[:paired]
+        return _compare(game, draw, seat, candidates, rng, iterations, deadline, rollout, opponent, epsilon, overrule)
     max_depth = depth if depth > 0 else math.inf
     done = 0
     while True:
-        state = engine.sample(view, seat, Rng(rng.getrandbits(64)))
+        state = draw()
         node, path, players = root, [], engine.player_count(state)
 
         # Selection and expansion, down the tree while every child of the decider was tried.
@@ -209,6 +215,102 @@ def search(
     tied = [a for a in root_legal if root_visits.get(a) == best]
     preferred = [a for a in root_order if a in tied]  # a tie goes to the heuristic's favourite
     return SearchResult(preferred[0] if preferred else rng.choice(tied), done, root_visits)
+
+
+def _sampler(game: Game, view: Any, seat: int, rng: random.Random, belief: "Belief | None") -> Callable[[], Any]:
+    """Draws determinizations: uniform among the states consistent with the view
+    (``engine.sample``), or, with a ``belief``, kept with the probability it gives each draw
+    (rejection sampling), so the hidden information follows what the seat can infer from
+    the others' play (e.g. which role a player's tokens point to)."""
+    sample = game.engine.sample
+    if belief is None:
+        return lambda: sample(view, seat, Rng(rng.getrandbits(64)))
+    likelihood = belief(game, view, seat)
+
+    def draw() -> Any:
+        for _ in range(_MAX_REJECTIONS):
+            state = sample(view, seat, Rng(rng.getrandbits(64)))
+            if rng.random() < likelihood(state):
+                return state
+        return state  # an unlikely view: take the last draw rather than stall
+
+    return draw
+
+
+_MAX_REJECTIONS = 32
+
+
+def _compare(
+    game: Game,
+    draw: Callable[[], Any],
+    seat: int,
+    candidates: Sequence[Any],
+    rng: random.Random,
+    iterations: int,
+    deadline: float,
+    rollout: Policy | None,
+    opponent: Policy | None,
+    epsilon: float,
+    z: float,
+) -> SearchResult:
+    """Flat search with common random numbers: each iteration draws one determinization and
+    one rollout seed, and plays every candidate root action out from that same state with
+    that same seed. Outcomes of the candidates then differ only through the candidate (and
+    what it changes downstream), so their paired differences tell a better action apart
+    from a worse one with far fewer playouts than independent samples would. The first
+    candidate (the prior's favourite) stands unless another's mean paired lead exceeds
+    ``z`` standard errors (the largest such lead wins)."""
+    engine = game.engine
+    deciders_of, legal_of, apply, outcome, observe = (
+        engine.deciders,
+        engine.legal_actions,
+        engine.apply,
+        engine.outcome,
+        engine.view,
+    )
+    count = len(candidates)
+    lead, lead_squares, wins = [0.0] * count, [0.0] * count, [0.0] * count
+    done = 0
+    while True:
+        sampled = draw()
+        seed = rng.getrandbits(64)
+        rewards = []
+        for candidate in candidates:
+            playout = random.Random(seed)
+            uniform = playout.random
+            state, _ = apply(sampled, seat, candidate)
+            deciders = deciders_of(state)
+            while deciders:
+                decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
+                actions = legal_of(state, decider)
+                policy = rollout if decider == seat else (opponent or rollout)
+                if len(actions) == 1:
+                    action = actions[0]
+                elif policy is None or (decider != seat and uniform() < epsilon):
+                    action = actions[int(uniform() * len(actions))]
+                else:
+                    action = policy(game, observe(state, decider), decider, actions, playout)
+                state, _ = apply(state, decider, action)
+                deciders = deciders_of(state)
+            ended = outcome(state)
+            assert ended is not None  # no seat decides: the game is over
+            rewards.append(1.0 / len(ended.winners) if seat in ended.winners else 0.0)
+        for i, reward in enumerate(rewards):
+            difference = reward - rewards[0]
+            wins[i] += reward
+            lead[i] += difference
+            lead_squares[i] += difference * difference
+        done += 1
+        if (iterations and done >= iterations) or time.perf_counter() >= deadline:
+            break
+    choice, best = 0, 0.0
+    if done >= 3:
+        for i in range(1, count):
+            mean = lead[i] / done
+            error = math.sqrt(max(lead_squares[i] / done - mean * mean, 0.0) / (done - 1))
+            if mean > max(z * error, best):
+                choice, best = i, mean
+    return SearchResult(candidates[choice], done, {a: done for a in candidates})
 
 
 def _overruled(kids: dict[Any, Node], favourite: Any, z: float) -> Any:

@@ -13,8 +13,9 @@ much that distance shrinks, with:
 Cheap on purpose: a search bot calls it as its rollout policy.
 """
 
+import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from services.engine.api import Game
 from services.mortadella.model import (
@@ -33,6 +34,7 @@ from services.mortadella.model import (
     PlagueDiscard,
     Role,
     RollDice,
+    State,
     StealFrom,
     Symbol,
     UseLombard,
@@ -116,6 +118,35 @@ def candidates(view: View, seat: int, target: int) -> list[Role]:
     card = view.seats[target].removed_role_count
     seen.update(g.role for g in view.wrong_guesses if g.target == target and g.target_card == card)
     return [r for r in ROLE_POOLS[view.player_count] if r not in seen]
+
+
+# How sharply a player's tokens point to its role: P(role) ~ exp(-BELIEF_SHARPNESS * its
+# distance beyond the nearest candidate's). Fitted by maximum likelihood on heuristic
+# games (2 players, 200 games: 1.0 best; the true role is the unique nearest 61% of the
+# time against 38% for a uniform pick among the candidates).
+BELIEF_SHARPNESS = 1.0
+
+
+def role_belief(game: Game, view: View, seat: int) -> Callable[[State], float]:
+    """A search bot's belief about hidden roles (bots.policy.Belief): a sampled role is the
+    likelier the nearer the player's tokens are to its victory row, since players collect
+    toward their own role's row."""
+    weights: dict[int, dict[Role, float]] = {}
+    for target, other in enumerate(view.seats):
+        if target == seat or other.role is not None:
+            continue
+        gaps = {role: distance(role, other.tokens) for role in candidates(view, seat, target)}
+        if len(gaps) > 1:
+            nearest = min(gaps.values())
+            weights[target] = {role: math.exp(-BELIEF_SHARPNESS * (gap - nearest)) for role, gap in gaps.items()}
+
+    def likelihood(state: State) -> float:
+        result = 1.0
+        for target, by_role in weights.items():
+            result *= by_role.get(state.roles[target], 1.0)
+        return result
+
+    return likelihood
 
 
 def threat(view: View, seat: int, target: int) -> float:

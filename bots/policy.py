@@ -17,6 +17,11 @@ from tavola.rules.v1 import rules_pb2
 # (game, the seat's view, the seat, its legal actions, rng) -> one of those actions
 Policy = Callable[[Game, Any, int, Sequence[Any], random.Random], Any]
 
+# (game, a seat's view, the seat) -> how likely each state drawn by ``engine.sample`` for
+# that view is, in (0, 1], relative to the likeliest: what the seat can infer beyond the
+# rules' uniform redraw, e.g. from the others' play so far.
+Belief = Callable[[Game, Any, int], Callable[[Any], float]]
+
 # What the worker calls: the seat's GetViewResponse and a seeded rng -> one of its legal actions.
 Strategy = Callable[[gateway_pb2.GetViewResponse, random.Random], rules_pb2.LegalAction]
 

@@ -2,15 +2,22 @@
 game, from its seat's view, and beats random play. Budgets here are iteration counts, so
 every run is deterministic (no timing)."""
 
+import math
 import random
+from collections import Counter
+from types import SimpleNamespace
 
 import pytest
 
 from bots.builtin import heuristic_policy
-from bots.ismcts import Node, _overruled, _ranking, search
+from bots.ismcts import Node, _overruled, _ranking, _sampler, search
+from bots.mortadella_heuristic import BELIEF_SHARPNESS, candidates, distance, role_belief
 from bots.offline import play
 from bots.registry import make_strategy
 from bots.strategies import random_legal
+from services.engine.api import Outcome
+from services.engine.rng import Rng
+from services.mortadella.model import GuessRole
 from services.registry import game_ids, get_game
 
 
@@ -119,3 +126,113 @@ def test_search_with_overrule_keeps_the_priors_choice_when_playouts_are_few():
     # Two playouts can never lead by two standard errors.
     result = search(game, view, seat, legal, random.Random(0), iterations=2, budget_ms=0, prior=heuristic, overrule=2.0)
     assert result.action == favourite
+
+
+class _Draw:
+    """A one-decision game: seat 0 picks an action, then the hidden seed decides, a win
+    when ``seed % 100`` is below that action's chance. Every determinization redraws the seed."""
+
+    def __init__(self, chances: tuple[int, ...]):
+        self.chances = chances
+
+    def sample(self, view, seat, rng):
+        return ("to play", rng.next_u64())
+
+    def player_count(self, state):
+        return 2
+
+    def deciders(self, state):
+        return (0,) if state[0] == "to play" else ()
+
+    def legal_actions(self, state, seat):
+        return list(range(len(self.chances)))
+
+    def apply(self, state, seat, action):
+        return ("won" if state[1] % 100 < self.chances[action] else "lost", state[1]), []
+
+    def outcome(self, state):
+        return None if state[0] == "to play" else Outcome(winners=(0,) if state[0] == "won" else (1,), summary="")
+
+    def view(self, state, seat):
+        return None
+
+
+def _first(game, view, seat, legal, rng):
+    return legal[0]
+
+
+def _paired(chances: tuple[int, ...], iterations: int) -> object:
+    game = SimpleNamespace(engine=_Draw(chances))
+    legal = list(range(len(chances)))
+    return search(
+        game, None, 0, legal, random.Random(5), iterations=iterations, budget_ms=0, prior=_first, overrule=2, paired=4
+    )  # type: ignore[arg-type]
+
+
+def test_paired_playouts_overrule_the_heuristic_for_a_clearly_better_action():
+    result = _paired((30, 30, 60, 30), iterations=60)
+    assert result.action == 2 and result.iterations == 60
+
+
+def test_paired_playouts_keep_the_heuristics_choice_when_no_action_differs():
+    """Every candidate meets the same seeds: equal chances give equal outcomes, no lead at all."""
+    assert _paired((40, 40, 40, 40), iterations=60).action == 0
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_paired_search_chooses_among_the_heuristics_first_choices_in_every_game(game_id):
+    game = get_game(game_id)
+    engine = game.engine
+    heuristic = heuristic_policy(game_id)
+    rng = random.Random(4)
+    state, _ = engine.new_game(3, {}, 3)
+    searched = 0
+    while (deciders := engine.deciders(state)) and searched < 4:
+        seat = rng.choice(deciders)
+        legal = engine.legal_actions(state, seat)
+        view = engine.view(state, seat)
+        action = rng.choice(legal)
+        if len(legal) > 2:
+            settings = {"rollout": heuristic, "opponent": heuristic, "prior": heuristic, "overrule": 2.0}
+            result = search(game, view, seat, legal, rng, iterations=6, budget_ms=0, paired=2, **settings)
+            assert result.iterations == 6
+            assert result.action in _ranking(heuristic, game, view, seat, legal, random.Random(0), limit=len(legal))
+            searched += 1
+            action = result.action
+        state, _ = engine.apply(state, seat, action)
+
+
+def _mortadella_view_with_opponent_tokens(game, tokens: int):
+    """Seat 0's view in a 2-player game where the opponent's role is hidden and it holds
+    at least ``tokens`` tokens."""
+    engine = game.engine
+    rng = random.Random(8)
+    for seed in range(100):
+        state, _ = engine.new_game(2, {}, seed)
+        while deciders := engine.deciders(state):
+            seat = deciders[0]
+            view = engine.view(state, seat)
+            if seat == 0 and view.seats[1].role is None and sum(view.seats[1].tokens) >= tokens:
+                return view
+            legal = [a for a in engine.legal_actions(state, seat) if not isinstance(a, GuessRole)]
+            state, _ = engine.apply(state, seat, rng.choice(legal))
+    raise AssertionError("no such state in 100 games")
+
+
+def test_the_mortadella_belief_draws_roles_that_the_tokens_point_to():
+    """M14, M18: a hidden role is redrawn among those the seat cannot rule out, weighted by how
+    near the player's tokens are to that role's victory row."""
+    game = get_game("mortadella")
+    view = _mortadella_view_with_opponent_tokens(game, 4)
+    likelihood = role_belief(game, view, 0)
+    roles = candidates(view, 0, 1)
+    gaps = {role: distance(role, view.seats[1].tokens) for role in roles}
+    weights = {role: math.exp(-BELIEF_SHARPNESS * (gap - min(gaps.values()))) for role, gap in gaps.items()}
+    assert len(roles) > 1 and min(weights.values()) < 0.5  # the tokens tell the roles apart
+    draw = _sampler(game, view, 0, random.Random(9), role_belief)
+    counts = Counter(draw().roles[1] for _ in range(3000))
+    assert set(counts) <= set(roles)
+    for role in roles:
+        expected = weights[role] / sum(weights.values())
+        assert abs(counts[role] / 3000 - expected) < 0.04, (role, counts, weights)
+    assert max(likelihood(game.engine.sample(view, 0, Rng(seed))) for seed in range(50)) == 1.0
