@@ -41,6 +41,7 @@ from bots.app import DECIDE_TASK, app, queue_for
 from bots.policy import Strategy
 from common import auth, defaults
 from common.errors import reason_of
+from common.tasks import ALL_BOT_PRIORITY
 from services.registry import get_game
 from tavola.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from tavola.rules.v1 import rules_pb2
@@ -152,7 +153,12 @@ def decide(table_id: str, seat: int, version: int, bot: str, view: str | None = 
             if played == 0:
                 raise  # the task is retried
             # A decision continued to: no task was sent for it; it becomes one.
-            decide.apply_async(args=[table_id, seat, version, bot], queue=queue_for(bot), countdown=0.2)
+            assert response is not None
+            people = any(info.kind == gateway_pb2.SEAT_KIND_HUMAN for info in response.table.seats)
+            priority = 0 if people else ALL_BOT_PRIORITY
+            decide.apply_async(
+                args=[table_id, seat, version, bot], queue=queue_for(bot), priority=priority, countdown=0.2
+            )
             return "sent on"
         if response is None:
             return result
@@ -200,6 +206,8 @@ def _play(
             raise GatewayUnavailable(str(code)) from error
         if code == grpc.StatusCode.ABORTED:
             return "stale", None  # another seat acted first; the new version has its own task
+        if code == grpc.StatusCode.FAILED_PRECONDITION and reason_of(error) == "TABLE_FINISHED":
+            return "stale", None  # a copy of a task (the due sweep's) that ran after the game ended
         log.error("bot_rejected", table_id=table_id, seat=seat, code=code.name, reason=reason_of(error))
         return f"rejected: {reason_of(error)}", None
     # Debug only: a line per action is a noticeable share of a cheap bot's cost.

@@ -34,7 +34,7 @@ from google.protobuf import any_pb2, timestamp_pb2
 from common import auth
 from common.errors import RETRY_CONTENTION_SECONDS, ApiError
 from common.logging import bound
-from common.tasks import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for
+from common.tasks import ALL_BOT_PRIORITY, DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for, queue_key
 from gateway import metrics
 from gateway.bots import BotCatalog
 from gateway.due import due_time
@@ -234,7 +234,7 @@ class TaskPublisher:
         options = conf.broker_transport_options or {}
         return cls(url, options.get("global_keyprefix", ""))
 
-    async def send(self, name: str, args: list, kwargs: dict, queue: str) -> None:
+    async def send(self, name: str, args: list, kwargs: dict, queue: str, priority: int = 0) -> None:
         task_id = str(uuid.uuid4())
         body = json.dumps([args, kwargs, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}])
         message = {
@@ -264,12 +264,12 @@ class TaskPublisher:
                 "reply_to": "",
                 "delivery_mode": 2,
                 "delivery_info": {"exchange": "", "routing_key": queue},
-                "priority": 0,
+                "priority": priority,
                 "body_encoding": "base64",
                 "delivery_tag": str(uuid.uuid4()),
             },
         }
-        await self.redis.lpush(f"{self.key_prefix}{queue}", json.dumps(message))
+        await self.redis.lpush(f"{self.key_prefix}{queue_key(queue, priority)}", json.dumps(message))
 
     async def close(self) -> None:
         await self.redis.aclose()
@@ -506,6 +506,9 @@ class TableCore:
         if table.status != gw.TABLE_STATUS_IN_PROGRESS:
             return None
         kept = None
+        # A bot answers a person first: the tasks of all-bot tables wait behind theirs.
+        people = any(info.kind == gw.SEAT_KIND_HUMAN for info in table.seats)
+        priority = 0 if people else ALL_BOT_PRIORITY
         for seat in table.deciding_seats:
             info = table.seats[seat]
             if info.kind == gw.SEAT_KIND_BOT:
@@ -516,7 +519,7 @@ class TableCore:
                     metrics.ENQUEUED.labels(DECIDE_TASK, "continued").inc()
                     continue
                 kwargs = {"view": base64.b64encode(view.SerializeToString()).decode()} if view is not None else {}
-                await self._publish(DECIDE_TASK, table.table_id, seat, queue_for(info.bot), args, kwargs)
+                await self._publish(DECIDE_TASK, table.table_id, seat, queue_for(info.bot), args, kwargs, priority)
             elif table.HasField("decision_deadline"):
                 countdown = max(0.0, table.decision_deadline.ToNanoseconds() / 1e9 - time.time())
                 task = {"args": [table.table_id, seat, table.version], "queue": TIMER_QUEUE, "countdown": countdown}
@@ -559,15 +562,17 @@ class TableCore:
             table=table, seat=seat, view=view.view, must_decide=True, legal_actions=view.legal_actions
         )
 
-    async def _publish(self, name: str, table_id: str, seat: int, queue: str, args: list, kwargs: dict) -> None:
+    async def _publish(
+        self, name: str, table_id: str, seat: int, queue: str, args: list, kwargs: dict, priority: int = 0
+    ) -> None:
         """A task on the event loop, straight onto its queue in the broker (Celery's
         message protocol 2, as ``send_task`` writes it); a broker this publisher cannot
         write to takes Celery's own path."""
         if self.publisher is None:
-            await self._enqueue(name, table_id, seat, args=args, kwargs=kwargs, queue=queue)
+            await self._enqueue(name, table_id, seat, args=args, kwargs=kwargs, queue=queue, priority=priority)
             return
         try:
-            await self.publisher.send(name, args, kwargs, queue)
+            await self.publisher.send(name, args, kwargs, queue, priority)
         except Exception:  # the command stands; the sweep enqueues the task again
             metrics.ENQUEUED.labels(name, "failed").inc()
             log.error("enqueue_failed", task=name, table_id=table_id, seat=seat, exc_info=True)

@@ -34,7 +34,7 @@ from collections.abc import Awaitable, Callable
 import structlog
 from redis.exceptions import RedisError
 
-from common.tasks import queue_for
+from common.tasks import ALL_BOT_PRIORITY, queue_for, queue_key
 from gateway import metrics
 from gateway.core import TableCore
 from gateway.due import due_time, thinking_seconds
@@ -47,8 +47,10 @@ BATCH = 500  # tables per walk
 DUE_BATCH = 500  # overdue tables per due sweep
 BACKOFF_CAP = 60.0
 # What a task ahead in a bot's queue may take, generously: workers on two cores play a
-# random bot's task in about 5 ms. A search bot's task adds its budget.
+# random bot's decision in about 4 ms, and a task of an all-bot table may go on to the
+# next decisions of its bot (bots/tasks.py), ten or so. A search bot's task adds its budget.
 QUEUED_TASK_SECONDS = 0.02
+QUEUED_CONTINUING_TASK_SECONDS = 0.06
 
 
 class Sweeper:
@@ -115,20 +117,30 @@ class Sweeper:
         return woken
 
     async def _queued_wait(self, record: store_pb2.TableRecord, backlogs: dict[str, int]) -> float:
-        """How long the tasks now in the queues of the table's deciding bots may take."""
+        """How long the tasks now in the queues of the table's deciding bots may take: those
+        of tables with people, and for an all-bot table those of all-bot tables too."""
         publisher = self.core.publisher
         if publisher is None:  # a broker read only through Celery: no backlog known
             return 0.0
         table = record.table
+        people = any(info.kind == gw.SEAT_KIND_HUMAN for info in table.seats)
         wait = 0.0
         for seat in table.deciding_seats:
             info = table.seats[seat]
             if info.kind != gw.SEAT_KIND_BOT:
                 continue
             queue = queue_for(info.bot)
-            if queue not in backlogs:
-                backlogs[queue] = int(await publisher.redis.llen(f"{publisher.key_prefix}{queue}"))
-            wait = max(wait, backlogs[queue] * (QUEUED_TASK_SECONDS + thinking_seconds(info.bot)))
+            lists = [queue_key(queue)] if people else [queue_key(queue), queue_key(queue, ALL_BOT_PRIORITY)]
+            for name in lists:
+                if name not in backlogs:
+                    backlogs[name] = int(await publisher.redis.llen(f"{publisher.key_prefix}{name}"))
+            people_tasks = backlogs[lists[0]]
+            bot_tasks = backlogs[lists[1]] if len(lists) > 1 else 0
+            each = thinking_seconds(info.bot)
+            wait = max(
+                wait,
+                people_tasks * (QUEUED_TASK_SECONDS + each) + bot_tasks * (QUEUED_CONTINUING_TASK_SECONDS + each),
+            )
         return wait
 
     async def sweep(self) -> int:

@@ -14,7 +14,7 @@ import yaml
 
 from bots.registry import load_bots
 from bots.worker import queues
-from common.tasks import TIMER_QUEUE, queue_for
+from common.tasks import ALL_BOT_PRIORITY, TIMER_QUEUE, queue_for, queue_key
 from services.registry import game_ids, rules_port
 
 DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
@@ -148,6 +148,7 @@ def test_the_optional_keda_object_scales_workers_on_every_queue():
     assert scaled["kind"] == "ScaledObject" and scaled["spec"]["scaleTargetRef"]["name"] == "bot-worker"
     lists = {trigger["metadata"]["listName"] for trigger in scaled["spec"]["triggers"]}
     expected = {f"tavola:celery:{queue}" for queue in [*map(queue_for, load_bots()), TIMER_QUEUE]}
+    expected |= {f"tavola:celery:{queue_key(queue_for(bot), ALL_BOT_PRIORITY)}" for bot in load_bots()}
     assert lists == expected, "deploy/k8s/optional/keda-bot-worker.yaml: one redis trigger per queue"
     assert OPTIONAL["servicemonitor.yaml"]["kind"] == "ServiceMonitor"
 

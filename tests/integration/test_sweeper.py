@@ -78,7 +78,7 @@ def wait_for_task(client: redis.Redis, queue: str, table_id: str, timeout: float
 
 def test_a_lost_bot_task_is_sent_again_within_seconds(swept, stub):
     stack, client = swept
-    queue = f"{stack.key_prefix}:celery:bots.held"
+    queue = f"{stack.key_prefix}:celery:bots.held\x06\x169"  # an all-bot table's tasks
     table_id = held_table(stub)
     assert tasks_for(client, queue, table_id) == 1
     client.delete(queue)  # the task is lost
@@ -108,7 +108,7 @@ def test_a_lost_timer_is_sent_again_soon_after_its_deadline(swept, stub):
 
 def test_a_table_behind_a_long_queue_is_not_woken_again(swept, stub):
     stack, client = swept
-    queue = f"{stack.key_prefix}:celery:bots.held"
+    queue = f"{stack.key_prefix}:celery:bots.held\x06\x169"  # an all-bot table's tasks
     client.delete(queue)
     table_id = held_table(stub)
     client.rpush(queue, *[b"another table's task"] * 200)  # 4 s of work at 20 ms a task
@@ -119,7 +119,7 @@ def test_a_table_behind_a_long_queue_is_not_woken_again(swept, stub):
 
 def test_the_walk_wakes_a_quiet_table_that_lost_its_due_time(swept, stub):
     stack, client = swept
-    queue = f"{stack.key_prefix}:celery:bots.held"
+    queue = f"{stack.key_prefix}:celery:bots.held\x06\x169"  # an all-bot table's tasks
     client.delete(queue)
     table_id = held_table(stub)
     client.delete(queue)  # lost between the commit and the enqueue...
