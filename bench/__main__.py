@@ -10,7 +10,8 @@
   time from the client's move to the bot's answer, beside the bare submit latency;
 - live tables: N all-bot tables of mixed games to the end, beside the time the bare
   pipeline would take for as many submits; Redis bytes per live and finished table;
-- watchers: spectator streams on one gateway, delivery latency beside Redis PUBLISH alone.
+- watchers: spectator streams on one gateway, delivery latency beside a bare gRPC server
+  streaming as many events a second to as many streams, and beside Redis PUBLISH alone.
 
 ``--quick`` (make bench-quick) runs every part small, in about two minutes; ``--json``
 prints the figures as one JSON object on stdout (progress goes to stderr). The machine is
@@ -27,7 +28,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from bench.bare import BarePipeline, run_clients
+from bench.bare import BarePipeline, BareStreams, run_clients
 from bench.engines import decisions_per_cpu_second, openspiel_decisions_per_cpu_second
 from bench.gateway import submit_action
 from bench.replies import bot_replies
@@ -270,11 +271,38 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
         failed=figures.failed,
         events=figures.events,
     )
+    delivered = figures.events / figures.seconds if figures.seconds else 0.0
+    # The bare reference streams as many events a second to as many streams, for as long
+    # (at most 20 s).
+    per_second = delivered / profile.watchers_per_table
+    with BareStreams(ROOT / ".run" / "bench") as bare_streams:
+        bare = asyncio.run(
+            bare_streams.run(
+                profile.watch_tables, profile.watchers_per_table, per_second, min(20.0, max(2.0, figures.seconds))
+            )
+        )
     report.row(
-        "watch.delivery_p50_ms", "delivery latency p50", figures.percentile(0.5), "ms", reference, "Redis PUBLISH p99"
+        "watch.delivered_per_second",
+        "events delivered/s, all streams",
+        delivered,
+        "/s",
+        bare.events / bare.seconds if bare.seconds else None,
+        "bare gRPC streams",
+    )
+    report.row("watch.committed_per_second", "events committed/s, all tables", per_second, "/s")
+    report.row(
+        "watch.delivery_p50_ms", "delivery latency p50", figures.percentile(0.5), "ms", bare.p50_ms, "bare stream p50"
     )
     report.row(
-        "watch.delivery_p99_ms", "delivery latency p99", figures.percentile(0.99), "ms", reference, "Redis PUBLISH p99"
+        "watch.delivery_p99_ms", "delivery latency p99", figures.percentile(0.99), "ms", bare.p99_ms, "bare stream p99"
+    )
+    report.row(
+        "watch.delivery_p99_vs_redis",
+        "delivery latency p99",
+        figures.percentile(0.99),
+        "ms",
+        reference,
+        "Redis PUBLISH p99",
     )
 
 

@@ -7,8 +7,13 @@ and PUBLISHes. Each client first asks for a "view" (a Redis load and a rules cal
 tavola bench asks GetView before each SubmitAction. Messages are raw bytes of the sizes
 tavola sends (a Borgia record is about 1.5 KB). Run ``python -m bench.bare`` for a demo.
 
+The streams reference (``BareStreams``) is a minimal grpc.aio server of event streams:
+each stream of a table gets every event sent to that table, stamped with its send time,
+at the rate asked for, as spectators of tavola's tables get theirs.
+
     python -m bench.bare rules <port file>
     python -m bench.bare gateway <port file> <rules address> <redis url> <key prefix>
+    python -m bench.bare streams <port file>
 """
 
 import asyncio
@@ -89,6 +94,138 @@ async def _serve_gateway(port_file: str, rules_address: str, redis_url: str, pre
     await server.wait_for_termination()
 
 
+EVENT_BYTES = 200  # about a TableEvent of a Borgia table
+
+
+async def _serve_streams(port_file: str) -> None:
+    subscribers: dict[bytes, list[asyncio.Queue]] = {}
+    padding = os.urandom(EVENT_BYTES - 8)
+
+    async def watch(raw: bytes, context):
+        queue: asyncio.Queue = asyncio.Queue()
+        subscribers.setdefault(raw, []).append(queue)
+        yield b"ready"
+        while (item := await queue.get()) is not None:
+            yield item
+
+    async def publish(raw: bytes, context) -> bytes:
+        """``per_second,seconds``: that many events a second in all, the tables in turn;
+        then every stream ends."""
+        per_second, seconds = (float(part) for part in raw.decode().split(","))
+        tables = sorted(subscribers)
+        started = time.perf_counter()
+        for index in range(int(per_second * seconds)):
+            delay = started + index / per_second - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            event = time.time_ns().to_bytes(8, "big") + padding
+            for queue in subscribers[tables[index % len(tables)]]:
+                queue.put_nowait(event)
+        for queues in subscribers.values():
+            for queue in queues:
+                queue.put_nowait(None)
+        subscribers.clear()
+        return b"done"
+
+    server = grpc.aio.server()
+    handlers = {
+        "Watch": grpc.unary_stream_rpc_method_handler(
+            watch, request_deserializer=_identity, response_serializer=_identity
+        ),
+        "Publish": grpc.unary_unary_rpc_method_handler(
+            publish, request_deserializer=_identity, response_serializer=_identity
+        ),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bare.Streams", handlers),))
+    _write_port(port_file, server.add_insecure_port("127.0.0.1:0"))
+    await server.start()
+    await server.wait_for_termination()
+
+
+def _spawn(workdir: Path, name: str, *args: str) -> tuple[subprocess.Popen, str]:
+    """A reference server as a process of its own, and its address."""
+    port_file = workdir / f"bare-{name}.port"
+    port_file.unlink(missing_ok=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bench.bare", name, str(port_file), *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not port_file.exists():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"the bare {name} did not start")
+        time.sleep(0.05)
+    return process, f"127.0.0.1:{port_file.read_text().strip()}"
+
+
+@dataclass
+class StreamFigures:
+    streams: int
+    events: int  # delivered, over every stream
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+
+
+@dataclass
+class BareStreams:
+    """The streams reference server, a process of its own like a gateway."""
+
+    workdir: Path
+    process: subprocess.Popen | None = None
+    address: str = ""
+
+    def __enter__(self) -> "BareStreams":
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.process, self.address = _spawn(self.workdir, "streams")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    async def run(self, tables: int, per_table: int, per_second: float, seconds: float, channels: int = 10):
+        """``tables`` x ``per_table`` streams, ``per_second`` events a second over all tables
+        for ``seconds``: the delivery latency from each event's send stamp to its arrival."""
+        opened = [grpc.aio.insecure_channel(self.address) for _ in range(channels)]
+        latencies: list[float] = []
+        try:
+            calls = [
+                opened[index % channels].unary_stream(
+                    "/bare.Streams/Watch", request_serializer=_identity, response_deserializer=_identity
+                )(str(index % tables).encode())
+                for index in range(tables * per_table)
+            ]
+            for call in calls:
+                await call.read()  # "ready": subscribed
+
+            async def drain(call) -> None:
+                while (event := await call.read()) is not grpc.aio.EOF:
+                    latencies.append((time.time_ns() - int.from_bytes(event[:8], "big")) / 1e6)
+
+            drains = [asyncio.create_task(drain(call)) for call in calls]
+            publish = opened[0].unary_unary(
+                "/bare.Streams/Publish", request_serializer=_identity, response_deserializer=_identity
+            )
+            started = time.perf_counter()
+            await publish(f"{per_second},{seconds}".encode(), timeout=seconds + 60)
+            await asyncio.wait_for(asyncio.gather(*drains), timeout=60)
+            elapsed = time.perf_counter() - started
+        finally:
+            for channel in opened:
+                await channel.close()
+        ordered = sorted(latencies) or [0.0]
+        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+        return StreamFigures(tables * per_table, len(latencies), elapsed, statistics.median(ordered), p99)
+
+
 @dataclass
 class BarePipeline:
     """The two reference servers as processes of their own, like a rules service and a gateway."""
@@ -100,19 +237,7 @@ class BarePipeline:
     address: str = ""
 
     def _spawn(self, name: str, *args: str) -> tuple[subprocess.Popen, str]:
-        port_file = self.workdir / f"bare-{name}.port"
-        port_file.unlink(missing_ok=True)
-        process = subprocess.Popen(
-            [sys.executable, "-m", "bench.bare", name, str(port_file), *args],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 30
-        while not port_file.exists():
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the bare {name} did not start")
-            time.sleep(0.05)
-        return process, f"127.0.0.1:{port_file.read_text().strip()}"
+        return _spawn(self.workdir, name, *args)
 
     def __enter__(self) -> "BarePipeline":
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -197,6 +322,8 @@ def main() -> None:
         asyncio.run(_serve_rules(port_file))
     elif command == "gateway":
         asyncio.run(_serve_gateway(port_file, *rest))
+    elif command == "streams":
+        asyncio.run(_serve_streams(port_file))
     else:
         raise SystemExit(__doc__)
 
