@@ -44,8 +44,9 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy $(MYPY_PATHS)
 
-# The whole suite: engine rules and property tests, then integration tests against a real
-# Redis, real gRPC servers on free ports and a real Celery worker.
+# The whole suite: engine rules and property tests, and integration tests against a real
+# Redis, real gRPC servers on free ports and a real Celery worker, on two processes
+# (pyproject.toml's addopts: one runs the integration tests in order, both the rest).
 test: setup
 	$(PY) -m pytest
 

@@ -6,17 +6,47 @@
 
 The suite writes only keys under its own prefix (tavola-test-<random>) and deletes only
 those at the end, so it can share a Redis with anything else.
+
+The suite runs on two processes (pytest-xdist, addopts in pyproject.toml). One of them runs
+every test under integration/, in order: one stack for them all, as on one process, while
+the other runs the engine and bot tests beside it, then both share what is left.
 """
 
 import os
 import secrets
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import redis
 
 from common import defaults
 from deploy.redis_local import RedisHandle, answers, start_private_redis
+
+INTEGRATION = Path(__file__).resolve().parent / "integration"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks the tests under integration/ (-m integration, -m "not integration")."""
+    for item in items:
+        if item.path.is_relative_to(INTEGRATION):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """With ``-n``: each test outside integration/ is a unit of work of its own, and every
+    integration test is in one unit, run in collection order by one worker (the largest
+    unit, so it starts first)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class IntegrationTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "integration" if nodeid.startswith("tests/integration/") else nodeid
+
+    return IntegrationTogether(config, log)
 
 
 def _docker_redis() -> Iterator[str] | None:
