@@ -25,7 +25,7 @@ from services.mortadella.model import (
 from tests.engine_harness import random_playout
 
 # (player count, games) with the defaults: additional rules on, max_turns 500.
-DEFAULT_RUNS = [(2, 400), (3, 300), (4, 220), (5, 150), (6, 120), (7, 90)]
+DEFAULT_RUNS = [(2, 200), (3, 150), (4, 110), (5, 75), (6, 60), (7, 45)]
 # Without the additional rules games run longer: a lower turn limit keeps them short.
 PLAIN_RUNS = [(2, 200), (3, 100), (4, 90), (5, 80), (6, 70), (7, 60)]
 PLAIN_MAX_TURNS = 120
