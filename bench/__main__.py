@@ -344,9 +344,10 @@ def main() -> None:
     if "engines" in parts:
         engines(report, profile)
     prefix = f"tavola-bench-{secrets.token_hex(4)}"
-    with Stack(
-        key_prefix=prefix, worker_bots=("random",), log_dir=ROOT / ".run" / "bench", gateway_env=dict(NO_QUOTAS)
-    ) as stack:
+    log_dir = ROOT / ".run" / "bench"
+    for old_log in log_dir.glob("*.log"):  # the stack appends: error lines count from this run only
+        old_log.unlink()
+    with Stack(key_prefix=prefix, worker_bots=("random",), log_dir=log_dir, gateway_env=dict(NO_QUOTAS)) as stack:
         print(f"  {stack.describe()[0]}", file=report.out)
         references = submits(report, profile, stack) if parts & {"submits", "bots", "replies", "tables"} else {}
         if "bots" in parts:
