@@ -269,16 +269,17 @@ def _compare(
         engine.view,
     )
     count = len(candidates)
-    lead, lead_squares, wins = [0.0] * count, [0.0] * count, [0.0] * count
+    lead, lead_squares, played = [0.0] * count, [0.0] * count, [0] * count
+    alive = list(range(count))  # the favourite (0) is always played: the others are measured against it
     done = 0
     while True:
         sampled = draw()
         seed = rng.getrandbits(64)
-        rewards = []
-        for candidate in candidates:
+        rewards = {}
+        for i in alive:
             playout = random.Random(seed)
             uniform = playout.random
-            state, _ = apply(sampled, seat, candidate)
+            state, _ = apply(sampled, seat, candidates[i])
             deciders = deciders_of(state)
             while deciders:
                 decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
@@ -294,23 +295,41 @@ def _compare(
                 deciders = deciders_of(state)
             ended = outcome(state)
             assert ended is not None  # no seat decides: the game is over
-            rewards.append(1.0 / len(ended.winners) if seat in ended.winners else 0.0)
-        for i, reward in enumerate(rewards):
+            rewards[i] = 1.0 / len(ended.winners) if seat in ended.winners else 0.0
+        for i, reward in rewards.items():
             difference = reward - rewards[0]
-            wins[i] += reward
             lead[i] += difference
             lead_squares[i] += difference * difference
+            played[i] += 1
         done += 1
+        # A candidate clearly behind the favourite gets no more playouts: they go to the contenders.
+        alive = [i for i in alive if i == 0 or _paired_lead(lead[i], lead_squares[i], played[i], z) > -math.inf]
         if (iterations and done >= iterations) or time.perf_counter() >= deadline:
             break
     choice, best = 0, 0.0
-    if done >= 3:
-        for i in range(1, count):
-            mean = lead[i] / done
-            error = math.sqrt(max(lead_squares[i] / done - mean * mean, 0.0) / (done - 1))
-            if mean > max(z * error, best):
-                choice, best = i, mean
-    return SearchResult(candidates[choice], done, {a: done for a in candidates})
+    for i in alive[1:]:
+        margin = _paired_lead(lead[i], lead_squares[i], played[i], z)
+        if margin > best:
+            choice, best = i, margin
+    return SearchResult(candidates[choice], done, {a: played[i] for i, a in enumerate(candidates)})
+
+
+_MIN_PAIRED = 3  # paired playouts before a candidate's lead or lag counts
+
+
+def _paired_lead(total: float, squares: float, count: int, z: float) -> float:
+    """How a candidate stands against the favourite after ``count`` paired playouts whose
+    differences sum to ``total`` (and their squares to ``squares``): its mean lead when that
+    exceeds ``z`` standard errors, -inf when its mean lag does, else 0 (undecided)."""
+    if count < _MIN_PAIRED:
+        return 0.0
+    mean = total / count
+    error = math.sqrt(max(squares / count - mean * mean, 0.0) / (count - 1))
+    if mean > z * error and mean > 0:
+        return mean
+    if mean < -z * error and mean < 0:
+        return -math.inf
+    return 0.0
 
 
 def _overruled(kids: dict[Any, Node], favourite: Any, z: float) -> Any:

@@ -59,7 +59,15 @@ def test_refusals_carry_a_reason_and_a_message(text, game, reason):
 def test_resolve_fills_defaults_and_types_values():
     spec, options = registry.resolve("ismcts:iterations=500,rollout=heuristic", "borgia")
     assert spec.name == "ismcts"
-    assert options == {"budget_ms": 200, "iterations": 500, "c": 0.7, "rollout": "heuristic", "overrule": 2.0, "paired": 0, "belief": "inferred"}
+    assert options == {
+        "budget_ms": 200,
+        "iterations": 500,
+        "c": 0.7,
+        "rollout": "heuristic",
+        "overrule": 2.0,
+        "paired": 0,
+        "belief": "inferred",
+    }
 
 
 @pytest.mark.parametrize(
