@@ -29,6 +29,15 @@ the root action of the bot's seat visited most often; with ``overrule`` and a ``
 is the prior's favourite unless another root action's mean reward leads it by more than
 ``overrule`` standard errors (at a few dozen playouts per decision, visit counts alone
 follow noise, and a sound heuristic's choice is the better bet).
+
+Two further settings:
+- ``paired``: no tree; the prior's first N choices are each played out from the same
+  determinization with the same rollout seed (common random numbers), so their outcomes
+  differ only through the choice; the favourite stands unless another's mean paired lead
+  clears ``overrule`` standard errors (see ``_compare``);
+- ``belief``: a per-game likelihood of each determinization (``bots.policy.Belief``);
+  draws are kept in proportion to it, so hidden information follows what the others'
+  play reveals, not only what the rules allow.
 """
 
 import inspect
