@@ -10,8 +10,10 @@
   time from the client's move to the bot's answer, beside the bare submit latency;
 - live tables: N all-bot tables of mixed games to the end, beside the time the bare
   pipeline would take for as many submits; Redis bytes per live and finished table;
-- watchers: spectator streams on one gateway, delivery latency beside a bare gRPC server
-  streaming as many events a second to as many streams, and beside Redis PUBLISH alone.
+- watchers: spectator streams on one gateway, 50 on each table, while a client plays the
+  tables' seated players at a paced rate (``--watch-rate`` deliveries/s over all streams,
+  2,000 by default); delivery latency beside a bare gRPC server streaming as many events a
+  second to as many streams, and beside Redis PUBLISH alone.
 
 ``--quick`` (make bench-quick) runs every part small, in about two minutes; ``--json``
 prints the figures as one JSON object on stdout (progress goes to stderr). The machine is
@@ -33,7 +35,8 @@ from bench.engines import decisions_per_cpu_second, openspiel_decisions_per_cpu_
 from bench.gateway import submit_action
 from bench.replies import bot_replies
 from bench.tables import CpuMeter, print_progress, run_tables, stack_pids
-from bench.watchers import redis_publish_latency, watch
+from bench.watchers import GAME as WATCH_GAME
+from bench.watchers import percentile, redis_publish_latency, watch
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from services.registry import game_ids, player_counts
 
@@ -50,11 +53,13 @@ class Profile:
     timeout: float  # the most any one part waits for its tables
     reply_tables: int  # tables of one paced client against a bot
     reply_seconds: float
+    watch_seconds: float  # how long the watched tables are played at the paced rate
+    watch_rate: float = 2000.0  # deliveries a second over every stream (committed/s x watchers a table)
 
 
 PROFILES = {
-    "full": Profile(5.0, 8.0, (1, 16, 64), 100, 1000, 20, 50, 900.0, 100, 30.0),
-    "quick": Profile(1.0, 3.0, (1, 16, 64), 30, 30, 4, 50, 60.0, 20, 8.0),
+    "full": Profile(5.0, 8.0, (1, 16, 64), 100, 1000, 20, 50, 900.0, 100, 30.0, 20.0),
+    "quick": Profile(1.0, 3.0, (1, 16, 64), 30, 30, 4, 50, 60.0, 20, 8.0, 8.0),
 }
 LIVE_MIX = [("borgia", 3), ("pecunia", 3), ("borgia", 4), ("mortadella", 3)]
 
@@ -255,41 +260,59 @@ def live_tables(report: Report, profile: Profile, stack: Stack, references: dict
 
 def watchers(report: Report, profile: Profile, stack: Stack) -> None:
     streams = profile.watch_tables * profile.watchers_per_table
+    committed_rate = profile.watch_rate / profile.watchers_per_table
     report.section(
         f"watchers: {streams} spectator streams on one gateway, {profile.watchers_per_table} on each of "
-        f"{profile.watch_tables} all-bot tables:"
+        f"{profile.watch_tables} {WATCH_GAME.capitalize()} tables of 3 seated players; a client paces their actions "
+        f"for {profile.watch_seconds:.0f}s at {committed_rate:g} committed events/s in all "
+        f"({committed_rate / profile.watch_tables:g} a table), x {profile.watchers_per_table} watchers = "
+        f"{profile.watch_rate:,.0f} deliveries/s over all streams:"
     )
     reference = asyncio.run(redis_publish_latency(stack.redis_url, f"{stack.key_prefix}:bench-latency"))
     figures = asyncio.run(
-        watch(stack.gateway_address, profile.watch_tables, profile.watchers_per_table, profile.timeout)
+        watch(
+            stack.gateway_address,
+            profile.watch_tables,
+            profile.watchers_per_table,
+            committed_rate,
+            profile.watch_seconds,
+            profile.timeout,
+        )
     )
     report.note(
         "watch.streams",
-        f"{figures.completed}/{figures.streams} streams complete, failed: {figures.failed}",
+        f"{figures.completed}/{figures.streams} streams complete (every event of the run, no error), "
+        f"failed: {figures.failed or 'none'}",
         streams=figures.streams,
         completed=figures.completed,
         failed=figures.failed,
         events=figures.events,
+        committed=figures.committed,
+        seconds=round(figures.seconds, 2),
     )
     delivered = figures.events / figures.seconds if figures.seconds else 0.0
-    # The bare reference streams as many events a second to as many streams, for as long
-    # (at most 20 s).
-    per_second = delivered / profile.watchers_per_table
+    per_second = delivered / profile.watchers_per_table  # events committed a second, as spectators see them
+    # The bare reference streams as many events a second over as many streams, for as long.
     with BareStreams(ROOT / ".run" / "bench") as bare_streams:
         bare = asyncio.run(
-            bare_streams.run(
-                profile.watch_tables, profile.watchers_per_table, per_second, min(20.0, max(2.0, figures.seconds))
-            )
+            bare_streams.run(profile.watch_tables, profile.watchers_per_table, per_second, figures.seconds)
         )
     report.row(
         "watch.delivered_per_second",
-        "events delivered/s, all streams",
+        f"events delivered/s, all streams (paced for {profile.watch_rate:,.0f})",
         delivered,
         "/s",
         bare.events / bare.seconds if bare.seconds else None,
         "bare gRPC streams",
     )
-    report.row("watch.committed_per_second", "events committed/s, all tables", per_second, "/s")
+    report.row(
+        "watch.committed_per_second",
+        "events committed/s, all tables (to spectators)",
+        per_second,
+        "/s",
+        committed_rate,
+        "paced for",
+    )
     report.row(
         "watch.delivery_p50_ms", "delivery latency p50", figures.percentile(0.5), "ms", bare.p50_ms, "bare stream p50"
     )
@@ -304,6 +327,30 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
         reference,
         "Redis PUBLISH p99",
     )
+    # Where the time goes: from the commit stamp to a table's first stream (the command's
+    # rules call and commit, pub/sub, the log read), then on to its other streams.
+    for fraction, name in ((0.5, "p50"), (0.99, "p99")):
+        report.row(
+            f"watch.first_stream_{name}_ms",
+            f"  of which to a table's first stream, {name}",
+            percentile(figures.first_ms, fraction),
+            "ms",
+        )
+    for fraction, name in ((0.5, "p50"), (0.99, "p99")):
+        report.row(
+            f"watch.spread_{name}_ms",
+            f"  then on to each other stream, {name}",
+            percentile(figures.spread_ms, fraction),
+            "ms",
+        )
+    submit_p50 = percentile(figures.submit_ms, 0.5)
+    report.row(
+        "watch.submit_p50_ms",
+        f"pacing client's SubmitAction p50 ({figures.submits})",
+        submit_p50,
+        "ms",
+    )
+    report.note("watch.load", f"load average {_load()}", load=_load())
 
 
 def stack_errors(stack: Stack) -> int:
@@ -326,6 +373,11 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="the figures as JSON on stdout")
     parser.add_argument("--tables", type=int, help="live tables (default 1000; 30 with --quick)")
     parser.add_argument("--bot-tables", type=int, help="tables for the bot path (default 100; 30 with --quick)")
+    parser.add_argument(
+        "--watch-rate",
+        type=float,
+        help="watchers: deliveries/s over all streams (committed events/s x 50 watchers a table; default 2000)",
+    )
     parser.add_argument("--only", default="engines,submits,bots,replies,tables,watchers", help="parts to run")
     args = parser.parse_args()
     profile = PROFILES["quick" if args.quick else "full"]
@@ -333,6 +385,8 @@ def main() -> None:
         profile = Profile(**{**profile.__dict__, "live_tables": args.tables})
     if args.bot_tables:
         profile = Profile(**{**profile.__dict__, "bot_tables": args.bot_tables})
+    if args.watch_rate:
+        profile = Profile(**{**profile.__dict__, "watch_rate": args.watch_rate})
     parts = set(args.only.split(","))
     report = Report(quiet=args.json)
     started = time.perf_counter()

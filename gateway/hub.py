@@ -4,10 +4,15 @@ One pub/sub connection per gateway process, subscribed to the channels of the ta
 someone here is watching. Each table has a generation counter, bumped by every wake-up.
 The watchers of a table share its reads: one read at a time per table fetches what is new
 after the table's tail into a small buffer of recent entries, and every watcher takes its
-own entries from that buffer. A read that began at generation ``g`` has seen every commit
-published before ``g``; a watcher waits only when such a read found nothing after its
-position, so no wake-up between reading and waiting is lost. Only a watcher behind the
-buffer (its backlog when it joins, or a slow client) reads the log on its own.
+own entries from that buffer. A read that began at generation ``g`` has seen every
+commit published before ``g``; a watcher waits only when such a read found nothing after
+its position, so no wake-up between reading and waiting is lost. Only a watcher behind
+the buffer (its backlog when it joins, or a slow client) reads the log on its own.
+
+The shared read runs as a task of its own, which every watcher waiting for it awaits: they
+all wake together when it is done (behind a lock, each would wake the next in turn, one
+loop iteration each, so the fiftieth watcher of a table waited for forty-nine others), and
+a watcher that leaves meanwhile does not cancel it.
 
 Watchers also re-read on a timeout, which covers a dropped pub/sub message or a Redis
 reconnect: a timeout counts as a wake-up, so the watchers of the table share that read too.
@@ -44,7 +49,8 @@ class _Table:
         self.tail: int | None = None
         # The generation at which the last completed shared read began (-1: none yet).
         self.read_generation = -1
-        self.reading = asyncio.Lock()
+        # The shared read under way, if any.
+        self.reading: asyncio.Task | None = None
 
     def wake(self) -> None:
         self.generation += 1
@@ -70,6 +76,10 @@ class Hub:
         self.task = asyncio.create_task(self._listen(), name="hub-listen")
 
     async def stop(self) -> None:
+        reads = [table.reading for table in self.tables.values() if table.reading is not None]
+        for read in reads:
+            read.cancel()
+        await asyncio.gather(*reads, return_exceptions=True)
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -131,11 +141,24 @@ class Hub:
             await self._refresh(table, generation, after_seq, read)
 
     async def _refresh(self, table: _Table, wanted: int, after_seq: int, read: Reader) -> None:
-        """One read at a time per table, past the tail; those waiting for the lock find
-        that the read they needed has been made."""
-        async with table.reading:
-            if table.read_generation >= wanted:
-                return
+        """One read at a time per table, past the tail: a watcher that finds one under way
+        awaits it, and starts the next one if that read began before ``wanted``."""
+        while table.read_generation < wanted:
+            task = table.reading
+            if task is None:
+                task = table.reading = asyncio.create_task(self._read(table, after_seq, read))
+                await asyncio.shield(task)  # its failure is this watcher's
+                continue
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # another watcher's read failed: make one's own
+                if table.reading is task:
+                    table.reading = None
+
+    async def _read(self, table: _Table, after_seq: int, read: Reader) -> None:
+        try:
             began = table.generation
             start = after_seq if table.tail is None else table.tail
             self.shared_reads += 1
@@ -149,13 +172,17 @@ class Hub:
                 table.tail = start
             if len(entries) < READ_PAGE:
                 table.read_generation = began
+        finally:
+            if table.reading is asyncio.current_task():
+                table.reading = None
 
     async def wait(self, channel: str, seen_generation: int, timeout: float) -> None:
         table = self.tables[channel]
         if table.generation != seen_generation:
             return
         try:
-            await asyncio.wait_for(table.changed.wait(), timeout)
+            async with asyncio.timeout(timeout):  # no task of its own, unlike wait_for
+                await table.changed.wait()
         except TimeoutError:
             if table.generation == seen_generation:  # a poll, shared like a wake-up
                 table.wake()

@@ -1,7 +1,8 @@
 """Many watchers on one gateway: 50 spectators on each of 20 all-bot tables (1,000 streams),
 opened before the tables start. Every stream gets every event of its table, in order,
 and ends with OK after the last; none fails (before the gateway shared log reads and
-sized its Redis pool, most of them failed UNAVAILABLE)."""
+sized its Redis pool, most of them failed UNAVAILABLE). The watchers of a table share one
+log read, which a watcher that leaves does not cancel for the others."""
 
 import asyncio
 
@@ -62,3 +63,48 @@ async def _watch_all(address: str) -> None:
 @pytest.mark.timeout(120)
 def test_a_thousand_spectators_on_one_gateway_all_complete(stack):
     asyncio.run(_watch_all(stack.gateway_address))
+
+
+class _Entry:
+    def __init__(self, seq: int):
+        self.seq = seq
+
+
+class _NoRedis:
+    def pubsub(self, **_):
+        return None
+
+
+async def _shared_read_wakes_every_watcher_at_once() -> None:
+    from gateway.hub import Hub, _Table
+
+    hub = Hub(_NoRedis(), "control")  # type: ignore[arg-type]
+    reads: list[int] = []
+    release = asyncio.Event()
+    outcomes = [ConnectionError("the store went away"), None]  # the first read fails
+
+    async def read(after: int) -> list:
+        reads.append(after)
+        await release.wait()
+        if failure := outcomes.pop(0):
+            raise failure
+        return [_Entry(after + 1), _Entry(after + 2)]
+
+    hub.tables["t"] = _Table()
+    hub.tables["t"].watchers = 51
+    leaving = asyncio.create_task(hub.entries_after("t", 0, read))  # it starts the read
+    await asyncio.sleep(0)
+    watchers = [asyncio.create_task(hub.entries_after("t", 0, read)) for _ in range(50)]
+    await asyncio.sleep(0.01)
+    assert reads == [0]  # one read for all of them
+    leaving.cancel()  # leaving does not cancel the read the others wait for
+    release.set()
+    results = await asyncio.gather(*watchers, return_exceptions=True)
+    # The read failed: one of the others made the next one, which all of them shared.
+    assert reads == [0, 0]
+    assert all(not isinstance(result, BaseException) for result in results), results
+    assert all([entry.seq for entry in result[0]] == [1, 2] for result in results)  # type: ignore[index]
+
+
+def test_the_watchers_of_a_table_share_one_read_and_survive_one_leaving():
+    asyncio.run(_shared_read_wakes_every_watcher_at_once())
