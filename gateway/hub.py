@@ -9,10 +9,10 @@ commit published before ``g``; a watcher waits only when such a read found nothi
 its position, so no wake-up between reading and waiting is lost. Only a watcher behind
 the buffer (its backlog when it joins, or a slow client) reads the log on its own.
 
-The shared read runs as a task of its own, which every watcher waiting for it awaits: they
-all wake together when it is done (behind a lock, each would wake the next in turn, one
-loop iteration each, so the fiftieth watcher of a table waited for forty-nine others), and
-a watcher that leaves meanwhile does not cancel it.
+The watcher that makes the shared read sends its entries as soon as it is done, and every
+other watcher waiting for that read wakes at once (behind a lock, each would wake the next
+in turn, one loop iteration each, so the fiftieth watcher of a table waited for forty-nine
+others). Should that read fail, or its watcher leave, one of the others reads instead.
 
 Watchers also re-read on a timeout, which covers a dropped pub/sub message or a Redis
 reconnect: a timeout counts as a wake-up, so the watchers of the table share that read too.
@@ -49,8 +49,8 @@ class _Table:
         self.tail: int | None = None
         # The generation at which the last completed shared read began (-1: none yet).
         self.read_generation = -1
-        # The shared read under way, if any.
-        self.reading: asyncio.Task | None = None
+        # Set when the shared read under way (if any) is over.
+        self.reading: asyncio.Event | None = None
 
     def wake(self) -> None:
         self.generation += 1
@@ -76,10 +76,6 @@ class Hub:
         self.task = asyncio.create_task(self._listen(), name="hub-listen")
 
     async def stop(self) -> None:
-        reads = [table.reading for table in self.tables.values() if table.reading is not None]
-        for read in reads:
-            read.cancel()
-        await asyncio.gather(*reads, return_exceptions=True)
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -142,39 +138,29 @@ class Hub:
 
     async def _refresh(self, table: _Table, wanted: int, after_seq: int, read: Reader) -> None:
         """One read at a time per table, past the tail: a watcher that finds one under way
-        awaits it, and starts the next one if that read began before ``wanted``."""
+        waits for it, then reads itself if that read began before ``wanted`` (or failed)."""
         while table.read_generation < wanted:
-            task = table.reading
-            if task is None:
-                task = table.reading = asyncio.create_task(self._read(table, after_seq, read))
-                await asyncio.shield(task)  # its failure is this watcher's
+            if table.reading is not None:
+                await table.reading.wait()
                 continue
+            done = table.reading = asyncio.Event()
             try:
-                await asyncio.shield(task)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # another watcher's read failed: make one's own
-                if table.reading is task:
-                    table.reading = None
-
-    async def _read(self, table: _Table, after_seq: int, read: Reader) -> None:
-        try:
-            began = table.generation
-            start = after_seq if table.tail is None else table.tail
-            self.shared_reads += 1
-            entries = await read(start)
-            if entries:
-                if table.tail is None or entries[0].seq != table.tail + 1:
-                    table.buffer = []
-                table.buffer = (table.buffer + entries)[-BUFFER_ENTRIES:]
-                table.tail = entries[-1].seq
-            elif table.tail is None:
-                table.tail = start
-            if len(entries) < READ_PAGE:
-                table.read_generation = began
-        finally:
-            if table.reading is asyncio.current_task():
+                began = table.generation
+                start = after_seq if table.tail is None else table.tail
+                self.shared_reads += 1
+                entries = await read(start)
+                if entries:
+                    if table.tail is None or entries[0].seq != table.tail + 1:
+                        table.buffer = []
+                    table.buffer = (table.buffer + entries)[-BUFFER_ENTRIES:]
+                    table.tail = entries[-1].seq
+                elif table.tail is None:
+                    table.tail = start
+                if len(entries) < READ_PAGE:
+                    table.read_generation = began
+            finally:  # done, failed or cancelled: wake every watcher waiting for it at once
                 table.reading = None
+                done.set()
 
     async def wait(self, channel: str, seen_generation: int, timeout: float) -> None:
         table = self.tables[channel]
