@@ -69,7 +69,8 @@ def _make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
         opponent=heuristic,
         prior=heuristic,
         overrule=float(options["overrule"]),
-        paired=int(options["paired"]),
+        # Paired playouts rank the candidates by the heuristic: without one, the tree.
+        paired=int(options["paired"]) if heuristic is not None else 0,
         belief=search_belief(game_id) if options["belief"] == "inferred" else None,
     )
     return policy_strategy(get_game(game_id), policy)
@@ -148,8 +149,9 @@ ISMCTS = BotSpec(
         ),
         BotOption(
             "paired",
-            "Compare only the heuristic's first N choices, each played out from the same sampled states "
-            "with the same dice (0: grow a search tree instead).",
+            "Where the game has a heuristic, compare only its first N choices, each played out from the "
+            "same sampled states with the same dice (0: grow a search tree over every action instead). "
+            "Stronger against heuristic players, weaker against random ones.",
             "int",
             "0",
             (),
@@ -158,11 +160,11 @@ ISMCTS = BotSpec(
         ),
         BotOption(
             "belief",
-            "How it redraws what it cannot see: inferred (weighted by what the others' play reveals, "
-            "where the game has such a belief) or uniform.",
+            "How it redraws what it cannot see: uniform, or inferred (weighted by what the others' play "
+            "reveals, where the game has such a belief; fitted on heuristic players).",
             "enum",
-            "inferred",
-            ("inferred", "uniform"),
+            "uniform",
+            ("uniform", "inferred"),
         ),
     ),
 )

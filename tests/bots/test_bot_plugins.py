@@ -66,7 +66,7 @@ def test_resolve_fills_defaults_and_types_values():
         "rollout": "heuristic",
         "overrule": 2.0,
         "paired": 0,
-        "belief": "inferred",
+        "belief": "uniform",
     }
 
 
