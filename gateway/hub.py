@@ -114,7 +114,11 @@ class Hub:
             table.watchers -= 1
             if table.watchers == 0:
                 del self.tables[channel]
-                await self.pubsub.unsubscribe(channel)
+                try:
+                    await self.pubsub.unsubscribe(channel)
+                except Exception:  # Redis is away (redis-py may raise more than RedisError then)
+                    # A channel left subscribed wakes no table; the watcher's own error stands.
+                    log.warning("pubsub_unsubscribe_failed", channel=channel, exc_info=True)
 
     def generation(self, channel: str) -> int:
         return self.tables[channel].generation

@@ -15,7 +15,9 @@ from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.bot_tables import assert_complete, create_bot_table, spectator_log, stub_for
 
 
-def test_a_redis_restart_mid_game_loses_no_committed_action(redis_url, key_prefix, tmp_path):
+def test_a_redis_restart_mid_game_loses_no_committed_action(redis_url, key_prefix, tmp_path, monkeypatch):
+    # One bot decision a task: played several a task, random games can all end before the restart.
+    monkeypatch.setenv("TAVOLA_BOT_CHAIN", "1")
     store = start_private_redis(appendonly=True)
     try:
         with Stack(
