@@ -329,20 +329,13 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
     )
     # Where the time goes: from the commit stamp to a table's first stream (the command's
     # rules call and commit, pub/sub, the log read), then on to its other streams.
-    for fraction, name in ((0.5, "p50"), (0.99, "p99")):
-        report.row(
-            f"watch.first_stream_{name}_ms",
-            f"  of which to a table's first stream, {name}",
-            percentile(figures.first_ms, fraction),
-            "ms",
-        )
-    for fraction, name in ((0.5, "p50"), (0.99, "p99")):
-        report.row(
-            f"watch.spread_{name}_ms",
-            f"  then on to each other stream, {name}",
-            percentile(figures.spread_ms, fraction),
-            "ms",
-        )
+    parts = (
+        ("first_stream", "  of which to a table's first stream", figures.first_ms),
+        ("spread", "  then on to each other stream", figures.spread_ms),
+    )
+    for key, label, samples in parts:
+        for fraction, name in ((0.5, "p50"), (0.99, "p99")):
+            report.row(f"watch.{key}_{name}_ms", f"{label}, {name}", percentile(samples, fraction), "ms")
     submit_p50 = percentile(figures.submit_ms, 0.5)
     report.row(
         "watch.submit_p50_ms",

@@ -29,6 +29,8 @@ from typing import cast
 import grpc
 import redis.asyncio as redis_async
 
+from deploy.processes import terminate
+
 RECORD_BYTES = 1500
 ACTION_BYTES = 40
 
@@ -184,12 +186,7 @@ class BareStreams:
 
     def __exit__(self, *exc) -> None:
         if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            terminate(self.process)
 
     async def run(self, tables: int, per_table: int, per_second: float, seconds: float, channels: int = 10):
         """``tables`` x ``per_table`` streams, ``per_second`` events a second over all tables
@@ -247,14 +244,7 @@ class BarePipeline:
         return self
 
     def __exit__(self, *exc) -> None:
-        for process in self.processes or []:
-            process.terminate()
-        for process in self.processes or []:
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        terminate(*(self.processes or []))
 
     @property
     def pids(self) -> dict[str, int]:

@@ -20,6 +20,7 @@ from pathlib import Path
 import redis
 
 from common.redis_client import connect
+from deploy.processes import terminate
 
 CLUSTER_SLOTS = 16384
 
@@ -103,13 +104,8 @@ class RedisServer:
             self.process.wait()
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        if self.process is not None:
+            terminate(self.process)
 
 
 def _pings(port: int) -> bool:

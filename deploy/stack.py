@@ -14,7 +14,6 @@ port of its own (``metrics_addresses``).
 
 import os
 import secrets
-import signal
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bots.registry import load_bots
 from common import defaults
 from common.redis_client import connect, is_cluster
+from deploy.processes import terminate
 from deploy.redis_local import RedisHandle, ensure_redis
 from services.registry import game_ids
 
@@ -136,15 +136,7 @@ class Stack:
             raise
 
     def stop(self) -> None:
-        for process in reversed(self.processes):
-            if process.popen.poll() is None:
-                process.popen.send_signal(signal.SIGTERM)
-        for process in reversed(self.processes):
-            try:
-                process.popen.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.popen.kill()
-                process.popen.wait()
+        terminate(*(process.popen for process in reversed(self.processes)), timeout=15)
         self.processes.clear()
         if self.redis is not None:
             self.redis.stop()
