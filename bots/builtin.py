@@ -21,6 +21,12 @@ HEURISTICS = {
     "pecunia": "bots.pecunia_heuristic:pecunia_heuristic_policy",
 }
 
+# game id -> "module:attribute" of a sharper variant of its heuristic for the search bot's own
+# seat (rollouts and candidate ranking, ``rollout=sharp``), where the game has one
+SHARP = {
+    "mortadella": "bots.mortadella_heuristic:mortadella_sharp_policy",
+}
+
 # game id -> "module:attribute" of its search belief (bots.policy.Belief): how likely each
 # determinization is, from what the others' play so far reveals
 BELIEFS = {
@@ -41,6 +47,11 @@ def heuristic_policy(game_id: str) -> Policy | None:
     return _load(HEURISTICS, game_id)
 
 
+def sharp_policy(game_id: str) -> Policy | None:
+    """The game's sharper heuristic for a search bot's own seat, else its heuristic."""
+    return _load(SHARP, game_id) or heuristic_policy(game_id)
+
+
 def search_belief(game_id: str) -> Belief | None:
     """The game's search belief, or None where the search draws hidden information uniformly."""
     return _load(BELIEFS, game_id)
@@ -58,16 +69,19 @@ def _make_heuristic(game_id: str, options: Mapping[str, OptionValue]) -> Strateg
 
 def _make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
     heuristic = heuristic_policy(game_id)
+    # rollout=sharp: the bot's own seat plays (and ranks its candidates) by the game's sharper
+    # heuristic, while the others are still modelled by the plain one.
+    own = sharp_policy(game_id) if options["rollout"] == "sharp" else heuristic
     policy = ismcts_policy(
         iterations=int(options["iterations"]),
         budget_ms=float(options["budget_ms"]),
         c=float(options["c"]),
-        rollout=heuristic if options["rollout"] == "heuristic" else None,
+        rollout=own if options["rollout"] in ("heuristic", "sharp") else None,
         # Other seats act by the heuristic from their own view of each sampled state, and the
         # heuristic orders which of the bot's own actions are tried first. Without a heuristic
         # the opponents branch in the tree (plain SO-ISMCTS): a random model would be weaker.
         opponent=heuristic,
-        prior=heuristic,
+        prior=own,
         overrule=float(options["overrule"]),
         # Paired playouts rank the candidates by the heuristic: without one, the tree.
         paired=int(options["paired"]) if heuristic is not None else 0,
@@ -134,10 +148,12 @@ ISMCTS = BotSpec(
         BotOption("c", "UCB exploration constant.", "float", "0.7", (), 0, 100),
         BotOption(
             "rollout",
-            "How playouts choose: random, or the game's heuristic (random where the game has none).",
+            "How playouts choose: random, or the game's heuristic (random where the game has none), or "
+            "sharp: the bot's own seat by a sharper heuristic where the game has one (Mortadella: two-player "
+            "guesses by the odds of the deal and the tokens), which also ranks its candidates.",
             "enum",
             "random",
-            ("random", "heuristic"),
+            ("random", "heuristic", "sharp"),
         ),
         BotOption(
             "overrule",

@@ -16,6 +16,7 @@ Cheap on purpose: a search bot calls it as its rollout policy.
 import math
 import random
 from collections.abc import Callable, Sequence
+from itertools import permutations
 
 from services.engine.api import Game
 from services.mortadella.model import (
@@ -60,6 +61,18 @@ _SINGLE, _DOUBLE = SINGLE_EFFECTS, DOUBLE_EFFECTS  # what dice may do (M4, M5): 
 
 def distance(role: Role, tokens: Sequence[int]) -> float:
     """How far ``tokens`` are from ``role``'s nearest victory row (0: met, M14)."""
+    key = (role, *tokens)
+    known = _DISTANCES.get(key)
+    if known is None:
+        known = _DISTANCES[key] = _distance(role, tokens)
+    return known
+
+
+# (role, *tokens) -> distance: a search asks for the same few thousand again and again
+_DISTANCES: dict[tuple, float] = {}
+
+
+def _distance(role: Role, tokens: Sequence[int]) -> float:
     best = 99.0
     for row in ROLE_INFO[role].rows:
         missing = 0.0
@@ -120,25 +133,114 @@ def candidates(view: View, seat: int, target: int) -> list[Role]:
     return [r for r in ROLE_POOLS[view.player_count] if r not in seen]
 
 
-# How sharply a player's tokens point to its role: P(role) ~ exp(-BELIEF_SHARPNESS * its
-# distance beyond the nearest candidate's). Fitted by maximum likelihood on heuristic
-# games (2 players, 200 games: 1.0 best; the true role is the unique nearest 61% of the
-# time against 38% for a uniform pick among the candidates).
+def deal_odds(view: View, seat: int, target: int) -> dict[Role, float]:
+    """How likely each role is to be ``target``'s current card, from what ``seat`` knows of
+    the deal alone: every deal consistent with the view is equally likely (M18, M19's
+    redraws), as in the engine's determinization. Unlike ``candidates``, this weighs what
+    the wrong guesses imply: a player who guessed a role wrong and drew a new card holds
+    that very role one time in three (it was among the undealt), more than any other."""
+    shown = view.seats[target].role
+    if shown is not None:
+        return {shown: 1.0}
+    key = (
+        view.player_count,
+        seat,
+        target,
+        tuple((sv.role, sv.removed_roles, sv.removed_role_count) for sv in view.seats),
+        view.wrong_guesses,
+        view.active if view.phase is Phase.MASTER_GUESS else None,
+    )
+    odds = _ODDS.get(key)
+    if odds is None:
+        if len(_ODDS) > 4096:
+            _ODDS.clear()
+        odds = _ODDS[key] = _deal_odds(view, target)
+    return odds
+
+
+_ODDS: dict[tuple, dict[Role, float]] = {}
+
+
+def _deal_odds(view: View, target: int) -> dict[Role, float]:
+    n = view.player_count
+    cards: list[list[Role | None]] = []  # each seat's removed cards, then its current one
+    for sv in view.seats:
+        removed: list[Role | None] = list(sv.removed_roles) if len(sv.removed_roles) == sv.removed_role_count else []
+        removed += [None] * (sv.removed_role_count - len(removed))
+        cards.append([*removed, sv.role])
+    pool = list(ROLE_POOLS[n])
+    for held in cards:
+        for role in held:
+            if role is not None and role in pool:
+                pool.remove(role)
+    excluded: dict[tuple[int, int], set[Role]] = {}
+    for g in view.wrong_guesses:  # neither the target's card then nor the guesser's (M16, M19)
+        excluded.setdefault((g.target, g.target_card), set()).add(g.role)
+        excluded.setdefault((g.guesser, g.guesser_card), set()).add(g.role)
+        if n > 2 and cards[g.guesser][g.guesser_card] is None and Role.MASTER in pool:
+            cards[g.guesser][g.guesser_card] = Role.MASTER  # only the Master guesses (M16)
+            pool.remove(Role.MASTER)
+    if view.phase is Phase.MASTER_GUESS and cards[view.active][-1] is None and Role.MASTER in pool:
+        cards[view.active][-1] = Role.MASTER
+        pool.remove(Role.MASTER)
+    known = cards[target][-1]
+    if known is not None:
+        return {known: 1.0}
+    slots = [(s, k) for s in range(n) for k, role in enumerate(cards[s]) if role is None]
+    checks = [(i, excluded[slot]) for i, slot in enumerate(slots) if slot in excluded]
+    position = slots.index((target, len(cards[target]) - 1))
+    counts: dict[Role, int] = {}
+    for deal in permutations(pool, len(slots)):
+        if all(deal[i] not in roles for i, roles in checks):
+            counts[deal[position]] = counts.get(deal[position], 0) + 1
+    total = sum(counts.values())
+    if not total:  # an inconsistent view (not reachable in play): every unseen role alike
+        return {role: 1 / len(pool) for role in pool}
+    return {role: count / total for role, count in counts.items()}
+
+
+# How sharply a player's tokens point to its role: P(tokens | role) ~ exp(BELIEF_SHARPNESS *
+# the progress they make toward its row, i.e. how much nearer they are to it than no tokens
+# at all). Fitted by maximum likelihood on 2-player heuristic games (3,900 decisions where the
+# opponent held tokens: 1.0 best; with the deal's odds the likeliest role is the true one 87%
+# of the time, against 70% from the deal's odds alone). The raw distance instead would favour,
+# at few tokens, the roles with the shortest rows (the Captain) whatever was collected.
 BELIEF_SHARPNESS = 1.0
+_NO_TOKENS = (0, 0, 0, 0)
+
+
+def progress(role: Role, tokens: Sequence[int]) -> float:
+    """How much nearer ``tokens`` are to ``role``'s victory row than no tokens (M14)."""
+    return distance(role, _NO_TOKENS) - distance(role, tokens)
+
+
+def token_weights(tokens: Sequence[int], roles: Sequence[Role]) -> dict[Role, float]:
+    """The likelihood of ``tokens`` under each role, relative to the likeliest (in (0, 1])."""
+    made = {role: progress(role, tokens) for role in roles}
+    best = max(made.values())
+    return {role: math.exp(BELIEF_SHARPNESS * (value - best)) for role, value in made.items()}
+
+
+def role_odds(view: View, seat: int, target: int) -> dict[Role, float]:
+    """``target``'s current role as ``seat`` can infer it: the deal's odds (``deal_odds``)
+    weighed by how far its tokens went toward each role's row (``token_weights``)."""
+    odds = deal_odds(view, seat, target)
+    weights = token_weights(view.seats[target].tokens, list(odds))
+    total = sum(p * weights[r] for r, p in odds.items())
+    return {r: p * weights[r] / total for r, p in odds.items()}
 
 
 def role_belief(game: Game, view: View, seat: int) -> Callable[[State], float]:
     """A search bot's belief about hidden roles (bots.policy.Belief): a sampled role is the
-    likelier the nearer the player's tokens are to its victory row, since players collect
-    toward their own role's row."""
+    likelier the further the player's tokens went toward its victory row, since players
+    collect toward their own role's row (the sampler itself keeps the deal's odds)."""
     weights: dict[int, dict[Role, float]] = {}
     for target, other in enumerate(view.seats):
         if target == seat or other.role is not None:
             continue
-        gaps = {role: distance(role, other.tokens) for role in candidates(view, seat, target)}
-        if len(gaps) > 1:
-            nearest = min(gaps.values())
-            weights[target] = {role: math.exp(-BELIEF_SHARPNESS * (gap - nearest)) for role, gap in gaps.items()}
+        roles = candidates(view, seat, target)
+        if len(roles) > 1:
+            weights[target] = token_weights(other.tokens, roles)
 
     def likelihood(state: State) -> float:
         result = 1.0
@@ -192,50 +294,98 @@ def effect_value(me: _Me, effect: Effect) -> float:
     return value
 
 
-def dice_value(me: _Me, dice: Sequence[Symbol], cache: dict[Effect, float]) -> float:
+class _Values:
+    """What effects and dice are worth to us in one decision, each computed once."""
+
+    __slots__ = ("dice", "doubles", "effects", "me", "singles")
+
+    def __init__(self, me: _Me):
+        self.me = me
+        self.effects: dict[Effect, float] = {}
+        self.singles: dict[Symbol, float] = {}  # a die resolved by itself, its best use
+        self.doubles: dict[Symbol, float] = {}  # two dice resolved together, their best use
+        self.dice: dict[tuple[Symbol, ...], float] = {}
+
+    def effect(self, effect: Effect) -> float:
+        value = self.effects.get(effect)
+        if value is None:
+            value = self.effects[effect] = effect_value(self.me, effect)
+        return value
+
+    def single(self, die: Symbol) -> float:
+        value = self.singles.get(die)
+        if value is None:
+            value = self.singles[die] = max(self.effect(e) for e in _SINGLE[die])
+        return value
+
+    def double(self, symbol: Symbol) -> float:
+        value = self.doubles.get(symbol)
+        if value is None:
+            value = self.doubles[symbol] = max(self.effect(e) for e in _DOUBLE[symbol])
+        return value
+
+
+def dice_value(me: _Me, dice: Sequence[Symbol], values: _Values) -> float:
     """The best total of resolving ``dice`` (up to three), one die or one pair at a time,
     each effect valued from the present tokens (cheap, and close enough)."""
-
-    def single(die: Symbol) -> float:
-        return max(cached(e) for e in _SINGLE[die])
-
-    def cached(effect: Effect) -> float:
-        if effect not in cache:
-            cache[effect] = effect_value(me, effect)
-        return cache[effect]
-
-    best = sum(single(d) for d in dice)
-    for i in range(len(dice)):
-        for j in range(i + 1, len(dice)):
-            a, b = dice[i], dice[j]
-            for symbol, effects in _DOUBLE.items():
-                if a in (symbol, BOOK) and b in (symbol, BOOK):
-                    rest = sum(single(d) for k, d in enumerate(dice) if k != i and k != j)
-                    best = max(best, max(cached(e) for e in effects) + rest)
+    key = tuple(dice)
+    known = values.dice.get(key)
+    if known is not None:
+        return known
+    single = values.single
+    alone = [single(d) for d in key]
+    best = sum(alone)
+    n = len(key)
+    for i in range(n):
+        for j in range(i + 1, n):
+            pair = _PAIRS[key[i], key[j]]
+            if pair:
+                rest = sum(v for k, v in enumerate(alone) if k != i and k != j)
+                for symbol in pair:
+                    best = max(best, values.double(symbol) + rest)
+    values.dice[key] = best
     return best
 
 
+# (die, die) -> the double effects' symbols the two dice may resolve together (M4; BOOK as Joker, M5)
+_PAIRS = {
+    (a, b): tuple(symbol for symbol in _DOUBLE if a in (symbol, BOOK) and b in (symbol, BOOK))
+    for a in Symbol
+    for b in Symbol
+}
+
+
 def _choose_dice(me: _Me, legal: Sequence[ChooseDice]) -> list[float]:
-    cache: dict[Effect, float] = {}
-    return [dice_value(me, a.symbols, cache) for a in legal]
+    values = _Values(me)
+    return [dice_value(me, a.symbols, values) for a in legal]
 
 
-def _pre_roll(me: _Me, legal: Sequence, rng: random.Random) -> list[float]:
+def _pre_roll(me: _Me, legal: Sequence, rng: random.Random, sharp: bool = False) -> list[float]:
     view = me.view
     guesses = [a for a in legal if isinstance(a, GuessRole)]
     if guesses:
         # M19: right wins at once; wrong costs every token and the card. Worth it when the
         # odds are good, or when we hold little to lose.
-        possible = [r for r in candidates(view, me.seat, 1 - me.seat) if r is not me.role]
-        # Its row is checked on its own turn (M15): a row its tokens meet now is unlikely its own.
         tokens = view.seats[1 - me.seat].tokens
-        possible = [r for r in possible if distance(r, tokens) > 0] or possible
-        odds = 1.0 / max(1, len(possible))
+        if sharp:
+            # The odds of the deal and of the tokens (role_odds), not a uniform pick.
+            by_role = {r: p for r, p in role_odds(view, me.seat, 1 - me.seat).items() if r is not me.role}
+            alive = {r: p for r, p in by_role.items() if distance(r, tokens) > 0} or by_role
+            odds = max(alive.values(), default=0.0)
+            possible = [r for r, p in alive.items() if p >= odds - 1e-9]
+            odds += 1e-9  # the thresholds below hold at exactly 1/2, 1/3, 1/4
+        else:
+            possible = [r for r in candidates(view, me.seat, 1 - me.seat) if r is not me.role]
+            # Its row is checked on its own turn (M15): a row its tokens meet now is unlikely its own.
+            possible = [r for r in possible if distance(r, tokens) > 0] or possible
+            odds = 1.0 / max(1, len(possible))
         held = sum(me.tokens)
-        if odds >= 0.5 or (odds >= 1 / 3 and held <= 2) or (odds >= 0.25 and distance(me.role, me.tokens) >= 6):
+        if possible and (
+            odds >= 0.5 or (odds >= 1 / 3 and held <= 2) or (odds >= 0.25 and distance(me.role, me.tokens) >= 6)
+        ):
             likeliest = min(possible, key=lambda r: (distance(r, tokens), rng.random()))
             return [10.0 if isinstance(a, GuessRole) and a.role is likeliest else 0.0 for a in legal]
-    cache: dict[Effect, float] = {}
+    cache = _Values(me)
     scores = []
     for a in legal:
         if isinstance(a, RollDice):
@@ -255,7 +405,7 @@ def _lombard(me: _Me, legal: Sequence[UseLombard]) -> list[float]:
     view = me.view
     dice = view.dice
     if view.active == me.seat:
-        cache: dict[Effect, float] = {}
+        cache = _Values(me)
         choices = [(*dice[:2], d) for d in dice[2:]] if view.kept else [dice]
         best = max(_best_three(me, c, cache) for c in choices)
         reroll = best < 0.5
@@ -266,7 +416,7 @@ def _lombard(me: _Me, legal: Sequence[UseLombard]) -> list[float]:
     return [1.0 if a.reroll == reroll else 0.0 for a in legal]
 
 
-def _best_three(me: _Me, dice: Sequence[Symbol], cache: dict[Effect, float]) -> float:
+def _best_three(me: _Me, dice: Sequence[Symbol], cache: _Values) -> float:
     if len(dice) == 3:
         return dice_value(me, dice, cache)
     n = len(dice)
@@ -353,6 +503,17 @@ def _setup_token(me: _Me, legal: Sequence[ChooseStartToken]) -> list[float]:
 
 def mortadella_heuristic_policy(game: Game, view: View, seat: int, legal: Sequence, rng: random.Random):
     """One of ``legal``: the best by the heuristic scores, ties broken at random."""
+    return _decide(view, seat, legal, rng, sharp=False)
+
+
+def mortadella_sharp_policy(game: Game, view: View, seat: int, legal: Sequence, rng: random.Random):
+    """The heuristic, with its two-player guesses (M19) by the odds the seat can infer
+    (``role_odds``: the deal, the wrong guesses, the tokens) instead of a uniform pick among
+    the roles not ruled out. A search bot's own rollouts and candidate ranking."""
+    return _decide(view, seat, legal, rng, sharp=True)
+
+
+def _decide(view: View, seat: int, legal: Sequence, rng: random.Random, sharp: bool):
     if len(legal) == 1:
         return legal[0]
     me = _Me(view, seat)
@@ -362,7 +523,7 @@ def mortadella_heuristic_policy(game: Game, view: View, seat: int, legal: Sequen
     elif phase is Phase.CHOOSE_DICE:
         scores = _choose_dice(me, legal)
     elif phase is Phase.PRE_ROLL:
-        scores = _pre_roll(me, legal, rng)
+        scores = _pre_roll(me, legal, rng, sharp)
     elif phase is Phase.LOMBARD:
         scores = _lombard(me, legal)
     elif phase is Phase.TARGET:

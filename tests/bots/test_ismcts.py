@@ -11,7 +11,7 @@ import pytest
 
 from bots.builtin import heuristic_policy
 from bots.ismcts import Node, _overruled, _ranking, _sampler, search
-from bots.mortadella_heuristic import BELIEF_SHARPNESS, candidates, distance, role_belief
+from bots.mortadella_heuristic import BELIEF_SHARPNESS, candidates, progress, role_belief
 from bots.offline import play
 from bots.registry import make_strategy
 from bots.strategies import random_legal
@@ -221,13 +221,13 @@ def _mortadella_view_with_opponent_tokens(game, tokens: int):
 
 def test_the_mortadella_belief_draws_roles_that_the_tokens_point_to():
     """M14, M18: a hidden role is redrawn among those the seat cannot rule out, weighted by how
-    near the player's tokens are to that role's victory row."""
+    far the player's tokens went toward that role's victory row."""
     game = get_game("mortadella")
     view = _mortadella_view_with_opponent_tokens(game, 4)
     likelihood = role_belief(game, view, 0)
     roles = candidates(view, 0, 1)
-    gaps = {role: distance(role, view.seats[1].tokens) for role in roles}
-    weights = {role: math.exp(-BELIEF_SHARPNESS * (gap - min(gaps.values()))) for role, gap in gaps.items()}
+    made = {role: progress(role, view.seats[1].tokens) for role in roles}
+    weights = {role: math.exp(BELIEF_SHARPNESS * (value - max(made.values()))) for role, value in made.items()}
     assert len(roles) > 1 and min(weights.values()) < 0.5  # the tokens tell the roles apart
     draw = _sampler(game, view, 0, random.Random(9), role_belief)
     counts = Counter(draw().roles[1] for _ in range(3000))
