@@ -325,6 +325,25 @@ class _Values:
         return value
 
 
+def _values_for(me: _Me) -> _Values:
+    """The values of ``me``'s situation, shared by every decision in the same one: they
+    depend only on the role, the tokens on the table and whether Carnival is on (a search
+    meets the same situations again and again)."""
+    view = me.view
+    key = (me.role, me.tokens, me.sins, view.carnival, tuple([view.seats[s].tokens for s in me.opponents]))
+    values = _SITUATIONS.get(key)
+    if values is None:
+        if len(_SITUATIONS) > 20000:
+            _SITUATIONS.clear()
+        values = _SITUATIONS[key] = _Values(me)
+    else:
+        values.me = me
+    return values
+
+
+_SITUATIONS: dict[tuple, _Values] = {}
+
+
 def dice_value(me: _Me, dice: Sequence[Symbol], values: _Values) -> float:
     """The best total of resolving ``dice`` (up to three), one die or one pair at a time,
     each effect valued from the present tokens (cheap, and close enough)."""
@@ -356,7 +375,7 @@ _PAIRS = {
 
 
 def _choose_dice(me: _Me, legal: Sequence[ChooseDice]) -> list[float]:
-    values = _Values(me)
+    values = _values_for(me)
     return [dice_value(me, a.symbols, values) for a in legal]
 
 
@@ -385,7 +404,7 @@ def _pre_roll(me: _Me, legal: Sequence, rng: random.Random, sharp: bool = False)
         ):
             likeliest = min(possible, key=lambda r: (distance(r, tokens), rng.random()))
             return [10.0 if isinstance(a, GuessRole) and a.role is likeliest else 0.0 for a in legal]
-    cache = _Values(me)
+    cache = _values_for(me)
     scores = []
     for a in legal:
         if isinstance(a, RollDice):
@@ -405,7 +424,7 @@ def _lombard(me: _Me, legal: Sequence[UseLombard]) -> list[float]:
     view = me.view
     dice = view.dice
     if view.active == me.seat:
-        cache = _Values(me)
+        cache = _values_for(me)
         choices = [(*dice[:2], d) for d in dice[2:]] if view.kept else [dice]
         best = max(_best_three(me, c, cache) for c in choices)
         reroll = best < 0.5
