@@ -2,11 +2,11 @@
 alike (Celery's task lines, gRPC's and asyncio's messages, tracebacks), each with the
 process's ``service`` and whatever is bound: table_id, seat, request_id (``bound``)."""
 
+import contextvars
 import logging
 import os
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Mapping
 
 import structlog
 
@@ -51,8 +51,24 @@ def configure(service: str) -> None:
     )
 
 
-@contextmanager
-def bound(**values: object) -> Iterator[None]:
-    """Bind values (table_id, seat, request_id...) to every log line inside the block."""
-    with structlog.contextvars.bound_contextvars(**{k: v for k, v in values.items() if v is not None}):
-        yield
+class bound:
+    """Bind values (table_id, seat, request_id...) to every log line inside the block; the
+    values bound before come back after it. (structlog's ``bound_contextvars`` reads every
+    bound value first, on each request's path.)"""
+
+    __slots__ = ("tokens", "values")
+
+    def __init__(self, **values: object):
+        self.values = {k: v for k, v in values.items() if v is not None}
+        self.tokens: Mapping[str, contextvars.Token] = {}
+
+    def __enter__(self) -> None:
+        if self.values:
+            self.tokens = structlog.contextvars.bind_contextvars(**self.values)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tokens:
+            try:
+                structlog.contextvars.reset_contextvars(**self.tokens)
+            except ValueError:  # left in another context (an async generator closed late)
+                structlog.contextvars.unbind_contextvars(*self.tokens)

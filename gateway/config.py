@@ -50,6 +50,9 @@ class Settings:
     finished_table_ttl_seconds: int | None = None
     # How long a finished table's request ids still answer retries.
     retry_window_seconds: int = 3600
+    # Records of the tables this gateway handled last, that a SubmitAction may start from
+    # without a load (gateway/store.py TableStore.recent); 0: every command loads.
+    recent_records: int = 4096
     rules_timeout_seconds: float = 5.0
     # The walk of the tables in progress, for a table that lost its due time (gateway/sweeper.py).
     sweep_seconds: float = 30.0
@@ -79,6 +82,7 @@ class Settings:
                 int(env["TAVOLA_FINISHED_TABLE_TTL_SECONDS"]) if env.get("TAVOLA_FINISHED_TABLE_TTL_SECONDS") else None
             ),
             retry_window_seconds=int(env.get("TAVOLA_RETRY_WINDOW_SECONDS", cls.retry_window_seconds)),
+            recent_records=int(env.get("TAVOLA_RECENT_RECORDS", cls.recent_records)),
             rules_timeout_seconds=float(env.get("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds)),
             sweep_seconds=float(env.get("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds)),
             due_sweep_seconds=float(env.get("TAVOLA_DUE_SWEEP_SECONDS", cls.due_sweep_seconds)),

@@ -41,7 +41,15 @@ from gateway.due import due_time
 from gateway.hub import READ_PAGE, Hub
 from gateway.quotas import CREATE, SEATS, Client, Limits, Quotas
 from gateway.rules import RulesDirectory
-from gateway.store import LogEntry, RequestUsed, StoredEntry, TableMissing, TableStore, VersionConflict
+from gateway.store import (
+    NO_DUE_WRITE,
+    LogEntry,
+    RequestUsed,
+    StoredEntry,
+    TableMissing,
+    TableStore,
+    VersionConflict,
+)
 from gateway.verify import commitment
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
@@ -50,6 +58,8 @@ from tavola.store.v1 import store_pb2
 log = structlog.get_logger()
 
 MAX_RETRIES = 8
+# Views of seated people kept for their next GetView (see TableCore._keep_views).
+KEPT_VIEWS = 4096
 # Of a command's SHA-256 kept per request id: enough to tell two commands apart.
 COMMAND_BYTES = 16
 WATCH_POLL_SECONDS = 10.0
@@ -102,13 +112,16 @@ class Commit:
         # A new table (version 0) has no status yet: its first commit files it.
         self.status_before = record.table.status if record.table.version else gw.TABLE_STATUS_UNSPECIFIED
         self.finished = False
-        # The rules service's views of the bot seats that must decide after this command,
-        # by seat, when it sent them with the applied action (the wake-up asks for the rest).
-        self.bot_views: dict[int, rules_pb2.GetViewResponse] = {}
+        # The rules service's views of the seats that must decide after this command, by
+        # seat, when it sent them with the applied action: a bot's goes in its task (the
+        # wake-up asks for the rest), a person's answers that seat's next GetView.
+        self.views: dict[int, rules_pb2.GetViewResponse] = {}
         # A bot seat whose view goes back to the caller instead of into a task (a bot
         # worker that continues at the table), and that view once the commit is done.
         self.keep_seat: int | None = None
         self.kept_view: gw.GetViewResponse | None = None
+        # Whether the commit wrote the table's due time (a single Redis: in its script).
+        self.due_written = False
 
     @property
     def next_seq(self) -> int:
@@ -295,6 +308,8 @@ class TableCore:
         self.publisher = TaskPublisher.for_app(celery_app)
         # Unless given, quotas that limit nothing.
         self.quotas = quotas or Quotas(store.redis, store.prefix, Limits(0, 0, 0))
+        # Views of people who must decide, by (table, version, seat): see _keep_views.
+        self.kept_views: dict[tuple[str, int, int], rules_pb2.GetViewResponse] = {}
 
     # -- loading and authorising ---------------------------------------------------------
 
@@ -347,26 +362,56 @@ class TableCore:
     # -- the one commit path ---------------------------------------------------------------
 
     async def transact(
-        self, table_id: str, change: Change, idempotency: Idempotency | None = None
+        self, table_id: str, change: Change, idempotency: Idempotency | None = None, recent: bool = False
     ) -> tuple[store_pb2.TableRecord, object]:
         """Load, change, commit with a compare-and-set; from a fresh load when another
         command won. Returns the committed record and what ``change`` returned (stored
-        under the request id when it is a StoredResponse)."""
+        under the request id when it is a StoredResponse).
+
+        ``recent``: first try from the record this gateway last loaded or committed for the
+        table (TableStore.recent), without a load. The compare-and-set tells whether it was
+        still the table's, and the commit script refuses a used request id whatever the
+        record; should it be outdated, or the change fail on it (a seat that no longer
+        decides, a token since revoked), the command starts again from a load, so it
+        answers as it would have from one."""
         key = idempotency.key if idempotency else None
-        for _ in range(MAX_RETRIES):
-            record, stored = await self.load(table_id, key)
+        attempts = 0
+        while attempts < MAX_RETRIES:
+            known = self.store.recent(table_id) if recent else None
+            recent = False  # once at most
+            from_recent = known is not None
+            if known is not None:
+                record, stored = known, None
+            else:
+                attempts += 1
+                record, stored = await self.load(table_id, key)
             expected = record.table.version
             commit = Commit(record)
-            result = await change(record, commit, stored)
-            to_store = result if key and isinstance(result, store_pb2.StoredResponse) else None
             try:
-                await self.store.commit(commit.finish(), expected, commit.entries, key or "", to_store)
+                result = await change(record, commit, stored)
+            except Exception:
+                if from_recent:
+                    continue
+                raise
+            to_store = result if key and isinstance(result, store_pb2.StoredResponse) else None
+            record = commit.finish()
+            written: list[StoredEntry] | None = [] if self.hub.watching(self.store.channel(table_id)) else None
+            try:
+                commit.due_written = await self.store.commit(
+                    record, expected, commit.entries, key or "", to_store, self._due_of(record), written
+                )
             except VersionConflict:
                 continue
+            except TableMissing:
+                if from_recent:
+                    continue
+                raise
             except RequestUsed as used:
                 assert idempotency is not None
                 idempotency.check(used.stored)
                 raise Replay(await self.replayed(table_id, used.stored)) from None
+            if written:  # watched here: its watchers get the entries now, with no read
+                self.hub.deliver(self.store.channel(table_id), written)
             await self._after_commit(commit)
             return record, result
         raise ApiError(
@@ -408,7 +453,11 @@ class TableCore:
         metrics.count_commit(commit.record.table, commit.status_before, commit.entries)
         if commit.status_changed:
             await self._index(table.table_id, INDEX_OF_STATUS.get(table.status))
-        commit.kept_view = await self.wake(commit.record, views=commit.bot_views, keep=commit.keep_seat)
+        commit.kept_view = await self.wake(
+            commit.record, views=commit.views, keep=commit.keep_seat, due_written=commit.due_written
+        )
+        if commit.views and table.status == gw.TABLE_STATUS_IN_PROGRESS:
+            self._keep_views(table, commit.views)
 
     # -- game steps inside a change ----------------------------------------------------------
 
@@ -436,19 +485,20 @@ class TableCore:
         self, record: store_pb2.TableRecord, seat: int, action: any_pb2.Any, commit: Commit
     ) -> rules_pb2.ApplyActionResponse:
         """Ask the rules service to apply one seat's action; put the result in the record.
-        The views of the bot seats that must decide next come with it, for their tasks."""
-        bot_seats = [index for index, info in enumerate(record.table.seats) if info.kind == gw.SEAT_KIND_BOT]
+        The views of the seats that must decide next come with it: a bot's for its task, a
+        person's for the GetView that seat is about to ask."""
+        seats = range(len(record.table.seats))
         try:
             applied = await self.rules.call(
                 record.table.game_id,
                 "ApplyAction",
-                rules_pb2.ApplyActionRequest(state=record.state, seat=seat, action=action, view_seats=bot_seats),
+                rules_pb2.ApplyActionRequest(state=record.state, seat=seat, action=action, view_seats=seats),
             )
         except ApiError as error:
             error.metadata.setdefault("seat", str(seat))
             raise
         record.state.CopyFrom(applied.state)
-        commit.bot_views = {seat_view.seat: seat_view.view for seat_view in applied.views}
+        commit.views = {seat_view.seat: seat_view.view for seat_view in applied.views}
         first = len(commit.entries)
         commit.game_events(list(applied.events))
         if len(commit.entries) == first:  # the action's own entry, even when nobody sees it
@@ -490,6 +540,7 @@ class TableCore:
         not_before: float | None = None,
         views: dict[int, rules_pb2.GetViewResponse] | None = None,
         keep: int | None = None,
+        due_written: bool = False,
     ) -> gw.GetViewResponse | None:
         """Enqueue a task per bot seat that must decide now, and a timer per human seat that
         must decide on a timed table. A bot's task carries the seat's view, exactly what
@@ -499,10 +550,12 @@ class TableCore:
         service sent with the applied action, by seat (the others are asked for). ``keep``:
         a bot seat whose view is returned instead of sent in a task (the caller plays it).
 
-        The table's due time is written first: should this gateway stop before the enqueue,
-        or a worker die holding the task, the due sweep finds the table within seconds."""
+        The table's due time is written first (``due_written``: the commit wrote it, in the
+        same script): should this gateway stop before the enqueue, or a worker die holding
+        the task, the due sweep finds the table within seconds."""
         table = record.table
-        await self._set_due(record, not_before)
+        if not due_written:
+            await self._set_due(record, not_before)
         if table.status != gw.TABLE_STATUS_IN_PROGRESS:
             return None
         kept = None
@@ -526,13 +579,21 @@ class TableCore:
                 await self._enqueue(EXPIRE_TASK, table.table_id, seat, **task)
         return kept
 
-    async def _set_due(self, record: store_pb2.TableRecord, not_before: float | None) -> None:
-        table = record.table
+    def _due_of(self, record: store_pb2.TableRecord, not_before: float | None = None) -> object:
+        """The table's due time to write (None: it waits on no task), or NO_DUE_WRITE."""
         due = due_time(record, self.task_grace_seconds)
-        if due is None and table.status == gw.TABLE_STATUS_OPEN:
-            return  # an open table never waited on a task
+        if due is None and record.table.status == gw.TABLE_STATUS_OPEN:
+            return NO_DUE_WRITE  # an open table never waited on a task
         if due is not None and not_before is not None:
             due = max(due, not_before)
+        return due
+
+    async def _set_due(self, record: store_pb2.TableRecord, not_before: float | None) -> None:
+        table = record.table
+        due = self._due_of(record, not_before)
+        if due is NO_DUE_WRITE:
+            return
+        assert due is None or isinstance(due, float)
         try:
             await self.store.set_due(table.table_id, due)
         except Exception:  # the command stands; the sweep's walk finds a table without a due time
@@ -644,7 +705,8 @@ class TableCore:
             commit.public(seat_taken=gw.SeatTaken(seat=seat, kind=gw.SEAT_KIND_BOT, display_name=f"{bot} bot"))
         if request.auto_start and len(bot_of) == request.player_count:
             await self._start_game(record, commit, dealt=check)
-        await self.store.commit(commit.finish(), 0, commit.entries)  # version 0: a new key, no race
+        # Version 0: a new key, no race.
+        commit.due_written = await self.store.commit(commit.finish(), 0, commit.entries, due=self._due_of(record))
         await self._after_commit(commit)
         with bound(table_id=table_id):
             log.info(
@@ -794,7 +856,7 @@ class TableCore:
             return compact_response(command, seat, record.table, len(commit.entries))
 
         try:
-            record, _ = await self.transact(table_id, change, idempotency)
+            record, _ = await self.transact(table_id, change, idempotency, recent=True)
         except Replay as replay:
             return replay.response
         with bound(seat=seat_of[0]):
@@ -867,14 +929,30 @@ class TableCore:
 
     # -- reads ----------------------------------------------------------------------------------
 
+    def _keep_views(self, table: gw.Table, views: dict[int, rules_pb2.GetViewResponse]) -> None:
+        """Keeps the views of the people who must decide at the table's new version, which
+        the rules service sent with the applied action, for their next GetView."""
+        kept = self.kept_views
+        for seat, view in views.items():
+            if table.seats[seat].kind == gw.SEAT_KIND_HUMAN:
+                while len(kept) >= KEPT_VIEWS:
+                    del kept[next(iter(kept))]  # the oldest
+                kept[(table.table_id, table.version, seat)] = view
+
     async def seat_view(self, table_id: str, token: str) -> gw.GetViewResponse:
         record, _ = await self.load(table_id)
         seat = self.authorise_seat(record, token)
         if record.table.status == gw.TABLE_STATUS_OPEN:
             self.require_status(record, gw.TABLE_STATUS_IN_PROGRESS)
-        view = await self.rules.call(
-            record.table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state, seat=seat)
-        )
+        # The seat's view at this very version, if the command that made it brought it (the
+        # version names the state: every commit changes it, through one compare-and-set).
+        view = self.kept_views.pop((table_id, record.table.version, seat), None)
+        if view is None:
+            view = await self.rules.call(
+                record.table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state, seat=seat)
+            )
+        else:
+            self.kept_views[(table_id, record.table.version, seat)] = view  # asked again: still this version's
         return gw.GetViewResponse(
             table=record.table,
             seat=seat,
@@ -918,10 +996,12 @@ class TableCore:
 
     async def stream(
         self, table_id: str, after_seq: int, token: str | None, client: Client | None = None
-    ) -> AsyncIterator[gw.TableEvent]:
+    ) -> AsyncIterator[bytes]:
         """The log from after_seq on, then live, as the token's seat sees it (None: a
         spectator); ends after the game's last event, at once when after_seq is at or
-        past it. It holds one of ``client``'s open streams, unless a bot's seat watches."""
+        past it. It holds one of ``client``'s open streams, unless a bot's seat watches.
+        Each event comes serialized as a stream response (``StoredEntry.framed_for_viewer``),
+        so the watchers of a table share one serialization of it."""
         record, _ = await self.load(table_id)
         seat = None if token is None else self.authorise_seat(record, token)
         last_seq = record.table.last_seq
@@ -947,9 +1027,9 @@ class TableCore:
                     entries, generation = await self.hub.entries_after(channel, last, read)
                     for entry in entries:
                         last = entry.seq
-                        data = entry.for_viewer(seat)
+                        data = entry.framed_for_viewer(seat)
                         if data:
-                            yield gw.TableEvent.FromString(data)
+                            yield data
                         if entry.is_end:
                             return
                         if entry.revokes(seat):

@@ -14,6 +14,12 @@ other watcher waiting for that read wakes at once (behind a lock, each would wak
 in turn, one loop iteration each, so the fiftieth watcher of a table waited for forty-nine
 others). Should that read fail, or its watcher leave, one of the others reads instead.
 
+A command committed through this gateway hands its entries to the table's buffer itself
+(``deliver``), so its watchers here need no read at all, nor the pub/sub round trip: the
+wake-up that follows finds them known and is dropped. Only entries that follow the
+buffer's tail are taken, and only while no shared read is under way; otherwise the
+wake-up's read fetches them as before.
+
 Watchers also re-read on a timeout, which covers a dropped pub/sub message or a Redis
 reconnect: a timeout counts as a wake-up, so the watchers of the table share that read too.
 """
@@ -95,8 +101,23 @@ class Hub:
             if message is None or message.get("type") != "message":
                 continue
             table = self.tables.get(message["channel"].decode())
-            if table is not None:
+            if table is not None and not self._known(table, message["data"]):
                 table.wake()
+
+    @staticmethod
+    def _known(table: _Table, data: bytes) -> bool:
+        """Whether a wake-up (its data: the table's new last seq) brings nothing new: the
+        buffer, current, already holds that seq (its command was committed here and
+        delivered)."""
+        if table.tail is None or table.read_generation < table.generation:
+            return False
+        try:
+            return int(data) <= table.tail
+        except ValueError:
+            return False
+
+    def watching(self, channel: str) -> bool:
+        return channel in self.tables
 
     async def join(self, channel: str) -> None:
         async with self.lock:
@@ -154,10 +175,7 @@ class Hub:
                 self.shared_reads += 1
                 entries = await read(start)
                 if entries:
-                    if table.tail is None or entries[0].seq != table.tail + 1:
-                        table.buffer = []
-                    table.buffer = (table.buffer + entries)[-BUFFER_ENTRIES:]
-                    table.tail = entries[-1].seq
+                    self._extend(table, entries)
                 elif table.tail is None:
                     table.tail = start
                 if len(entries) < READ_PAGE:
@@ -165,6 +183,38 @@ class Hub:
             finally:  # done, failed or cancelled: wake every watcher waiting for it at once
                 table.reading = None
                 done.set()
+
+    @staticmethod
+    def _extend(table: _Table, entries: list) -> None:
+        """Adds entries read or delivered to the buffer: those past its tail, after it when
+        they follow on, in its place when there is a gap."""
+        if table.tail is not None:
+            if entries[-1].seq <= table.tail:
+                return
+            if entries[0].seq <= table.tail + 1:
+                entries = entries[table.tail + 1 - entries[0].seq :]
+                table.buffer = (table.buffer + entries)[-BUFFER_ENTRIES:]
+                table.tail = entries[-1].seq
+                return
+        table.buffer = list(entries[-BUFFER_ENTRIES:])
+        table.tail = entries[-1].seq
+
+    def deliver(self, channel: str, entries: list) -> bool:
+        """Entries a command committed through this gateway, in seq order, for the table's
+        watchers here (if any). Taken when they follow the buffer's tail and no shared read
+        is under way; the table's watchers then wake with them in the buffer, and the buffer
+        stays current if it was. Returns whether they were taken."""
+        table = self.tables.get(channel)
+        if table is None or not entries or table.tail is None or table.reading is not None:
+            return False
+        if entries[0].seq != table.tail + 1:
+            return False  # known already, or a gap: the wake-up's read fetches them
+        current = table.read_generation >= table.generation
+        self._extend(table, entries)
+        table.wake()
+        if current:
+            table.read_generation = table.generation
+        return True
 
     async def wait(self, channel: str, seen_generation: int, timeout: float) -> None:
         table = self.tables[channel]

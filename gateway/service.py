@@ -71,23 +71,26 @@ def _failure(error: Exception, method: str, request) -> ApiError:
 
 def unary_rpc(method, request_class):
     name = method.__name__
+    # The metrics of this method, looked up once (a labels() call takes a lock each time).
+    latency = metrics.LATENCY.labels(name)
+    answered = metrics.REQUESTS.labels(name, "OK")
 
     @functools.wraps(method)
     async def handler(raw: bytes, context):
-        code = "OK"
         started = time.perf_counter()
         request = None
         try:
             request = _decode(request_class, raw, name)
             with bound(**_about(request)):
-                return await method(request, context)
+                response = await method(request, context)
+            answered.inc()
+            return response
         except Exception as error:
             api_error = _failure(error, name, request)
-            code = api_error.code.name
+            metrics.REQUESTS.labels(name, api_error.code.name).inc()
             await abort(context, api_error)
         finally:
-            metrics.LATENCY.labels(name).observe(time.perf_counter() - started)
-            metrics.REQUESTS.labels(name, code).inc()
+            latency.observe(time.perf_counter() - started)
 
     return handler
 
@@ -126,13 +129,18 @@ def add_to_server(servicer, service_name: str, server: grpc.aio.Server) -> None:
         implementation = getattr(servicer, method.name)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                stream_rpc(implementation, request_class), response_serializer=lambda m: m.SerializeToString()
+                stream_rpc(implementation, request_class), response_serializer=_serialized
             )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
                 unary_rpc(implementation, request_class), response_serializer=lambda m: m.SerializeToString()
             )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
+
+
+def _serialized(response) -> bytes:
+    """A response, or one already serialized (the event streams' responses)."""
+    return response if isinstance(response, bytes) else response.SerializeToString()
 
 
 def require_token(context) -> str:
@@ -188,12 +196,14 @@ class GatewayServicer:
 
     async def WatchTable(self, request, context):
         token = require_token(context)
-        async for event in self.core.stream(request.table_id, request.after_seq, token, client_of(context)):
-            yield gw.WatchTableResponse(event=event)
+        # A WatchTableResponse, serialized (see TableCore.stream).
+        async for response in self.core.stream(request.table_id, request.after_seq, token, client_of(context)):
+            yield response
 
     async def SpectateTable(self, request, context):
-        async for event in self.core.stream(request.table_id, request.after_seq, None, client_of(context)):
-            yield gw.SpectateTableResponse(event=event)
+        # A SpectateTableResponse, serialized.
+        async for response in self.core.stream(request.table_id, request.after_seq, None, client_of(context)):
+            yield response
 
     async def GetReplay(self, request: gw.GetReplayRequest, context) -> gw.GetReplayResponse:
         seat = request.seat if request.HasField("seat") else None

@@ -63,7 +63,7 @@ if ARGV[6] ~= '' then
 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3], 'seq', ARGV[4])
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'types', ARGV[9]) end
-local i = 13
+local i = 15
 for e = 1, tonumber(ARGV[11]) do
   local id = ARGV[i]
   local n = tonumber(ARGV[i + 1])
@@ -86,9 +86,20 @@ local ttls = {tonumber(ARGV[5]), tonumber(ARGV[5]), tonumber(ARGV[10])}
 for k = 1, 3 do
   if ttls[k] > 0 then redis.call('EXPIRE', KEYS[k], ttls[k]) else redis.call('PERSIST', KEYS[k]) end
 end
+-- The table's due time (KEYS[4], a sorted set of every table), on a single Redis only:
+-- a score, or 'rem' when it waits on no task.
+if ARGV[13] == 'rem' then
+  redis.call('ZREM', KEYS[4], ARGV[14])
+elseif ARGV[13] ~= '' then
+  redis.call('ZADD', KEYS[4], ARGV[13], ARGV[14])
+end
 redis.call('PUBLISH', ARGV[8], ARGV[4])
 return {1}
 """
+
+# What ``commit`` writes as the table's due time: nothing (an open table, which never
+# waits on a task), or a time (None: it waits on none now, the entry goes).
+NO_DUE_WRITE = object()
 
 
 # Forgets a table's due time only if nobody moved it later meanwhile (a newer commit did).
@@ -190,6 +201,15 @@ class LogEntry:
         return ["e", self.record(type_urls, version, time_ns).SerializeToString()]
 
 
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
 @dataclass
 class StoredEntry:
     """One entry read back from the log: ``fields`` as stored, "e" (a LogRecord, with the
@@ -201,6 +221,7 @@ class StoredEntry:
     type_urls: Sequence[str] = ()
     _record: store_pb2.LogRecord | None = field(default=None, init=False, repr=False, compare=False)
     _seen: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _framed: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         data = self.fields.get(b"e")
@@ -241,6 +262,16 @@ class StoredEntry:
                 stored = next(seat_event.event for seat_event in record.seats if seat_event.seat == key)
             seen = self._seen[key] = self._event(stored)
         return seen
+
+    def framed_for_viewer(self, seat: int | None) -> bytes:
+        """``for_viewer``'s event as the field 1 of a message (WatchTableResponse and
+        SpectateTableResponse are ``TableEvent event = 1``): a stream's response, serialized
+        once for every watcher who sees the entry alike. b'' when it sees nothing."""
+        framed = self._framed.get(seat)
+        if framed is None:
+            data = self.for_viewer(seat)
+            framed = self._framed[seat] = b"\x0a" + _varint(len(data)) + data if data else b""
+        return framed
 
     def seen(self) -> bytes:
         """The entry as somebody saw it, the spectators first, else a seat; b'' when nobody."""
@@ -297,6 +328,7 @@ class TableStore:
         open_ttl_seconds: int | None = None,
         finished_ttl_seconds: int | None = None,
         retry_seconds: int = 3600,
+        recent_records: int = 4096,
     ):
         self.redis = client
         self.prefix = prefix
@@ -309,8 +341,35 @@ class TableStore:
         # is kept); nothing else reads them.
         self.retry_seconds = retry_seconds
         self._commit = client.register_script(_COMMIT)
+        # On a Redis Cluster the due set is in a slot of its own: written outside the commit.
+        self.due_in_commit = not isinstance(client, RedisCluster)
         self._forget_due = client.register_script(_FORGET_DUE)
         self.due_key = f"{prefix}:due"
+        # The records this gateway loaded or committed last, by table: (record bytes, type
+        # URLs). A command may start from one instead of a load (``recent``); its commit's
+        # compare-and-set on the version tells whether it was still the table's record.
+        self.recent_records: dict[str, tuple[bytes, tuple[str, ...]]] = {}
+        self.recent_limit = recent_records
+
+    def _remember(self, table_id: str, data: bytes, type_urls: Sequence[str]) -> None:
+        if self.recent_limit <= 0:
+            return
+        recent = self.recent_records
+        recent.pop(table_id, None)  # the newest last
+        while len(recent) >= self.recent_limit:
+            del recent[next(iter(recent))]  # the oldest
+        recent[table_id] = (data, tuple(type_urls))
+
+    def recent(self, table_id: str) -> store_pb2.TableRecord | None:
+        """The record this gateway last loaded or committed for the table, if it has one:
+        possibly no longer the table's (another gateway or command may have committed since),
+        which only a commit's compare-and-set tells."""
+        known = self.recent_records.get(table_id)
+        if known is None:
+            return None
+        record = store_pb2.TableRecord.FromString(known[0])
+        record.type_urls.extend(known[1])
+        return record
 
     def _keys(self, table_id: str) -> tuple[str, str, str]:
         base = f"{self.prefix}:{{{table_id}}}"
@@ -324,11 +383,13 @@ class TableStore:
     ) -> tuple[store_pb2.TableRecord, store_pb2.StoredResponse | None]:
         """The table's record, and the stored response for ``request_key`` if any, in one trip."""
         table_key, _, requests_key = self._keys(table_id)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(table_key, ["record", "types"])
-            if request_key:
+        if request_key:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hmget(table_key, ["record", "types"])
                 pipe.hget(requests_key, request_key)
-            replies = await pipe.execute()
+                replies = await pipe.execute()
+        else:  # one command: no pipeline's own cost
+            replies = [await self.redis.hmget(table_key, ["record", "types"])]
         data, types = replies[0]
         if data is None:
             raise TableMissing(table_id)
@@ -336,6 +397,7 @@ class TableStore:
         if types:
             record.ClearField("type_urls")
             record.type_urls.extend(store_pb2.TypeUrls.FromString(types).type_urls)
+        self._remember(table_id, data, record.type_urls)
         stored = None
         if request_key and replies[1] is not None:
             stored = store_pb2.StoredResponse.FromString(replies[1])
@@ -348,10 +410,17 @@ class TableStore:
         entries: list[LogEntry],
         request_key: str = "",
         stored: store_pb2.StoredResponse | None = None,
-    ) -> None:
+        due: object = NO_DUE_WRITE,
+        written: list["StoredEntry"] | None = None,
+    ) -> bool:
         """Writes ``record`` (whose table.version/last_seq are already the new ones) if the
         table is still at ``expected_version`` (0: create it). Raises TableExists,
-        TableMissing, VersionConflict or RequestUsed, and then nothing was written."""
+        TableMissing, VersionConflict or RequestUsed, and then nothing was written.
+
+        ``due``: the table's new due time (a float, or None: it waits on no task), written
+        with the rest when ``due_in_commit`` (one trip, and no window between the commit and
+        its due time). Returns whether it was written: on a cluster the caller writes it.
+        ``written``: filled with the entries as the log now holds them (for watchers here)."""
         table = record.table
         first_seq = table.last_seq - len(entries) + 1
         known_types = len(record.type_urls)
@@ -386,12 +455,27 @@ class TableStore:
             len(entries),
             "1" if table.status == gw.TABLE_STATUS_FINISHED else "0",
         ]
+        keys = list(self._keys(table.table_id))
+        due_written = due is not NO_DUE_WRITE and self.due_in_commit
+        if due_written:
+            args += ["rem" if due is None else repr(due), table.table_id]
+            keys.append(self.due_key)
+        else:
+            args += ["", ""]
         for offset, fields in enumerate(encoded):
             args += [f"{first_seq + offset}-0", len(fields) // 2, *fields]
-        result = await self._commit(keys=self._keys(table.table_id), args=args)
+        result = await self._commit(keys=keys, args=args)
         status = int(result[0])
         if status == 1:
-            return
+            self._remember(table.table_id, data, type_urls)
+            if written is not None:
+                written += [
+                    StoredEntry(seq=first_seq + offset, fields={b"e": fields[1]}, type_urls=type_urls)
+                    for offset, fields in enumerate(encoded)
+                    if isinstance(fields[1], bytes)
+                ]
+            return due_written
+        self.recent_records.pop(table.table_id, None)
         if status == -1:
             raise TableExists(table.table_id)
         if status == -2:

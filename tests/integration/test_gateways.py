@@ -89,6 +89,56 @@ def test_watchers_on_one_gateway_see_commits_made_through_the_other(stubs):
     play_every_game(stubs, tables_per_game=1, watchers=2)
 
 
+def _at(stub, table: HumanTable) -> HumanTable:
+    """The same table and seats, reached through another gateway."""
+    other = HumanTable.__new__(HumanTable)
+    other.__dict__.update(table.__dict__, stub=stub)
+    return other
+
+
+def test_a_gateway_s_outdated_record_of_a_table_costs_nothing_but_a_fresh_load(stubs):
+    # Each gateway keeps the record it last loaded or committed, and a SubmitAction starts
+    # from it; the other gateway's commits make it outdated every other action.
+    table = HumanTable(stubs[0], 3, seed=5)
+    started = table.start().version
+    through = [table, _at(stubs[1], table)]
+    answers = []
+    for turn in range(12):
+        here = through[turn % 2]
+        deciding = here.table().deciding_seats
+        if not deciding:
+            break
+        seat = deciding[0]
+        action = here.view(seat).legal_actions[0].action
+        answer = here.submit(seat, action, request_id=f"turn-{turn}")
+        assert not answer.replayed and answer.table.version == started + turn + 1
+        answers.append((seat, action, answer))
+    # Every request id retried through the other gateway answers exactly as the first time.
+    for turn, (seat, action, answer) in enumerate(answers):
+        again = through[(turn + 1) % 2].submit(seat, action, request_id=f"turn-{turn}")
+        assert again.replayed
+        assert again.table == answer.table and list(again.events) == list(answer.events)
+    assert len(answers) >= 6 and table.table().version == started + len(answers)
+
+
+def test_a_view_kept_from_the_applied_action_is_the_view_the_rules_service_gives(stubs):
+    # The gateway that commits an action keeps the views of the people who must decide
+    # next, for their GetView; the other gateway asks the rules service for them.
+    for game, players in (("borgia", 3), ("mortadella", 3), ("pecunia", 3)):
+        table = HumanTable(stubs[0], players, seed=9, game=game)
+        table.start()
+        elsewhere = _at(stubs[1], table)
+        for _ in range(15):
+            seats = list(table.table().deciding_seats)
+            if not seats:
+                break
+            for seat in range(players):  # every seat: those who decide and those who wait
+                kept, computed = table.view(seat), elsewhere.view(seat)
+                assert kept == computed, (game, seat)
+                assert kept.must_decide == (seat in seats)
+            table.submit(seats[0], table.view(seats[0]).legal_actions[0].action)
+
+
 def test_killing_a_gateway_loses_nothing(gateways: Stack, stubs):
     doomed, survivor = stubs
     tables = [create_bot_table(doomed, game) for game in ("borgia", "mortadella", "pecunia")]

@@ -110,3 +110,43 @@ async def _one_read_for_the_watchers_of_a_table() -> None:
 
 def test_the_watchers_of_a_table_share_one_read():
     asyncio.run(_one_read_for_the_watchers_of_a_table())
+
+
+async def _delivered_entries_need_no_read() -> None:
+    from gateway.hub import Hub, _Table
+
+    hub = Hub(_NoRedis(), "control")  # type: ignore[arg-type]
+    reads: list[int] = []
+    log = [_Entry(seq) for seq in range(1, 6)]
+
+    async def read(after: int) -> list:
+        reads.append(after)
+        return [entry for entry in log if entry.seq > after][:3]
+
+    table = hub.tables["t"] = _Table()
+    table.watchers = 2
+    assert not hub.deliver("t", [log[0]])  # nothing read yet: the watchers read the log
+    first, generation = await hub.entries_after("t", 0, read)
+    assert [entry.seq for entry in first] == [1, 2, 3] and reads == [0]
+    caught_up, generation = await hub.entries_after("t", 3, read)
+    assert caught_up == [] and reads == [0]  # that read found all there was
+    waiting = [asyncio.create_task(hub.wait("t", generation, 10)) for _ in range(2)]
+    await asyncio.sleep(0)
+    assert hub.deliver("t", [log[3]])  # a commit made here: the watchers wake with it
+    await asyncio.wait_for(asyncio.gather(*waiting), 1)
+    fourth, _ = await hub.entries_after("t", 3, read)
+    assert [entry.seq for entry in fourth] == [4] and reads == [0]
+    # Its wake-up through Redis brings nothing new: dropped, and the buffer stays current.
+    assert hub._known(table, b"4")
+    nothing, _ = await hub.entries_after("t", 4, read)
+    assert nothing == [] and reads == [0]
+    # Known already, or after a gap: not taken; the next wake-up's read fetches them.
+    assert not hub.deliver("t", [log[3]]) and not hub.deliver("t", [_Entry(7)])
+    assert not hub._known(table, b"5")
+    table.wake()
+    fifth, _ = await hub.entries_after("t", 4, read)
+    assert [entry.seq for entry in fifth] == [5] and reads == [0, 4]
+
+
+def test_entries_committed_through_the_gateway_reach_its_watchers_without_a_read():
+    asyncio.run(_delivered_entries_need_no_read())

@@ -19,7 +19,7 @@ from gateway.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.bot_tables import stub_for
 
-# Games long enough to be live when the worker dies (a few seconds each on two cores).
+# Games long enough to be live when the worker dies (a second or more each on two cores).
 TABLES = [("borgia", 4, {}), ("mortadella", 4, {"max_turns": "40"}), ("pecunia", 3, {"target": "20"})] * 2
 # A correctness bound, not a benchmark: the grace (5 s) plus a sweep, on a busy machine.
 MAX_WAIT_AFTER_RESTART = 10.0
@@ -77,7 +77,12 @@ def test_a_worker_killed_mid_game_stalls_no_table(redis_url, key_prefix, tmp_pat
                 def tables_now() -> dict[str, gw.Table]:
                     return {t: stub.GetTable(gw.GetTableRequest(table_id=t)).table for t in tables}
 
-                time.sleep(1.0)
+                # Killed once every table is under way (bots play a game in a second or two).
+                begun = time.monotonic()
+                while time.monotonic() - begun < 10:
+                    if all(table.version >= 5 for table in tables_now().values()):
+                        break
+                    time.sleep(0.05)
                 worker = next(process for process in stack.processes if process.name == "bot-worker")
                 os.kill(worker.popen.pid, signal.SIGKILL)  # mid-task: its held tasks are not acknowledged
                 worker.popen.wait()
