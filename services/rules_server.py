@@ -38,6 +38,9 @@ LATENCY = Histogram(
 
 # Legal actions kept packed, per rules service: a game's distinct actions seen lately.
 LEGAL_CACHE_SIZE = 4096
+# States this service sent lately, by their bytes: the next call about a table brings back
+# the state its last ApplyAction sent, which then needs no decoding.
+STATE_CACHE_SIZE = 2048
 
 # The one place where engine errors become status codes.
 _STATUS_OF_ERROR: dict[type[EngineError], grpc.StatusCode] = {
@@ -108,6 +111,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self.engine = game.engine
         self.codec = game.codec
         self._legal_cache: dict[object, rules_pb2.LegalAction] = {}
+        self._states: dict[bytes, object] = {}
         info = self.engine.info
         self.description = rules_pb2.GameDescription(
             game_id=info.game_id,
@@ -145,11 +149,24 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             raise ApiError(
                 grpc.StatusCode.INVALID_ARGUMENT, "BAD_STATE", f"state must be a {self.description.state_type}"
             )
+        # A state this service encoded itself (engine states are values, never changed in place).
+        known = self._states.get(packed.value)
+        if known is not None:
+            return known
         try:
             packed.Unpack(message)
             return self.codec.state_from_proto(message)
         except (DecodeError, ValueError, KeyError, IndexError) as error:
             raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, "BAD_STATE", "state does not decode") from error
+
+    def _packed_state(self, state) -> any_pb2.Any:
+        """The state packed for the caller, and kept by its bytes for the next call about it."""
+        packed = _pack(self.codec.state_to_proto(state))
+        states = self._states
+        while len(states) >= STATE_CACHE_SIZE:
+            del states[next(iter(states))]  # the oldest
+        states[packed.value] = state
+        return packed
 
     def _action(self, packed: any_pb2.Any):
         action_type = self.codec.action_type()
@@ -234,7 +251,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         options = parse_options(self.engine.info, request.player_count, dict(request.options))
         state, events = self.engine.new_game(request.player_count, dict(request.options), request.seed)
         return rules_pb2.NewGameResponse(
-            state=_pack(self.codec.state_to_proto(state)),
+            state=self._packed_state(state),
             status=self._status(state),
             events=self._project(events, request.player_count),
             options={name: _option_text(value) for name, value in options.items()},
@@ -253,7 +270,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         status = self._status(new_state)
         wanted = set(request.view_seats)
         return rules_pb2.ApplyActionResponse(
-            state=_pack(self.codec.state_to_proto(new_state)),
+            state=self._packed_state(new_state),
             status=status,
             events=self._project(events, self.engine.player_count(new_state)),
             action_label=self.engine.describe_action(action),

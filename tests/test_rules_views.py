@@ -1,6 +1,10 @@
 """services/rules_server.py: the views ApplyAction sends with its result (view_seats) are
-those GetView answers on the new state, and the packed legal actions it keeps answer as
-freshly packed ones."""
+those GetView answers on the new state, the packed legal actions it keeps answer as
+freshly packed ones, and a state it sent answers as the same state decoded (the service
+keeps the states it sent by their bytes, which holds only while the engines never change a
+state in place)."""
+
+import pickle
 
 import asyncio
 import random
@@ -48,3 +52,50 @@ async def _play(game_id: str, players: int, seed: int, steps: int) -> int:
 def test_apply_action_sends_the_views_get_view_answers(game_id):
     players = max(player_counts(game_id))
     assert asyncio.run(_play(game_id, players, seed=11, steps=60)) > 0
+
+
+async def _answers_from_kept_states(game_id: str, players: int, seed: int, steps: int) -> int:
+    rules = RulesServicer(get_game(game_id))
+    chooser = random.Random(seed)
+    dealt = await rules.NewGame(rules_pb2.NewGameRequest(player_count=players, seed=seed), None)
+    state, status = dealt.state, dealt.status
+    kept = 0
+    for _ in range(steps):
+        if status.finished:
+            break
+        kept += state.value in rules._states
+        seat = chooser.choice(list(status.deciding_seats))
+        view = await rules.GetView(rules_pb2.GetViewRequest(state=state, seat=seat), None)
+        action = chooser.choice(list(view.legal_actions)).action
+        request = rules_pb2.ApplyActionRequest(state=state, seat=seat, action=action, view_seats=range(players))
+        applied = await rules.ApplyAction(request, None)
+        rules._states.clear()  # the same calls on a decoded state
+        assert view == await rules.GetView(rules_pb2.GetViewRequest(state=state, seat=seat), None)
+        assert applied == await rules.ApplyAction(request, None)
+        state, status = applied.state, applied.status
+    return kept
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_a_kept_state_answers_as_the_state_decoded(game_id):
+    players = max(player_counts(game_id))
+    assert asyncio.run(_answers_from_kept_states(game_id, players, seed=5, steps=40)) > 10
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_the_engines_never_change_a_state_in_place(game_id):
+    engine = get_game(game_id).engine
+    chooser = random.Random(2)
+    for seed in range(6):
+        state, _ = engine.new_game(chooser.choice(list(player_counts(game_id))), {}, seed)
+        for _ in range(300):
+            deciders = engine.deciders(state)
+            if not deciders:
+                break
+            seat = chooser.choice(deciders)
+            before = pickle.dumps(state)
+            action = chooser.choice(list(engine.legal_actions(state, seat)))
+            engine.view(state, seat)
+            new_state, _ = engine.apply(state, seat, action)
+            assert pickle.dumps(state) == before
+            state = new_state
