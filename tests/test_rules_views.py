@@ -4,9 +4,8 @@ freshly packed ones, and a state it sent answers as the same state decoded (the 
 keeps the states it sent by their bytes, which holds only while the engines never change a
 state in place)."""
 
-import pickle
-
 import asyncio
+import pickle
 import random
 
 import pytest
