@@ -7,6 +7,9 @@ Seats rotate among the bots from game to game (game g seats bot (seat + g) mod l
 so no bot keeps the advantage of a seat. Each bot sees exactly what the gateway would send
 its seat (``bots.offline.view_response``). A shared win counts 1/len(winners) for each
 winner. Win rates come with 95% Wilson intervals; games run in parallel processes.
+``--clock cpu`` makes thinking budgets (``budget_ms``) count each process's CPU time
+instead of the wall clock, so a figure measured while other work shares the cores is the
+one an idle core would give.
 """
 
 import argparse
@@ -21,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
-from bots import registry
+from bots import clock, registry
 from bots.offline import view_response
 from services.engine.api import parse_options
 from services.engine.errors import InvalidConfig
@@ -58,7 +61,10 @@ def wilson(successes: float, trials: int, z: float = 1.96) -> tuple[float, float
 _setup: dict = {}
 
 
-def _init(game_id: str, bots: Sequence[str], options: dict[str, str], players: int, seed: int) -> None:
+def _init(
+    game_id: str, bots: Sequence[str], options: dict[str, str], players: int, seed: int, clock_kind: str = "wall"
+) -> None:
+    clock.use(clock_kind)
     _setup.update(
         game=get_game(game_id),
         strategies=[registry.make_strategy(bot, game_id) for bot in bots],
@@ -80,9 +86,9 @@ def _play(index: int) -> GameResult:
         seat = deciders[rng.randrange(len(deciders))]
         bot = seats[seat]
         response = view_response(game, state, seat)
-        started = time.perf_counter()
+        started = clock.now()
         choice = strategies[bot](response, rng)
-        seconds[bot] += time.perf_counter() - started
+        seconds[bot] += clock.now() - started
         decisions[bot] += 1
         message = codec.action_type()()
         choice.action.Unpack(message)
@@ -99,9 +105,11 @@ def play_games(
     jobs: int = 1,
     options: dict[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    clock_kind: str = "wall",
 ) -> list[GameResult]:
-    """Play ``games`` games, in ``jobs`` processes; ``progress(done, games)`` after each."""
-    setup = (game_id, list(bots), dict(options or {}), players, seed)
+    """Play ``games`` games, in ``jobs`` processes; ``progress(done, games)`` after each.
+    Thinking budgets and decision times count ``clock_kind`` (``bots.clock.use``)."""
+    setup = (game_id, list(bots), dict(options or {}), players, seed, clock_kind)
     results: list[GameResult] = []
     _init(*setup)  # here first: a bot that cannot be built fails once, not in every process
     outcomes: Iterator[GameResult]
@@ -143,7 +151,13 @@ def _rate(wins: float, games: int) -> dict:
 
 
 def summarize(
-    game_id: str, players: int, bots: Sequence[str], seed: int, options: dict[str, str], results: Sequence[GameResult]
+    game_id: str,
+    players: int,
+    bots: Sequence[str],
+    seed: int,
+    options: dict[str, str],
+    results: Sequence[GameResult],
+    clock_kind: str = "wall",
 ) -> dict:
     """The report: per bot (keyed by the bot as given; a bot given twice is merged) and per seat."""
     labels = list(dict.fromkeys(bots))
@@ -174,6 +188,7 @@ def summarize(
         "games": len(results),
         "seed": seed,
         "options": options,
+        "clock": clock_kind,
         "ties": TIES,
         "no_winner": no_winner,
         "bots": {
@@ -196,7 +211,8 @@ def format_report(report: dict) -> str:
     width = max(12, *(len(label) for label in report["bots"]))
     lines = [
         f"{report['game']}, {report['players']} players, {report['games']} games, seed {report['seed']}"
-        + (f", options {report['options']}" if report["options"] else ""),
+        + (f", options {report['options']}" if report["options"] else "")
+        + (", budgets in CPU time" if report.get("clock") == "cpu" else ""),
         f"ties: {report['ties']}; games nobody won: {report['no_winner']}",
         "",
         f"{'bot':<{width}} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16} {'ms/decision':>11}",
@@ -251,6 +267,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel processes (default: cores)")
     parser.add_argument("--options", default="", help="table options, key=value,...")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="what thinking budgets and ms/decision count: wall time (default) or each process's CPU time, "
+        "for figures that do not depend on other work sharing the cores",
+    )
     args = parser.parse_args(argv)
     bots = registry.split_bots(args.bots)
     if not bots:
@@ -270,9 +293,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--games must be at least 1")
     progress = ProgressBar(f"{args.game} {args.players}p")
     results = play_games(
-        args.game, args.players, bots, args.games, args.seed, max(1, args.jobs), options, progress=progress
+        args.game, args.players, bots, args.games, args.seed, max(1, args.jobs), options, progress, args.clock
     )
-    report = summarize(args.game, args.players, bots, args.seed, options, results)
+    report = summarize(args.game, args.players, bots, args.seed, options, results, args.clock)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0
 

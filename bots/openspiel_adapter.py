@@ -42,13 +42,13 @@ information state at every iteration anyway).
 """
 
 import random
-import time
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
 from google.protobuf import text_format
 
+from bots import clock
 from bots.policy import Strategy, decode_legal, decode_view
 from bots.registry import BAD_BOT_OPTION, UNKNOWN_BOT, BotError, BotOption, BotSpec, OptionValue
 from services.engine.api import Game
@@ -522,7 +522,7 @@ class _TimedISMCTS:
         bot.set_resampler(self._resample)
 
     def _resample(self, state: TavolaState, player: int) -> TavolaState:
-        if self._budget > 0 and self.simulations >= 2 and time.perf_counter() >= self._deadline:
+        if self._budget > 0 and self.simulations >= 2 and clock.now() >= self._deadline:
             raise _BudgetSpent()
         self.simulations += 1
         return state.resample(player, Rng(self._rng.getrandbits(64)))
@@ -535,7 +535,7 @@ class _TimedISMCTS:
 
     def step(self, state: TavolaState) -> int:
         self.simulations = 0
-        self._deadline = time.perf_counter() + self._budget
+        self._deadline = clock.now() + self._budget
         try:
             policy = self._bot.run_search(state)
         except _BudgetSpent:

@@ -73,3 +73,13 @@ def test_a_bad_bot_is_refused_before_any_game(capsys, bots):
     with pytest.raises(SystemExit):
         arena.main(["--game", "pecunia", "--bots", bots, "--games", "1", "--jobs", "1"])
     assert "bot" in capsys.readouterr().err
+
+
+def test_cpu_clock_is_reported(capsys):
+    argv = ["--game", "borgia", "--bots", "ismcts:iterations=3,budget_ms=0,random", "--games", "2", "--jobs", "1"]
+    report = run_json(capsys, *argv, "--clock", "cpu")
+    assert report["clock"] == "cpu"
+    assert report["bots"]["ismcts:iterations=3,budget_ms=0"]["mean_decision_ms"] > 0
+    assert arena.main([*argv, "--clock", "cpu"]) == 0
+    assert "budgets in CPU time" in capsys.readouterr().out
+    assert run_json(capsys, *argv)["clock"] == "wall"
