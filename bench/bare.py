@@ -9,7 +9,11 @@ tavola sends (a Borgia record is about 1.5 KB). Run ``python -m bench.bare`` for
 
 The streams reference (``BareStreams``) is a minimal grpc.aio server of event streams:
 each stream of a table gets every event sent to that table, stamped with its send time,
-at the rate asked for, as spectators of tavola's tables get theirs.
+at the rate asked for, as spectators of tavola's tables get theirs. The pipeline's
+"gateway" streams too (``BarePipeline.watch``): each of its tables' events is made by a
+paced client's view and submit, stamped when the submit begins (as tavola stamps an event
+when its command begins), PUBLISHed by the commit script, and sent on by the gateway's one
+subscriber to the table's streams: the same hops as a spectator of a tavola table.
 
     python -m bench.bare rules <port file>
     python -m bench.bare gateway <port file> <rules address> <redis url> <key prefix>
@@ -33,13 +37,14 @@ from deploy.processes import terminate
 
 RECORD_BYTES = 1500
 ACTION_BYTES = 40
+EVENT_BYTES = 200  # about a TableEvent of a Borgia table
 
 _CAS = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if current ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3])
 redis.call('XADD', KEYS[2], '*', 'spec', ARGV[4])
-redis.call('PUBLISH', ARGV[5], ARGV[3])
+redis.call('PUBLISH', ARGV[5], ARGV[4])
 return 1
 """
 
@@ -81,22 +86,55 @@ async def _serve_gateway(port_file: str, rules_address: str, redis_url: str, pre
         record, version = cast(list[bytes], await client.hmget(key, ["record", "version"]))
         state = await apply(record + raw[16:])
         new_version = int(version) + 1
-        event = state[:200]
+        event = raw[16:24] + state[: EVENT_BYTES - 8]  # the client's stamp first
         done = await cas(keys=[key, f"{key}:log"], args=[version, state[:RECORD_BYTES], new_version, event, key])
         return b"ok" if done else b"conflict"
+
+    # Streams: one subscriber for the process, each table's events to its streams.
+    pubsub = client.pubsub(ignore_subscribe_messages=True)
+    streams: dict[bytes, list[asyncio.Queue]] = {}
+    listening: list[asyncio.Task] = []
+
+    async def listen() -> None:
+        while True:
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            if message is not None and message.get("type") == "message":
+                for queue in streams.get(message["channel"], ()):
+                    queue.put_nowait(message["data"])
+
+    async def watch(raw: bytes, context):
+        channel = f"{prefix}:{raw.decode()}".encode()
+        queue: asyncio.Queue = asyncio.Queue()
+        if channel not in streams:
+            streams[channel] = []
+            await pubsub.subscribe(channel)
+            if not listening:
+                listening.append(asyncio.create_task(listen()))
+        streams[channel].append(queue)
+        yield b"ready"
+        while (item := await queue.get()) is not None:
+            yield item
+
+    async def end(raw: bytes, context) -> bytes:
+        for queues in streams.values():
+            for queue in queues:
+                queue.put_nowait(None)
+        streams.clear()
+        await pubsub.unsubscribe()
+        return b"done"
 
     server = grpc.aio.server()
     handlers = {
         name: grpc.unary_unary_rpc_method_handler(method, request_deserializer=_identity, response_serializer=_identity)
-        for name, method in (("View", view), ("Submit", submit))
+        for name, method in (("View", view), ("Submit", submit), ("End", end))
     }
+    handlers["Watch"] = grpc.unary_stream_rpc_method_handler(
+        watch, request_deserializer=_identity, response_serializer=_identity
+    )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bare.Gateway", handlers),))
     _write_port(port_file, server.add_insecure_port("127.0.0.1:0"))
     await server.start()
     await server.wait_for_termination()
-
-
-EVENT_BYTES = 200  # about a TableEvent of a Borgia table
 
 
 async def _serve_streams(port_file: str) -> None:
@@ -249,6 +287,70 @@ class BarePipeline:
     @property
     def pids(self) -> dict[str, int]:
         return {name: process.pid for name, process in zip(("rules", "gateway"), self.processes or [], strict=True)}
+
+    async def watch(
+        self, tables: int, per_table: int, per_second: float, seconds: float, channels: int = 10
+    ) -> "StreamFigures":
+        """``tables`` x ``per_table`` streams of the pipeline's tables, while a client makes
+        ``per_second`` events a second in all (a view and a submit each, the tables in turn)
+        for ``seconds``: the delivery latency from each submit's start to each arrival."""
+        setup = redis_async.Redis.from_url(self.redis_url)
+        names = [f"w{index:015d}" for index in range(tables)]
+        for name in names:
+            await setup.hset(f"{self.prefix}:{name}", mapping={"record": os.urandom(RECORD_BYTES), "version": 1})
+        opened = [grpc.aio.insecure_channel(self.address) for _ in range(channels + 1)]
+        latencies: list[float] = []
+        try:
+            player = opened[-1]
+            view = player.unary_unary(
+                "/bare.Gateway/View", request_serializer=_identity, response_deserializer=_identity
+            )
+            submit = player.unary_unary(
+                "/bare.Gateway/Submit", request_serializer=_identity, response_deserializer=_identity
+            )
+            calls = [
+                opened[index % channels].unary_stream(
+                    "/bare.Gateway/Watch", request_serializer=_identity, response_deserializer=_identity
+                )(names[index % tables].encode())
+                for index in range(tables * per_table)
+            ]
+            for call in calls:
+                await call.read()  # "ready": subscribed
+
+            async def drain(call) -> None:
+                while (event := await call.read()) is not grpc.aio.EOF:
+                    latencies.append((time.time_ns() - int.from_bytes(event[:8], "big")) / 1e6)
+
+            drains = [asyncio.create_task(drain(call)) for call in calls]
+            began = time.perf_counter()
+            stop = began + seconds
+            per_table_rate = per_second / tables
+
+            async def play(number: int, name: str) -> None:
+                padding = os.urandom(ACTION_BYTES - 8)
+                offset = number / per_second
+                made = 0
+                while (due := began + offset + made / per_table_rate) < stop:
+                    await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                    await view(name.encode())
+                    await submit(name.encode() + time.time_ns().to_bytes(8, "big") + padding)
+                    made += 1
+
+            await asyncio.gather(*(play(number, name) for number, name in enumerate(names)))
+            elapsed = time.perf_counter() - began
+            await player.unary_unary(
+                "/bare.Gateway/End", request_serializer=_identity, response_deserializer=_identity
+            )(b"")
+            await asyncio.wait_for(asyncio.gather(*drains), timeout=60)
+        finally:
+            for channel in opened:
+                await channel.close()
+            for name in names:
+                await setup.delete(f"{self.prefix}:{name}", f"{self.prefix}:{name}:log")
+            await setup.aclose()
+        ordered = sorted(latencies) or [0.0]
+        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+        return StreamFigures(tables * per_table, len(latencies), elapsed, statistics.median(ordered), p99)
 
 
 @dataclass

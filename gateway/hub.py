@@ -31,6 +31,8 @@ from collections.abc import Awaitable, Callable
 import redis.asyncio as redis
 import structlog
 
+from gateway import metrics
+
 log = structlog.get_logger()
 
 # Recent entries kept per watched table; a watcher further behind reads on its own.
@@ -156,6 +158,7 @@ class Hub:
                 return buffer[after_seq + 1 - buffer[0].seq :], generation
             if table.tail is not None and after_seq < table.tail:  # behind the buffer
                 self.private_reads += 1
+                metrics.LOG_READS.labels("private").inc()
                 return await read(after_seq), generation
             if table.read_generation >= generation:
                 return [], generation
@@ -173,6 +176,7 @@ class Hub:
                 began = table.generation
                 start = after_seq if table.tail is None else table.tail
                 self.shared_reads += 1
+                metrics.LOG_READS.labels("shared").inc()
                 entries = await read(start)
                 if entries:
                     self._extend(table, entries)
@@ -210,6 +214,7 @@ class Hub:
         if entries[0].seq != table.tail + 1:
             return False  # known already, or a gap: the wake-up's read fetches them
         current = table.read_generation >= table.generation
+        metrics.LOG_READS.labels("delivered").inc()
         self._extend(table, entries)
         table.wake()
         if current:

@@ -24,6 +24,12 @@ LATENCY = Histogram(
 )
 STREAMS = Gauge("tavola_gateway_open_streams", "WatchTable and SpectateTable streams open now")
 ENQUEUED = Counter("tavola_gateway_tasks_enqueued_total", "Bot and timer tasks enqueued", ["task", "result"])
+LOG_READS = Counter(
+    "tavola_gateway_watcher_log_reads_total",
+    "Watchers' log reads: shared by a table's watchers, private (behind the buffer), or spared "
+    "(a commit here delivered its entries)",
+    ["kind"],
+)
 SWEPT = Counter("tavola_gateway_tables_swept_total", "Quiet tables whose tasks the sweep enqueued again")
 
 TABLES_CREATED = Counter("tavola_tables_created_total", "Tables created", ["game"])
