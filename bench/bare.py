@@ -26,7 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
@@ -360,6 +360,7 @@ class BareFigures:
     seconds: float
     p50_ms: float
     p99_ms: float
+    latencies: list[float] = field(default_factory=list)  # seconds, each submit's
 
     @property
     def per_second(self) -> float:
@@ -399,7 +400,7 @@ async def run_clients(address: str, redis_url: str, prefix: str, clients: int, s
     await setup.aclose()
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return BareFigures(clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000)
+    return BareFigures(clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000, ordered)
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ import math
 import random
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import grpc
 
@@ -34,6 +34,7 @@ class Figures:
     seconds: float
     p50_ms: float
     p99_ms: float
+    latencies: list[float] = field(default_factory=list)  # seconds, each submit's
 
     @property
     def per_second(self) -> float:
@@ -115,4 +116,19 @@ async def submit_action(address: str, game: str, players: int, clients: int, sec
         elapsed = time.perf_counter() - started
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return Figures(clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000)
+    return Figures(clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000, ordered)
+
+
+def combined(slices: list) -> Figures:
+    """One figure of several runs (time slices interleaved with the reference's): their
+    submits over their time, percentiles over every submit."""
+    ordered = sorted(latency for part in slices for latency in part.latencies)
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return Figures(
+        slices[0].clients,
+        len(ordered),
+        sum(part.seconds for part in slices),
+        statistics.median(ordered) * 1000,
+        p99 * 1000,
+        ordered,
+    )
