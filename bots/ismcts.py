@@ -281,6 +281,7 @@ def _compare(
     lead, lead_squares, played = [0.0] * count, [0.0] * count, [0] * count
     alive = list(range(count))  # the favourite (0) is always played: the others are measured against it
     done = 0
+    started = time.perf_counter()
     while True:
         sampled = draw()
         seed = rng.getrandbits(64)
@@ -313,7 +314,12 @@ def _compare(
         done += 1
         # A candidate clearly behind the favourite gets no more playouts: they go to the contenders.
         alive = [i for i in alive if i == 0 or _paired_lead(lead[i], lead_squares[i], played[i], z) > -math.inf]
-        if (iterations and done >= iterations) or time.perf_counter() >= deadline:
+        if iterations and done >= iterations:
+            break
+        # A round plays every candidate to the end, so it can be long: one is begun only when
+        # the time left covers a round as long as the mean so far, so the budget holds.
+        now = time.perf_counter()
+        if now + (now - started) / done > deadline:
             break
     choice, best = 0, 0.0
     for i in alive[1:]:

@@ -179,6 +179,17 @@ def test_paired_playouts_keep_the_heuristics_choice_when_no_action_differs():
     assert _paired((40, 40, 40, 40), iterations=60).action == 0
 
 
+def test_paired_search_begins_a_round_only_when_the_time_left_covers_one(monkeypatch):
+    """Each reading of the clock here is 30 ms later. With 100 ms: the deadline is read at
+    30 ms (so 130 ms), the start at 60 ms; after round 1 it is 90 ms, and a 30 ms round fits;
+    after round 2 it is 120 ms and one more would end at 150 ms, past the deadline."""
+    clock = iter(0.03 * k for k in range(1, 100))
+    monkeypatch.setattr("bots.ismcts.time", SimpleNamespace(perf_counter=lambda: next(clock)))
+    game = SimpleNamespace(engine=_Draw((40, 40, 40, 40)))
+    result = search(game, None, 0, [0, 1, 2, 3], random.Random(5), budget_ms=100, prior=_first, paired=4)  # type: ignore[arg-type]
+    assert result.iterations == 2
+
+
 @pytest.mark.parametrize("game_id", game_ids())
 def test_paired_search_chooses_among_the_heuristics_first_choices_in_every_game(game_id):
     game = get_game(game_id)
