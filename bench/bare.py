@@ -90,37 +90,44 @@ async def _serve_gateway(port_file: str, rules_address: str, redis_url: str, pre
         done = await cas(keys=[key, f"{key}:log"], args=[version, state[:RECORD_BYTES], new_version, event, key])
         return b"ok" if done else b"conflict"
 
-    # Streams: one subscriber for the process, each table's events to its streams.
+    # Streams: one subscriber for the process (to every table's channel, from the first
+    # stream on), each table's events to its streams; the end comes through Redis too,
+    # after every event published before it.
     pubsub = client.pubsub(ignore_subscribe_messages=True)
     streams: dict[bytes, list[asyncio.Queue]] = {}
+    subscribed = asyncio.Event()
     listening: list[asyncio.Task] = []
+    end_channel = f"{prefix}:~end".encode()
 
     async def listen() -> None:
         while True:
             message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-            if message is not None and message.get("type") == "message":
-                for queue in streams.get(message["channel"], ()):
-                    queue.put_nowait(message["data"])
+            if message is None or message.get("type") != "pmessage":
+                continue
+            if message["channel"] == end_channel:
+                for queues in streams.values():
+                    for queue in queues:
+                        queue.put_nowait(None)
+                streams.clear()
+                continue
+            for queue in streams.get(message["channel"], ()):
+                queue.put_nowait(message["data"])
 
     async def watch(raw: bytes, context):
-        channel = f"{prefix}:{raw.decode()}".encode()
+        if not listening:
+            listening.append(asyncio.create_task(asyncio.sleep(0)))  # taken: one subscribe
+            await pubsub.psubscribe(f"{prefix}:*")
+            listening.append(asyncio.create_task(listen()))
+            subscribed.set()
+        await subscribed.wait()
         queue: asyncio.Queue = asyncio.Queue()
-        if channel not in streams:
-            streams[channel] = []
-            await pubsub.subscribe(channel)
-            if not listening:
-                listening.append(asyncio.create_task(listen()))
-        streams[channel].append(queue)
+        streams.setdefault(f"{prefix}:{raw.decode()}".encode(), []).append(queue)
         yield b"ready"
         while (item := await queue.get()) is not None:
             yield item
 
     async def end(raw: bytes, context) -> bytes:
-        for queues in streams.values():
-            for queue in queues:
-                queue.put_nowait(None)
-        streams.clear()
-        await pubsub.unsubscribe()
+        await client.publish(end_channel, b"")
         return b"done"
 
     server = grpc.aio.server()

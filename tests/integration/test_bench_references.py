@@ -1,0 +1,24 @@
+"""The bench's references and its SubmitAction part against the real stack: every event the
+bare pipeline makes reaches every stream of its table, and the SubmitAction part counts
+only the submits of its window, on tables made before it. Counts only, never a time."""
+
+import asyncio
+
+from bench.bare import BarePipeline
+from bench.gateway import combined, submit_action
+from deploy.stack import ROOT
+
+
+def test_the_bare_pipeline_streams_every_event_it_makes_to_every_stream(stack):
+    with BarePipeline(stack.redis_url, f"{stack.key_prefix}:bare-test", ROOT / ".run" / "test-bench") as pipeline:
+        figures = asyncio.run(pipeline.watch(tables=3, per_table=4, per_second=30, seconds=1.0))
+    assert figures.streams == 12
+    assert figures.events == 30 * 4  # each of the 30 events to the 4 streams of its table
+
+
+def test_the_submit_part_times_submits_on_tables_made_before_the_clock(stack):
+    slices = [asyncio.run(submit_action(stack.gateway_address, "borgia", 3, 2, 0.5, 40)) for _ in range(2)]
+    figures = combined(slices)
+    assert 0 < figures.submits == sum(part.submits for part in slices) <= 2 * 2 * 40
+    assert figures.seconds == sum(part.seconds for part in slices)
+    assert figures.p50_ms <= figures.p99_ms
