@@ -92,7 +92,8 @@ def search(
     belief: "Belief | None" = None,
 ) -> SearchResult:
     """Search from ``seat``'s view until ``iterations`` (0: no limit) or ``budget_ms``
-    (0: no limit) runs out, whichever comes first; at least one iteration runs.
+    (0: no limit) runs out, whichever comes first; at least one iteration runs (a paired
+    comparison keeps to the budget: out of time in its first round, the prior's favourite stands).
     ``opponent`` plays other seats in the tree (with a random action one time in
     ``1/epsilon``); ``depth`` 0 lets the tree grow without limit."""
     if not legal:
@@ -268,7 +269,9 @@ def _compare(
     what it changes downstream), so their paired differences tell a better action apart
     from a worse one with far fewer playouts than independent samples would. The first
     candidate (the prior's favourite) stands unless another's mean paired lead exceeds
-    ``z`` standard errors (the largest such lead wins)."""
+    ``z`` standard errors (the largest such lead wins). The budget holds: a round is begun
+    only when the time left covers one as long as the mean so far, and one that runs out of
+    time (a playout checks the clock every 64 decisions) is dropped uncounted."""
     engine = game.engine
     deciders_of, legal_of, apply, outcome, observe = (
         engine.deciders,
@@ -291,7 +294,11 @@ def _compare(
             uniform = playout.random
             state, _ = apply(sampled, seat, candidates[i])
             deciders = deciders_of(state)
+            steps = 0
             while deciders:
+                steps += 1
+                if not steps % 64 and time.perf_counter() > deadline:
+                    break  # a long game out of time
                 decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
                 actions = legal_of(state, decider)
                 policy = rollout if decider == seat else (opponent or rollout)
@@ -303,9 +310,15 @@ def _compare(
                     action = policy(game, observe(state, decider), decider, actions, playout)
                 state, _ = apply(state, decider, action)
                 deciders = deciders_of(state)
+            if deciders:
+                break  # out of time: this round is left unfinished and uncounted
             ended = outcome(state)
             assert ended is not None  # no seat decides: the game is over
             rewards[i] = 1.0 / len(ended.winners) if seat in ended.winners else 0.0
+            if time.perf_counter() > deadline:
+                break  # out of time: this round is left unfinished and uncounted
+        if len(rewards) < len(alive):
+            break
         for i, reward in rewards.items():
             difference = reward - rewards[0]
             lead[i] += difference

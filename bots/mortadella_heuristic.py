@@ -61,15 +61,21 @@ _SINGLE, _DOUBLE = SINGLE_EFFECTS, DOUBLE_EFFECTS  # what dice may do (M4, M5): 
 
 def distance(role: Role, tokens: Sequence[int]) -> float:
     """How far ``tokens`` are from ``role``'s nearest victory row (0: met, M14)."""
-    key = (role, *tokens)
+    key = (int(role), *tokens)  # plain ints: a key the garbage collector need not track
     known = _DISTANCES.get(key)
     if known is None:
+        if len(_DISTANCES) > _CACHE_SIZE:
+            _DISTANCES.clear()
         known = _DISTANCES[key] = _distance(role, tokens)
     return known
 
 
 # (role, *tokens) -> distance: a search asks for the same few thousand again and again
 _DISTANCES: dict[tuple, float] = {}
+# Entries each cache of this module keeps at most. Small on purpose: every object a cache
+# holds is walked by each full garbage collection, whose pauses would grow with it and
+# overrun a search's time budget.
+_CACHE_SIZE = 4096
 
 
 def _distance(role: Role, tokens: Sequence[int]) -> float:
@@ -152,7 +158,7 @@ def deal_odds(view: View, seat: int, target: int) -> dict[Role, float]:
     )
     odds = _ODDS.get(key)
     if odds is None:
-        if len(_ODDS) > 4096:
+        if len(_ODDS) > _CACHE_SIZE // 4:
             _ODDS.clear()
         odds = _ODDS[key] = _deal_odds(view, target)
     return odds
@@ -295,33 +301,33 @@ def effect_value(me: _Me, effect: Effect) -> float:
 
 
 class _Values:
-    """What effects and dice are worth to us in one decision, each computed once."""
+    """What effects and dice are worth in one situation, each computed once (from the
+    ``_Me`` of a decision in that situation, not kept: a cache must not hold views)."""
 
-    __slots__ = ("dice", "doubles", "effects", "me", "singles")
+    __slots__ = ("dice", "doubles", "effects", "singles")
 
-    def __init__(self, me: _Me):
-        self.me = me
+    def __init__(self) -> None:
         self.effects: dict[Effect, float] = {}
         self.singles: dict[Symbol, float] = {}  # a die resolved by itself, its best use
         self.doubles: dict[Symbol, float] = {}  # two dice resolved together, their best use
         self.dice: dict[tuple[Symbol, ...], float] = {}
 
-    def effect(self, effect: Effect) -> float:
+    def effect(self, me: _Me, effect: Effect) -> float:
         value = self.effects.get(effect)
         if value is None:
-            value = self.effects[effect] = effect_value(self.me, effect)
+            value = self.effects[effect] = effect_value(me, effect)
         return value
 
-    def single(self, die: Symbol) -> float:
+    def single(self, me: _Me, die: Symbol) -> float:
         value = self.singles.get(die)
         if value is None:
-            value = self.singles[die] = max(self.effect(e) for e in _SINGLE[die])
+            value = self.singles[die] = max(self.effect(me, e) for e in _SINGLE[die])
         return value
 
-    def double(self, symbol: Symbol) -> float:
+    def double(self, me: _Me, symbol: Symbol) -> float:
         value = self.doubles.get(symbol)
         if value is None:
-            value = self.doubles[symbol] = max(self.effect(e) for e in _DOUBLE[symbol])
+            value = self.doubles[symbol] = max(self.effect(me, e) for e in _DOUBLE[symbol])
         return value
 
 
@@ -333,11 +339,9 @@ def _values_for(me: _Me) -> _Values:
     key = (me.role, me.tokens, me.sins, view.carnival, tuple([view.seats[s].tokens for s in me.opponents]))
     values = _SITUATIONS.get(key)
     if values is None:
-        if len(_SITUATIONS) > 20000:
+        if len(_SITUATIONS) > _CACHE_SIZE // 2:
             _SITUATIONS.clear()
-        values = _SITUATIONS[key] = _Values(me)
-    else:
-        values.me = me
+        values = _SITUATIONS[key] = _Values()
     return values
 
 
@@ -352,7 +356,7 @@ def dice_value(me: _Me, dice: Sequence[Symbol], values: _Values) -> float:
     if known is not None:
         return known
     single = values.single
-    alone = [single(d) for d in key]
+    alone = [single(me, d) for d in key]
     best = sum(alone)
     n = len(key)
     for i in range(n):
@@ -361,7 +365,7 @@ def dice_value(me: _Me, dice: Sequence[Symbol], values: _Values) -> float:
             if pair:
                 rest = sum(v for k, v in enumerate(alone) if k != i and k != j)
                 for symbol in pair:
-                    best = max(best, values.double(symbol) + rest)
+                    best = max(best, values.double(me, symbol) + rest)
     values.dice[key] = best
     return best
 

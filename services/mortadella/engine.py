@@ -325,9 +325,23 @@ def _resolve_options(remaining: tuple[Symbol, ...]) -> tuple[ResolveEffect, ...]
     return tuple(options)
 
 
-@cache
 def _dice_choices(dice: tuple[Symbol, ...], kept: bool) -> tuple[ChooseDice, ...]:
     """Distinct choices of dice (M3): any 3 of 5, or the 2 kept plus 1 of the 3 rolled."""
+    return _choices_of(_dice_key(dice, kept), kept)
+
+
+def _dice_key(dice: tuple[Symbol, ...], kept: bool) -> tuple[Symbol, ...]:
+    """The dice in an order that does not change the choices: sorted, or with kept dice the
+    two kept sorted, then the rolled ones sorted. The caches below then hold a few hundred
+    entries, not one per order the dice can lie in (thousands of long-lived objects that
+    every full garbage collection of a search would walk)."""
+    if kept:
+        return (*sorted(dice[:2]), *sorted(dice[2:]))
+    return tuple(sorted(dice))
+
+
+@cache
+def _choices_of(dice: tuple[Symbol, ...], kept: bool) -> tuple[ChooseDice, ...]:
     if kept:
         return tuple(ChooseDice(tuple(sorted((*dice[:2], r)))) for r in sorted(set(dice[2:])))
     dice = tuple(sorted(dice))
@@ -362,9 +376,13 @@ def _revolutions(in_game: tuple[bool, ...], active: int) -> tuple[ChooseRevoluti
     return tuple(ChooseRevolution(t, symbol) for t in _order_from(in_game, active) for symbol in (_TOWER, _BOOK))
 
 
-@cache
 def _dice_choice_set(dice: tuple[Symbol, ...], kept: bool) -> frozenset[ChooseDice]:
-    return frozenset(_dice_choices(dice, kept))
+    return _choice_set_of(_dice_key(dice, kept), kept)
+
+
+@cache
+def _choice_set_of(dice: tuple[Symbol, ...], kept: bool) -> frozenset[ChooseDice]:
+    return frozenset(_choices_of(dice, kept))
 
 
 @cache

@@ -179,15 +179,36 @@ def test_paired_playouts_keep_the_heuristics_choice_when_no_action_differs():
     assert _paired((40, 40, 40, 40), iterations=60).action == 0
 
 
+def _clocked_paired_search(monkeypatch, step: float, budget_ms: float, candidates: int):
+    """A paired search on a clock that reads ``step`` seconds later at every reading; the
+    result and the readings."""
+    readings: list[float] = []
+
+    def perf_counter() -> float:
+        readings.append(step * (len(readings) + 1))
+        return readings[-1]
+
+    monkeypatch.setattr("bots.ismcts.time", SimpleNamespace(perf_counter=perf_counter))
+    game = SimpleNamespace(engine=_Draw((40,) * candidates))
+    legal = list(range(candidates))
+    result = search(game, None, 0, legal, random.Random(5), budget_ms=budget_ms, prior=_first, paired=candidates)  # type: ignore[arg-type]
+    return result, readings
+
+
 def test_paired_search_begins_a_round_only_when_the_time_left_covers_one(monkeypatch):
-    """Each reading of the clock here is 30 ms later. With 100 ms: the deadline is read at
-    30 ms (so 130 ms), the start at 60 ms; after round 1 it is 90 ms, and a 30 ms round fits;
-    after round 2 it is 120 ms and one more would end at 150 ms, past the deadline."""
-    clock = iter(0.03 * k for k in range(1, 100))
-    monkeypatch.setattr("bots.ismcts.time", SimpleNamespace(perf_counter=lambda: next(clock)))
-    game = SimpleNamespace(engine=_Draw((40, 40, 40, 40)))
-    result = search(game, None, 0, [0, 1, 2, 3], random.Random(5), budget_ms=100, prior=_first, paired=4)  # type: ignore[arg-type]
-    assert result.iterations == 2
+    """Two candidates, each clock reading 20 ms later, 100 ms: the deadline is read at 20 ms
+    (so 120 ms), the start at 40 ms, the two playouts end at 60 and 80 ms and the round at
+    100 ms; a round as long (60 ms) would end past the deadline: none is begun."""
+    result, readings = _clocked_paired_search(monkeypatch, 0.02, 100, 2)
+    assert result.iterations == 1 and readings[-1] == pytest.approx(0.10)
+
+
+def test_paired_search_out_of_time_in_its_first_round_plays_the_favourite(monkeypatch):
+    """Four candidates, each clock reading 80 ms later, 100 ms: the first playout ends past the
+    deadline (240 ms against 180 ms); the round is dropped uncounted and the prior's choice
+    stands."""
+    result, _ = _clocked_paired_search(monkeypatch, 0.08, 100, 4)
+    assert result.iterations == 0 and result.action == 0 and not any(result.visits.values())
 
 
 @pytest.mark.parametrize("game_id", game_ids())
