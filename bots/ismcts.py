@@ -43,11 +43,11 @@ Two further settings:
 import inspect
 import math
 import random
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bots import clock
 from bots.policy import Belief, Policy
 from services.engine.api import Game
 from services.engine.rng import Rng
@@ -108,7 +108,7 @@ def search(
     root = Node()
     root_legal = tuple(legal)  # the same in every determinization (the sample's contract)
     root_order = _ranking(prior, game, view, seat, root_legal, rng) if prior is not None else []
-    deadline = time.perf_counter() + budget_ms / 1000 if budget_ms > 0 else math.inf
+    deadline = clock.now() + budget_ms / 1000 if budget_ms > 0 else math.inf
     draw = _sampler(game, view, seat, rng, belief)
     if paired > 0:
         candidates = (root_order + [a for a in root_legal if a not in root_order])[:paired]
@@ -215,7 +215,7 @@ def search(
             child.total += rewards[chooser]
 
         done += 1
-        if (iterations and done >= iterations) or time.perf_counter() >= deadline:
+        if (iterations and done >= iterations) or clock.now() >= deadline:
             break
     kids = root.children[seat]
     root_visits = {action: child.visits for action, child in kids.items()}
@@ -284,7 +284,7 @@ def _compare(
     lead, lead_squares, played = [0.0] * count, [0.0] * count, [0] * count
     alive = list(range(count))  # the favourite (0) is always played: the others are measured against it
     done = 0
-    started = time.perf_counter()
+    started = clock.now()
     while True:
         sampled = draw()
         seed = rng.getrandbits(64)
@@ -297,7 +297,7 @@ def _compare(
             steps = 0
             while deciders:
                 steps += 1
-                if not steps % 64 and time.perf_counter() > deadline:
+                if not steps % 64 and clock.now() > deadline:
                     break  # a long game out of time
                 decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
                 actions = legal_of(state, decider)
@@ -315,7 +315,7 @@ def _compare(
             ended = outcome(state)
             assert ended is not None  # no seat decides: the game is over
             rewards[i] = 1.0 / len(ended.winners) if seat in ended.winners else 0.0
-            if time.perf_counter() > deadline:
+            if clock.now() > deadline:
                 break  # out of time: this round is left unfinished and uncounted
         if len(rewards) < len(alive):
             break
@@ -331,7 +331,7 @@ def _compare(
             break
         # A round plays every candidate to the end, so it can be long: one is begun only when
         # the time left covers a round as long as the mean so far, so the budget holds.
-        now = time.perf_counter()
+        now = clock.now()
         if now + (now - started) / done > deadline:
             break
     choice, best = 0, 0.0
