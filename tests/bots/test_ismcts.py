@@ -188,7 +188,7 @@ def _clocked_paired_search(monkeypatch, step: float, budget_ms: float, candidate
         readings.append(step * (len(readings) + 1))
         return readings[-1]
 
-    monkeypatch.setattr("bots.ismcts.time", SimpleNamespace(perf_counter=perf_counter))
+    monkeypatch.setattr("bots.clock._now", perf_counter)
     game = SimpleNamespace(engine=_Draw((40,) * candidates))
     legal = list(range(candidates))
     result = search(game, None, 0, legal, random.Random(5), budget_ms=budget_ms, prior=_first, paired=candidates)  # type: ignore[arg-type]
