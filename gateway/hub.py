@@ -17,8 +17,8 @@ others). Should that read fail, or its watcher leave, one of the others reads in
 A command committed through this gateway hands its entries to the table's buffer itself
 (``deliver``), so its watchers here need no read at all, nor the pub/sub round trip: the
 wake-up that follows finds them known and is dropped. Only entries that follow the
-buffer's tail are taken, and only while no shared read is under way; otherwise the
-wake-up's read fetches them as before.
+buffer's tail are taken (otherwise the wake-up's read fetches them, as before), even while
+a shared read is under way: that read, begun before them, adds only what lies past them.
 
 Watchers also re-read on a timeout, which covers a dropped pub/sub message or a Redis
 reconnect: a timeout counts as a wake-up, so the watchers of the table share that read too.
@@ -205,11 +205,11 @@ class Hub:
 
     def deliver(self, channel: str, entries: list) -> bool:
         """Entries a command committed through this gateway, in seq order, for the table's
-        watchers here (if any). Taken when they follow the buffer's tail and no shared read
-        is under way; the table's watchers then wake with them in the buffer, and the buffer
-        stays current if it was. Returns whether they were taken."""
+        watchers here (if any). Taken when they follow the buffer's tail; the table's
+        watchers then wake with them in the buffer, and the buffer stays current if it was
+        (a shared read under way means it was not). Returns whether they were taken."""
         table = self.tables.get(channel)
-        if table is None or not entries or table.tail is None or table.reading is not None:
+        if table is None or not entries or table.tail is None:
             return False
         if entries[0].seq != table.tail + 1:
             return False  # known already, or a gap: the wake-up's read fetches them

@@ -146,6 +146,24 @@ async def _delivered_entries_need_no_read() -> None:
     table.wake()
     fifth, _ = await hub.entries_after("t", 4, read)
     assert [entry.seq for entry in fifth] == [5] and reads == [0, 4]
+    # Delivered while a shared read is under way: taken, and the read, begun before them,
+    # adds only what lies past them.
+    log.extend(_Entry(seq) for seq in (6, 7))
+    release = asyncio.Event()
+
+    async def slow_read(after: int) -> list:
+        reads.append(after)
+        await release.wait()
+        return [entry for entry in log if entry.seq > after]
+
+    table.wake()
+    reading = asyncio.create_task(hub.entries_after("t", 5, slow_read))
+    await asyncio.sleep(0)
+    assert table.reading is not None and hub.deliver("t", [log[5]])
+    release.set()
+    sixth, _ = await reading
+    assert [entry.seq for entry in sixth] == [6, 7] and table.tail == 7
+    assert [entry.seq for entry in table.buffer][-3:] == [5, 6, 7]
 
 
 def test_entries_committed_through_the_gateway_reach_its_watchers_without_a_read():
