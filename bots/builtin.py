@@ -139,7 +139,8 @@ ISMCTS = BotSpec(
     strength_note="At its default budget it beats random bots in every game, beats borgia-odds (53% to 33%) "
     "and is even with the Pecunia heuristic; the Mortadella heuristic still wins 55-45. Against heuristic players "
     "choose paired=8,rollout=heuristic: 62% against borgia-odds, 58% against the Pecunia heuristic (400 games "
-    "each), even in Mortadella. More time plays better.",
+    "each); in Mortadella paired=8,rollout=sharp,belief=inferred: 57% against its heuristic (400 games). More time "
+    "plays better.",
     make=_make_ismcts,
     check=_check_ismcts,
     options=(
