@@ -207,6 +207,28 @@ def _spawn(workdir: Path, name: str, *args: str) -> tuple[subprocess.Popen, str]
     return process, f"127.0.0.1:{port_file.read_text().strip()}"
 
 
+async def _open_streams(
+    channels: list[grpc.aio.Channel], method: str, keys: list[bytes], latencies: list[float]
+) -> list[asyncio.Task]:
+    """One stream of ``method`` per key, spread over ``channels``, each subscribed (its
+    first message) before this returns; then a task per stream adds each event's delivery
+    latency, from the send stamp in its first 8 bytes, to ``latencies``."""
+    calls = [
+        channels[index % len(channels)].unary_stream(
+            method, request_serializer=_identity, response_deserializer=_identity
+        )(key)
+        for index, key in enumerate(keys)
+    ]
+    for call in calls:
+        await call.read()  # "ready": subscribed
+
+    async def drain(call) -> None:
+        while (event := await call.read()) is not grpc.aio.EOF:
+            latencies.append((time.time_ns() - int.from_bytes(event[:8], "big")) / 1e6)
+
+    return [asyncio.create_task(drain(call)) for call in calls]
+
+
 @dataclass
 class StreamFigures:
     streams: int
@@ -239,20 +261,8 @@ class BareStreams:
         opened = [grpc.aio.insecure_channel(self.address) for _ in range(channels)]
         latencies: list[float] = []
         try:
-            calls = [
-                opened[index % channels].unary_stream(
-                    "/bare.Streams/Watch", request_serializer=_identity, response_deserializer=_identity
-                )(str(index % tables).encode())
-                for index in range(tables * per_table)
-            ]
-            for call in calls:
-                await call.read()  # "ready": subscribed
-
-            async def drain(call) -> None:
-                while (event := await call.read()) is not grpc.aio.EOF:
-                    latencies.append((time.time_ns() - int.from_bytes(event[:8], "big")) / 1e6)
-
-            drains = [asyncio.create_task(drain(call)) for call in calls]
+            keys = [str(index % tables).encode() for index in range(tables * per_table)]
+            drains = await _open_streams(opened[:channels], "/bare.Streams/Watch", keys, latencies)
             publish = opened[0].unary_unary(
                 "/bare.Streams/Publish", request_serializer=_identity, response_deserializer=_identity
             )
@@ -315,20 +325,8 @@ class BarePipeline:
             submit = player.unary_unary(
                 "/bare.Gateway/Submit", request_serializer=_identity, response_deserializer=_identity
             )
-            calls = [
-                opened[index % channels].unary_stream(
-                    "/bare.Gateway/Watch", request_serializer=_identity, response_deserializer=_identity
-                )(names[index % tables].encode())
-                for index in range(tables * per_table)
-            ]
-            for call in calls:
-                await call.read()  # "ready": subscribed
-
-            async def drain(call) -> None:
-                while (event := await call.read()) is not grpc.aio.EOF:
-                    latencies.append((time.time_ns() - int.from_bytes(event[:8], "big")) / 1e6)
-
-            drains = [asyncio.create_task(drain(call)) for call in calls]
+            keys = [names[index % tables].encode() for index in range(tables * per_table)]
+            drains = await _open_streams(opened[:channels], "/bare.Gateway/Watch", keys, latencies)
             began = time.perf_counter()
             stop = began + seconds
             per_table_rate = per_second / tables

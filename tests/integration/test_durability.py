@@ -54,10 +54,16 @@ def test_a_redis_restart_mid_game_loses_no_committed_action(redis_url, key_prefi
                 watchers = [threading.Thread(target=watch, args=(table_id,)) for table_id in tables]
                 for thread in watchers:
                     thread.start()
-                time.sleep(0.7)
-                before = {t: stub.GetTable(gw.GetTableRequest(table_id=t)).table for t in tables}
-                playing = [t for t in tables if before[t].status == gw.TABLE_STATUS_IN_PROGRESS]
-                assert playing, "every game ended before the restart"
+                # Kill as soon as some game is well under way: bot games are fast, and one that
+                # ended before the kill tests nothing.
+                deadline = time.monotonic() + 30
+                while True:
+                    before = {t: stub.GetTable(gw.GetTableRequest(table_id=t)).table for t in tables}
+                    playing = [t for t in tables if before[t].status == gw.TABLE_STATUS_IN_PROGRESS]
+                    if any(before[t].version >= 8 for t in playing):
+                        break
+                    assert playing and time.monotonic() < deadline, "no game was under way before the restart"
+                    time.sleep(0.02)
                 server = store.servers[0]
                 server.kill()  # SIGKILL mid-game: only what AOF holds survives
                 time.sleep(0.5)
