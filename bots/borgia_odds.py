@@ -52,7 +52,7 @@ def borgia_odds_policy(
         # Each bid scores expected - count (a little less for higher counts): the best bids
         # are at the lowest legal count, on the faces with the most own matching dice.
         low = 1 if view.bid is None else view.bid.count + 1
-        own = _own_matching(me.dice)
+        own = own_matching(me.dice)
         best = max(own)
         # Every legal action of the phase is a bid (B3); the type check narrows it.
         choices: list[BorgiaAction] = [a for a in legal if type(a) is Bid and a.count == low and own[a.action] == best]
@@ -60,7 +60,7 @@ def borgia_odds_policy(
         bid = view.bid
         assert bid is not None  # there is a bid to answer
         unknown = sum(s.dice_count for s in view.seats) - me.dice_count
-        expected = _own_matching(me.dice)[bid.action] + unknown / 3
+        expected = own_matching(me.dice)[bid.action] + unknown / 3
         wanted = Call if bid.count > expected + 0.5 else Allow
         # B12: at the highest count only a call is legal, whatever the bot wanted.
         choices = [a for a in legal if type(a) is wanted] or list(legal)
@@ -73,7 +73,7 @@ def borgia_odds_policy(
     return rng.choice(choices)
 
 
-def _own_matching(dice) -> list[int]:
+def own_matching(dice) -> list[int]:
     """Per bid face (indexed by Face): own dice showing it or FATE (B4)."""
     fates = dice.count(Face.FATE)
     return [dice.count(face) + fates for face in (Face.BRIBE, Face.POISON, Face.JUDGEMENT, Face.ACCUSATION, Face.RUMOR)]
