@@ -141,13 +141,12 @@ def after(standings: Standings, action: BorgiaAction) -> Standings:
     """The influence, ladder and Antipope after a BRIBE, POISON, JUDGEMENT or ACCUSATION
     (B5; influence never below 0). Legality is the engine's: this only reckons the effect."""
     influence, ladder, antipope = standings
-    kind = type(action)
-    if kind is Bribe:
+    if isinstance(action, Bribe):
         rest = tuple(c for c in ladder if c != action.cardinal)
         ladder = (action.cardinal, *rest) if action.direction == Direction.TOP else (*rest, action.cardinal)
-    elif kind is Accuse:
+    elif isinstance(action, Accuse):
         antipope = action.cardinal
-    elif kind in (Poison, JudgementPair, JudgementSplit):
+    elif isinstance(action, (Poison, JudgementPair, JudgementSplit)):
         changed = list(influence)
         for cardinal, delta in _moves(action):
             changed[cardinal] = max(0, changed[cardinal] + delta)
