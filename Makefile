@@ -83,7 +83,7 @@ bench-quick: setup
 ARENA_GAMES ?= 30
 .PHONY: arena
 arena: setup
-	$(PY) -m bots.arena --game borgia --players 2 --bots ismcts:budget_ms=50,borgia-odds,random --games $(ARENA_GAMES)
+	$(PY) -m bots.arena --game borgia --players 2 --bots ismcts:budget_ms=50,borgia-heuristic,random --games $(ARENA_GAMES)
 	$(PY) -m bots.arena --game mortadella --players 2 --bots ismcts:budget_ms=50,mortadella-heuristic,random --games $(ARENA_GAMES)
 	$(PY) -m bots.arena --game pecunia --players 2 --bots ismcts:budget_ms=50,pecunia-heuristic,random --games $(ARENA_GAMES)
 

@@ -63,7 +63,7 @@ SEARCH_BOT = "ismcts:budget_ms=20"  # a short budget keeps the demo quick
 def seat0_bot(game: str, index: int) -> str:
     """Seat 0 of every third table is the game's heuristic bot, of every third the search
     bot, and random otherwise; the other seats play random."""
-    heuristic = "borgia-odds" if game == "borgia" else f"{game}-heuristic"
+    heuristic = f"{game}-heuristic"
     return ("random", heuristic, SEARCH_BOT)[index % 3]
 
 
