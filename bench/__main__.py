@@ -16,7 +16,8 @@
   view and submit make each event, stamped when the submit begins as tavola stamps a
   command's events, PUBLISHed by the commit script and sent on by one subscriber to the
   table's streams: the same hops), beside a bare gRPC server streaming as many events a
-  second to as many streams (the fan-out alone), and beside Redis PUBLISH alone.
+  second to as many streams (the fan-out alone), and beside Redis PUBLISH alone. Every
+  side's streams are read alike, by ``--watch-readers`` processes (4 by default).
 
 ``--quick`` (make bench-quick) runs every part small, in about two minutes; ``--json``
 prints the figures as one JSON object on stdout (progress goes to stderr). The machine is
@@ -58,6 +59,7 @@ class Profile:
     reply_seconds: float
     watch_seconds: float  # how long the watched tables are played at the paced rate
     watch_rate: float = 2000.0  # deliveries a second over every stream (committed/s x watchers a table)
+    watch_readers: int = 4  # processes reading the streams, tavola's and the references' alike
 
 
 PROFILES = {
@@ -291,6 +293,7 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
             committed_rate,
             profile.watch_seconds,
             profile.timeout,
+            readers=profile.watch_readers,
         )
     )
     report.note(
@@ -309,13 +312,25 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
     # The bare reference streams as many events a second over as many streams, for as long.
     with BareStreams(ROOT / ".run" / "bench") as bare_streams:
         bare = asyncio.run(
-            bare_streams.run(profile.watch_tables, profile.watchers_per_table, per_second, figures.seconds)
+            bare_streams.run(
+                profile.watch_tables,
+                profile.watchers_per_table,
+                per_second,
+                figures.seconds,
+                readers=profile.watch_readers,
+            )
         )
     # And the bare pipeline makes them: a paced view and submit each, its commit script's
     # PUBLISH, one subscriber that sends each on to the table's streams.
     with BarePipeline(stack.redis_url, f"{stack.key_prefix}:bare-watch", ROOT / ".run" / "bench") as pipeline:
         made = asyncio.run(
-            pipeline.watch(profile.watch_tables, profile.watchers_per_table, per_second, figures.seconds)
+            pipeline.watch(
+                profile.watch_tables,
+                profile.watchers_per_table,
+                per_second,
+                figures.seconds,
+                readers=profile.watch_readers,
+            )
         )
     report.row(
         "watch.delivered_per_second",
@@ -417,6 +432,11 @@ def main() -> None:
         type=float,
         help="watchers: deliveries/s over all streams (committed events/s x 50 watchers a table; default 2000)",
     )
+    parser.add_argument(
+        "--watch-readers",
+        type=int,
+        help="watchers: processes reading the streams, tavola's and the references' alike (default 4)",
+    )
     parser.add_argument("--only", default="engines,submits,bots,replies,tables,watchers", help="parts to run")
     args = parser.parse_args()
     profile = PROFILES["quick" if args.quick else "full"]
@@ -426,6 +446,8 @@ def main() -> None:
         profile = Profile(**{**profile.__dict__, "bot_tables": args.bot_tables})
     if args.watch_rate:
         profile = Profile(**{**profile.__dict__, "watch_rate": args.watch_rate})
+    if args.watch_readers:
+        profile = Profile(**{**profile.__dict__, "watch_readers": args.watch_readers})
     parts = set(args.only.split(","))
     report = Report(quiet=args.json)
     started = time.perf_counter()

@@ -33,6 +33,7 @@ from typing import cast
 import grpc
 import redis.asyncio as redis_async
 
+from bench.readers import RAW, Readers, ReadFigures
 from deploy.processes import terminate
 
 RECORD_BYTES = 1500
@@ -207,28 +208,6 @@ def _spawn(workdir: Path, name: str, *args: str) -> tuple[subprocess.Popen, str]
     return process, f"127.0.0.1:{port_file.read_text().strip()}"
 
 
-async def _open_streams(
-    channels: list[grpc.aio.Channel], method: str, keys: list[bytes], latencies: list[float]
-) -> list[asyncio.Task]:
-    """One stream of ``method`` per key, spread over ``channels``, each subscribed (its
-    first message) before this returns; then a task per stream adds each event's delivery
-    latency, from the send stamp in its first 8 bytes, to ``latencies``."""
-    calls = [
-        channels[index % len(channels)].unary_stream(
-            method, request_serializer=_identity, response_deserializer=_identity
-        )(key)
-        for index, key in enumerate(keys)
-    ]
-    for call in calls:
-        await call.read()  # "ready": subscribed
-
-    async def drain(call) -> None:
-        while (event := await call.read()) is not grpc.aio.EOF:
-            latencies.append((time.time_ns() - int.from_bytes(event[:8], "big")) / 1e6)
-
-    return [asyncio.create_task(drain(call)) for call in calls]
-
-
 @dataclass
 class StreamFigures:
     streams: int
@@ -236,6 +215,14 @@ class StreamFigures:
     seconds: float
     p50_ms: float
     p99_ms: float
+
+
+def _stream_figures(streams: int, read: ReadFigures, elapsed: float) -> StreamFigures:
+    """The figures of streams whose events carry their send stamp (bench/readers.py)."""
+    latencies = [(arrived - stamp) / 1e6 for _, _, _, stamp, arrived in read.arrivals]
+    ordered = sorted(latencies) or [0.0]
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+    return StreamFigures(streams, len(latencies), elapsed, statistics.median(ordered), p99)
 
 
 @dataclass
@@ -255,27 +242,27 @@ class BareStreams:
         if self.process is not None:
             terminate(self.process)
 
-    async def run(self, tables: int, per_table: int, per_second: float, seconds: float, channels: int = 10):
-        """``tables`` x ``per_table`` streams, ``per_second`` events a second over all tables
-        for ``seconds``: the delivery latency from each event's send stamp to its arrival."""
-        opened = [grpc.aio.insecure_channel(self.address) for _ in range(channels)]
-        latencies: list[float] = []
+    async def run(
+        self, tables: int, per_table: int, per_second: float, seconds: float, channels: int = 10, readers: int = 4
+    ):
+        """``tables`` x ``per_table`` streams (read by ``readers`` processes, as tavola's
+        spectators are), ``per_second`` events a second over all tables for ``seconds``:
+        the delivery latency from each event's send stamp to its arrival."""
+        keys = [str(index % tables) for index in range(tables * per_table)]
+        reading = Readers(self.address, RAW, keys, readers, channels, "/bare.Streams/Watch")
         try:
-            keys = [str(index % tables).encode() for index in range(tables * per_table)]
-            drains = await _open_streams(opened[:channels], "/bare.Streams/Watch", keys, latencies)
-            publish = opened[0].unary_unary(
-                "/bare.Streams/Publish", request_serializer=_identity, response_deserializer=_identity
-            )
-            started = time.perf_counter()
-            await publish(f"{per_second},{seconds}".encode(), timeout=seconds + 60)
-            await asyncio.wait_for(asyncio.gather(*drains), timeout=60)
-            elapsed = time.perf_counter() - started
+            await reading.subscribed()
+            async with grpc.aio.insecure_channel(self.address) as channel:
+                publish = channel.unary_unary(
+                    "/bare.Streams/Publish", request_serializer=_identity, response_deserializer=_identity
+                )
+                started = time.perf_counter()
+                await publish(f"{per_second},{seconds}".encode(), timeout=seconds + 60)
+                read = await reading.finish()
+                elapsed = time.perf_counter() - started
         finally:
-            for channel in opened:
-                await channel.close()
-        ordered = sorted(latencies) or [0.0]
-        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-        return StreamFigures(tables * per_table, len(latencies), elapsed, statistics.median(ordered), p99)
+            reading.close()
+        return _stream_figures(tables * per_table, read, elapsed)
 
 
 @dataclass
@@ -306,27 +293,27 @@ class BarePipeline:
         return {name: process.pid for name, process in zip(("rules", "gateway"), self.processes or [], strict=True)}
 
     async def watch(
-        self, tables: int, per_table: int, per_second: float, seconds: float, channels: int = 10
+        self, tables: int, per_table: int, per_second: float, seconds: float, channels: int = 10, readers: int = 4
     ) -> "StreamFigures":
-        """``tables`` x ``per_table`` streams of the pipeline's tables, while a client makes
+        """``tables`` x ``per_table`` streams of the pipeline's tables (read by ``readers``
+        processes, as tavola's spectators are), while a client makes
         ``per_second`` events a second in all (a view and a submit each, the tables in turn)
         for ``seconds``: the delivery latency from each submit's start to each arrival."""
         setup = redis_async.Redis.from_url(self.redis_url)
         names = [f"w{index:015d}" for index in range(tables)]
         for name in names:
             await setup.hset(f"{self.prefix}:{name}", mapping={"record": os.urandom(RECORD_BYTES), "version": 1})
-        opened = [grpc.aio.insecure_channel(self.address) for _ in range(channels + 1)]
-        latencies: list[float] = []
+        player = grpc.aio.insecure_channel(self.address)
+        keys = [names[index % tables] for index in range(tables * per_table)]
+        reading = Readers(self.address, RAW, keys, readers, channels, "/bare.Gateway/Watch")
         try:
-            player = opened[-1]
             view = player.unary_unary(
                 "/bare.Gateway/View", request_serializer=_identity, response_deserializer=_identity
             )
             submit = player.unary_unary(
                 "/bare.Gateway/Submit", request_serializer=_identity, response_deserializer=_identity
             )
-            keys = [names[index % tables].encode() for index in range(tables * per_table)]
-            drains = await _open_streams(opened[:channels], "/bare.Gateway/Watch", keys, latencies)
+            await reading.subscribed()
             began = time.perf_counter()
             stop = began + seconds
             per_table_rate = per_second / tables
@@ -346,16 +333,14 @@ class BarePipeline:
             await player.unary_unary(
                 "/bare.Gateway/End", request_serializer=_identity, response_deserializer=_identity
             )(b"")
-            await asyncio.wait_for(asyncio.gather(*drains), timeout=60)
+            read = await reading.finish()
         finally:
-            for channel in opened:
-                await channel.close()
+            reading.close()
+            await player.close()
             for name in names:
                 await setup.delete(f"{self.prefix}:{name}", f"{self.prefix}:{name}:log")
             await setup.aclose()
-        ordered = sorted(latencies) or [0.0]
-        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-        return StreamFigures(tables * per_table, len(latencies), elapsed, statistics.median(ordered), p99)
+        return _stream_figures(tables * per_table, read, elapsed)
 
 
 @dataclass
