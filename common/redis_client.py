@@ -64,3 +64,89 @@ def connect(url: str, env: Mapping[str, str] | None = None, **options):
     import redis
 
     return redis.Redis.from_url(url, **options)
+
+
+def lean_blocking_pool(url: str, max_connections: int, timeout: float, **options):
+    """A sized asyncio pool that waits for a free connection rather than failing (redis-py's
+    BlockingConnectionPool), with a short path when a connection is free: that pool takes a
+    condition, a timeout and its observability hooks on every command, a third of the CPU
+    redis-py spends on one (about 130 us against 95 us for a plain pool's, by a loop of
+    HMGETs from 16 tasks)."""
+    import redis.asyncio as redis
+    from redis.event import AsyncAfterConnectionReleasedEvent
+
+    class LeanBlockingConnectionPool(redis.BlockingConnectionPool):
+        async def get_connection(self, command_name=None, *keys, **options):
+            available = self._available_connections
+            if self._in_maintenance or not available:
+                return await super().get_connection()  # waits, or makes a connection
+            connection = available.pop()
+            self._in_use_connections.add(connection)
+            try:
+                await self.ensure_connection(connection)
+            except BaseException:
+                await self.release(connection)
+                raise
+            return connection
+
+        async def release(self, connection) -> None:
+            if self._in_maintenance:
+                await super().release(connection)
+                return
+            self._in_use_connections.remove(connection)
+            if connection.should_reconnect():
+                await connection.disconnect()
+            self._available_connections.append(connection)
+            dispatcher = self._event_dispatcher
+            if dispatcher is not None and self.connection_kwargs.get("credential_provider") is not None:
+                await dispatcher.dispatch_async(AsyncAfterConnectionReleasedEvent(connection))  # re-authentication
+            async with self._condition:  # a task waiting for a connection takes this one
+                self._condition.notify()
+
+    pool = LeanBlockingConnectionPool.from_url(url, max_connections=max_connections, timeout=timeout, **options)
+    pool.connection_class = _lean_connection(pool.connection_class)
+    return pool
+
+
+def _lean_connection(base: type) -> type:
+    """``base`` (redis-py's connection class for the URL) writing a command without a task of
+    its own: with a socket timeout (redis-py's default is 5 s) it sends every command through
+    ``asyncio.wait_for``, a new task each time. A write that the socket takes at once (its
+    buffer empty after it) has nothing to wait for; one that waits keeps the timeout."""
+    import asyncio
+
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    class LeanConnection(base):
+        async def send_packed_command(self, command, check_health: bool = True) -> None:
+            writer = self._writer
+            if not self.socket_timeout or not self.is_connected or writer is None:
+                await super().send_packed_command(command, check_health)
+                return
+            if check_health:
+                await self.check_health()
+            try:
+                if isinstance(command, str):
+                    command = command.encode()
+                if isinstance(command, bytes):
+                    command = [command]
+                writer.writelines(command)
+                if writer.transport.get_write_buffer_size():
+                    await asyncio.wait_for(writer.drain(), self.socket_timeout)
+                else:
+                    await writer.drain()  # returns at once; raises if the connection was lost
+            except TimeoutError:
+                await self.disconnect(nowait=True)
+                raise RedisTimeoutError("Timeout writing to socket") from None
+            except OSError as e:
+                await self.disconnect(nowait=True)
+                err_no, errmsg = ("UNKNOWN", e.args[0]) if len(e.args) == 1 else (e.args[0], e.args[1])
+                raise RedisConnectionError(f"Error {err_no} while writing to socket. {errmsg}.") from e
+            except BaseException:
+                # As redis-py: a send cut short leaves the connection unusable.
+                await self.disconnect(nowait=True)
+                raise
+
+    LeanConnection.__name__ = f"Lean{base.__name__}"
+    return LeanConnection

@@ -66,7 +66,7 @@ async def serve() -> None:
     else:
         # A sized pool that waits for a free connection rather than failing, so a burst of
         # commands and watchers queues up instead of answering UNAVAILABLE.
-        pool = redis.BlockingConnectionPool.from_url(
+        pool = redis_client.lean_blocking_pool(
             settings.redis_url,
             max_connections=max_connections,
             timeout=float(os.environ.get("TAVOLA_REDIS_POOL_TIMEOUT_SECONDS", "10")),
