@@ -22,6 +22,10 @@ a shared read is under way: that read, begun before them, adds only what lies pa
 
 Watchers also re-read on a timeout, which covers a dropped pub/sub message or a Redis
 reconnect: a timeout counts as a wake-up, so the watchers of the table share that read too.
+The timeout is the table's, not each watcher's: a table whose watchers wait with nothing
+new for a whole timeout is woken once (one timer a table, armed at the first wait and
+again after each wake-up, where a timer a waiting watcher cost each of the table's
+watchers a timer set and cancelled for every event).
 """
 
 import asyncio
@@ -46,7 +50,7 @@ Reader = Callable[[int], Awaitable[list]]
 
 
 class _Table:
-    __slots__ = ("buffer", "changed", "generation", "read_generation", "reading", "tail", "watchers")
+    __slots__ = ("buffer", "changed", "generation", "poll", "read_generation", "reading", "tail", "watchers")
 
     def __init__(self) -> None:
         self.generation = 0
@@ -59,11 +63,33 @@ class _Table:
         self.read_generation = -1
         # Set when the shared read under way (if any) is over.
         self.reading: asyncio.Event | None = None
+        # The table's timeout while its watchers wait: (the generation it was armed at, its timer).
+        self.poll: tuple[int, asyncio.TimerHandle] | None = None
 
     def wake(self) -> None:
         self.generation += 1
         self.changed.set()
         self.changed = asyncio.Event()
+
+    def arm(self, timeout: float) -> None:
+        """Wakes the table once ``timeout`` seconds pass with no wake-up (a poll), unless a
+        timer is armed already at this generation."""
+        generation = self.generation
+        if self.poll is not None:
+            if self.poll[0] == generation:
+                return
+            self.poll[1].cancel()
+        self.poll = (generation, asyncio.get_running_loop().call_later(timeout, self._timed_out, generation))
+
+    def _timed_out(self, generation: int) -> None:
+        self.poll = None
+        if self.generation == generation and self.watchers > 0:  # a poll, shared like a wake-up
+            self.wake()
+
+    def disarm(self) -> None:
+        if self.poll is not None:
+            self.poll[1].cancel()
+            self.poll = None
 
 
 class Hub:
@@ -136,6 +162,7 @@ class Hub:
                 return
             table.watchers -= 1
             if table.watchers == 0:
+                table.disarm()
                 del self.tables[channel]
                 try:
                     await self.pubsub.unsubscribe(channel)
@@ -222,12 +249,10 @@ class Hub:
         return True
 
     async def wait(self, channel: str, seen_generation: int, timeout: float) -> None:
+        """Until the table's next wake-up after ``seen_generation``: a commit, or ``timeout``
+        seconds with none (the table's timer: see the module's docstring)."""
         table = self.tables[channel]
         if table.generation != seen_generation:
             return
-        try:
-            async with asyncio.timeout(timeout):  # no task of its own, unlike wait_for
-                await table.changed.wait()
-        except TimeoutError:
-            if table.generation == seen_generation:  # a poll, shared like a wake-up
-                table.wake()
+        table.arm(timeout)
+        await table.changed.wait()

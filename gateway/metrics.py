@@ -38,6 +38,9 @@ GAMES_FINISHED = Counter("tavola_games_finished_total", "Games played to the end
 ACTIONS = Counter("tavola_actions_applied_total", "Seat actions committed", ["game"])
 
 
+_ACTIONS_OF: dict[str, Counter] = {}
+
+
 def outcome_label(outcome) -> str:
     """A bounded label for a game's outcome: who won by seat count, never free text."""
     winners = len(outcome.winners)
@@ -76,7 +79,10 @@ def count_commit(table, status_before: int, entries) -> None:
     game = table.game_id
     actions = sum(1 for entry in entries if entry.action)
     if actions:
-        ACTIONS.labels(game).inc(actions)
+        counter = _ACTIONS_OF.get(game)
+        if counter is None:  # looked up once a game (labels() takes a lock each time)
+            counter = _ACTIONS_OF[game] = ACTIONS.labels(game)
+        counter.inc(actions)
     if table.status == status_before:
         return
     if status_before == gw.TABLE_STATUS_UNSPECIFIED:

@@ -168,3 +168,31 @@ async def _delivered_entries_need_no_read() -> None:
 
 def test_entries_committed_through_the_gateway_reach_its_watchers_without_a_read():
     asyncio.run(_delivered_entries_need_no_read())
+
+
+async def _a_quiet_table_is_polled_once() -> None:
+    from gateway.hub import Hub, _Table
+
+    hub = Hub(_NoRedis(), "control")  # type: ignore[arg-type]
+    table = hub.tables["t"] = _Table()
+    table.watchers = 3
+    waiting = [asyncio.create_task(hub.wait("t", 0, 0.05)) for _ in range(3)]
+    await asyncio.sleep(0.01)
+    assert not any(task.done() for task in waiting) and table.poll is not None
+    await asyncio.wait_for(asyncio.gather(*waiting), 1)  # the table's one timeout wakes them all
+    assert table.generation == 1 and table.poll is None
+    # A commit before the timeout: the timer armed before it wakes nobody.
+    waiting = [asyncio.create_task(hub.wait("t", 1, 0.05)) for _ in range(2)]
+    await asyncio.sleep(0)
+    table.wake()
+    await asyncio.wait_for(asyncio.gather(*waiting), 1)
+    await asyncio.sleep(0.1)
+    assert table.generation == 2
+    # A watcher that waits with nothing new arms the table's timer again.
+    again = asyncio.create_task(hub.wait("t", 2, 0.05))
+    await asyncio.wait_for(again, 1)
+    assert table.generation == 3
+
+
+def test_the_watchers_of_a_quiet_table_share_one_timeout():
+    asyncio.run(_a_quiet_table_is_polled_once())
