@@ -17,7 +17,9 @@
   command's events, PUBLISHed by the commit script and sent on by one subscriber to the
   table's streams: the same hops), beside a bare gRPC server streaming as many events a
   second to as many streams (the fan-out alone), and beside Redis PUBLISH alone. Every
-  side's streams are read alike, by ``--watch-readers`` processes (4 by default).
+  side's streams are read alike, by ``--watch-readers`` processes (4 by default), all
+  three sides' streams are open at once, and their tables are played in turn, at the same
+  pace, in four slices each.
 
 ``--quick`` (make bench-quick) runs every part small, in about two minutes; ``--json``
 prints the figures as one JSON object on stdout (progress goes to stderr). The machine is
@@ -40,7 +42,7 @@ from bench.gateway import combined, submit_action
 from bench.replies import bot_replies
 from bench.tables import CpuMeter, print_progress, run_tables
 from bench.watchers import GAME as WATCH_GAME
-from bench.watchers import percentile, redis_publish_latency, watch
+from bench.watchers import Spectated, percentile, redis_publish_latency
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from services.registry import game_ids, player_counts
 
@@ -66,8 +68,9 @@ PROFILES = {
     "full": Profile(5.0, 8.0, (1, 16, 64), 100, 1000, 20, 50, 900.0, 100, 30.0, 20.0),
     "quick": Profile(1.0, 3.0, (1, 16, 64), 30, 30, 4, 50, 60.0, 20, 8.0, 8.0),
 }
-# The SubmitAction part runs each side in this many slices, in turn.
+# The SubmitAction part runs each side in this many slices, in turn; the watchers part too.
 SLICES = 4
+WATCH_SLICES = 4
 LIVE_MIX = [("borgia", 3), ("pecunia", 3), ("borgia", 4), ("mortadella", 3)]
 
 
@@ -285,17 +288,13 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
         f"{profile.watch_rate:,.0f} deliveries/s over all streams:"
     )
     reference = asyncio.run(redis_publish_latency(stack.redis_url, f"{stack.key_prefix}:bench-latency"))
-    figures = asyncio.run(
-        watch(
-            stack.gateway_address,
-            profile.watch_tables,
-            profile.watchers_per_table,
-            committed_rate,
-            profile.watch_seconds,
-            profile.timeout,
-            readers=profile.watch_readers,
-        )
-    )
+    # The three sides' streams are all open at once, and their tables are played in turn,
+    # in slices, at the same pace: a machine whose load drifts weighs on each alike.
+    with (
+        BareStreams(ROOT / ".run" / "bench") as bare_streams,
+        BarePipeline(stack.redis_url, f"{stack.key_prefix}:bare-watch", ROOT / ".run" / "bench") as pipeline,
+    ):
+        figures, made, bare = asyncio.run(_watch_in_turn(profile, stack, pipeline, bare_streams, committed_rate))
     report.note(
         "watch.streams",
         f"{figures.completed}/{figures.streams} streams complete (every event of the run, no error), "
@@ -309,29 +308,6 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
     )
     delivered = figures.events / figures.seconds if figures.seconds else 0.0
     per_second = delivered / profile.watchers_per_table  # events committed a second, as spectators see them
-    # The bare reference streams as many events a second over as many streams, for as long.
-    with BareStreams(ROOT / ".run" / "bench") as bare_streams:
-        bare = asyncio.run(
-            bare_streams.run(
-                profile.watch_tables,
-                profile.watchers_per_table,
-                per_second,
-                figures.seconds,
-                readers=profile.watch_readers,
-            )
-        )
-    # And the bare pipeline makes them: a paced view and submit each, its commit script's
-    # PUBLISH, one subscriber that sends each on to the table's streams.
-    with BarePipeline(stack.redis_url, f"{stack.key_prefix}:bare-watch", ROOT / ".run" / "bench") as pipeline:
-        made = asyncio.run(
-            pipeline.watch(
-                profile.watch_tables,
-                profile.watchers_per_table,
-                per_second,
-                figures.seconds,
-                readers=profile.watch_readers,
-            )
-        )
     report.row(
         "watch.delivered_per_second",
         f"events delivered/s, all streams (paced for {profile.watch_rate:,.0f})",
@@ -405,6 +381,26 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
         "ms",
     )
     report.note("watch.load", f"load average {_load()}", load=_load())
+
+
+async def _watch_in_turn(
+    profile: Profile, stack: Stack, pipeline: BarePipeline, bare_streams: BareStreams, rate: float
+):
+    """The watched tables of tavola, of the bare pipeline and of the bare streams server,
+    played in turn in WATCH_SLICES slices each: (tavola's figures, the pipeline's, the
+    streams server's)."""
+    tables, per_table, readers = profile.watch_tables, profile.watchers_per_table, profile.watch_readers
+    spectated = Spectated(stack.gateway_address, tables, per_table, readers)
+    await spectated.open()
+    piped = await pipeline.open_watch(tables, per_table, readers)
+    await bare_streams.open(tables, per_table, readers)
+    each = profile.watch_seconds / WATCH_SLICES
+    for number in range(WATCH_SLICES):
+        print_progress(f"watchers: slice {number + 1} of {WATCH_SLICES}")
+        await spectated.play(rate, each)
+        await piped.play(rate, each)
+        await bare_streams.play(rate, each)
+    return await spectated.close(profile.timeout), await piped.close(), await bare_streams.close()
 
 
 def stack_errors(stack: Stack) -> int:

@@ -157,9 +157,9 @@ async def _serve_streams(port_file: str) -> None:
             yield item
 
     async def publish(raw: bytes, context) -> bytes:
-        """``per_second,seconds``: that many events a second in all, the tables in turn;
-        then every stream ends."""
-        per_second, seconds = (float(part) for part in raw.decode().split(","))
+        """``per_second,seconds[,more]``: that many events a second in all, the tables in
+        turn; then every stream ends, unless ``more`` says another slice follows."""
+        per_second, seconds, *more = (float(part) for part in raw.decode().split(","))
         tables = sorted(subscribers)
         started = time.perf_counter()
         for index in range(int(per_second * seconds)):
@@ -169,6 +169,8 @@ async def _serve_streams(port_file: str) -> None:
             event = time.time_ns().to_bytes(8, "big") + padding
             for queue in subscribers[tables[index % len(tables)]]:
                 queue.put_nowait(event)
+        if more and more[0]:
+            return b"done"
         for queues in subscribers.values():
             for queue in queues:
                 queue.put_nowait(None)
@@ -242,27 +244,43 @@ class BareStreams:
         if self.process is not None:
             terminate(self.process)
 
+    async def open(self, tables: int, per_table: int, readers: int = 4, channels: int = 10) -> None:
+        """``tables`` x ``per_table`` streams, read by ``readers`` processes as tavola's
+        spectators are, each subscribed before this returns."""
+        self.streams = tables * per_table
+        keys = [str(index % tables) for index in range(self.streams)]
+        self.reading = Readers(self.address, RAW, keys, readers, channels, "/bare.Streams/Watch")
+        await self.reading.subscribed()
+        self.channel = grpc.aio.insecure_channel(self.address)
+        self.publish = self.channel.unary_unary(
+            "/bare.Streams/Publish", request_serializer=_identity, response_deserializer=_identity
+        )
+        self.seconds = 0.0
+
+    async def play(self, per_second: float, seconds: float) -> None:
+        """One slice: ``per_second`` events a second over all tables for ``seconds``."""
+        started = time.perf_counter()
+        await self.publish(f"{per_second},{seconds},1".encode(), timeout=seconds + 60)
+        self.seconds += time.perf_counter() - started
+
+    async def close(self) -> "StreamFigures":
+        """Ends every stream: the delivery latency from each event's send stamp to its arrival."""
+        try:
+            await self.publish(b"1,0", timeout=60)
+            read = await self.reading.finish()
+        finally:
+            self.reading.close()
+            await self.channel.close()
+        return _stream_figures(self.streams, read, self.seconds)
+
     async def run(
         self, tables: int, per_table: int, per_second: float, seconds: float, channels: int = 10, readers: int = 4
-    ):
-        """``tables`` x ``per_table`` streams (read by ``readers`` processes, as tavola's
-        spectators are), ``per_second`` events a second over all tables for ``seconds``:
-        the delivery latency from each event's send stamp to its arrival."""
-        keys = [str(index % tables) for index in range(tables * per_table)]
-        reading = Readers(self.address, RAW, keys, readers, channels, "/bare.Streams/Watch")
-        try:
-            await reading.subscribed()
-            async with grpc.aio.insecure_channel(self.address) as channel:
-                publish = channel.unary_unary(
-                    "/bare.Streams/Publish", request_serializer=_identity, response_deserializer=_identity
-                )
-                started = time.perf_counter()
-                await publish(f"{per_second},{seconds}".encode(), timeout=seconds + 60)
-                read = await reading.finish()
-                elapsed = time.perf_counter() - started
-        finally:
-            reading.close()
-        return _stream_figures(tables * per_table, read, elapsed)
+    ) -> "StreamFigures":
+        """``tables`` x ``per_table`` streams, ``per_second`` events a second over all tables
+        for ``seconds`` (one slice)."""
+        await self.open(tables, per_table, readers, channels)
+        await self.play(per_second, seconds)
+        return await self.close()
 
 
 @dataclass
@@ -292,55 +310,87 @@ class BarePipeline:
     def pids(self) -> dict[str, int]:
         return {name: process.pid for name, process in zip(("rules", "gateway"), self.processes or [], strict=True)}
 
+    async def open_watch(self, tables: int, per_table: int, readers: int = 4, channels: int = 10) -> "PipelineWatch":
+        """``tables`` x ``per_table`` streams of the pipeline's tables (read by ``readers``
+        processes, as tavola's spectators are), each subscribed before this returns."""
+        watch = PipelineWatch(self, tables, per_table)
+        await watch.open(readers, channels)
+        return watch
+
     async def watch(
         self, tables: int, per_table: int, per_second: float, seconds: float, channels: int = 10, readers: int = 4
     ) -> "StreamFigures":
-        """``tables`` x ``per_table`` streams of the pipeline's tables (read by ``readers``
-        processes, as tavola's spectators are), while a client makes
-        ``per_second`` events a second in all (a view and a submit each, the tables in turn)
-        for ``seconds``: the delivery latency from each submit's start to each arrival."""
-        setup = redis_async.Redis.from_url(self.redis_url)
-        names = [f"w{index:015d}" for index in range(tables)]
-        for name in names:
-            await setup.hset(f"{self.prefix}:{name}", mapping={"record": os.urandom(RECORD_BYTES), "version": 1})
-        player = grpc.aio.insecure_channel(self.address)
-        keys = [names[index % tables] for index in range(tables * per_table)]
-        reading = Readers(self.address, RAW, keys, readers, channels, "/bare.Gateway/Watch")
+        """The streams of ``open_watch`` while a client makes ``per_second`` events a second
+        in all for ``seconds`` (one slice): the delivery latency from each submit's start to
+        each arrival."""
+        watch = await self.open_watch(tables, per_table, readers, channels)
+        await watch.play(per_second, seconds)
+        return await watch.close()
+
+
+@dataclass
+class PipelineWatch:
+    """The bare pipeline's watched tables, played in slices: in each, a paced client makes
+    each table's events, a view and a submit each (the tables in turn), stamped when the
+    submit begins; the commit script PUBLISHes them and the gateway's one subscriber sends
+    them on to the table's streams."""
+
+    pipeline: BarePipeline
+    tables: int
+    per_table: int
+    seconds: float = 0.0
+
+    async def open(self, readers: int, channels: int) -> None:
+        pipeline = self.pipeline
+        self.setup = redis_async.Redis.from_url(pipeline.redis_url)
+        self.names = [f"w{index:015d}" for index in range(self.tables)]
+        for name in self.names:
+            await self.setup.hset(
+                f"{pipeline.prefix}:{name}", mapping={"record": os.urandom(RECORD_BYTES), "version": 1}
+            )
+        self.player = grpc.aio.insecure_channel(pipeline.address)
+        keys = [self.names[index % self.tables] for index in range(self.tables * self.per_table)]
+        self.reading = Readers(pipeline.address, RAW, keys, readers, channels, "/bare.Gateway/Watch")
+        await self.reading.subscribed()
+
+    async def play(self, per_second: float, seconds: float) -> None:
+        view = self.player.unary_unary(
+            "/bare.Gateway/View", request_serializer=_identity, response_deserializer=_identity
+        )
+        submit = self.player.unary_unary(
+            "/bare.Gateway/Submit", request_serializer=_identity, response_deserializer=_identity
+        )
+        began = time.perf_counter()
+        stop = began + seconds
+        per_table_rate = per_second / self.tables
+
+        async def play(number: int, name: str) -> None:
+            padding = os.urandom(ACTION_BYTES - 8)
+            offset = number / per_second
+            made = 0
+            while (due := began + offset + made / per_table_rate) < stop:
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                await view(name.encode())
+                await submit(name.encode() + time.time_ns().to_bytes(8, "big") + padding)
+                made += 1
+
+        await asyncio.gather(*(play(number, name) for number, name in enumerate(self.names)))
+        self.seconds += time.perf_counter() - began
+
+    async def close(self) -> "StreamFigures":
+        prefix = self.pipeline.prefix
         try:
-            view = player.unary_unary(
-                "/bare.Gateway/View", request_serializer=_identity, response_deserializer=_identity
-            )
-            submit = player.unary_unary(
-                "/bare.Gateway/Submit", request_serializer=_identity, response_deserializer=_identity
-            )
-            await reading.subscribed()
-            began = time.perf_counter()
-            stop = began + seconds
-            per_table_rate = per_second / tables
-
-            async def play(number: int, name: str) -> None:
-                padding = os.urandom(ACTION_BYTES - 8)
-                offset = number / per_second
-                made = 0
-                while (due := began + offset + made / per_table_rate) < stop:
-                    await asyncio.sleep(max(0.0, due - time.perf_counter()))
-                    await view(name.encode())
-                    await submit(name.encode() + time.time_ns().to_bytes(8, "big") + padding)
-                    made += 1
-
-            await asyncio.gather(*(play(number, name) for number, name in enumerate(names)))
-            elapsed = time.perf_counter() - began
-            await player.unary_unary(
+            await self.player.unary_unary(
                 "/bare.Gateway/End", request_serializer=_identity, response_deserializer=_identity
             )(b"")
-            read = await reading.finish()
+            read = await self.reading.finish()
         finally:
-            reading.close()
-            await player.close()
-            for name in names:
-                await setup.delete(f"{self.prefix}:{name}", f"{self.prefix}:{name}:log")
-            await setup.aclose()
-        return _stream_figures(tables * per_table, read, elapsed)
+            self.reading.close()
+            await self.player.close()
+            for name in self.names:
+                await self.setup.delete(f"{prefix}:{name}", f"{prefix}:{name}:log")
+            await self.setup.aclose()
+        return _stream_figures(self.tables * self.per_table, read, self.seconds)
 
 
 @dataclass

@@ -78,53 +78,55 @@ async def _seated_table(stub) -> tuple[str, str, dict[int, str]]:
     return table_id, created.host_token, tokens
 
 
-async def watch(
-    address: str,
-    tables: int,
-    per_table: int,
-    committed_per_second: float,
-    seconds: float,
-    timeout: float,
-    channels: int = 10,
-    readers: int = 4,
-) -> WatchFigures:
-    """``tables`` x ``per_table`` spectator streams, read by ``readers`` processes
-    (bench/readers.py); the tables commit ``committed_per_second`` entries a second in all,
-    for ``seconds``."""
-    player_channel = grpc.aio.insecure_channel(address)  # the players' own, apart from the spectators'
-    player = gateway_pb2_grpc.GatewayServiceStub(player_channel)
-    submit_ms: list[float] = []
-    reading: Readers | None = None
-    try:
-        seated = [await _seated_table(player) for _ in range(tables)]
+class Spectated:
+    """The watched tables and their spectator streams, played in slices (``play``) that
+    the references' slices can come between; ``close`` reads the figures."""
+
+    def __init__(self, address: str, tables: int, per_table: int, readers: int = 4, channels: int = 10):
+        self.address, self.tables, self.per_table = address, tables, per_table
+        self.readers, self.channels = readers, channels
+        self.submit_ms: list[float] = []
+        self.seconds = 0.0  # played, over every slice
         # The last seq each table had when the run began, and the last it committed in it.
-        first_seq: dict[str, int] = {}
-        last_seq: dict[str, int] = {}
-        keys = [seated[index % tables][0] for index in range(tables * per_table)]
-        reading = Readers(address, SPECTATE, keys, readers, channels)
-        await reading.subscribed(timeout=60)
+        self.first_seq: dict[str, int] = {}
+        self.last_seq: dict[str, int] = {}
         # What each table's seats must decide, from the answers of the commands that change
         # it (StartTable, then each SubmitAction): nothing else plays these tables.
-        deciding: dict[str, list[int]] = {}
-        for table_id, host_token, _ in seated:
-            started = await player.StartTable(
+        self.deciding: dict[str, list[int]] = {}
+        self.slices = 0
+
+    async def open(self) -> None:
+        self.player_channel = grpc.aio.insecure_channel(self.address)  # the players' own
+        self.player = gateway_pb2_grpc.GatewayServiceStub(self.player_channel)
+        self.seated = [await _seated_table(self.player) for _ in range(self.tables)]
+        self.keys = [self.seated[index % self.tables][0] for index in range(self.tables * self.per_table)]
+        self.reading: Readers | None = Readers(self.address, SPECTATE, self.keys, self.readers, self.channels)
+        await self.reading.subscribed(timeout=60)
+        for table_id, host_token, _ in self.seated:
+            started = await self.player.StartTable(
                 gw.StartTableRequest(table_id=table_id), metadata=auth.metadata(host_token), timeout=30
             )
-            first_seq[table_id] = last_seq[table_id] = started.table.last_seq
-            deciding[table_id] = list(started.table.deciding_seats)
-        per_table_rate = committed_per_second / tables
+            self.first_seq[table_id] = self.last_seq[table_id] = started.table.last_seq
+            self.deciding[table_id] = list(started.table.deciding_seats)
+
+    async def play(self, committed_per_second: float, seconds: float) -> None:
+        """One slice: the tables commit ``committed_per_second`` entries a second in all
+        for ``seconds``, each paced on its own entries (tables offset evenly)."""
+        player, deciding, last_seq = self.player, self.deciding, self.last_seq
+        per_table_rate = committed_per_second / self.tables
         began = time.perf_counter()
         stop = began + seconds
+        self.slices += 1
+        slice_number = self.slices
 
-        async def play(number: int, table_id: str, tokens: dict[int, str]) -> None:
-            """Paces the table on its committed entries: the next action waits until the
-            entries so far are due at ``per_table_rate`` (tables offset evenly). Each action
-            is a GetView and a SubmitAction, as the bare pipeline's events are a view and a
-            submit."""
-            chooser = random.Random(number)
+        async def one(number: int, table_id: str, tokens: dict[int, str]) -> None:
+            """Each action is a GetView and a SubmitAction, as the bare pipeline's events are
+            a view and a submit."""
+            chooser = random.Random(number * 1000 + slice_number)
             offset = number / committed_per_second
+            start_seq = last_seq[table_id]
             while True:
-                due = began + offset + (last_seq[table_id] - first_seq[table_id]) / per_table_rate
+                due = began + offset + (last_seq[table_id] - start_seq) / per_table_rate
                 if due >= stop or not deciding[table_id]:
                     return
                 await asyncio.sleep(max(0.0, due - time.perf_counter()))
@@ -148,51 +150,78 @@ async def watch(
                     if error.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
                         continue  # the table moved on: the next GetView tells who decides
                     raise
-                submit_ms.append((time.perf_counter() - sent) * 1000)
+                self.submit_ms.append((time.perf_counter() - sent) * 1000)
                 last_seq[table_id] = max(last_seq[table_id], response.table.last_seq)
                 in_progress = response.table.status == gw.TABLE_STATUS_IN_PROGRESS
                 deciding[table_id] = list(response.table.deciding_seats) if in_progress else []
 
-        await asyncio.gather(*(play(number, table_id, tokens) for number, (table_id, _, tokens) in enumerate(seated)))
-        elapsed = time.perf_counter() - began
-        # What a spectator of each table should have had from the run: its log as a
-        # spectator sees it (an entry may hold nothing for spectators).
-        wanted: dict[str, tuple[int, int]] = {}
-        for table_id, _, _ in seated:
-            log = await player.GetReplay(gw.GetReplayRequest(table_id=table_id), timeout=30)
-            run = range(first_seq[table_id] + 1, last_seq[table_id] + 1)
-            wanted[table_id] = (first_seq[table_id], sum(1 for s in log.steps if s.seq in run and s.HasField("event")))
-        # A stream completes when it has every entry of its run with no error; the readers
-        # wait at most 30 s for the last ones, then cancel every stream.
-        read = await reading.finish(wanted, timeout=timeout)
-        reading = None
-    finally:
-        if reading is not None:
-            reading.close()
-        await player_channel.close()
-    failed: dict[str, int] = {}
-    for code in read.errors.values():
-        failed[code] = failed.get(code, 0) + 1
-    completed = [
-        index
-        for index, key in enumerate(keys)
-        if index not in read.errors and read.counts.get(index, 0) >= wanted[key][1]
-    ]
-    short = len(keys) - len(completed) - len(read.errors)
-    if short:
-        failed["INCOMPLETE"] = short
-    committed = sum(last_seq[table_id] - first_seq[table_id] for table_id in last_seq)
-    return WatchFigures(
-        tables * per_table,
-        len(completed),
-        failed,
-        sum(read.counts.values()),
-        elapsed,
-        committed,
-        len(submit_ms),
-        submit_ms,
-        *spread_of(read.arrivals),
-    )
+        await asyncio.gather(
+            *(one(number, table_id, tokens) for number, (table_id, _, tokens) in enumerate(self.seated))
+        )
+        self.seconds += time.perf_counter() - began
+
+    async def close(self, timeout: float) -> WatchFigures:
+        """The figures, once every stream has its table's entries of the run (the readers
+        wait at most 30 s for the last ones, then cancel every stream)."""
+        first_seq, last_seq = self.first_seq, self.last_seq
+        try:
+            # What a spectator of each table should have had from the run: its log as a
+            # spectator sees it (an entry may hold nothing for spectators).
+            wanted: dict[str, tuple[int, int]] = {}
+            for table_id, _, _ in self.seated:
+                log = await self.player.GetReplay(gw.GetReplayRequest(table_id=table_id), timeout=30)
+                run = range(first_seq[table_id] + 1, last_seq[table_id] + 1)
+                events = sum(1 for step in log.steps if step.seq in run and step.HasField("event"))
+                wanted[table_id] = (first_seq[table_id], events)
+            assert self.reading is not None
+            read = await self.reading.finish(wanted, timeout=timeout)
+            self.reading = None
+        finally:
+            if self.reading is not None:
+                self.reading.close()
+            await self.player_channel.close()
+        failed: dict[str, int] = {}
+        for code in read.errors.values():
+            failed[code] = failed.get(code, 0) + 1
+        completed = [
+            index
+            for index, key in enumerate(self.keys)
+            if index not in read.errors and read.counts.get(index, 0) >= wanted[key][1]
+        ]
+        short = len(self.keys) - len(completed) - len(read.errors)
+        if short:
+            failed["INCOMPLETE"] = short
+        committed = sum(last_seq[table_id] - first_seq[table_id] for table_id in last_seq)
+        return WatchFigures(
+            self.tables * self.per_table,
+            len(completed),
+            failed,
+            sum(read.counts.values()),
+            self.seconds,
+            committed,
+            len(self.submit_ms),
+            self.submit_ms,
+            *spread_of(read.arrivals),
+        )
+
+
+async def watch(
+    address: str,
+    tables: int,
+    per_table: int,
+    committed_per_second: float,
+    seconds: float,
+    timeout: float,
+    channels: int = 10,
+    readers: int = 4,
+) -> WatchFigures:
+    """``tables`` x ``per_table`` spectator streams, read by ``readers`` processes
+    (bench/readers.py); the tables commit ``committed_per_second`` entries a second in all,
+    for ``seconds`` (in one slice)."""
+    spectated = Spectated(address, tables, per_table, readers, channels)
+    await spectated.open()
+    await spectated.play(committed_per_second, seconds)
+    return await spectated.close(timeout)
 
 
 def spread_of(arrivals: list[tuple[int, str, int, int, int]]) -> tuple[list[float], list[float], list[float]]:
