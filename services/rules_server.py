@@ -2,12 +2,15 @@
 tavola.rules.v1.RulesService contract. Stateless: every call carries the whole state.
 
 Run one game:  python -m services.rules_server borgia
-(environment: TAVOLA_HOST, TAVOLA_PORT, TAVOLA_PORT_FILE, TAVOLA_METRICS_PORT, TAVOLA_LOG_LEVEL)
+(environment: TAVOLA_HOST, TAVOLA_PORT, TAVOLA_PORT_FILE, TAVOLA_METRICS_PORT, TAVOLA_LOG_LEVEL,
+TAVOLA_GC_THRESHOLD)
 """
 
 import argparse
 import asyncio
 import functools
+import gc
+import os
 import time
 from typing import cast
 
@@ -298,6 +301,24 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return self._seat_view(state, seat, self._status(state))
 
 
+# Allocations (less frees) between two young collections (TAVOLA_GC_THRESHOLD; 0: CPython's
+# own settings, 700), as in the gateway.
+GC_THRESHOLD = 20_000
+
+
+def collect_less() -> None:
+    """Fewer, later collections. The states this service keeps (STATE_CACHE_SIZE) are many
+    objects, replaced as tables move on, and with CPython's own settings a full collection
+    came every few seconds under load and walked them all: among 1,000 spectators of 20
+    Mortadella tables, pauses of 13 and 67 ms in 15 s, each one holding every action sent
+    meanwhile. What is loaded by now lives as long as the process: frozen out of every
+    collection."""
+    threshold = int(os.environ.get("TAVOLA_GC_THRESHOLD", GC_THRESHOLD))
+    if threshold > 0:
+        gc.freeze()
+        gc.set_threshold(threshold, 20, 50)
+
+
 async def serve(game_id: str) -> None:
     tavola_logging.configure(f"rules-{game_id}")
     try:
@@ -307,6 +328,7 @@ async def serve(game_id: str) -> None:
     serve_from_env()
     server = Server([rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name])
     rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(game), server.grpc)
+    collect_less()
     await serve_until_signal(server, listen_address(rules_port(game_id)), f"rules-{game_id}")
 
 
