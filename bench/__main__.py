@@ -373,6 +373,19 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
     for key, label, samples in parts:
         for fraction, name in ((0.5, "p50"), (0.99, "p99")):
             report.row(f"watch.{key}_{name}_ms", f"{label}, {name}", percentile(samples, fraction), "ms")
+    # What reading costs each side's client (tavola's streams carry protobuf messages, the
+    # references' raw bytes): CPU of the reading processes per delivery.
+    reading = {
+        "tavola": figures.reader_cpu_seconds / max(1, figures.events),
+        "bare_pipeline": made.reader_cpu_seconds / max(1, made.events),
+        "bare_streams": bare.reader_cpu_seconds / max(1, bare.events),
+    }
+    report.note(
+        "watch.reader_cpu_us",
+        "readers' CPU per delivery (stream opening included): "
+        + ", ".join(f"{name} {seconds * 1e6:.0f} us" for name, seconds in reading.items()),
+        **{name: round(seconds * 1e6, 1) for name, seconds in reading.items()},
+    )
     submit_p50 = percentile(figures.submit_ms, 0.5)
     report.row(
         "watch.submit_p50_ms",

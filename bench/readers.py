@@ -39,6 +39,7 @@ class ReadFigures:
     errors: dict[int, str] = field(default_factory=dict)  # stream index -> status code name
     # (stream index, key, seq, send stamp ns, arrival ns) of every event of the run
     arrivals: list[tuple[int, str, int, int, int]] = field(default_factory=list)
+    cpu_seconds: float = 0.0  # the readers' own, from their first stream opened to the end
 
 
 def _identity(raw: bytes) -> bytes:
@@ -56,6 +57,7 @@ def _reader(conn: Connection, address: str, kind: str, method: str, streams: lis
 
 
 async def _read(conn: Connection, address: str, kind: str, method: str, streams: list[tuple[int, str]], channels: int):
+    cpu_began = time.process_time()
     opened = [grpc.aio.insecure_channel(address) for _ in range(channels)]
     figures = ReadFigures()
     arrivals = figures.arrivals
@@ -145,6 +147,7 @@ async def _read(conn: Connection, address: str, kind: str, method: str, streams:
             await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 60)
         _count()
     figures.counts = counts
+    figures.cpu_seconds = time.process_time() - cpu_began
     for channel in opened:
         await channel.close()
     conn.send(("figures", figures))
@@ -201,6 +204,7 @@ class Readers:
             merged.counts.update(figures.counts)
             merged.errors.update(figures.errors)
             merged.arrivals += figures.arrivals
+            merged.cpu_seconds += figures.cpu_seconds
         self.close()
         return merged
 

@@ -55,6 +55,7 @@ class WatchFigures:
     # How long after the first of its table's streams each stream got an event: the
     # fan-out's own share of the latency (the gateway's and this client's).
     spread_ms: list[float] = field(default_factory=list)
+    reader_cpu_seconds: float = 0.0  # the reading processes', opening the streams included
 
     def percentile(self, fraction: float) -> float:
         return percentile(self.latencies_ms, fraction)
@@ -202,6 +203,7 @@ class Spectated:
             len(self.submit_ms),
             self.submit_ms,
             *spread_of(read.arrivals),
+            read.cpu_seconds,
         )
 
 
