@@ -56,6 +56,11 @@ class WatchFigures:
     # fan-out's own share of the latency (the gateway's and this client's).
     spread_ms: list[float] = field(default_factory=list)
     reader_cpu_seconds: float = 0.0  # the reading processes', opening the streams included
+    # Every delivery of the first entry of its command (a command may commit several, all
+    # stamped alike, and a stream sends them one after the other): the bare pipeline's
+    # events are one a command.
+    leading_ms: list[float] = field(default_factory=list)
+    entries_per_command: float = 0.0
 
     def percentile(self, fraction: float) -> float:
         return percentile(self.latencies_ms, fraction)
@@ -204,6 +209,7 @@ class Spectated:
             self.submit_ms,
             *spread_of(read.arrivals),
             read.cpu_seconds,
+            *leading_of(read.arrivals),
         )
 
 
@@ -238,6 +244,20 @@ def spread_of(arrivals: list[tuple[int, str, int, int, int]]) -> tuple[list[floa
     first = [(min(times[1:]) - times[0]) / 1e6 for times in by_event.values()]
     spread = [(arrived - min(times[1:])) / 1e6 for times in by_event.values() for arrived in times[1:]]
     return latencies, first, spread
+
+
+def leading_of(arrivals: list[tuple[int, str, int, int, int]]) -> tuple[list[float], float]:
+    """(every delivery's latency of the first entry of its command, in ms; the entries a
+    command committed, on average), from the readers' arrivals: a command's entries are
+    those of a table with the same commit stamp."""
+    commands: dict[tuple[str, int], int] = {}
+    for _, key, seq, stamp, _ in arrivals:
+        known = commands.get((key, stamp))
+        if known is None or seq < known:
+            commands[(key, stamp)] = seq
+    events = {(key, seq) for _, key, seq, _, _ in arrivals}
+    leading = [(arrived - stamp) / 1e6 for _, key, seq, stamp, arrived in arrivals if commands[(key, stamp)] == seq]
+    return leading, len(events) / max(1, len(commands))
 
 
 async def redis_publish_latency(redis_url: str, channel: str, messages: int = 500) -> float:
