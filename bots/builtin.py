@@ -153,11 +153,11 @@ ISMCTS = BotSpec(
     description="Information-set Monte Carlo tree search: plays out many games from states consistent with "
     "what it sees and picks the action that wins most. Plays every game.",
     strength=70,
-    strength_note="At its default budget it beats random bots in every game, beats borgia-odds (53% to 33%) "
-    "and is even with the Pecunia heuristic; the Mortadella heuristic still wins 55-45. Against heuristic players "
-    "choose paired=8,rollout=heuristic: 62% against borgia-odds, 58% against the Pecunia heuristic (400 games "
-    "each); in Mortadella paired=8,rollout=sharp,belief=inferred: 57% against its heuristic (400 games). More time "
-    "plays better.",
+    strength_note="At its default budget it beats random bots in every game (Borgia: 96% of 2-player games, "
+    "about three times its fair share with 3 to 6 players) and is even with the Pecunia heuristic; the Mortadella "
+    "heuristic still wins 55-45. Against heuristic players choose paired=8,rollout=heuristic: 54% against "
+    "borgia-heuristic, 58% against the Pecunia heuristic (400 games); in Mortadella "
+    "paired=8,rollout=sharp,belief=inferred: 57% against its heuristic (800 games). More time plays better.",
     make=_make_ismcts,
     check=_check_ismcts,
     options=(
