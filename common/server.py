@@ -3,6 +3,7 @@ server reflection (of its services and of any further proto files it serves, suc
 hosted games' messages), a bound port (0 picks a free one) and graceful shutdown on SIGTERM."""
 
 import asyncio
+import gc
 import os
 import signal
 from collections.abc import Awaitable, Callable, Iterable
@@ -16,6 +17,24 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 log = structlog.get_logger()
+
+
+# Allocations (less frees) between two young collections (TAVOLA_GC_THRESHOLD; 0: CPython's
+# own settings, 700).
+GC_THRESHOLD = 20_000
+
+
+def collect_less() -> None:
+    """Fewer, later garbage collections for a long-running server: what it has loaded by now
+    lives as long as the process (frozen out of every collection), and young collections
+    come every TAVOLA_GC_THRESHOLD allocations. With CPython's own settings a full
+    collection walked every open stream of the gateway, and every kept state of a rules
+    service, holding all calls for tens of milliseconds (13 and 67 ms in 15 s of 1,000
+    spectators' load)."""
+    threshold = int(os.environ.get("TAVOLA_GC_THRESHOLD", GC_THRESHOLD))
+    if threshold > 0:
+        gc.freeze()
+        gc.set_threshold(threshold, 20, 50)
 
 
 def use_uvloop() -> bool:

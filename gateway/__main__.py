@@ -15,7 +15,6 @@ reachable only from inside the deployment (the timer workers).
 """
 
 import asyncio
-import gc
 import os
 
 import redis.asyncio as redis
@@ -24,7 +23,7 @@ from redis.maint_notifications import MaintNotificationsConfig
 
 from common import defaults, redis_client
 from common import logging as tavola_logging
-from common.server import Server, game_proto_files, listen_address, serve_until_signal
+from common.server import Server, collect_less, game_proto_files, listen_address, serve_until_signal
 from common.tasks import celery_app
 from gateway import metrics
 from gateway.bots import BotCatalog
@@ -39,10 +38,6 @@ from gateway.sweeper import Sweeper
 from tavola.gateway.v1 import gateway_pb2
 
 log = structlog.get_logger()
-
-# Allocations (less frees) between two young collections (TAVOLA_GC_THRESHOLD; 0: CPython's
-# own settings, 700).
-GC_THRESHOLD = 20_000
 
 
 async def serve() -> None:
@@ -124,13 +119,7 @@ async def serve() -> None:
         await rules.close()
         await client.aclose()
 
-    # Fewer, later collections: what is loaded by now lives as long as the process (frozen
-    # out of every collection), and a full collection among a thousand open streams held
-    # every one of them for tens of milliseconds.
-    threshold = int(os.environ.get("TAVOLA_GC_THRESHOLD", GC_THRESHOLD))
-    if threshold > 0:
-        gc.freeze()
-        gc.set_threshold(threshold, 20, 50)
+    collect_less()
     log.info("configured", games=sorted(settings.rules), bots=list(core.bots.names()), quotas=str(settings.quotas))
     if settings.bot_secret == defaults.DEV_BOT_SECRET:
         log.warning("development_bot_secret", hint="anyone can act for bot seats: never expose this gateway")

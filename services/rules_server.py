@@ -9,8 +9,6 @@ TAVOLA_GC_THRESHOLD)
 import argparse
 import asyncio
 import functools
-import gc
-import os
 import time
 from typing import cast
 
@@ -24,7 +22,7 @@ from prometheus_client import Histogram
 from common import logging as tavola_logging
 from common.errors import ApiError, abort
 from common.metrics import serve_from_env
-from common.server import Server, listen_address, serve_until_signal
+from common.server import Server, collect_less, listen_address, serve_until_signal
 from services.engine.api import Game, parse_options
 from services.engine.errors import EngineError, IllegalAction, InvalidConfig, MalformedAction, NotYourDecision
 from services.registry import game_ids, get_game, rules_port
@@ -299,24 +297,6 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if seat is not None and not 0 <= seat < self.engine.player_count(state):
             raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEAT", f"no seat {seat}")
         return self._seat_view(state, seat, self._status(state))
-
-
-# Allocations (less frees) between two young collections (TAVOLA_GC_THRESHOLD; 0: CPython's
-# own settings, 700), as in the gateway.
-GC_THRESHOLD = 20_000
-
-
-def collect_less() -> None:
-    """Fewer, later collections. The states this service keeps (STATE_CACHE_SIZE) are many
-    objects, replaced as tables move on, and with CPython's own settings a full collection
-    came every few seconds under load and walked them all: among 1,000 spectators of 20
-    Mortadella tables, pauses of 13 and 67 ms in 15 s, each one holding every action sent
-    meanwhile. What is loaded by now lives as long as the process: frozen out of every
-    collection."""
-    threshold = int(os.environ.get("TAVOLA_GC_THRESHOLD", GC_THRESHOLD))
-    if threshold > 0:
-        gc.freeze()
-        gc.set_threshold(threshold, 20, 50)
 
 
 async def serve(game_id: str) -> None:
