@@ -2,6 +2,8 @@
 
 - engines: random playouts, decisions per CPU second of each game, beside OpenSpiel's
   python_liars_poker and python_kuhn_poker (with the [openspiel] extra);
+- bot strength: the arena's (bots.arena) 2-player win rates of each game's heuristic bot
+  and of the search bot against a random bot, beside the fair share;
 - SubmitAction at 1, 16 and 64 clients, beside the bare pipeline of bench/bare.py (the
   same hops with no tavola code);
 - the bot path: CPU per bot action of every process, bot actions/s and turn latency,
@@ -43,6 +45,7 @@ from bench.replies import bot_replies
 from bench.tables import CpuMeter, print_progress, run_tables
 from bench.watchers import GAME as WATCH_GAME
 from bench.watchers import Spectated, percentile, redis_publish_latency
+from bots import arena, registry
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from services.registry import game_ids, player_counts
 
@@ -62,11 +65,16 @@ class Profile:
     watch_seconds: float  # how long the watched tables are played at the paced rate
     watch_rate: float = 2000.0  # deliveries a second over every stream (committed/s x watchers a table)
     watch_readers: int = 4  # processes reading the streams, tavola's and the references' alike
+    heuristic_games: int = 200  # bot strength: arena games of each heuristic bot against random
+    search_games: int = 40  # ... and of the search bot, at search_ms a decision
+    search_ms: int = 50
 
 
 PROFILES = {
     "full": Profile(5.0, 8.0, (1, 16, 64), 100, 1000, 20, 50, 900.0, 100, 30.0, 20.0),
-    "quick": Profile(1.0, 3.0, (1, 16, 64), 30, 30, 4, 50, 60.0, 20, 8.0, 8.0),
+    "quick": Profile(
+        1.0, 3.0, (1, 16, 64), 30, 30, 4, 50, 60.0, 20, 8.0, 8.0, heuristic_games=40, search_games=10, search_ms=20
+    ),
 }
 # The SubmitAction part runs each side in this many slices, in turn; the watchers part too.
 SLICES = 4
@@ -111,6 +119,29 @@ def engines(report: Report, profile: Profile) -> None:
         return
     report.row("engine.openspiel.python_liars_poker", "OpenSpiel python_liars_poker", liars, "dec/cpu-s")
     report.row("engine.openspiel.python_kuhn_poker", "OpenSpiel python_kuhn_poker", kuhn, "dec/cpu-s", liars, "liars")
+
+
+def strength(report: Report, profile: Profile) -> None:
+    """Offline on the engines (bots.arena): seats rotated, thinking budgets in CPU time so the
+    machine's load does not weaken the search."""
+    report.section(
+        f"bot strength (python -m bots.arena, 2 players, against random; seats rotated; "
+        f"ismcts:budget_ms={profile.search_ms} in CPU time; 95% CI):"
+    )
+    bots = registry.load_bots()
+    for game in game_ids():
+        heuristic = f"{game}-heuristic"
+        entrants = [(f"ismcts:budget_ms={profile.search_ms}", profile.search_games)]
+        if heuristic in bots and bots[heuristic].plays(game):
+            entrants.insert(0, (heuristic, profile.heuristic_games))
+        for bot, games in entrants:
+            lineup = [bot, "random"]
+            results = arena.play_games(game, 2, lineup, games, seed=1, jobs=os.cpu_count() or 1, clock_kind="cpu")
+            won = arena.summarize(game, 2, lineup, 1, {}, results, "cpu")["bots"][bot]
+            low, high = won["ci95"]
+            kind = "heuristic" if bot == heuristic else "ismcts"
+            label = f"{game} {kind} ({games} games, CI {100 * low:.0f}-{100 * high:.0f})"
+            report.row(f"strength.{game}.{bot}", label, 100 * won["win_rate"], "% wins", 50.0, "fair share")
 
 
 def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
@@ -456,7 +487,7 @@ def main() -> None:
         type=int,
         help="watchers: processes reading the streams, tavola's and the references' alike (default 4)",
     )
-    parser.add_argument("--only", default="engines,submits,bots,replies,tables,watchers", help="parts to run")
+    parser.add_argument("--only", default="engines,strength,submits,bots,replies,tables,watchers", help="parts to run")
     args = parser.parse_args()
     profile = PROFILES["quick" if args.quick else "full"]
     if args.tables:
@@ -477,6 +508,8 @@ def main() -> None:
     )
     if "engines" in parts:
         engines(report, profile)
+    if "strength" in parts:
+        strength(report, profile)
     prefix = f"tavola-bench-{secrets.token_hex(4)}"
     log_dir = ROOT / ".run" / "bench"
     for old_log in log_dir.glob("*.log"):  # the stack appends: error lines count from this run only

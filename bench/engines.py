@@ -4,8 +4,6 @@ often a bot strategy wins against random bots."""
 import random
 import time
 
-from bots.offline import play
-from bots.strategies import STRATEGIES
 from services.registry import get_game
 
 
@@ -30,15 +28,6 @@ def playouts_per_second(game_id: str, player_counts: range, seconds: float, opti
         playouts += 1
     elapsed = time.perf_counter() - started
     return playouts / elapsed, actions / elapsed, playouts
-
-
-def seat0_win_rates(players: int, games: int) -> tuple[float, float]:
-    """(borgia-odds, random): how often seat 0 wins Borgia against random bots."""
-    game = get_game("borgia")
-    odds, rand = STRATEGIES["borgia-odds"], STRATEGIES["random"]
-    with_odds = sum(0 in play(game, [odds] + [rand] * (players - 1), {}, seed).winners for seed in range(games))
-    with_rand = sum(0 in play(game, [rand] * players, {}, seed).winners for seed in range(games))
-    return with_odds / games, with_rand / games
 
 
 def decisions_per_cpu_second(game_id: str, player_counts: range, seconds: float) -> tuple[float, int]:
