@@ -26,6 +26,7 @@ from functools import cache
 
 from bots.borgia_odds import borgia_odds_policy, own_matching
 from services.borgia.model import (
+    BID_FACES,
     Accuse,
     Bid,
     BorgiaAction,
@@ -59,7 +60,10 @@ def borgia_heuristic_policy(
     mine = view.seats[seat].puppets or ()
     horizon = min(HORIZON, min(s.dice_count for s in view.seats))
     if view.phase == Phase.BID:
-        return _best(legal, lambda bid: _bid_value(view, seat, mine, horizon, bid), rng)
+        # Only the lowest legal count (higher only adds risk); each face reckoned once.
+        low = 1 if view.bid is None else view.bid.count + 1
+        values = _bid_values(view, seat, mine, horizon, low)
+        return _best(legal, lambda bid: values[bid.action] if type(bid) is Bid and bid.count == low else -math.inf, rng)
     current = (view.influence, view.ladder, view.antipope)
     return _best(legal, lambda action: _perform_value(view, mine, horizon, current, action), rng)
 
@@ -99,16 +103,17 @@ def _perform_value(view: BorgiaView, mine, horizon: int, current: Standings, act
     return _standing(view, mine, after(current, action), horizon)
 
 
-def _bid_value(view: BorgiaView, seat: int, mine, horizon: int, bid: BorgiaAction) -> float:
-    """The lowest legal count only (higher only adds risk): what the action gains if the bid
-    holds, times the odds it does, less the die it costs if it is called and false."""
-    low = 1 if view.bid is None else view.bid.count + 1
-    if type(bid) is not Bid or bid.count != low:
-        return -math.inf
+def _bid_values(view: BorgiaView, seat: int, mine, horizon: int, count: int) -> dict[Face, float]:
+    """Per bid face, a bid of ``count``: what its action gains if the bid holds, times the
+    odds it does, less the die it costs if it is called and false."""
     me = view.seats[seat]
     hidden = sum(s.dice_count for s in view.seats) - me.dice_count
-    holds = _at_least(hidden, bid.count - own_matching(me.dice)[bid.action])
-    return holds * (_gain(view, mine, horizon, bid.action) + 1) - (1 - holds) * DIE_COST
+    own = own_matching(me.dice)
+    values = {}
+    for face in BID_FACES:
+        holds = _at_least(hidden, count - own[face])
+        values[face] = holds * (_gain(view, mine, horizon, face) + 1) - (1 - holds) * DIE_COST
+    return values
 
 
 def _gain(view: BorgiaView, mine, horizon: int, face: Face) -> float:
