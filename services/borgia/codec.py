@@ -63,7 +63,7 @@ SCHEMA = Schema(
         BorgiaState: Shape(
             rename={"round_starter": "round_starter_seat", "active": "active_seat"},
             groups={"variants": VARIANTS},
-            columns={"seats": Columns(("dice", "puppets", "rumors"))},
+            columns={"seats": Columns(("dice", "puppets", "rumors", "performed"))},
             encode={"influence": _influence_out},
             decode={"influence": _influence_in},
         ),

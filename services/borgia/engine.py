@@ -320,9 +320,9 @@ def _call(s: BorgiaState, caller: int, events: list) -> BorgiaState:
         return BorgiaState(
             s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, s.rng, s.ladder,
             s.influence, s.antipope, s.puppets, s.dice, s.rumors, Phase.PERFORM, s.round_number,
-            s.round_starter, s.active, bid, True,
+            s.round_starter, s.active, bid, True, s.performed,
         )  # fmt: skip
-    return _lose_die(s, s.active, events, s.influence, s.ladder, s.antipope, s.rumors)
+    return _lose_die(s, s.active, events, s.influence, s.ladder, s.antipope, s.rumors, s.performed)
 
 
 def _perform(state: BorgiaState, seat: int, action: BorgiaAction, events: list):
@@ -365,7 +365,9 @@ def _perform(state: BorgiaState, seat: int, action: BorgiaAction, events: list):
     return (tuple(influence) if changes else state.influence), ladder, antipope, rumors
 
 
-def _lose_die(s: BorgiaState, loser: int, events: list, influence, ladder, antipope, rumors) -> BorgiaState:
+def _lose_die(
+    s: BorgiaState, loser: int, events: list, influence, ladder, antipope, rumors, performed
+) -> BorgiaState:
     """B4 die loss, then B7 rally, then B8 end of round. Only ever after a call."""
     dice = list(s.dice)
     dice[loser] = dice[loser][:-1]  # Project decision: drop the last of the sorted, just revealed dice
@@ -384,27 +386,35 @@ def _lose_die(s: BorgiaState, loser: int, events: list, influence, ladder, antip
         state = BorgiaState(
             s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, s.rng, ladder,
             influence, antipope, s.puppets, tuple(dice), rumors, Phase.OVER, s.round_number,
-            s.round_starter, s.active, s.bid, True,
+            s.round_starter, s.active, s.bid, True, performed,
         )  # fmt: skip
         events.append(GameEnded(score(state)))
         return state
     # B8: the player who just lost a die starts; everyone re-rolls.
-    return _start_round(s, loser, [len(d) for d in dice], events, influence, ladder, antipope, rumors)
+    return _start_round(s, loser, [len(d) for d in dice], events, influence, ladder, antipope, rumors, performed)
 
 
 def _start_round(
-    s: BorgiaState, starter: int, counts: list[int], events: list, influence, ladder=None, antipope=None, rumors=None
+    s: BorgiaState,
+    starter: int,
+    counts: list[int],
+    events: list,
+    influence,
+    ladder=None,
+    antipope=None,
+    rumors=None,
+    performed=None,
 ) -> BorgiaState:
     """A new round: everyone rolls their remaining dice; ``starter`` bids first."""
     if ladder is None:  # the first round: nothing changed since the setup
-        ladder, antipope, rumors = s.ladder, s.antipope, s.rumors
+        ladder, antipope, rumors, performed = s.ladder, s.antipope, s.rumors, s.performed
     rng = Rng(s.rng)
     dice = tuple([_roll(rng, k) for k in counts])
     round_number = s.round_number + 1
     state = BorgiaState(
         s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, rng.state, ladder,
         influence, antipope, s.puppets, dice, rumors, Phase.BID, round_number,
-        starter, starter, None, False,
+        starter, starter, None, False, performed,
     )  # fmt: skip
     events.append(RoundStarted(round_number, starter, tuple(counts), dice))
     return state
@@ -520,6 +530,7 @@ class BorgiaEngine:
             active=starter,
             bid=None,
             called=False,
+            performed=tuple(() for _ in range(player_count)),
         )
         events: list[BorgiaEvent] = [
             GameStarted(
@@ -605,7 +616,7 @@ class BorgiaEngine:
             state = BorgiaState(
                 s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, s.rng, s.ladder,
                 s.influence, s.antipope, s.puppets, s.dice, s.rumors, Phase.RESPOND, s.round_number,
-                s.round_starter, s.active, bid, s.called,
+                s.round_starter, s.active, bid, s.called, s.performed,
             )  # fmt: skip
             return state, events
         if phase == Phase.RESPOND:
@@ -617,7 +628,7 @@ class BorgiaEngine:
                 state = BorgiaState(
                     s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, s.rng, s.ladder,
                     s.influence, s.antipope, s.puppets, s.dice, s.rumors, Phase.PERFORM, s.round_number,
-                    s.round_starter, s.active, s.bid, s.called,
+                    s.round_starter, s.active, s.bid, s.called, s.performed,
                 )  # fmt: skip
                 return state, events
             if isinstance(action, Call):
@@ -635,14 +646,17 @@ class BorgiaEngine:
             except ValueError:
                 raise IllegalAction("that is not a legal way to perform the bid action") from None
         influence, ladder, antipope, rumors = _perform(s, seat, action, events)
+        by_seat = list(s.performed)
+        by_seat[seat] = (*by_seat[seat], action)  # public history (the view shows it)
+        performed = tuple(by_seat)
         if s.called:
             # B4: a true bid was called; the caller loses a die after the action.
-            return _lose_die(s, s.responder, events, influence, ladder, antipope, rumors), events
+            return _lose_die(s, s.responder, events, influence, ladder, antipope, rumors, performed), events
         # B4 / Project decision (lead 1): after an allow, the seat that allowed bids next.
         state = BorgiaState(
             s.player_count, s.shadow_puppets, s.flame_of_thy_tongue, s.poisoned_dice, s.rng, ladder,
             influence, antipope, s.puppets, s.dice, rumors, Phase.BID, s.round_number,
-            s.round_starter, s.responder, s.bid, s.called,
+            s.round_starter, s.responder, s.bid, s.called, performed,
         )  # fmt: skip
         return state, events
 
@@ -663,6 +677,7 @@ class BorgiaEngine:
                     dice=state.dice[s] if (revealed or over or s == seat) else None,
                     puppets=state.puppets[s] if (over or s == seat) else None,
                     rumors=state.rumors[s],
+                    performed=state.performed[s],
                 )
                 for s in range(state.player_count)
             ]
@@ -717,6 +732,7 @@ class BorgiaEngine:
             active=view.active,
             bid=view.bid,
             called=view.called,
+            performed=tuple([s.performed for s in view.seats]),
         )
 
     def project_event(self, event: BorgiaEvent, seat: int | None) -> BorgiaEvent | None:

@@ -201,6 +201,9 @@ class BorgiaState:
     active: int  # the bidder (BID, RESPOND, PERFORM)
     bid: Bid | None  # the highest bid of this round
     called: bool  # the dice were revealed by a call this round (PERFORM after a true bid; OVER)
+    # Per seat, the actions it performed, in order: public (every perform is announced), kept
+    # so that a seat's view carries what its player remembers of the others' play.
+    performed: tuple[tuple[BorgiaAction, ...], ...]
 
     @property
     def responder(self) -> int:
@@ -376,6 +379,7 @@ class SeatView:
     dice: tuple[Face, ...] | None  # None: hidden from this viewer
     puppets: tuple[Cardinal, ...] | None  # None: hidden from this viewer
     rumors: tuple[Cardinal, ...]
+    performed: tuple[BorgiaAction, ...]  # the actions this seat performed, in order (public)
 
 
 @dataclass(frozen=True, slots=True)

@@ -147,7 +147,7 @@ def digests(state, events):
             2024,
             BASE_3P,
             "Medici elected pope; seat 1 wins",
-            "55886c43bf71b0f6ffe45df97da899b45b5bdb23fc438ec002af00d282419e33",
+            "b0154845971474dd63a824a95b133730e8cfb5d99e27aa02950abb2379d4d2d9",
             "b701457d0add109ac230fd7daa2fa553a8fd03f9f536168c9c7e4b9782e5cc37",
         ),
         (
@@ -156,7 +156,7 @@ def digests(state, events):
             7,
             SHADOW_ALL_VARIANTS_2P,
             "Della Rovere elected pope; nobody wins",
-            "3f462761c68c800d9a6d445ef4066737c3a95a5b8244fbfc4b81fb3bc89ae0fa",
+            "7831b3adddb630e69c7edaeaaba5e0edc5adcb0e28fdd2a913004399e6bc90dc",
             "f4b5142c4543b7bd28bb898a2b59f34071c1950504eb6f347b79644218fdcb70",
         ),
     ],

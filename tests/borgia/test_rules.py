@@ -77,6 +77,7 @@ def make_state(player_count: int = 3, **overrides) -> BorgiaState:
         active=0,
         bid=None,
         called=False,
+        performed=tuple(() for _ in range(n)),
     )
     fields.update(overrides)
     return BorgiaState(**fields)
@@ -141,6 +142,19 @@ def test_b2_a_seat_sees_only_its_own_dice_until_a_call_reveals_every_die():
     assert after.phase == Phase.PERFORM and after.called
     for viewer in (None, 0, 1, 2):
         assert tuple(s.dice for s in ENGINE.view(after, viewer).seats) == DICE_3P
+
+
+def test_b4_b5_every_seat_sees_the_actions_each_seat_performed_in_order():
+    # Performs are announced to the table, so a seat's view keeps them: what a player remembers.
+    state = perform_state(POISON)
+    action = ENGINE.legal_actions(state, 0)[0]
+    after, _ = ENGINE.apply(state, 0, action)
+    for viewer in (None, 0, 1, 2):
+        assert [s.performed for s in ENGINE.view(after, viewer).seats] == [(action,), (), ()]
+    # A caught bluff performs nothing, so it adds nothing (B4).
+    bluff = make_state(phase=Phase.RESPOND, bid=Bid(12, BRIBE), performed=after.performed)
+    called, _ = ENGINE.apply(bluff, 1, Call())
+    assert called.performed == after.performed
 
 
 # --------------------------------------------------------------------------- B11: start player
