@@ -21,7 +21,7 @@ own candidates and to model the other seats.
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 
 from bots.borgia_odds import borgia_odds_policy, own_matching
@@ -50,6 +50,7 @@ RALLY_FEW, RALLY_MANY = (3, 2, 1), (3, 2, 2, 1)  # B7: 2-4 players, 5-6 players
 CARDINAL_COUNT = 6
 
 Standings = tuple[Sequence[int], Sequence[Cardinal], Cardinal | None]  # influence, ladder, antipope
+BidValues = dict[Face, float]
 
 
 def borgia_heuristic_policy(
@@ -57,13 +58,13 @@ def borgia_heuristic_policy(
 ) -> BorgiaAction:
     if view.phase == Phase.RESPOND:
         return borgia_odds_policy(game, view, seat, legal, rng)
-    mine = view.seats[seat].puppets or ()
-    horizon = min(HORIZON, min(s.dice_count for s in view.seats))
     if view.phase == Phase.BID:
         # Only the lowest legal count (higher only adds risk); each face reckoned once.
         low = 1 if view.bid is None else view.bid.count + 1
-        values = _bid_values(view, seat, mine, horizon, low)
+        values = bid_values(view, seat, low)
         return _best(legal, lambda bid: values[bid.action] if type(bid) is Bid and bid.count == low else -math.inf, rng)
+    mine = view.seats[seat].puppets or ()
+    horizon = _horizon(view)
     current = (view.influence, view.ladder, view.antipope)
     return _best(legal, lambda action: _perform_value(view, mine, horizon, current, action), rng)
 
@@ -103,16 +104,24 @@ def _perform_value(view: BorgiaView, mine, horizon: int, current: Standings, act
     return _standing(view, mine, after(current, action), horizon)
 
 
-def _bid_values(view: BorgiaView, seat: int, mine, horizon: int, count: int) -> dict[Face, float]:
-    """Per bid face, a bid of ``count``: what its action gains if the bid holds, times the
-    odds it does, less the die it costs if it is called and false."""
+def _horizon(view: BorgiaView) -> int:
+    return min(HORIZON, min(s.dice_count for s in view.seats))
+
+
+def bid_values(view: BorgiaView, seat: int, count: int, extra: Mapping[Face, float] | None = None) -> BidValues:
+    """Per bid face, a bid of ``count``: what its action gains if the bid holds (plus
+    ``extra``, a gain the caller reckons itself), times the odds it does, less the die it
+    costs if it is called and false."""
     me = view.seats[seat]
+    mine = me.puppets or ()
+    horizon = _horizon(view)
     hidden = sum(s.dice_count for s in view.seats) - me.dice_count
     own = own_matching(me.dice)
     values = {}
     for face in BID_FACES:
         holds = _at_least(hidden, count - own[face])
-        values[face] = holds * (_gain(view, mine, horizon, face) + 1) - (1 - holds) * DIE_COST
+        gain = _gain(view, mine, horizon, face) + (extra.get(face, 0.0) if extra else 0.0)
+        values[face] = holds * (gain + 1) - (1 - holds) * DIE_COST
     return values
 
 

@@ -24,12 +24,14 @@ HEURISTICS = {
 # game id -> "module:attribute" of a sharper variant of its heuristic for the search bot's own
 # seat (rollouts and candidate ranking, ``rollout=sharp``), where the game has one
 SHARP = {
+    "borgia": "bots.borgia_puppets:borgia_sharp_policy",
     "mortadella": "bots.mortadella_heuristic:mortadella_sharp_policy",
 }
 
 # game id -> "module:attribute" of its search belief (bots.policy.Belief): how likely each
 # determinization is, from what the others' play so far reveals
 BELIEFS = {
+    "borgia": "bots.borgia_puppets:puppet_belief",
     "mortadella": "bots.mortadella_heuristic:role_belief",
 }
 

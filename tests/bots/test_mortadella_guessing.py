@@ -99,8 +99,9 @@ def test_both_policies_play_legal_actions_to_the_end(sharp):
 
 
 def test_the_search_bot_takes_rollout_sharp_in_every_game():
-    """``rollout=sharp``: Mortadella's sharper policy for the bot's own seat; a game without
-    one falls back to its heuristic."""
+    """``rollout=sharp``: the game's sharper policy for the bot's own seat (Mortadella's,
+    Borgia's); a game without one falls back to its heuristic."""
+    from bots.borgia_puppets import borgia_sharp_policy
     from bots.builtin import heuristic_policy, sharp_policy
     from bots.offline import play
     from bots.registry import make_strategy
@@ -108,7 +109,8 @@ def test_the_search_bot_takes_rollout_sharp_in_every_game():
     from services.registry import game_ids, get_game
 
     assert sharp_policy("mortadella") is mortadella_sharp_policy
-    assert sharp_policy("borgia") is heuristic_policy("borgia")
+    assert sharp_policy("borgia") is borgia_sharp_policy
+    assert sharp_policy("pecunia") is heuristic_policy("pecunia")
     for game_id in game_ids():
         bot = make_strategy("ismcts:iterations=4,budget_ms=0,paired=4,rollout=sharp", game_id)
         assert play(get_game(game_id), [random_legal, bot], {}, seed=3) is not None

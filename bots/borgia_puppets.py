@@ -1,0 +1,200 @@
+"""House of Borgia: what a seat can read of the others' puppets from their play, and a
+sharper heuristic that uses it.
+
+Every perform is public (the view keeps each seat's performed actions, in order), and a
+player who pushes a cardinal up the ladder or hands it influence is likely to puppet it,
+one who poisons, accuses, judges against or names it in a rumor unlikely to. Each performed
+action multiplies the odds of every cardinal being the performer's puppet by a likelihood
+ratio (``CLUES``), fitted on heuristic players: over 300 games each at 2, 4 and 6 players,
+``borgia-heuristic`` bribed its own puppet to the top in 16-86% of its performs and another
+cardinal to the top almost never, and never lowered, poisoned, accused or named its own.
+The ratios are kept finite (no cardinal is ever ruled out by play alone), so a player who
+bluffs with its performs only blurs the reading.
+
+- ``puppet_odds``: the chance of each cardinal being a seat's puppet, as another seat reads it;
+- ``puppet_belief``: the search bot's belief (``bots.policy.Belief``), which draws the
+  hidden puppets in proportion to those odds (``ismcts:belief=inferred``);
+- ``borgia_sharp_policy``: ``borgia-heuristic`` that also spreads rumors where they bite, a
+  matching rumor eliminating or penalising the rival (B9, B10, B13), and bids RUMOR when
+  such a rumor is worth more than its other bids (``ismcts:rollout=sharp``).
+"""
+
+import math
+import random
+from collections.abc import Callable, Sequence
+
+from bots.borgia_heuristic import BidValues, bid_values, borgia_heuristic_policy
+from services.borgia.engine import excluded_puppets
+from services.borgia.model import (
+    CARDINALS,
+    Accuse,
+    Bid,
+    BorgiaAction,
+    BorgiaState,
+    BorgiaView,
+    Bribe,
+    Cardinal,
+    Direction,
+    Face,
+    JudgementPair,
+    JudgementSplit,
+    Phase,
+    Poison,
+    Rumor,
+)
+from services.engine.api import Game
+
+# Likelihood ratios: how much likelier a performed action's relation to a cardinal is when
+# that cardinal is the performer's puppet than when it is not (fitted, rounded toward 1).
+RAISED = 20.0  # bribed to the top, or the target of a judgement (fitted: 26 to over 400)
+LOWERED = 0.1  # bribed to the bottom, poisoned, judged against, accused, named in a rumor (fitted: 0)
+PASSED_OVER = 0.3  # another cardinal was bribed or judged (fitted: 0.004 to 0.39)
+ELIMINATION_WORTH = 10.0  # what eliminating a rival's puppet is worth, in influence
+
+
+def clues(action: BorgiaAction) -> dict[Cardinal, float]:
+    """The likelihood ratio ``action`` gives each cardinal of being its performer's puppet."""
+    ratios = dict.fromkeys(CARDINALS, 1.0)
+    if type(action) is Bribe:
+        ratios = dict.fromkeys(CARDINALS, PASSED_OVER)
+        ratios[action.cardinal] = RAISED if action.direction == Direction.TOP else LOWERED
+    elif type(action) is JudgementPair:
+        ratios = dict.fromkeys(CARDINALS, PASSED_OVER)
+        ratios[action.source], ratios[action.target] = LOWERED, RAISED
+    elif type(action) is JudgementSplit:
+        ratios = dict.fromkeys(CARDINALS, PASSED_OVER)
+        ratios.update(dict.fromkeys(action.sources, LOWERED))
+        ratios.update(dict.fromkeys(action.targets, RAISED))
+    elif type(action) is Poison:
+        ratios[action.first] = ratios[action.second] = LOWERED
+    elif type(action) is Accuse:
+        ratios[action.cardinal] = LOWERED
+    elif type(action) is Rumor:
+        ratios[action.card] = LOWERED
+    return ratios
+
+
+def candidates(view: BorgiaView, seat: int, target: int) -> list[Cardinal]:
+    """The cardinals ``target``'s puppets may be, as ``seat`` sees: none that a visible puppet
+    names (its own) nor any the rules rule out (B10: a Shadow Puppets rumor)."""
+    shown = {c for s in view.seats if s.puppets is not None for c in s.puppets}
+    excluded = excluded_puppets(view, target)
+    return [c for c in CARDINALS if c not in shown and c not in excluded]
+
+
+def puppet_weights(view: BorgiaView, seat: int, target: int) -> dict[Cardinal, float]:
+    """Unnormalised odds of each candidate cardinal being one of ``target``'s puppets."""
+    weights = dict.fromkeys(candidates(view, seat, target), 1.0)
+    for action in view.seats[target].performed:
+        for cardinal, ratio in clues(action).items():
+            if cardinal in weights:
+                weights[cardinal] *= ratio
+    return weights
+
+
+def puppet_odds(view: BorgiaView, seat: int, target: int) -> dict[Cardinal, float]:
+    """The chance that each cardinal is (one of) ``target``'s puppet(s), as ``seat`` reads
+    the play; an approximation in Shadow Puppets, where each seat holds two."""
+    puppets = view.seats[target].puppets
+    if puppets is not None:
+        return {c: 1.0 if c in puppets else 0.0 for c in CARDINALS}
+    weights = puppet_weights(view, seat, target)
+    total = sum(weights.values())
+    per_seat = 2 if view.shadow_puppets else 1
+    return {c: min(1.0, per_seat * weights.get(c, 0.0) / total) if total else 0.0 for c in CARDINALS}
+
+
+def puppet_belief(game: Game, view: BorgiaView, seat: int) -> Callable[[BorgiaState], float]:
+    """A search bot's belief about the hidden puppets (``bots.policy.Belief``): a sampled
+    deal is kept in proportion to how well each seat's performs fit its puppets."""
+    relative: dict[int, dict[Cardinal, float]] = {}
+    for other in view.seats:
+        if other.puppets is None and other.performed:
+            weights = puppet_weights(view, seat, other.seat)
+            top = max(weights.values(), default=0.0)
+            if top > 0:
+                relative[other.seat] = {c: w / top for c, w in weights.items()}
+
+    def likelihood(state: BorgiaState) -> float:
+        result = 1.0
+        for target, by_cardinal in relative.items():
+            for cardinal in state.puppets[target]:
+                result *= by_cardinal.get(cardinal, 1.0)
+        return result
+
+    return likelihood
+
+
+# --------------------------------------------------------------------------- sharp policy
+
+
+def borgia_sharp_policy(
+    game: Game, view: BorgiaView, seat: int, legal: Sequence[BorgiaAction], rng: random.Random
+) -> BorgiaAction:
+    """``borgia-heuristic``, plus rumors aimed by ``puppet_odds``: it performs the rumor
+    likeliest to match its target's puppet, and bids RUMOR when such a rumor is worth more
+    than its other bids."""
+    if view.phase == Phase.PERFORM and legal and type(legal[0]) is Rumor:
+        values = {action: _rumor_value(view, seat, action) for action in legal}
+        best = max(values.values())
+        if best > 0:
+            return rng.choice([a for a, v in values.items() if v >= best - 1e-9])
+    elif view.phase == Phase.BID:
+        worth = max((_rumor_value(view, seat, a) for a in _rumors(view, seat)), default=0.0)
+        if worth > 0:
+            return _sharp_bid(game, view, seat, legal, rng, worth)
+    return borgia_heuristic_policy(game, view, seat, legal, rng)
+
+
+def _sharp_bid(
+    game: Game, view: BorgiaView, seat: int, legal: Sequence[BorgiaAction], rng: random.Random, worth: float
+) -> BorgiaAction:
+    low = 1 if view.bid is None else view.bid.count + 1
+    values: BidValues = bid_values(view, seat, low, {Face.RUMOR: worth})
+    best = max(values.values())
+    choices = [a for a in legal if type(a) is Bid and a.count == low and values[a.action] >= best - 1e-9]
+    return rng.choice(choices) if choices else borgia_heuristic_policy(game, view, seat, legal, rng)
+
+
+def _rumor_value(view: BorgiaView, seat: int, action: Rumor) -> float:
+    """What a rumor adds, in influence: the odds it names the target's puppet, less the odds
+    of the rumor it displaces, times what a matching rumor costs that player."""
+    mine = view.seats[seat].puppets or ()
+    if action.card in mine:
+        return -math.inf
+    odds = puppet_odds(view, seat, action.target)
+    held = view.seats[action.target].rumors
+    if action.returned is not None:
+        displaced = odds[action.returned]
+    elif held and not view.shadow_puppets:
+        displaced = odds[held[0]]  # B5: one rumor each, the old one returns
+    else:
+        displaced = 0.0
+    return (odds[action.card] - displaced) * _match_worth(view, action.target)
+
+
+def _match_worth(view: BorgiaView, target: int) -> float:
+    """What a matching rumor costs ``target``'s side (B9, B10, B13)."""
+    if view.flame_of_thy_tongue:
+        return float(view.player_count)
+    if view.poisoned_dice:
+        return 4.0 * view.seats[target].dice_count  # each die turns from +2 to -2
+    return ELIMINATION_WORTH
+
+
+def _rumors(view: BorgiaView, seat: int) -> list[Rumor]:
+    """The rumors ``seat`` could spread if a RUMOR bid held: each card it does not hold
+    as its puppet, in front of each other seat (the displaced card where two are held)."""
+    mine = view.seats[seat].puppets or ()
+    placed: list[Rumor] = []
+    for other in view.seats:
+        if other.seat == seat:
+            continue
+        for card in CARDINALS:
+            if card in mine or card in other.rumors:
+                continue
+            if view.shadow_puppets and len(other.rumors) >= 2:
+                placed.extend(Rumor(card, other.seat, returned) for returned in other.rumors)
+            else:
+                placed.append(Rumor(card, other.seat, None))
+    return placed
