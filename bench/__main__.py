@@ -38,7 +38,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-from bench.bare import BarePipeline, BareStreams, run_clients
+from bench.bare import BarePipeline, BareStreams, Commands, run_clients
 from bench.engines import decisions_per_cpu_second, openspiel_decisions_per_cpu_second
 from bench.gateway import combined, submit_action
 from bench.replies import bot_replies
@@ -65,6 +65,7 @@ class Profile:
     watch_seconds: float  # how long the watched tables are played at the paced rate
     watch_rate: float = 2000.0  # deliveries a second over every stream (committed/s x watchers a table)
     watch_readers: int = 4  # processes reading the streams, tavola's and the references' alike
+    watch_batched: bool = True  # a command's events to a stream in one message (every side alike)
     heuristic_games: int = 200  # bot strength: arena games of each heuristic bot against random
     search_games: int = 40  # ... and of the search bot, at search_ms a decision
     search_ms: int = 50
@@ -325,7 +326,18 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
         BareStreams(ROOT / ".run" / "bench") as bare_streams,
         BarePipeline(stack.redis_url, f"{stack.key_prefix}:bare-watch", ROOT / ".run" / "bench") as pipeline,
     ):
-        figures, made, bare = asyncio.run(_watch_in_turn(profile, stack, pipeline, bare_streams, committed_rate))
+        figures, made, bare, event_bytes = asyncio.run(
+            _watch_in_turn(profile, stack, pipeline, bare_streams, committed_rate)
+        )
+    how = "in one message" if profile.watch_batched else "one message each"
+    report.note(
+        "watch.shape",
+        f"every side: {figures.entries_per_command:.2f} events a command, sent {how}, {event_bytes} bytes an event "
+        f"(the references make the commands tavola's tables made, slice by slice)",
+        batched=profile.watch_batched,
+        event_bytes=event_bytes,
+        events_per_command=round(figures.entries_per_command, 3),
+    )
     report.note(
         "watch.streams",
         f"{figures.completed}/{figures.streams} streams complete (every event of the run, no error), "
@@ -395,8 +407,8 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
         reference,
         "Redis PUBLISH p99",
     )
-    # Like for like: the bare pipeline's commands make one event each, tavola's commands
-    # several (stamped alike, sent one after the other on each stream).
+    # A command's entries are stamped alike: the first one's delivery (with
+    # --watch-one-a-message the others follow it, one message each).
     report.row(
         "watch.leading_p99_ms",
         f"delivery p99, a command's first entry ({figures.entries_per_command:.2f} a command)",
@@ -444,17 +456,22 @@ async def _watch_in_turn(
     played in turn in WATCH_SLICES slices each: (tavola's figures, the pipeline's, the
     streams server's)."""
     tables, per_table, readers = profile.watch_tables, profile.watchers_per_table, profile.watch_readers
-    spectated = Spectated(stack.gateway_address, tables, per_table, readers)
+    spectated = Spectated(stack.gateway_address, tables, per_table, readers, batched=profile.watch_batched)
     await spectated.open()
     piped = await pipeline.open_watch(tables, per_table, readers)
     await bare_streams.open(tables, per_table, readers)
     each = profile.watch_seconds / WATCH_SLICES
+    event_bytes = 0
     for number in range(WATCH_SLICES):
         print_progress(f"watchers: slice {number + 1} of {WATCH_SLICES}")
         await spectated.play(rate, each)
-        await piped.play(rate, each)
-        await bare_streams.play(rate, each)
-    return await spectated.close(profile.timeout), await piped.close(), await bare_streams.close()
+        # Like for like: the references make the commands tavola's tables just made (as
+        # many events each, table by table), events of the same size, sent alike.
+        event_bytes = event_bytes or await spectated.event_bytes()
+        commands = Commands(spectated.counts, event_bytes, profile.watch_batched)
+        await piped.play(rate, each, commands)
+        await bare_streams.play(rate, each, commands)
+    return await spectated.close(profile.timeout), await piped.close(), await bare_streams.close(), event_bytes
 
 
 def stack_errors(stack: Stack) -> int:
@@ -487,6 +504,11 @@ def main() -> None:
         type=int,
         help="watchers: processes reading the streams, tavola's and the references' alike (default 4)",
     )
+    parser.add_argument(
+        "--watch-one-a-message",
+        action="store_true",
+        help="watchers: every side sends a command's events one message each (not batched, as before)",
+    )
     parser.add_argument("--only", default="engines,strength,submits,bots,replies,tables,watchers", help="parts to run")
     args = parser.parse_args()
     profile = PROFILES["quick" if args.quick else "full"]
@@ -498,6 +520,8 @@ def main() -> None:
         profile = Profile(**{**profile.__dict__, "watch_rate": args.watch_rate})
     if args.watch_readers:
         profile = Profile(**{**profile.__dict__, "watch_readers": args.watch_readers})
+    if args.watch_one_a_message:
+        profile = Profile(**{**profile.__dict__, "watch_batched": False})
     parts = set(args.only.split(","))
     report = Report(quiet=args.json)
     started = time.perf_counter()

@@ -10,10 +10,19 @@ tavola sends (a Borgia record is about 1.5 KB). Run ``python -m bench.bare`` for
 The streams reference (``BareStreams``) is a minimal grpc.aio server of event streams:
 each stream of a table gets every event sent to that table, stamped with its send time,
 at the rate asked for, as spectators of tavola's tables get theirs. The pipeline's
-"gateway" streams too (``BarePipeline.watch``): each of its tables' events is made by a
+"gateway" streams too (``BarePipeline.watch``): each of its tables' commands is made by a
 paced client's view and submit, stamped when the submit begins (as tavola stamps an event
-when its command begins), PUBLISHed by the commit script, and sent on by the gateway's one
-subscriber to the table's streams: the same hops as a spectator of a tavola table.
+when its command begins), its events PUBLISHed by the commit script, and sent on by the
+gateway's one subscriber to the table's streams: the same hops as a spectator of a tavola
+table.
+
+Like for like with tavola's watched tables, both streaming references can be told the
+commands to make (``Commands``): how many events each command of each table makes (a
+Mortadella action commits one to eight log entries, 1.8 on average), their size, and
+whether a command's events go to a stream in one message (tavola's batched streams) or
+one message each. They pace each table on its events as tavola's pacing client does, so
+the references send as many messages, in the same bursts, of the same bytes.
+A raw stream message is [its send stamp, 8 bytes][the events it holds, 1 byte][padding].
 
     python -m bench.bare rules <port file>
     python -m bench.bare gateway <port file> <rules address> <redis url> <key prefix>
@@ -21,6 +30,7 @@ subscriber to the table's streams: the same hops as a spectator of a tavola tabl
 """
 
 import asyncio
+import json
 import os
 import statistics
 import subprocess
@@ -40,11 +50,60 @@ RECORD_BYTES = 1500
 ACTION_BYTES = 40
 EVENT_BYTES = 200  # about a TableEvent of a Borgia table
 
+
+@dataclass
+class Commands:
+    """What a slice of the streaming references makes, as tavola's watched tables did:
+    each table's commands, as the events each made (in turn, again from the first when a
+    table has made them all), ``event_bytes`` an event, and whether a command's events go
+    to a stream in one message. Empty ``counts``: one event a command."""
+
+    counts: list[list[int]] = field(default_factory=list)
+    event_bytes: int = EVENT_BYTES
+    batched: bool = True
+
+    def of(self, table: int) -> list[int]:
+        return (self.counts[table] if table < len(self.counts) else []) or [1]
+
+    def encode(self) -> str:
+        return json.dumps({"counts": self.counts, "event_bytes": self.event_bytes, "batched": self.batched})
+
+    @classmethod
+    def decode(cls, text: str) -> "Commands":
+        return cls(**json.loads(text)) if text else cls()
+
+
+def _message(stamp: bytes, events: int, event_bytes: int) -> bytes:
+    """A stream message of ``events`` events of ``event_bytes`` each (the header counted in)."""
+    return stamp + bytes((events,)) + bytes(max(0, events * event_bytes - 9))
+
+
+def _messages(data: bytes, batched: bool) -> list[bytes]:
+    """A command's published events as its stream messages: one, or one an event."""
+    events = data[8]
+    if batched or events == 1:
+        return [data]
+    return [_message(data[:8], 1, len(data) // events)] * events
+
+
 _CAS = """
 local current = redis.call('HGET', KEYS[1], 'version')
 if current ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3])
 redis.call('XADD', KEYS[2], '*', 'spec', ARGV[4])
+redis.call('PUBLISH', ARGV[5], ARGV[4])
+return 1
+"""
+
+# A command of a watched table: as _CAS, with a log entry for each of its events
+# (ARGV[6] of them, ARGV[7] each) and one PUBLISH of them all.
+_CAS_EVENTS = """
+local current = redis.call('HGET', KEYS[1], 'version')
+if current ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3])
+for _ = 1, tonumber(ARGV[6]) do
+  redis.call('XADD', KEYS[2], '*', 'spec', ARGV[7])
+end
 redis.call('PUBLISH', ARGV[5], ARGV[4])
 return 1
 """
@@ -74,6 +133,7 @@ async def _serve_rules(port_file: str) -> None:
 async def _serve_gateway(port_file: str, rules_address: str, redis_url: str, prefix: str) -> None:
     client = redis_async.Redis.from_url(redis_url)
     cas = client.register_script(_CAS)
+    cas_events = client.register_script(_CAS_EVENTS)
     channel = grpc.aio.insecure_channel(rules_address)
     apply = channel.unary_unary("/bare.Rules/Apply", request_serializer=_identity, response_deserializer=_identity)
 
@@ -91,11 +151,26 @@ async def _serve_gateway(port_file: str, rules_address: str, redis_url: str, pre
         done = await cas(keys=[key, f"{key}:log"], args=[version, state[:RECORD_BYTES], new_version, event, key])
         return b"ok" if done else b"conflict"
 
+    async def make(raw: bytes, context) -> bytes:
+        """A watched table's command: [table, 16][stamp, 8][events, 1][event bytes, 2][batched, 1]."""
+        table = raw[:16].decode()
+        key = f"{prefix}:{table}"
+        events, event_bytes = raw[24], int.from_bytes(raw[25:27], "big")
+        batched[0] = bool(raw[27])
+        record, version = cast(list[bytes], await client.hmget(key, ["record", "version"]))
+        state = await apply(record + raw[16:])
+        published = _message(raw[16:24], events, event_bytes)
+        entry = state[:event_bytes]
+        args: list[bytes | int | str] = [version, state[:RECORD_BYTES], int(version) + 1, published, key, events, entry]
+        done = await cas_events(keys=[key, f"{key}:log"], args=args)
+        return b"ok" if done else b"conflict"
+
     # Streams: one subscriber for the process (to every table's channel, from the first
     # stream on), each table's events to its streams; the end comes through Redis too,
     # after every event published before it.
     pubsub = client.pubsub(ignore_subscribe_messages=True)
     streams: dict[bytes, list[asyncio.Queue]] = {}
+    batched = [True]  # as the last command said: its events to a stream in one message
     subscribed = asyncio.Event()
     listening: list[asyncio.Task] = []
     end_channel = f"{prefix}:~end".encode()
@@ -111,8 +186,10 @@ async def _serve_gateway(port_file: str, rules_address: str, redis_url: str, pre
                         queue.put_nowait(None)
                 streams.clear()
                 continue
-            for queue in streams.get(message["channel"], ()):
-                queue.put_nowait(message["data"])
+            queues = streams.get(message["channel"], [])
+            for data in _messages(message["data"], batched[0]) if queues else ():
+                for queue in queues:
+                    queue.put_nowait(data)
 
     async def watch(raw: bytes, context):
         if not listening:
@@ -134,7 +211,7 @@ async def _serve_gateway(port_file: str, rules_address: str, redis_url: str, pre
     server = grpc.aio.server()
     handlers = {
         name: grpc.unary_unary_rpc_method_handler(method, request_deserializer=_identity, response_serializer=_identity)
-        for name, method in (("View", view), ("Submit", submit), ("End", end))
+        for name, method in (("View", view), ("Submit", submit), ("Make", make), ("End", end))
     }
     handlers["Watch"] = grpc.unary_stream_rpc_method_handler(
         watch, request_deserializer=_identity, response_serializer=_identity
@@ -147,7 +224,6 @@ async def _serve_gateway(port_file: str, rules_address: str, redis_url: str, pre
 
 async def _serve_streams(port_file: str) -> None:
     subscribers: dict[bytes, list[asyncio.Queue]] = {}
-    padding = os.urandom(EVENT_BYTES - 8)
 
     async def watch(raw: bytes, context):
         queue: asyncio.Queue = asyncio.Queue()
@@ -157,18 +233,33 @@ async def _serve_streams(port_file: str) -> None:
             yield item
 
     async def publish(raw: bytes, context) -> bytes:
-        """``per_second,seconds[,more]``: that many events a second in all, the tables in
-        turn; then every stream ends, unless ``more`` says another slice follows."""
-        per_second, seconds, *more = (float(part) for part in raw.decode().split(","))
-        tables = sorted(subscribers)
-        started = time.perf_counter()
-        for index in range(int(per_second * seconds)):
-            delay = started + index / per_second - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            event = time.time_ns().to_bytes(8, "big") + padding
-            for queue in subscribers[tables[index % len(tables)]]:
-                queue.put_nowait(event)
+        """``per_second,seconds[,more[,commands]]``: that many events a second in all, each
+        table paced on its own events (offset evenly), its commands' events as ``commands``
+        (``Commands``, JSON) says; then every stream ends, unless ``more`` says another
+        slice follows."""
+        head, _, spec = raw.decode().partition(";")
+        per_second, seconds, *more = (float(part) for part in head.split(","))
+        commands = Commands.decode(spec)
+        tables = sorted(subscribers, key=int)
+        began = time.perf_counter()
+        stop = began + seconds
+        per_table_rate = per_second / max(1, len(tables))
+
+        async def play(number: int, table: bytes) -> None:
+            counts, made, index = commands.of(number), 0, 0
+            offset = number / per_second
+            while (due := began + offset + made / per_table_rate) < stop:
+                await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                events = counts[index % len(counts)]
+                data = _message(time.time_ns().to_bytes(8, "big"), events, commands.event_bytes)
+                for message in _messages(data, commands.batched):
+                    for queue in subscribers[table]:
+                        queue.put_nowait(message)
+                made += events
+                index += 1
+
+        if per_second and seconds:
+            await asyncio.gather(*(play(number, table) for number, table in enumerate(tables)))
         if more and more[0]:
             return b"done"
         for queues in subscribers.values():
@@ -258,10 +349,12 @@ class BareStreams:
         )
         self.seconds = 0.0
 
-    async def play(self, per_second: float, seconds: float) -> None:
-        """One slice: ``per_second`` events a second over all tables for ``seconds``."""
+    async def play(self, per_second: float, seconds: float, commands: "Commands | None" = None) -> None:
+        """One slice: ``per_second`` events a second over all tables for ``seconds``, made
+        as ``commands`` says (one event a command by default)."""
         started = time.perf_counter()
-        await self.publish(f"{per_second},{seconds},1".encode(), timeout=seconds + 60)
+        spec = commands.encode() if commands is not None else ""
+        await self.publish(f"{per_second},{seconds},1;{spec}".encode(), timeout=seconds + 60)
         self.seconds += time.perf_counter() - started
 
     async def close(self) -> "StreamFigures":
@@ -275,12 +368,19 @@ class BareStreams:
         return _stream_figures(self.streams, read, self.seconds)
 
     async def run(
-        self, tables: int, per_table: int, per_second: float, seconds: float, channels: int = 10, readers: int = 4
+        self,
+        tables: int,
+        per_table: int,
+        per_second: float,
+        seconds: float,
+        channels: int = 10,
+        readers: int = 4,
+        commands: "Commands | None" = None,
     ) -> "StreamFigures":
         """``tables`` x ``per_table`` streams, ``per_second`` events a second over all tables
-        for ``seconds`` (one slice)."""
+        for ``seconds`` (one slice), made as ``commands`` says."""
         await self.open(tables, per_table, readers, channels)
-        await self.play(per_second, seconds)
+        await self.play(per_second, seconds, commands)
         return await self.close()
 
 
@@ -319,13 +419,20 @@ class BarePipeline:
         return watch
 
     async def watch(
-        self, tables: int, per_table: int, per_second: float, seconds: float, channels: int = 10, readers: int = 4
+        self,
+        tables: int,
+        per_table: int,
+        per_second: float,
+        seconds: float,
+        channels: int = 10,
+        readers: int = 4,
+        commands: Commands | None = None,
     ) -> "StreamFigures":
         """The streams of ``open_watch`` while a client makes ``per_second`` events a second
         in all for ``seconds`` (one slice): the delivery latency from each submit's start to
         each arrival."""
         watch = await self.open_watch(tables, per_table, readers, channels)
-        await watch.play(per_second, seconds)
+        await watch.play(per_second, seconds, commands)
         return await watch.close()
 
 
@@ -354,26 +461,35 @@ class PipelineWatch:
         self.reading = Readers(pipeline.address, RAW, keys, readers, channels, "/bare.Gateway/Watch")
         await self.reading.subscribed()
 
-    async def play(self, per_second: float, seconds: float) -> None:
+    async def play(self, per_second: float, seconds: float, commands: "Commands | None" = None) -> None:
+        """One slice: ``per_second`` events a second over all tables for ``seconds``, each
+        table paced on its own events, its commands as ``commands`` says (one event each by
+        default)."""
+        commands = commands or Commands()
         view = self.player.unary_unary(
             "/bare.Gateway/View", request_serializer=_identity, response_deserializer=_identity
         )
-        submit = self.player.unary_unary(
-            "/bare.Gateway/Submit", request_serializer=_identity, response_deserializer=_identity
+        make = self.player.unary_unary(
+            "/bare.Gateway/Make", request_serializer=_identity, response_deserializer=_identity
         )
         began = time.perf_counter()
         stop = began + seconds
         per_table_rate = per_second / self.tables
+        shape = commands.event_bytes.to_bytes(2, "big") + bytes((commands.batched,))
 
         async def play(number: int, name: str) -> None:
-            padding = os.urandom(ACTION_BYTES - 8)
+            padding = os.urandom(ACTION_BYTES - 12)
+            counts, index = commands.of(number), 0
             offset = number / per_second
             made = 0
             while (due := began + offset + made / per_table_rate) < stop:
                 await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                events = counts[index % len(counts)]
                 await view(name.encode())
-                await submit(name.encode() + time.time_ns().to_bytes(8, "big") + padding)
-                made += 1
+                stamp = time.time_ns().to_bytes(8, "big")
+                await make(name.encode() + stamp + bytes((events,)) + shape + padding)
+                made += events
+                index += 1
 
         await asyncio.gather(*(play(number, name) for number, name in enumerate(self.names)))
         self.seconds += time.perf_counter() - began

@@ -12,7 +12,8 @@ A reader is told what to open (its share of the streams, by index and key), answ
 bare servers' ``ready``), then reads until told to finish, and answers its figures:
 each stream's count and error, and each arrival as (stream index, key, seq, send stamp
 in ns, arrival in ns). Raw streams (the bare servers') carry the stamp in their first 8
-bytes and no seq (0), and end by themselves; tavola's spectator streams are cancelled
+bytes and the events a message holds in the next (bench/bare.py), no seq (each event of
+a message is numbered from 1 instead), and end by themselves; tavola's spectator streams are cancelled
 once every stream has the run's events of its table (or 30 s after the run).
 """
 
@@ -26,7 +27,8 @@ from typing import cast
 
 import grpc
 
-SPECTATE = "spectate"  # tavola's SpectateTable, a table id a stream
+SPECTATE = "spectate"  # tavola's SpectateTable, a table id a stream, one event a message
+SPECTATE_BATCHED = "spectate-batched"  # ... with batched: a command's events in one message
 RAW = "raw"  # a bare server's stream method of raw bytes
 
 # How long a reader waits for the run's last events before it cancels its streams.
@@ -78,7 +80,8 @@ async def _read(conn: Connection, address: str, kind: str, method: str, streams:
         from tavola.gateway.v1 import gateway_pb2_grpc
 
         stub = gateway_pb2_grpc.GatewayServiceStub(opened[index % channels])
-        stream = stub.SpectateTable(gw.SpectateTableRequest(table_id=key), timeout=900)
+        batched = kind == SPECTATE_BATCHED
+        stream = stub.SpectateTable(gw.SpectateTableRequest(table_id=key, batched=batched), timeout=900)
         seen = False
         try:
             async for message in stream:
@@ -86,11 +89,11 @@ async def _read(conn: Connection, address: str, kind: str, method: str, streams:
                 if not seen:
                     seen = True
                     subscribed()  # the backlog (seats taken) has come: it is live
-                event = message.event
-                arrivals.append((index, key, event.seq, event.time.ToNanoseconds(), arrived))
-                if wanted and event.seq > wanted[key][0]:  # the run is over: count it now
-                    counts[index] += 1
-                    _check_done()
+                for event in message.events if batched else (message.event,):
+                    arrivals.append((index, key, event.seq, event.time.ToNanoseconds(), arrived))
+                    if wanted and event.seq > wanted[key][0]:  # the run is over: count it now
+                        counts[index] += 1
+                        _check_done()
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:
                 figures.errors[index] = error.code().name
@@ -107,8 +110,11 @@ async def _read(conn: Connection, address: str, kind: str, method: str, streams:
             await call.read()  # "ready": subscribed
             subscribed()
             while (event := await call.read()) is not grpc.aio.EOF:
-                stamp = int.from_bytes(cast(bytes, event)[:8], "big")
-                arrivals.append((index, key, 0, stamp, time.time_ns()))
+                arrived = time.time_ns()
+                data = cast(bytes, event)
+                stamp = int.from_bytes(data[:8], "big")
+                for number in range(1, data[8] + 1 if len(data) > 8 else 2):
+                    arrivals.append((index, key, number, stamp, arrived))
         except grpc.aio.AioRpcError as error:
             figures.errors[index] = error.code().name
             if waiting:
@@ -125,14 +131,14 @@ async def _read(conn: Connection, address: str, kind: str, method: str, streams:
         if all(counts[index] >= wanted[key][1] for index, key in streams):
             done.set()
 
-    read = spectate if kind == SPECTATE else raw
+    read = raw if kind == RAW else spectate
     tasks = [asyncio.create_task(read(index, key)) for index, key in streams]
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(first.wait(), 60)
     conn.send(("subscribed",))
     loop = asyncio.get_running_loop()
     message = await loop.run_in_executor(None, conn.recv)  # ("finish", wanted or None)
-    if kind == SPECTATE:
+    if kind != RAW:
         wanted.update(message[1])
         _count()
         _check_done()

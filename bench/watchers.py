@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import grpc
 import redis.asyncio as redis_async
 
-from bench.readers import SPECTATE, Readers
+from bench.readers import SPECTATE, SPECTATE_BATCHED, Readers
 from common import auth
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
@@ -88,9 +88,14 @@ class Spectated:
     """The watched tables and their spectator streams, played in slices (``play``) that
     the references' slices can come between; ``close`` reads the figures."""
 
-    def __init__(self, address: str, tables: int, per_table: int, readers: int = 4, channels: int = 10):
+    def __init__(
+        self, address: str, tables: int, per_table: int, readers: int = 4, channels: int = 10, batched: bool = True
+    ):
         self.address, self.tables, self.per_table = address, tables, per_table
-        self.readers, self.channels = readers, channels
+        self.readers, self.channels, self.batched = readers, channels, batched
+        # The last slice's commands: the log entries each committed, table by table (for
+        # the references to make alike).
+        self.counts: list[list[int]] = []
         self.submit_ms: list[float] = []
         self.seconds = 0.0  # played, over every slice
         # The last seq each table had when the run began, and the last it committed in it.
@@ -106,7 +111,8 @@ class Spectated:
         self.player = gateway_pb2_grpc.GatewayServiceStub(self.player_channel)
         self.seated = [await _seated_table(self.player) for _ in range(self.tables)]
         self.keys = [self.seated[index % self.tables][0] for index in range(self.tables * self.per_table)]
-        self.reading: Readers | None = Readers(self.address, SPECTATE, self.keys, self.readers, self.channels)
+        kind = SPECTATE_BATCHED if self.batched else SPECTATE
+        self.reading: Readers | None = Readers(self.address, kind, self.keys, self.readers, self.channels)
         await self.reading.subscribed(timeout=60)
         for table_id, host_token, _ in self.seated:
             started = await self.player.StartTable(
@@ -124,6 +130,7 @@ class Spectated:
         stop = began + seconds
         self.slices += 1
         slice_number = self.slices
+        self.counts = [[] for _ in self.seated]
 
         async def one(number: int, table_id: str, tokens: dict[int, str]) -> None:
             """Each action is a GetView and a SubmitAction, as the bare pipeline's events are
@@ -157,6 +164,8 @@ class Spectated:
                         continue  # the table moved on: the next GetView tells who decides
                     raise
                 self.submit_ms.append((time.perf_counter() - sent) * 1000)
+                if response.table.last_seq > last_seq[table_id]:
+                    self.counts[number].append(response.table.last_seq - last_seq[table_id])
                 last_seq[table_id] = max(last_seq[table_id], response.table.last_seq)
                 in_progress = response.table.status == gw.TABLE_STATUS_IN_PROGRESS
                 deciding[table_id] = list(response.table.deciding_seats) if in_progress else []
@@ -165,6 +174,15 @@ class Spectated:
             *(one(number, table_id, tokens) for number, (table_id, _, tokens) in enumerate(self.seated))
         )
         self.seconds += time.perf_counter() - began
+
+    async def event_bytes(self) -> int:
+        """The mean size of the events spectators got from the tables so far (serialized
+        TableEvents), for the references to send alike."""
+        sizes = []
+        for table_id, _, _ in self.seated:
+            log = await self.player.GetReplay(gw.GetReplayRequest(table_id=table_id), timeout=30)
+            sizes += [step.event.ByteSize() for step in log.steps if step.HasField("event")]
+        return round(statistics.fmean(sizes)) if sizes else 0
 
     async def close(self, timeout: float) -> WatchFigures:
         """The figures, once every stream has its table's entries of the run (the readers
@@ -235,12 +253,12 @@ async def watch(
 def spread_of(arrivals: list[tuple[int, str, int, int, int]]) -> tuple[list[float], list[float], list[float]]:
     """(every delivery's latency, each event's latency to the first of its table's streams,
     each further stream's delay after that first), in ms, from the readers' arrivals
-    (index, table, seq, stamp, arrival); an event is its table and seq, or its table and
-    stamp on streams without seqs."""
+    (index, table, seq, stamp, arrival); an event is its table, seq and stamp (the raw
+    streams number the events of a message from 1)."""
     latencies = [(arrived - stamp) / 1e6 for _, _, _, stamp, arrived in arrivals]
-    by_event: dict[tuple[str, int], list[int]] = {}
+    by_event: dict[tuple[str, int, int], list[int]] = {}
     for _, key, seq, stamp, arrived in arrivals:
-        by_event.setdefault((key, seq or stamp), [stamp]).append(arrived)
+        by_event.setdefault((key, seq, stamp), [stamp]).append(arrived)
     first = [(min(times[1:]) - times[0]) / 1e6 for times in by_event.values()]
     spread = [(arrived - min(times[1:])) / 1e6 for times in by_event.values() for arrived in times[1:]]
     return latencies, first, spread
@@ -255,7 +273,7 @@ def leading_of(arrivals: list[tuple[int, str, int, int, int]]) -> tuple[list[flo
         known = commands.get((key, stamp))
         if known is None or seq < known:
             commands[(key, stamp)] = seq
-    events = {(key, seq) for _, key, seq, _, _ in arrivals}
+    events = {(key, seq, stamp) for _, key, seq, stamp, _ in arrivals}
     leading = [(arrived - stamp) / 1e6 for _, key, seq, stamp, arrived in arrivals if commands[(key, stamp)] == seq]
     return leading, len(events) / max(1, len(commands))
 

@@ -63,6 +63,8 @@ KEPT_VIEWS = 4096
 # Of a command's SHA-256 kept per request id: enough to tell two commands apart.
 COMMAND_BYTES = 16
 WATCH_POLL_SECONDS = 10.0
+# The most events one batched stream response holds (a backlog goes in several).
+BATCH_EVENTS = 100
 MAX_PAGE_SIZE = 100
 MAX_DISPLAY_NAME = 64
 MAX_REQUEST_ID = 128
@@ -995,13 +997,16 @@ class TableCore:
         return response
 
     async def stream(
-        self, table_id: str, after_seq: int, token: str | None, client: Client | None = None
+        self, table_id: str, after_seq: int, token: str | None, client: Client | None = None, batched: bool = False
     ) -> AsyncIterator[bytes]:
         """The log from after_seq on, then live, as the token's seat sees it (None: a
         spectator); ends after the game's last event, at once when after_seq is at or
         past it. It holds one of ``client``'s open streams, unless a bot's seat watches.
         Each event comes serialized as a stream response (``StoredEntry.framed_for_viewer``),
-        so the watchers of a table share one serialization of it."""
+        so the watchers of a table share one serialization of it. ``batched``: each
+        response holds every event known at once (up to BATCH_EVENTS), in its ``events``:
+        a command's entries go to each watcher in one message, one send, instead of one
+        after the other."""
         record, _ = await self.load(table_id)
         seat = None if token is None else self.authorise_seat(record, token)
         last_seq = record.table.last_seq
@@ -1025,6 +1030,24 @@ class TableCore:
                 while True:
                     # Shared with every watcher of the table on this gateway: one read per event.
                     entries, generation = await self.hub.entries_after(channel, last, read)
+                    if batched and entries:
+                        batch: list[bytes] = []
+                        for entry in entries:
+                            last = entry.seq
+                            data = entry.framed_in_batch(seat)
+                            if data:
+                                batch.append(data)
+                            if entry.is_end or entry.revokes(seat) or len(batch) >= BATCH_EVENTS:
+                                break
+                        if batch:
+                            yield batch[0] if len(batch) == 1 else b"".join(batch)
+                        if entry.is_end:
+                            return
+                        if entry.revokes(seat):
+                            raise ApiError(
+                                grpc.StatusCode.PERMISSION_DENIED, "TOKEN_REVOKED", "a bot has taken this seat"
+                            )
+                        continue
                     for entry in entries:
                         last = entry.seq
                         data = entry.framed_for_viewer(seat)

@@ -201,11 +201,11 @@ class GatewayServicer:
     def WatchTable(self, request, context) -> AsyncIterator[bytes]:
         token = require_token(context)
         # WatchTableResponses, serialized (see TableCore.stream).
-        return self.core.stream(request.table_id, request.after_seq, token, client_of(context))
+        return self.core.stream(request.table_id, request.after_seq, token, client_of(context), request.batched)
 
     def SpectateTable(self, request, context) -> AsyncIterator[bytes]:
         # SpectateTableResponses, serialized.
-        return self.core.stream(request.table_id, request.after_seq, None, client_of(context))
+        return self.core.stream(request.table_id, request.after_seq, None, client_of(context), request.batched)
 
     async def GetReplay(self, request: gw.GetReplayRequest, context) -> gw.GetReplayResponse:
         seat = request.seat if request.HasField("seat") else None

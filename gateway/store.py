@@ -222,6 +222,7 @@ class StoredEntry:
     _record: store_pb2.LogRecord | None = field(default=None, init=False, repr=False, compare=False)
     _seen: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
     _framed: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _framed_in_batch: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         data = self.fields.get(b"e")
@@ -271,6 +272,16 @@ class StoredEntry:
         if framed is None:
             data = self.for_viewer(seat)
             framed = self._framed[seat] = b"\x0a" + _varint(len(data)) + data if data else b""
+        return framed
+
+    def framed_in_batch(self, seat: int | None) -> bytes:
+        """``for_viewer``'s event as one element of a batched stream response's ``repeated
+        TableEvent events = 2``: the responses of a batch are these joined, serialized once
+        for every watcher who sees the entry alike. b'' when it sees nothing."""
+        framed = self._framed_in_batch.get(seat)
+        if framed is None:
+            data = self.for_viewer(seat)
+            framed = self._framed_in_batch[seat] = b"\x12" + _varint(len(data)) + data if data else b""
         return framed
 
     def seen(self) -> bytes:

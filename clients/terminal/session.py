@@ -282,9 +282,10 @@ class Session:
         """The seat's (or the public) events from after_seq on, live until the game ends.
         A thread reads the stream and hands each event to the event loop."""
         if self.seat is None:
-            stream = self.stub.SpectateTable(gw.SpectateTableRequest(table_id=self.table_id, after_seq=after_seq))
+            spectate = gw.SpectateTableRequest(table_id=self.table_id, after_seq=after_seq, batched=True)
+            stream = self.stub.SpectateTable(spectate)
         else:
-            request = gw.WatchTableRequest(table_id=self.table_id, after_seq=after_seq)
+            request = gw.WatchTableRequest(table_id=self.table_id, after_seq=after_seq, batched=True)
             stream = self.stub.WatchTable(request, metadata=self.metadata)
         self._streams.append(stream)
         loop = asyncio.get_running_loop()
@@ -292,8 +293,9 @@ class Session:
 
         def pump() -> None:
             try:
-                for message in stream:
-                    loop.call_soon_threadsafe(queue.put_nowait, message.event)
+                for message in stream:  # batched: a command's events in one message
+                    for event in message.events:
+                        loop.call_soon_threadsafe(queue.put_nowait, event)
                 loop.call_soon_threadsafe(queue.put_nowait, None)
             except grpc.RpcError as error:
                 loop.call_soon_threadsafe(queue.put_nowait, error)

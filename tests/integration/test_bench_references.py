@@ -4,7 +4,9 @@ only the submits of its window, on tables made before it. Counts only, never a t
 
 import asyncio
 
-from bench.bare import BarePipeline
+import pytest
+
+from bench.bare import BarePipeline, BareStreams, Commands
 from bench.gateway import combined, submit_action
 from deploy.stack import ROOT
 
@@ -14,6 +16,21 @@ def test_the_bare_pipeline_streams_every_event_it_makes_to_every_stream(stack):
         figures = asyncio.run(pipeline.watch(tables=3, per_table=4, per_second=30, seconds=1.0))
     assert figures.streams == 12
     assert figures.events == 30 * 4  # each of the 30 events to the 4 streams of its table
+
+
+@pytest.mark.parametrize("batched", [True, False])
+def test_the_references_make_the_commands_they_are_told(stack, batched):
+    """Commands of several events (in one message, or one each), each table paced on its
+    events as tavola's pacing client paces its tables: 10 events a table in 1 s, but the
+    second table's last command (3 events, begun at 0.93 s) makes 12."""
+    commands = Commands([[2], [1, 3], [2]], event_bytes=69, batched=batched)
+    workdir = ROOT / ".run" / "test-bench"
+    with BarePipeline(stack.redis_url, f"{stack.key_prefix}:bare-cmd", workdir) as pipeline:
+        figures = asyncio.run(pipeline.watch(3, 4, per_second=30, seconds=1.0, commands=commands))
+    assert figures.streams == 12 and figures.events == (10 + 12 + 10) * 4
+    with BareStreams(workdir) as streams:
+        figures = asyncio.run(streams.run(3, 4, per_second=30, seconds=1.0, commands=commands))
+    assert figures.events == (10 + 12 + 10) * 4
 
 
 def test_the_submit_part_times_submits_on_tables_made_before_the_clock(stack):

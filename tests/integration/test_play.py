@@ -112,3 +112,45 @@ def test_the_end_reveals_every_puppet_to_everyone(gateway):
     view = CASES["borgia"].unpack(response.spectator_view, CASES["borgia"].view_type)
     assert {puppets.seat for puppets in view.result.puppets} == set(range(4))
     assert all(p.puppets and not p.hidden for p in view.result.puppets)
+
+
+def test_batched_streams_bring_the_same_events_a_command_at_a_time(gateway):
+    """With ``batched``, a response holds every event the gateway has for the stream at
+    once (in ``events``, ``event`` unset): the backlog, then each command's entries;
+    flattened, the very events of a stream of one event a response, seat and spectator."""
+    table = HumanTable(gateway, players=3, seed=12)
+    token = auth.metadata(table.tokens[1])
+    streams = {
+        "seat": gateway.WatchTable(gw.WatchTableRequest(table_id=table.table_id, batched=True), metadata=token),
+        "spectator": gateway.SpectateTable(gw.SpectateTableRequest(table_id=table.table_id, batched=True)),
+    }
+    received: dict[str, list] = {name: [] for name in streams}
+    errors: list = []
+
+    def read(name: str) -> None:
+        try:
+            received[name].extend(streams[name])
+        except grpc.RpcError as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=read, args=(name,)) for name in streams]
+    for thread in threads:
+        thread.start()
+    table.start()
+    play_to_end(table, random.Random(5))
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors
+    one_each = {
+        "seat": [m.event for m in gateway.WatchTable(gw.WatchTableRequest(table_id=table.table_id), metadata=token)],
+        "spectator": [m.event for m in gateway.SpectateTable(gw.SpectateTableRequest(table_id=table.table_id))],
+    }
+    for name, responses in received.items():
+        assert all(not response.HasField("event") and response.events for response in responses)
+        assert [event for response in responses for event in response.events] == one_each[name]
+        assert len(responses) < len(one_each[name])  # some response held several
+    # The whole log of a finished table, batched too.
+    after = gateway.SpectateTable(gw.SpectateTableRequest(table_id=table.table_id, after_seq=2, batched=True))
+    assert [event for response in after for event in response.events] == [
+        event for event in one_each["spectator"] if event.seq > 2
+    ]
