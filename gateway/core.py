@@ -23,7 +23,7 @@ import secrets
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableSequence
 from dataclasses import dataclass
 
 import grpc
@@ -154,13 +154,13 @@ class Commit:
             }
             self.entries.append(LogEntry(spectator=spectator, seats=seats))
 
-    def seen_by(self, seat: int) -> list[gw.TableEvent]:
-        seen = []
+    def seen_by(self, seat: int, events: MutableSequence[gw.TableEvent]) -> None:
+        """Adds the entries' events as ``seat`` sees them to ``events`` (a response's), each
+        decoded into its place (no message of its own, copied in)."""
         for entry in self.entries:
             data = entry.seats.get(seat, entry.spectator)
             if data:
-                seen.append(gw.TableEvent.FromString(data))
-        return seen
+                events.add().MergeFromString(data)  # type: ignore[attr-defined]
 
     def finish(self) -> store_pb2.TableRecord:
         """Stamps the new version, last seq and update time on the record to be written
@@ -852,7 +852,9 @@ class TableCore:
             if continue_as_bot:
                 commit.keep_seat = self._next_of_same_bot(record, seat)
             commit.finish()
-            response.CopyFrom(gw.SubmitActionResponse(table=record.table, events=commit.seen_by(seat)))
+            response.Clear()  # a change that runs again (from a load) answers afresh
+            response.table.CopyFrom(record.table)
+            commit.seen_by(seat, response.events)
             if idempotency is None:
                 return None
             return compact_response(command, seat, record.table, len(commit.entries))

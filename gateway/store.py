@@ -45,6 +45,7 @@ from typing import cast
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import NoScriptError
 
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
@@ -361,6 +362,18 @@ class TableStore:
         # compare-and-set on the version tells whether it was still the table's record.
         self.recent_records: dict[str, tuple[bytes, tuple[str, ...]]] = {}
         self.recent_limit = recent_records
+        # Decoded "types" fields, by their bytes (_type_urls).
+        self.known_types: dict[bytes, tuple[str, ...]] = {}
+
+    def _type_urls(self, data: bytes) -> tuple[str, ...]:
+        """A table's "types" field, decoded once for every table that has the same (a game's
+        tables share a few lists)."""
+        known = self.known_types.get(data)
+        if known is None:
+            if len(self.known_types) >= 1024:
+                self.known_types.clear()
+            known = self.known_types[data] = tuple(store_pb2.TypeUrls.FromString(data).type_urls)
+        return known
 
     def _remember(self, table_id: str, data: bytes, type_urls: Sequence[str]) -> None:
         if self.recent_limit <= 0:
@@ -369,7 +382,7 @@ class TableStore:
         recent.pop(table_id, None)  # the newest last
         while len(recent) >= self.recent_limit:
             del recent[next(iter(recent))]  # the oldest
-        recent[table_id] = (data, tuple(type_urls))
+        recent[table_id] = (data, type_urls if isinstance(type_urls, tuple) else tuple(type_urls))
 
     def recent(self, table_id: str) -> store_pb2.TableRecord | None:
         """The record this gateway last loaded or committed for the table, if it has one:
@@ -406,9 +419,12 @@ class TableStore:
             raise TableMissing(table_id)
         record = store_pb2.TableRecord.FromString(data)
         if types:
+            type_urls = self._type_urls(types)
             record.ClearField("type_urls")
-            record.type_urls.extend(store_pb2.TypeUrls.FromString(types).type_urls)
-        self._remember(table_id, data, record.type_urls)
+            record.type_urls.extend(type_urls)
+            self._remember(table_id, data, type_urls)
+        else:
+            self._remember(table_id, data, tuple(record.type_urls))
         stored = None
         if request_key and replies[1] is not None:
             stored = store_pb2.StoredResponse.FromString(replies[1])
@@ -475,7 +491,10 @@ class TableStore:
             args += ["", ""]
         for offset, fields in enumerate(encoded):
             args += [f"{first_seq + offset}-0", len(fields) // 2, *fields]
-        result = await self._commit(keys=keys, args=args)
+        try:  # EVALSHA itself: redis-py's Script call checks for a pipeline at every call
+            result = await self.redis.evalsha(self._commit.sha, len(keys), *keys, *args)
+        except NoScriptError:  # a Redis that lost its scripts (restarted, flushed): loads it
+            result = await self._commit(keys=keys, args=args)
         status = int(result[0])
         if status == 1:
             self._remember(table.table_id, data, type_urls)
@@ -504,7 +523,7 @@ class TableStore:
             replies = await pipe.execute()
         # redis-py types replies for every client flavour at once; this one does not decode.
         raw = cast("list[tuple[bytes, dict[bytes, bytes]]]", replies[0])
-        type_urls = store_pb2.TypeUrls.FromString(replies[1]).type_urls if replies[1] else ()
+        type_urls = self._type_urls(replies[1]) if replies[1] else ()
         return [
             StoredEntry(seq=int(entry_id.split(b"-")[0]), fields=fields, type_urls=type_urls)
             for entry_id, fields in raw
