@@ -44,7 +44,7 @@ from bench.gateway import combined, submit_action
 from bench.replies import bot_replies
 from bench.tables import CpuMeter, print_progress, run_tables
 from bench.watchers import GAME as WATCH_GAME
-from bench.watchers import Spectated, percentile, redis_publish_latency
+from bench.watchers import Spectated, percentile, redis_publish_latency, spread_of
 from bots import arena, registry
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from services.registry import game_ids, player_counts
@@ -418,14 +418,34 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
         "bare pipeline p99",
     )
     # Where the time goes: from the commit stamp to a table's first stream (the command's
-    # rules call and commit, pub/sub, the log read), then on to its other streams.
+    # rules call and commit, its hand-off to the watchers), then on to its other streams;
+    # beside the same split of the bare pipeline's streams (from the submit's stamp) and of
+    # the bare streams server's (from its send stamp: the fan-out alone).
+    _, made_first, made_spread = spread_of(made.arrivals)
+    _, bare_first, bare_spread = spread_of(bare.arrivals)
     parts = (
-        ("first_stream", "  of which to a table's first stream", figures.first_ms),
-        ("spread", "  then on to each other stream", figures.spread_ms),
+        ("first_stream", "  of which to a table's first stream", figures.first_ms, made_first, bare_first),
+        ("spread", "  then on to each other stream", figures.spread_ms, made_spread, bare_spread),
     )
-    for key, label, samples in parts:
+    for key, label, samples, made_samples, bare_samples in parts:
         for fraction, name in ((0.5, "p50"), (0.99, "p99")):
-            report.row(f"watch.{key}_{name}_ms", f"{label}, {name}", percentile(samples, fraction), "ms")
+            value = percentile(samples, fraction)
+            report.row(
+                f"watch.{key}_{name}_ms",
+                f"{label}, {name}",
+                value,
+                "ms",
+                percentile(made_samples, fraction),
+                "bare pipeline",
+            )
+            report.row(
+                f"watch.{key}_{name}_vs_streams_ms",
+                f"{label}, {name}",
+                value,
+                "ms",
+                percentile(bare_samples, fraction),
+                "bare streams",
+            )
     # What reading costs each side's client (tavola's streams carry protobuf messages, the
     # references' raw bytes): CPU of the reading processes per delivery.
     reading = {

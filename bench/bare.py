@@ -309,6 +309,8 @@ class StreamFigures:
     p50_ms: float
     p99_ms: float
     reader_cpu_seconds: float = 0.0  # the reading processes', opening the streams included
+    # (stream index, key, event number in its message, send stamp ns, arrival ns) of each delivery
+    arrivals: list[tuple[int, str, int, int, int]] = field(default_factory=list, repr=False)
 
 
 def _stream_figures(streams: int, read: ReadFigures, elapsed: float) -> StreamFigures:
@@ -316,7 +318,9 @@ def _stream_figures(streams: int, read: ReadFigures, elapsed: float) -> StreamFi
     latencies = [(arrived - stamp) / 1e6 for _, _, _, stamp, arrived in read.arrivals]
     ordered = sorted(latencies) or [0.0]
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return StreamFigures(streams, len(latencies), elapsed, statistics.median(ordered), p99, read.cpu_seconds)
+    return StreamFigures(
+        streams, len(latencies), elapsed, statistics.median(ordered), p99, read.cpu_seconds, read.arrivals
+    )
 
 
 @dataclass
