@@ -157,9 +157,9 @@ ISMCTS = BotSpec(
     strength=70,
     strength_note="At its default budget it beats random bots in every game (Borgia: 96% of 2-player games, "
     "about three times its fair share with 3 to 6 players) and is even with the Pecunia heuristic; the Mortadella "
-    "heuristic still wins 55-45. Against heuristic players choose paired=8,rollout=heuristic: 54% against "
-    "borgia-heuristic, 58% against the Pecunia heuristic (400 games); in Mortadella "
-    "paired=8,rollout=sharp,belief=inferred: 57% against its heuristic (800 games). More time plays better.",
+    "heuristic still wins 55-45. Against heuristic players choose paired=8,rollout=sharp,belief=inferred in "
+    "Borgia and Mortadella (Borgia: 90% against borgia-heuristic, whose performs give its puppet away; Mortadella: "
+    "57%, 800 games), paired=8,rollout=heuristic in Pecunia (58%, 400 games). More time plays better.",
     make=_make_ismcts,
     check=_check_ismcts,
     options=(
@@ -170,7 +170,8 @@ ISMCTS = BotSpec(
             "rollout",
             "How playouts choose: random, or the game's heuristic (random where the game has none), or "
             "sharp: the bot's own seat by a sharper heuristic where the game has one (Mortadella: two-player "
-            "guesses by the odds of the deal and the tokens), which also ranks its candidates.",
+            "guesses by the odds of the deal and the tokens; Borgia: rumors aimed at the puppets the others' "
+            "performs point to), which also ranks its candidates.",
             "enum",
             "random",
             ("random", "heuristic", "sharp"),
@@ -199,7 +200,8 @@ ISMCTS = BotSpec(
         BotOption(
             "belief",
             "How it redraws what it cannot see: uniform, or inferred (weighted by what the others' play "
-            "reveals, where the game has such a belief; fitted on heuristic players).",
+            "reveals, where the game has such a belief: Mortadella's roles from their tokens, Borgia's puppets "
+            "from their performs; fitted on heuristic players).",
             "enum",
             "uniform",
             ("uniform", "inferred"),
