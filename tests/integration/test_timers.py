@@ -42,6 +42,11 @@ def test_a_bot_takes_the_seats_of_absent_players_and_finishes_the_game(gateway):
     watch = gateway.WatchTable(
         gw.WatchTableRequest(table_id=table.table_id), metadata=auth.metadata(table.tokens[0]), timeout=120
     )
+    batched = gateway.WatchTable(
+        gw.WatchTableRequest(table_id=table.table_id, batched=True),
+        metadata=auth.metadata(table.tokens[0]),
+        timeout=120,
+    )
     table.start()
     events = events_until(gateway, table.table_id, lambda event: event.HasField("game_finished"))
     expired = {e.decision_expired.seat for e in events if e.HasField("decision_expired")}
@@ -59,6 +64,13 @@ def test_a_bot_takes_the_seats_of_absent_players_and_finishes_the_game(gateway):
             seen.append(message.event)
     assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED and reason_of(caught.value) == "TOKEN_REVOKED"
     assert seen[-1].decision_expired.seat == 0
+    # A batched stream too, with the events up to the seat's change in its last response.
+    responses = []
+    with pytest.raises(grpc.RpcError) as caught:
+        for message in batched:
+            responses.append(message)
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED and reason_of(caught.value) == "TOKEN_REVOKED"
+    assert [event for response in responses for event in response.events] == seen
 
 
 def test_a_decision_taken_in_time_is_not_expired(gateway, stack):
