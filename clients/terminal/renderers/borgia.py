@@ -1,4 +1,4 @@
-"""House of Borgia: the cardinal ladder, dice, puppets, the bid, rumors."""
+"""House of Borgia: the cardinal ladder, dice, puppets, the bid, rumors, what each seat performed."""
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -6,6 +6,8 @@ from rich.text import Text
 
 from clients.terminal.renderers.base import Renderer, TableContext, words
 from tavola.borgia.v1 import borgia_pb2 as pb
+
+LAST_PERFORMED = 2  # performs shown per seat, the latest last (the event log keeps them all)
 
 
 def cardinal(value: int) -> str:
@@ -109,6 +111,8 @@ class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         grid.add_column("dice", justify="right")
         grid.add_column("faces")
         grid.add_column("rumors")
+        # Every perform is public: what a player did to the cardinals hints at its puppet.
+        grid.add_column("last performed")
         for seat in view.seats:
             marker = ""
             if view.phase in (pb.PHASE_BID, pb.PHASE_PERFORM) and seat.seat == view.active_seat:
@@ -126,6 +130,7 @@ class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
                 str(seat.dice_count),
                 faces,
                 ", ".join(cardinal(c) for c in seat.rumors) or "—",
+                "; ".join(describe(action, ctx) for action in seat.performed[-LAST_PERFORMED:]) or "—",
             )
         return grid
 

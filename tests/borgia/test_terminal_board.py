@@ -1,0 +1,30 @@
+"""The terminal's Borgia board shows what each seat last performed (public, B5): what a
+player needs to read the others' puppets, as the bots do."""
+
+import io
+
+from rich.console import Console
+
+from clients.terminal.renderers.base import TableContext
+from clients.terminal.renderers.borgia import RENDERER
+from services.borgia import GAME
+from services.borgia.model import Accuse, Bribe, Direction, Poison
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tests.borgia.test_rules import BORGIA, COLONNA, ORSINI, make_state
+
+
+def board_text(state, seat: int) -> str:
+    view = GAME.codec.view_to_proto(GAME.engine.view(state, seat))
+    table = gw.Table(seats=[gw.Seat(seat=0, display_name="Ada"), gw.Seat(seat=1, display_name="Bea")])
+    console = Console(record=True, width=220, file=io.StringIO())
+    console.print(RENDERER.board(view, TableContext.of(table, seat)))
+    return console.export_text()
+
+
+def test_b5_the_board_shows_each_seat_s_last_two_performs():
+    performed = ((), (Accuse(COLONNA), Poison(BORGIA, BORGIA), Bribe(ORSINI, Direction.TOP)))
+    text = board_text(make_state(2, performed=performed), 0)
+    assert "last performed" in text
+    bea = next(line for line in text.splitlines() if "Bea" in line and "Bribe" in line)
+    assert "Poison: 2 from Borgia; Bribe: Orsini to the top" in bea
+    assert "Accusation" not in bea, "only the last two; the event log keeps the rest"
