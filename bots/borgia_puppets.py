@@ -134,8 +134,9 @@ def borgia_sharp_policy(
     """``borgia-heuristic``, plus rumors aimed by ``puppet_odds``: it performs the rumor
     likeliest to match its target's puppet, and bids RUMOR when such a rumor is worth more
     than its other bids."""
-    if view.phase == Phase.PERFORM and legal and type(legal[0]) is Rumor:
-        values = {action: _rumor_value(view, seat, action) for action in legal}
+    rumors = [action for action in legal if type(action) is Rumor]
+    if view.phase == Phase.PERFORM and rumors:
+        values = {action: _rumor_value(view, seat, action) for action in rumors}
         best = max(values.values())
         if best > 0:
             return rng.choice([a for a, v in values.items() if v >= best - 1e-9])

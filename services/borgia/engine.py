@@ -365,9 +365,7 @@ def _perform(state: BorgiaState, seat: int, action: BorgiaAction, events: list):
     return (tuple(influence) if changes else state.influence), ladder, antipope, rumors
 
 
-def _lose_die(
-    s: BorgiaState, loser: int, events: list, influence, ladder, antipope, rumors, performed
-) -> BorgiaState:
+def _lose_die(s: BorgiaState, loser: int, events: list, influence, ladder, antipope, rumors, performed) -> BorgiaState:
     """B4 die loss, then B7 rally, then B8 end of round. Only ever after a call."""
     dice = list(s.dice)
     dice[loser] = dice[loser][:-1]  # Project decision: drop the last of the sorted, just revealed dice
