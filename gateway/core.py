@@ -1023,6 +1023,21 @@ class TableCore:
         async def read(after: int) -> list[StoredEntry]:
             return await self.store.read_log(table_id, after, READ_PAGE)
 
+        def make(entries: list[StoredEntry]) -> tuple[bytes, int, bool, bool]:
+            """A batched response of ``entries`` as ``seat`` sees them, up to the game's end,
+            a revocation of the seat or BATCH_EVENTS: (its bytes, b'' when the seat sees
+            none of them; the last seq it covers; whether that entry ends the stream, and
+            whether it revokes the seat)."""
+            parts: list[bytes] = []
+            for entry in entries:
+                data = entry.framed_in_batch(seat)
+                if data:
+                    parts.append(data)
+                if entry.is_end or entry.revokes(seat) or len(parts) >= BATCH_EVENTS:
+                    break
+            joined = parts[0] if len(parts) == 1 else b"".join(parts)
+            return joined, entry.seq, entry.is_end, entry.revokes(seat)
+
         if seat is not None and record.table.seats[seat].kind == gw.SEAT_KIND_BOT:
             client = None  # the platform's own bots are never limited
         with self.quotas.stream(client):
@@ -1030,22 +1045,19 @@ class TableCore:
             try:
                 last = after_seq
                 while True:
-                    # Shared with every watcher of the table on this gateway: one read per event.
-                    entries, generation = await self.hub.entries_after(channel, last, read)
-                    if batched and entries:
-                        batch: list[bytes] = []
-                        for entry in entries:
-                            last = entry.seq
-                            data = entry.framed_in_batch(seat)
-                            if data:
-                                batch.append(data)
-                            if entry.is_end or entry.revokes(seat) or len(batch) >= BATCH_EVENTS:
-                                break
-                        if batch:
-                            yield batch[0] if len(batch) == 1 else b"".join(batch)
-                        if entry.is_end:
+                    batch = self.hub.batch_after(channel, last, seat, make) if batched else None
+                    if batch is None:
+                        # Shared with every watcher of the table on this gateway: one read per event.
+                        entries, generation = await self.hub.entries_after(channel, last, read)
+                        if batched and entries:  # behind the buffer: its own read
+                            batch = make(entries)
+                    if batch is not None:
+                        data, last, end, revoked = batch
+                        if data:
+                            yield data
+                        if end:
                             return
-                        if entry.revokes(seat):
+                        if revoked:
                             raise ApiError(
                                 grpc.StatusCode.PERMISSION_DENIED, "TOKEN_REVOKED", "a bot has taken this seat"
                             )

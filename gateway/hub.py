@@ -31,6 +31,7 @@ watchers a timer set and cancelled for every event).
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import redis.asyncio as redis
 import structlog
@@ -47,10 +48,21 @@ READ_PAGE = 500
 
 # Reads the table's log: the entries after a seq (at most a page of them, in order).
 Reader = Callable[[int], Awaitable[list]]
+T = TypeVar("T")
 
 
 class _Table:
-    __slots__ = ("buffer", "changed", "generation", "poll", "read_generation", "reading", "tail", "watchers")
+    __slots__ = (
+        "batches",
+        "buffer",
+        "changed",
+        "generation",
+        "poll",
+        "read_generation",
+        "reading",
+        "tail",
+        "watchers",
+    )
 
     def __init__(self) -> None:
         self.generation = 0
@@ -65,6 +77,9 @@ class _Table:
         self.reading: asyncio.Event | None = None
         # The table's timeout while its watchers wait: (the generation it was armed at, its timer).
         self.poll: tuple[int, asyncio.TimerHandle] | None = None
+        # What the buffer holds after a seq for a viewer, made once for the table's watchers
+        # (``Hub.batch_after``), by (seq, viewer); emptied whenever the buffer changes.
+        self.batches: dict[tuple[int, int | None], object] = {}
 
     def wake(self) -> None:
         self.generation += 1
@@ -215,10 +230,26 @@ class Hub:
                 table.reading = None
                 done.set()
 
+    def batch_after(self, channel: str, after_seq: int, viewer: int | None, make: Callable[[list], T]) -> T | None:
+        """``make`` of the buffer's entries after ``after_seq`` (a batched stream's next
+        response for ``viewer``), made once for every watcher of the table at that seq who
+        sees alike, where each would make its own; None when the buffer does not hold the
+        next entry (``entries_after`` then reads, or waits)."""
+        table = self.tables[channel]
+        buffer = table.buffer
+        if not buffer or not buffer[0].seq <= after_seq + 1 <= buffer[-1].seq:
+            return None
+        key = (after_seq, viewer)
+        made = table.batches.get(key)
+        if made is None:
+            made = table.batches[key] = make(buffer[after_seq + 1 - buffer[0].seq :])
+        return made  # type: ignore[return-value]
+
     @staticmethod
     def _extend(table: _Table, entries: list) -> None:
         """Adds entries read or delivered to the buffer: those past its tail, after it when
         they follow on, in its place when there is a gap."""
+        table.batches = {}
         if table.tail is not None:
             if entries[-1].seq <= table.tail:
                 return

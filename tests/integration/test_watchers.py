@@ -196,3 +196,29 @@ async def _a_quiet_table_is_polled_once() -> None:
 
 def test_the_watchers_of_a_quiet_table_share_one_timeout():
     asyncio.run(_a_quiet_table_is_polled_once())
+
+
+def test_a_batch_is_made_once_for_the_watchers_of_a_table_who_see_alike():
+    from gateway.hub import Hub, _Table
+
+    hub = Hub(_NoRedis(), "control")  # type: ignore[arg-type]
+    table = hub.tables["t"] = _Table()
+    table.watchers = 3
+    hub._extend(table, [_Entry(seq) for seq in range(1, 4)])
+    made: list[tuple[list[int], int | None]] = []
+
+    def make(viewer: int | None):
+        def made_for(entries: list) -> tuple:
+            made.append(([entry.seq for entry in entries], viewer))
+            return (viewer, entries[-1].seq)
+
+        return made_for
+
+    assert hub.batch_after("t", 1, None, make(None)) == (None, 3)
+    assert hub.batch_after("t", 1, None, make(None)) == (None, 3)  # the same, not made again
+    assert hub.batch_after("t", 1, 0, make(0)) == (0, 3)  # a seat sees otherwise
+    assert made == [([2, 3], None), ([2, 3], 0)]
+    assert hub.batch_after("t", 3, None, make(None)) is None  # nothing after the buffer's tail
+    hub._extend(table, [_Entry(4)])  # the buffer grew: batches are made afresh
+    assert hub.batch_after("t", 1, None, make(None)) == (None, 4)
+    assert made[-1] == ([2, 3, 4], None)
