@@ -21,7 +21,9 @@
   second to as many streams (the fan-out alone), and beside Redis PUBLISH alone. Every
   side's streams are read alike, by ``--watch-readers`` processes (4 by default), all
   three sides' streams are open at once, and their tables are played in turn, at the same
-  pace, in four slices each.
+  pace, in four slices each. The references make the commands tavola's tables made in the
+  same slice (as many events each, of the same size), and every side sends a command's
+  events in one message (batched streams; ``--watch-one-a-message``: one an event).
 
 ``--quick`` (make bench-quick) runs every part small, in about two minutes; ``--json``
 prints the figures as one JSON object on stdout (progress goes to stderr). The machine is
