@@ -183,7 +183,7 @@ class Schema:
         message = GetMessageClass(descriptor)
         if _is_union(hint):
             union = self.union(hint, message)
-            return union.to_proto, union.from_proto
+            return union.to_nested_proto, union.from_proto
         if isinstance(hint, type) and (dataclasses.is_dataclass(hint) or _is_namedtuple(hint)):
             mapper = self.mapper(hint, message)
             return mapper.to_proto, mapper.from_proto
@@ -391,6 +391,9 @@ class Mapper:
         return self.cls(**self.decode_fields(message))
 
 
+_NESTED_CACHE_SIZE = 4096  # union values kept encoded, per union type
+
+
 class UnionMapper:
     """A union of dataclasses <-> a message with one oneof, member ``snake_case(class name)``."""
 
@@ -409,6 +412,21 @@ class UnionMapper:
             self._by_type[cls] = (name, mapper)
             self._by_name[name] = mapper
         self._oneof = oneof.name
+        self._nested: dict[Any, Any] = {}
+
+    def to_nested_proto(self, value: Any) -> Any:
+        """``to_proto`` for a field of another message, which copies it in: so each value's
+        message is built once and kept (a bounded cache). A history of actions repeated in
+        every state and view (Borgia's performs) costs a lookup per action, not an encoding."""
+        try:
+            message = self._nested.get(value)
+        except TypeError:  # an unhashable value: encoded every time
+            return self.to_proto(value)
+        if message is None:
+            if len(self._nested) >= _NESTED_CACHE_SIZE:
+                self._nested.clear()
+            message = self._nested[value] = self.to_proto(value)
+        return message
 
     def to_proto(self, value: Any) -> Any:
         entry = self._by_type.get(type(value))
