@@ -64,14 +64,19 @@ function call(client, method, request, metadata) {
 }
 
 // The spectator stream, read to its end (the gateway ends it after the game's last event).
+// Batched: each message carries every event the gateway had for the stream (a command's
+// events arrive together, in one message).
 function spectate(client, tableId) {
   return new Promise((resolve, reject) => {
-    const seen = { events: 0, lastSeq: 0, finished: null };
-    const stream = client.SpectateTable({ table_id: tableId, after_seq: 0 });
+    const seen = { events: 0, messages: 0, lastSeq: 0, finished: null };
+    const stream = client.SpectateTable({ table_id: tableId, after_seq: 0, batched: true });
     stream.on("data", (message) => {
-      seen.events += 1;
-      seen.lastSeq = message.event.seq;
-      if (message.event.body === "game_finished") seen.finished = message.event.game_finished.outcome;
+      seen.messages += 1;
+      for (const event of message.events.length ? message.events : [message.event]) {
+        seen.events += 1;
+        seen.lastSeq = event.seq;
+        if (event.body === "game_finished") seen.finished = event.game_finished.outcome;
+      }
     });
     stream.on("error", reject);
     stream.on("end", () => resolve(seen));
@@ -112,6 +117,7 @@ async function main() {
         decisions,
         rejected,
         spectator_events: seen.events,
+        spectator_messages: seen.messages,
         spectator_saw_the_end: seen.finished !== null,
         outcome: view.table.outcome,
       };
