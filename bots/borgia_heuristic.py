@@ -50,7 +50,6 @@ RALLY_FEW, RALLY_MANY = (3, 2, 1), (3, 2, 2, 1)  # B7: 2-4 players, 5-6 players
 CARDINAL_COUNT = 6
 
 Standings = tuple[Sequence[int], Sequence[Cardinal], Cardinal | None]  # influence, ladder, antipope
-BidValues = dict[Face, float]
 
 
 def borgia_heuristic_policy(
@@ -59,14 +58,25 @@ def borgia_heuristic_policy(
     if view.phase == Phase.RESPOND:
         return borgia_odds_policy(game, view, seat, legal, rng)
     if view.phase == Phase.BID:
-        # Only the lowest legal count (higher only adds risk); each face reckoned once.
-        low = 1 if view.bid is None else view.bid.count + 1
-        values = bid_values(view, seat, low)
-        return _best(legal, lambda bid: values[bid.action] if type(bid) is Bid and bid.count == low else -math.inf, rng)
+        return lowest_bid(view, seat, legal, rng)
     mine = view.seats[seat].puppets or ()
     horizon = _horizon(view)
     current = (view.influence, view.ladder, view.antipope)
     return _best(legal, lambda action: _perform_value(view, mine, horizon, current, action), rng)
+
+
+def lowest_bid(
+    view: BorgiaView,
+    seat: int,
+    legal: Sequence[BorgiaAction],
+    rng: random.Random,
+    extra: Mapping[Face, float] | None = None,
+) -> BorgiaAction:
+    """The bid worth most (``bid_values``, with ``extra`` gains) at the lowest legal count:
+    higher only adds risk. Each face is reckoned once."""
+    low = 1 if view.bid is None else view.bid.count + 1
+    values = bid_values(view, seat, low, extra)
+    return _best(legal, lambda bid: values[bid.action] if type(bid) is Bid and bid.count == low else -math.inf, rng)
 
 
 def _best(legal: Sequence[BorgiaAction], value, rng: random.Random) -> BorgiaAction:
@@ -108,7 +118,7 @@ def _horizon(view: BorgiaView) -> int:
     return min(HORIZON, min(s.dice_count for s in view.seats))
 
 
-def bid_values(view: BorgiaView, seat: int, count: int, extra: Mapping[Face, float] | None = None) -> BidValues:
+def bid_values(view: BorgiaView, seat: int, count: int, extra: Mapping[Face, float] | None = None) -> dict[Face, float]:
     """Per bid face, a bid of ``count``: what its action gains if the bid holds (plus
     ``extra``, a gain the caller reckons itself), times the odds it does, less the die it
     costs if it is called and false."""

@@ -23,12 +23,11 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
-from bots.borgia_heuristic import BidValues, bid_values, borgia_heuristic_policy
+from bots.borgia_heuristic import borgia_heuristic_policy, lowest_bid
 from services.borgia.engine import excluded_puppets
 from services.borgia.model import (
     CARDINALS,
     Accuse,
-    Bid,
     BorgiaAction,
     BorgiaState,
     BorgiaView,
@@ -135,35 +134,28 @@ def borgia_sharp_policy(
     likeliest to match its target's puppet, and bids RUMOR when such a rumor is worth more
     than its other bids."""
     rumors = [action for action in legal if type(action) is Rumor]
+    odds: dict[int, dict[Cardinal, float]] = {}  # by target, read once per decision
     if view.phase == Phase.PERFORM and rumors:
-        values = {action: _rumor_value(view, seat, action) for action in rumors}
+        values = {action: _rumor_value(view, seat, action, odds) for action in rumors}
         best = max(values.values())
         if best > 0:
             return rng.choice([a for a, v in values.items() if v >= best - 1e-9])
     elif view.phase == Phase.BID:
-        worth = max((_rumor_value(view, seat, a) for a in _rumors(view, seat)), default=0.0)
+        worth = max((_rumor_value(view, seat, a, odds) for a in _rumors(view, seat)), default=0.0)
         if worth > 0:
-            return _sharp_bid(game, view, seat, legal, rng, worth)
+            return lowest_bid(view, seat, legal, rng, {Face.RUMOR: worth})
     return borgia_heuristic_policy(game, view, seat, legal, rng)
 
 
-def _sharp_bid(
-    game: Game, view: BorgiaView, seat: int, legal: Sequence[BorgiaAction], rng: random.Random, worth: float
-) -> BorgiaAction:
-    low = 1 if view.bid is None else view.bid.count + 1
-    values: BidValues = bid_values(view, seat, low, {Face.RUMOR: worth})
-    best = max(values.values())
-    choices = [a for a in legal if type(a) is Bid and a.count == low and values[a.action] >= best - 1e-9]
-    return rng.choice(choices) if choices else borgia_heuristic_policy(game, view, seat, legal, rng)
-
-
-def _rumor_value(view: BorgiaView, seat: int, action: Rumor) -> float:
+def _rumor_value(view: BorgiaView, seat: int, action: Rumor, odds_by_target: dict[int, dict[Cardinal, float]]) -> float:
     """What a rumor adds, in influence: the odds it names the target's puppet, less the odds
     of the rumor it displaces, times what a matching rumor costs that player."""
     mine = view.seats[seat].puppets or ()
     if action.card in mine:
         return -math.inf
-    odds = puppet_odds(view, seat, action.target)
+    odds = odds_by_target.get(action.target)
+    if odds is None:
+        odds = odds_by_target[action.target] = puppet_odds(view, seat, action.target)
     held = view.seats[action.target].rumors
     if action.returned is not None:
         displaced = odds[action.returned]
