@@ -44,6 +44,7 @@ from gateway.rules import RulesDirectory
 from gateway.store import (
     NO_DUE_WRITE,
     LogEntry,
+    RequestKey,
     RequestUsed,
     StoredEntry,
     TableMissing,
@@ -182,7 +183,7 @@ class Commit:
 class Idempotency:
     """A request id, scoped to the caller's token, and what the command it names is."""
 
-    key: str
+    key: RequestKey
     command_sha256: bytes = b""
 
     def check(self, stored: store_pb2.StoredResponse) -> None:
@@ -316,7 +317,7 @@ class TableCore:
     # -- loading and authorising ---------------------------------------------------------
 
     async def load(
-        self, table_id: str, request_key: str | None = None
+        self, table_id: str, request_key: RequestKey | None = None
     ) -> tuple[store_pb2.TableRecord, store_pb2.StoredResponse | None]:
         """The table's record and the stored response of ``request_key`` (or None)."""
         if not table_id:
@@ -400,7 +401,7 @@ class TableCore:
             written: list[StoredEntry] | None = [] if self.hub.watching(self.store.channel(table_id)) else None
             try:
                 commit.due_written = await self.store.commit(
-                    record, expected, commit.entries, key or "", to_store, self._due_of(record), written
+                    record, expected, commit.entries, key, to_store, self._due_of(record), written
                 )
             except VersionConflict:
                 continue
@@ -820,7 +821,7 @@ class TableCore:
             raise invalid("ACTION_REQUIRED", "action is required")
         idempotency = None
         if request_id:  # request ids are scoped to the caller's token
-            idempotency = Idempotency(key=f"{auth.digest(token).hex()[:32]}:{request_id}")
+            idempotency = Idempotency(key=RequestKey.of(auth.digest(token), request_id))
         applied_label: list[str] = []
         seat_of: list[int] = []
         commits: list[Commit] = []

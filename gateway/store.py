@@ -13,7 +13,7 @@ Cluster) and one pub/sub channel:
                           Entries written before kept each viewer's TableEvent whole in
                           fields "spec" and "s<n>", with "end", "revoke" and "act": they
                           are still read (StoredEntry), so a table survives the upgrade
-  <prefix>:{id}:requests  hash: "<token digest>:<request_id>" -> StoredResponse (compact:
+  <prefix>:{id}:requests  hash: RequestKey.field -> StoredResponse (compact:
                           where the action's events are in the log, the table's new
                           version and status), for idempotency; once the game is over it
                           expires after a retry window, the table and its log after the
@@ -39,6 +39,7 @@ compare-and-set), refuses a used request id, writes the record, appends the log 
 stores the response, refreshes the TTL and publishes, all or nothing.
 """
 
+import hashlib
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -60,11 +61,12 @@ else
 end
 if ARGV[6] ~= '' then
   local prior = redis.call('HGET', KEYS[3], ARGV[6])
+  if not prior and ARGV[15] ~= '' then prior = redis.call('HGET', KEYS[3], ARGV[15]) end
   if prior then return {-4, prior} end
 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3], 'seq', ARGV[4])
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'types', ARGV[9]) end
-local i = 15
+local i = 16
 for e = 1, tonumber(ARGV[11]) do
   local id = ARGV[i]
   local n = tonumber(ARGV[i + 1])
@@ -109,6 +111,23 @@ local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) <= tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
 return 0
 """
+
+
+@dataclass(frozen=True)
+class RequestKey:
+    """Where a request id's response is kept in its table's requests hash: 16 bytes of the
+    request id digested with the caller's token digest as the key (request ids are scoped
+    to the token), about a fifth of the field written before: the token digest's first 32
+    hex digits, ":" and the request id. ``legacy`` is that earlier field, still looked up,
+    so that a retry across an upgrade gets its first answer."""
+
+    field: bytes
+    legacy: str
+
+    @classmethod
+    def of(cls, token_digest: bytes, request_id: str) -> "RequestKey":
+        digest = hashlib.blake2b(request_id.encode(), digest_size=16, key=token_digest).digest()
+        return cls(digest, f"{token_digest.hex()[:32]}:{request_id}")
 
 
 class TableExists(Exception):
@@ -403,14 +422,14 @@ class TableStore:
         return f"{self.prefix}:{{{table_id}}}:wake"
 
     async def load(
-        self, table_id: str, request_key: str | None = None
+        self, table_id: str, request_key: RequestKey | None = None
     ) -> tuple[store_pb2.TableRecord, store_pb2.StoredResponse | None]:
         """The table's record, and the stored response for ``request_key`` if any, in one trip."""
         table_key, _, requests_key = self._keys(table_id)
         if request_key:
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.hmget(table_key, ["record", "types"])
-                pipe.hget(requests_key, request_key)
+                pipe.hmget(requests_key, [request_key.field, request_key.legacy])
                 replies = await pipe.execute()
         else:  # one command: no pipeline's own cost
             replies = [await self.redis.hmget(table_key, ["record", "types"])]
@@ -426,8 +445,9 @@ class TableStore:
         else:
             self._remember(table_id, data, tuple(record.type_urls))
         stored = None
-        if request_key and replies[1] is not None:
-            stored = store_pb2.StoredResponse.FromString(replies[1])
+        if request_key:
+            found = next((data for data in replies[1] if data is not None), None)
+            stored = store_pb2.StoredResponse.FromString(found) if found is not None else None
         return record, stored
 
     async def commit(
@@ -435,7 +455,7 @@ class TableStore:
         record: store_pb2.TableRecord,
         expected_version: int,
         entries: list[LogEntry],
-        request_key: str = "",
+        request_key: RequestKey | None = None,
         stored: store_pb2.StoredResponse | None = None,
         due: object = NO_DUE_WRITE,
         written: list["StoredEntry"] | None = None,
@@ -474,7 +494,7 @@ class TableStore:
             table.version,
             table.last_seq,
             ttl,
-            request_key,
+            request_key.field if request_key else b"",
             stored.SerializeToString() if stored is not None else b"",
             self.channel(table.table_id),
             types,
@@ -489,6 +509,7 @@ class TableStore:
             keys.append(self.due_key)
         else:
             args += ["", ""]
+        args.append(request_key.legacy if request_key else "")
         for offset, fields in enumerate(encoded):
             args += [f"{first_seq + offset}-0", len(fields) // 2, *fields]
         try:  # EVALSHA itself: redis-py's Script call checks for a pipeline at every call

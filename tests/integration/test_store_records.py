@@ -1,6 +1,7 @@
 """The store against a real Redis: a log holding entries of the earlier format and of the
-current one reads back alike, and a finishing commit gives the table the finished tables'
-TTL and its request ids the retry window."""
+current one reads back alike, a finishing commit gives the table the finished tables'
+TTL and its request ids the retry window, and a request id stored in the earlier, longer
+field is still answered and still refused."""
 
 import asyncio
 import secrets
@@ -8,7 +9,7 @@ import secrets
 import redis.asyncio
 from google.protobuf import any_pb2, timestamp_pb2
 
-from gateway.store import LogEntry, TableStore
+from gateway.store import LogEntry, RequestKey, RequestUsed, TableStore
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 
@@ -39,7 +40,8 @@ async def _scenario(redis_url: str, prefix: str) -> None:
         action = store_pb2.SeatAction(seat=0, action=any_pb2.Any(type_url="type.example/A", value=b"a"))
         entry = LogEntry(spectator=last.SerializeToString(), end=True, action=action.SerializeToString())
         stored = store_pb2.StoredResponse(command_sha256=b"c" * 16, seat=0, first_seq=2, last_seq=2, version=2)
-        await store.commit(record, 1, [entry], "key:r1", stored)
+        request = RequestKey.of(b"t" * 32, "r1")
+        await store.commit(record, 1, [entry], request, stored)
 
         first, second = await store.read_log(table_id, 0)
         assert first.for_viewer(0) == own.SerializeToString()
@@ -49,8 +51,9 @@ async def _scenario(redis_url: str, prefix: str) -> None:
         assert second.is_end and second.action == action.SerializeToString()
         assert second.time_ns == 1_796_000_001 * 10**9
 
-        reloaded, found = await store.load(table_id, "key:r1")
+        reloaded, found = await store.load(table_id, request)
         assert list(reloaded.type_urls) == ["type.example/A"] and found == stored
+        assert await client.hkeys(requests_key) == [request.field] and len(request.field) == 16
         raw = store_pb2.TableRecord.FromString(await client.hget(table_key, "record"))
         assert not raw.type_urls  # kept once, beside the record
         assert 86000 < await client.ttl(table_key) <= 86400 and 86000 < await client.ttl(log_key) <= 86400
@@ -62,3 +65,40 @@ async def _scenario(redis_url: str, prefix: str) -> None:
 
 def test_old_and_new_log_entries_and_a_finished_tables_ttls(redis_url, key_prefix) -> None:
     asyncio.run(_scenario(redis_url, f"{key_prefix}-records"))
+
+
+async def _legacy_request(redis_url: str, prefix: str) -> None:
+    client = redis.asyncio.Redis.from_url(redis_url)
+    store = TableStore(client, prefix, 3600)
+    table_id = secrets.token_hex(8)
+    keys = [f"{prefix}:{{{table_id}}}:{suffix}" for suffix in ("table", "log", "requests")]
+    try:
+        table = gw.Table(table_id=table_id, status=gw.TABLE_STATUS_IN_PROGRESS, version=1, last_seq=1)
+        await client.hset(keys[0], mapping={"record": store_pb2.TableRecord(table=table).SerializeToString()})
+        await client.hset(keys[0], mapping={"version": 1, "seq": 1})
+        # A response stored by an earlier version, under the token digest's hex and the id.
+        request = RequestKey.of(b"t" * 32, "r1")
+        stored = store_pb2.StoredResponse(command_sha256=b"c" * 16, seat=0, first_seq=1, last_seq=1, version=1)
+        await client.hset(keys[2], request.legacy, stored.SerializeToString())
+        assert request.legacy == f"{(b't' * 32).hex()[:32]}:r1"
+
+        record, found = await store.load(table_id, request)
+        assert found == stored  # a retry across the upgrade gets its first answer
+        record.table.version, record.table.last_seq = 2, 2
+        try:
+            await store.commit(record, 1, [], request, stored)
+        except RequestUsed as used:
+            assert used.stored == stored
+        else:
+            raise AssertionError("the commit script took a request id already used")
+        assert await client.hget(keys[0], "version") == b"1"  # nothing written
+        # Another token's same request id is another request.
+        _, other = await store.load(table_id, RequestKey.of(b"u" * 32, "r1"))
+        assert other is None
+    finally:
+        await client.delete(*keys)
+        await client.aclose()
+
+
+def test_a_request_id_stored_by_an_earlier_version_is_still_answered(redis_url, key_prefix) -> None:
+    asyncio.run(_legacy_request(redis_url, f"{key_prefix}-legacy-request"))
