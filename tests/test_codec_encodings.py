@@ -1,0 +1,105 @@
+"""The derived codec (services/engine/codec.py) gives the same bytes as ever: over random
+playouts of every game, player count and option set, the digest of every state, view,
+projected event and legal action it encodes is the one recorded when the codec built its
+messages field by field through protobuf's constructors. A change here changes what the
+rules services send and the games' golden digests: regenerate only on purpose
+(``python -m tests.test_codec_encodings`` prints the table)."""
+
+import hashlib
+import random
+
+import pytest
+
+from services.registry import game_ids, get_game, player_counts
+
+OPTIONS = {
+    "borgia": ({}, {"flame_of_thy_tongue": "true", "poisoned_dice": "true"}),
+    "mortadella": ({}, {"additional_rules": "false"}),
+    "pecunia": ({}, {"deck": "gentle"}),
+}
+MAX_STEPS = 300
+
+DIGESTS: dict[tuple[str, int, int], str] = {
+    ("borgia", 2, 0): "d38b899ae46fc3a5a5135e7a3d2f2f4e6f1fb9c0151d96769b07bf7ca415f6f3",
+    ("borgia", 2, 1): "9cb9ce8e698064e88314fb0bf1764d3fee4e7d8b44d35467463c5b38cdb5fecf",
+    ("borgia", 3, 0): "700d2fddbcfe8dc2da8c3631133c8a73816d692a360288ef6f408ec6a18e86ab",
+    ("borgia", 3, 1): "273a837943f048123f60fc22c0c0f09b731d03178daaf5f20fb8567f2aff83b0",
+    ("borgia", 4, 0): "125032a934154d54cdc0491589e5ebe634e423f300ae66aa9f8788f83fcd958a",
+    ("borgia", 4, 1): "b9a048cc11c233cc5bd021d5c6381e9fc8255ea34d09801335cf01e3c897648b",
+    ("borgia", 5, 0): "b56a02ce10b2e222e8d0783f135bec8f7d1034b1342183d54932fa1da147ea5d",
+    ("borgia", 5, 1): "3e830563399824f2de610189bb3bcd141a15614e8b461becd09dd62577fc873f",
+    ("borgia", 6, 0): "6e9a8c633f05c69b896cc22fb3aa7f11237d177d1e987ea3281e01e3fbb845b1",
+    ("borgia", 6, 1): "cf872f9d75f44cbb818e957d25758f47179a8e8363f89e988ab939957895a079",
+    ("mortadella", 2, 0): "aa41458443187cffaf5645847d95dd09b1f103f48b1c8417c6507b5bbb097029",
+    ("mortadella", 2, 1): "eff1e947fb708438ea696ec52ca75a4975d60e1edd11be9d49169fcf3666d266",
+    ("mortadella", 3, 0): "6e3e35fe2168a27774a598dc7827bdbb8de8b601dcaff205a4e474efa5ad1a5d",
+    ("mortadella", 3, 1): "2e736dff6cf1f33582a1ff326914866d573ffa87559246fe3e309c478fed6759",
+    ("mortadella", 4, 0): "fcc35251fb8defde66d9ed04d43f9fd74907f496b8264518e1635dd07c915779",
+    ("mortadella", 4, 1): "5db642afee53616a66868d4970c26ee4885b27bff3dc3df7524666a9cdcaa756",
+    ("mortadella", 5, 0): "771d8d8ff2c2e3b3170684df924178c1c7a3466df73512721b4e696ae0a460bc",
+    ("mortadella", 5, 1): "1bb29dec59726a28086acf1fba0433e3b452c91d8993c184a700124a7ab4f090",
+    ("mortadella", 6, 0): "cd6d1e3c3d4f0c1f0b06260f6a90242d42a4379b8cab11b04f1a6d5a2afb2d52",
+    ("mortadella", 6, 1): "4c1b52d053c65e8a2d8562409ee078d947c62379c85513bd3a21edbafd04a08a",
+    ("mortadella", 7, 0): "a56d8b0a00b43698971d4b8db54926a365ab6b43b889a45814ea8fdcdf9970c3",
+    ("mortadella", 7, 1): "490ea8c58a1d0e430b315af46387bd1f4a9ed3b8d4db76f1ff3f5ddf954071fb",
+    ("pecunia", 2, 0): "c1804bec616f3ef5744f8f66de929207cd876845367621e1a892f89ace40bb43",
+    ("pecunia", 2, 1): "40f6720f21a92e85a18a94d5e3f8dabdd816f4775d14d8f8aab9fe5a1d756f64",
+    ("pecunia", 3, 0): "b9620b86219806b3c2ae0ada854cf0f5601927420c52c36044766b49703d7fb9",
+    ("pecunia", 3, 1): "023a7448a96b0a498dfdeecc3c4ebb6791a3dc21ad4764cc09233dbd9bcbdf20",
+    ("pecunia", 4, 0): "46c4bd29bc890503f7a46a3f6185f061c58cc839f4e8400d9c067d0e43bf1224",
+    ("pecunia", 4, 1): "2ec5171d58b2e6c8f9fdee09eb3a857cfde0f8d57ecc165af978ee5146d00fcf",
+    ("pecunia", 5, 0): "baa50157ca63674ff6b63b92ec08a9e17c24aa62a7f8feca5de78daaa68ea0af",
+    ("pecunia", 5, 1): "ca8427a9702560cf04f717126ca98fc6ad71dda5c2887a92879afcee4cc7a9dd",
+    ("pecunia", 6, 0): "c2af33661c4001835540fa4ee838f95897218846525afa52f5ae1f3ce0cfb848",
+    ("pecunia", 6, 1): "78c81fac212cff1e3bba383e7a72b5e3df5637352da99d129694414ee57bbc86",
+}
+
+
+def encodings_digest(game_id: str, players: int, options_index: int) -> str:
+    game = get_game(game_id)
+    engine, codec = game.engine, game.codec
+    options = OPTIONS[game_id][options_index]
+    if game_id == "borgia" and options and players == 2:
+        options = {**options, "shadow_puppets": "true"}  # a two-player variant
+    seed = 100 * players + options_index
+    chooser = random.Random(seed)
+    digest = hashlib.sha256()
+
+    def add(message) -> None:
+        data = message.SerializeToString()
+        digest.update(len(data).to_bytes(4, "big") + data)
+
+    viewers = [None, *range(players)]
+    state, events = engine.new_game(players, options, seed)
+    for _ in range(MAX_STEPS):
+        add(codec.state_to_proto(state))
+        for viewer in viewers:
+            add(codec.view_to_proto(engine.view(state, viewer)))
+        for event in events:
+            for viewer in viewers:
+                projected = engine.project_event(event, viewer)
+                if projected is not None:
+                    add(codec.event_to_proto(projected))
+        deciders = engine.deciders(state)
+        if not deciders:
+            break
+        seat = chooser.choice(deciders)
+        legal = list(engine.legal_actions(state, seat))
+        for action in legal:
+            add(codec.action_to_proto(action))
+        action = chooser.choice(legal)
+        state, events = engine.apply(state, seat, action)
+    return digest.hexdigest()
+
+
+CASES = [(g, n, i) for g in game_ids() for n in player_counts(g) for i in range(len(OPTIONS[g]))]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: "-".join(map(str, case)))
+def test_encodings_are_unchanged(case):
+    assert encodings_digest(*case) == DIGESTS[case]
+
+
+if __name__ == "__main__":
+    for game_id, players, options_index in CASES:
+        print(f'    ("{game_id}", {players}, {options_index}): "{encodings_digest(game_id, players, options_index)}",')
