@@ -61,8 +61,9 @@ log = structlog.get_logger()
 MAX_RETRIES = 8
 # Views of seated people kept for their next GetView (see TableCore._keep_views).
 KEPT_VIEWS = 4096
-# Of a command's SHA-256 kept per request id: enough to tell two commands apart.
-COMMAND_BYTES = 16
+# Of a command's SHA-256 kept per request id: enough to tell apart two commands that one
+# client sent under one request id (answered REQUEST_ID_REUSED); kept for every action.
+COMMAND_BYTES = 8
 WATCH_POLL_SECONDS = 10.0
 # The most events one batched stream response holds (a backlog goes in several).
 BATCH_EVENTS = 100
@@ -187,7 +188,7 @@ class Idempotency:
     command_sha256: bytes = b""
 
     def check(self, stored: store_pb2.StoredResponse) -> None:
-        # Records keep the digest's first COMMAND_BYTES bytes (earlier ones all of it).
+        # Records keep the digest's first COMMAND_BYTES bytes (earlier ones 16, or all of it).
         known = stored.command_sha256
         if len(known) < COMMAND_BYTES or not hmac.compare_digest(known, self.command_sha256[: len(known)]):
             raise ApiError(
