@@ -3,7 +3,8 @@
 Plays N all-bot tables of one game to the end on a local stack (random bots) and prints,
 per live (just started) and per finished table, the mean MEMORY USAGE of each of its keys
 (exact: every element counted, not sampled), and the log's payload by field (the bytes
-each kind of field holds, before Redis's own overhead); and the largest table's total.
+each kind of field holds, before Redis's own overhead); and the same of the largest
+finished table.
 """
 
 import argparse
@@ -29,8 +30,9 @@ def _field_kind(name: bytes) -> str:
     return "s<n>" if name[:1] == b"s" and name[1:].isdigit() else name.decode()
 
 
-def breakdown(client: redis.Redis, prefix: str, table_ids: list[str]) -> dict[str, float]:
-    """Mean bytes per table: each key's MEMORY USAGE, and the log's payload by field."""
+def breakdown(client: redis.Redis, prefix: str, table_ids: list[str]) -> tuple[dict[str, float], dict[str, float]]:
+    """Bytes per table, the mean and the largest table's: each key's MEMORY USAGE, and the
+    log's payload by field."""
     totals: dict[str, list[float]] = {}
     for table_id in table_ids:
         sizes: Counter[str] = Counter()
@@ -52,9 +54,8 @@ def breakdown(client: redis.Redis, prefix: str, table_ids: list[str]) -> dict[st
         for kind, size in sizes.items():
             totals.setdefault(kind, []).append(size)
     means = {name: statistics.mean(values) for name, values in sorted(totals.items())}
-    for kind in ("total", "log entries"):
-        means[f"{kind} (largest table)"] = max(totals[kind])
-    return means
+    largest = max(range(len(table_ids)), key=lambda index: totals["total"][index])
+    return means, {name: values[largest] for name, values in totals.items()}
 
 
 def main() -> None:
@@ -81,22 +82,22 @@ def main() -> None:
                     return await _create(stub, [(args.game, args.players)], args.tables, "random")
 
             table_ids = asyncio.run(create())
-            live = breakdown(client, prefix, table_ids)
+            live, _ = breakdown(client, prefix, table_ids)
             in_progress = f"{prefix}:index:in-progress"
             deadline = time.monotonic() + args.timeout
             while any(client.zscore(in_progress, t) is not None for t in table_ids):
                 if time.monotonic() > deadline:
                     raise SystemExit("tables still running at the timeout")
                 time.sleep(0.5)
-            finished = breakdown(client, prefix, table_ids)
+            finished, largest = breakdown(client, prefix, table_ids)
             ttls = [client.ttl(f"{prefix}:{{{t}}}:table") for t in table_ids]
         finally:
             stack.delete_keys()
             client.close()
-    print(f"{args.tables} all-bot {args.game} {args.players}-player tables, mean per table:")
-    print(f"  {'':28} {'live':>10} {'finished':>10}")
+    print(f"{args.tables} all-bot {args.game} {args.players}-player tables, bytes per table:")
+    print(f"  {'':28} {'live, mean':>12} {'finished, mean':>15} {'largest finished':>17}")
     for name in sorted(set(live) | set(finished)):
-        print(f"  {name:28} {live.get(name, 0):10.0f} {finished.get(name, 0):10.0f}")
+        print(f"  {name:28} {live.get(name, 0):12.0f} {finished.get(name, 0):15.0f} {largest.get(name, 0):17.0f}")
     print(f"  finished tables' TTL: {min(ttls)} to {max(ttls)} s")
 
 
