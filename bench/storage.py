@@ -2,9 +2,9 @@
 
 Plays N all-bot tables of one game to the end on a local stack (random bots) and prints,
 per live (just started) and per finished table, the mean MEMORY USAGE of each of its keys
-(exact: every element counted, not sampled), and the log's payload by field (the bytes
-each kind of field holds, before Redis's own overhead); and the same of the largest
-finished table.
+(exact: every element counted, not sampled; a finished game's log is in its archive),
+and the log's payload by field (the bytes each kind of field holds, before Redis's own
+overhead); and the same of the largest finished table.
 """
 
 import argparse
@@ -20,10 +20,9 @@ import redis
 
 from bench.tables import _create
 from deploy.stack import NO_QUOTAS, ROOT, Stack
+from gateway.store import KEY_SUFFIXES, archived_entries
 from tavola.gateway.v1 import gateway_pb2_grpc
 from tavola.store.v1 import store_pb2
-
-SUFFIXES = ("table", "log", "requests")
 
 
 def _field_kind(name: bytes) -> str:
@@ -36,9 +35,11 @@ def breakdown(client: redis.Redis, prefix: str, table_ids: list[str]) -> tuple[d
     totals: dict[str, list[float]] = {}
     for table_id in table_ids:
         sizes: Counter[str] = Counter()
-        for suffix in SUFFIXES:
+        for suffix in KEY_SUFFIXES:
             sizes[f"key {suffix}"] = client.memory_usage(f"{prefix}:{{{table_id}}}:{suffix}", samples=0) or 0
         entries = cast("list[tuple[bytes, dict[bytes, bytes]]]", client.xrange(f"{prefix}:{{{table_id}}}:log"))
+        archive = cast("bytes", client.get(f"{prefix}:{{{table_id}}}:archive") or b"")
+        entries += [(b"", {b"e": record}) for _, record in archived_entries(archive)]
         sizes["log entries"] = len(entries)
         for _, fields in entries:
             for name, value in fields.items():
@@ -50,7 +51,7 @@ def breakdown(client: redis.Redis, prefix: str, table_ids: list[str]) -> tuple[d
                     sizes["  e: action"] += record.action.ByteSize()
         sizes["requests entries"] = client.hlen(f"{prefix}:{{{table_id}}}:requests")
         sizes["record bytes"] = len(cast("bytes", client.hget(f"{prefix}:{{{table_id}}}:table", "record") or b""))
-        sizes["total"] = sum(sizes[f"key {suffix}"] for suffix in SUFFIXES)
+        sizes["total"] = sum(sizes[f"key {suffix}"] for suffix in KEY_SUFFIXES)
         for kind, size in sizes.items():
             totals.setdefault(kind, []).append(size)
     means = {name: statistics.mean(values) for name, values in sorted(totals.items())}

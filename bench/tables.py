@@ -25,6 +25,7 @@ import grpc
 import psutil
 import redis
 
+from gateway.store import KEY_SUFFIXES
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
 
@@ -97,7 +98,7 @@ def _table_bytes(client: redis.Redis, prefix: str, table_ids: list[str]) -> floa
     sizes = []
     for table_id in table_ids:
         total = 0
-        for suffix in ("table", "log", "requests"):
+        for suffix in KEY_SUFFIXES:
             # samples=0: every node of a long log counted, not estimated from five.
             total += client.memory_usage(f"{prefix}:{{{table_id}}}:{suffix}", samples=0) or 0
         sizes.append(total)

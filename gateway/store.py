@@ -1,6 +1,6 @@
 """Tables in Redis.
 
-Per table, three keys sharing the hash tag ``{table_id}`` (so the layout works on Redis
+Per table, four keys sharing the hash tag ``{table_id}`` (so the layout works on Redis
 Cluster) and one pub/sub channel:
   <prefix>:{id}:table     hash: record (TableRecord proto), version, seq, types (TypeUrls:
                           the Any type URLs the log refers to by index)
@@ -13,6 +13,11 @@ Cluster) and one pub/sub channel:
                           Entries written before kept each viewer's TableEvent whole in
                           fields "spec" and "s<n>", with "end", "revoke" and "act": they
                           are still read (StoredEntry), so a table survives the upgrade
+  <prefix>:{id}:archive   string: the log of a finished game, frozen in one value (the
+                          stream costs about 27 bytes an entry more): its first seq (4
+                          bytes, big-endian), then each entry's LogRecord after its length
+                          (2 bytes); entries committed after the game ended are appended.
+                          A log holding entries of the earlier format stays a stream
   <prefix>:{id}:requests  hash: RequestKey.field -> StoredResponse (compact:
                           where the action's events are in the log, the table's new
                           version and status), for idempotency; once the game is over it
@@ -76,25 +81,46 @@ for e = 1, tonumber(ARGV[11]) do
   i = i + 2 + n * 2
 end
 if ARGV[12] == '1' then
-  -- A stream keeps its last node's room for appends (stream-node-max-bytes, 4 KB by
-  -- default); a finished log gets no more, and rewritten it holds its entries alone.
-  -- Only a saving: where DUMP or RESTORE is refused (an ACL) the log stays as it is,
-  -- and the commit goes on (pcall: an error here would leave it half written).
-  local dumped = redis.pcall('DUMP', KEYS[2])
-  if type(dumped) == 'string' then redis.pcall('RESTORE', KEYS[2], 0, dumped, 'REPLACE') end
+  -- A finished log gets no more entries (but for the odd one, appended): its stream's
+  -- entries move into the archive (KEYS[4]), when every one is a LogRecord alone under
+  -- 64 KB, their seqs following on each other.
+  local entries = redis.call('XRANGE', KEYS[2], '-', '+')
+  local parts, next_seq = {}, nil
+  for _, entry in ipairs(entries) do
+    local seq = tonumber(string.match(entry[1], '^(%d+)%-0$'))
+    local fields = entry[2]
+    if not seq or (next_seq and seq ~= next_seq) or #fields ~= 2 or fields[1] ~= 'e' or #fields[2] > 65535 then
+      parts = nil
+      break
+    end
+    if not next_seq and redis.call('EXISTS', KEYS[4]) == 0 then parts[1] = struct.pack('>I4', seq) end
+    next_seq = seq + 1
+    parts[#parts + 1] = struct.pack('>I2', #fields[2]) .. fields[2]
+  end
+  if parts and next_seq then
+    redis.call('APPEND', KEYS[4], table.concat(parts))
+    redis.call('DEL', KEYS[2])
+  elseif not parts then
+    -- Entries of the earlier format: the stream stays, rewritten without the room for
+    -- appends a stream keeps (stream-node-max-bytes, 4 KB by default). Only a saving:
+    -- where DUMP or RESTORE is refused (an ACL) the log stays as it is, and the commit
+    -- goes on (pcall: an error here would leave it half written).
+    local dumped = redis.pcall('DUMP', KEYS[2])
+    if type(dumped) == 'string' then redis.pcall('RESTORE', KEYS[2], 0, dumped, 'REPLACE') end
+  end
 end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], ARGV[6], ARGV[7]) end
 -- A TTL of 0 keeps the key (a finished table may be kept for good though its game had one).
-local ttls = {tonumber(ARGV[5]), tonumber(ARGV[5]), tonumber(ARGV[10])}
-for k = 1, 3 do
+local ttls = {tonumber(ARGV[5]), tonumber(ARGV[5]), tonumber(ARGV[10]), tonumber(ARGV[5])}
+for k = 1, 4 do
   if ttls[k] > 0 then redis.call('EXPIRE', KEYS[k], ttls[k]) else redis.call('PERSIST', KEYS[k]) end
 end
--- The table's due time (KEYS[4], a sorted set of every table), on a single Redis only:
+-- The table's due time (KEYS[5], a sorted set of every table), on a single Redis only:
 -- a score, or 'rem' when it waits on no task.
 if ARGV[13] == 'rem' then
-  redis.call('ZREM', KEYS[4], ARGV[14])
+  redis.call('ZREM', KEYS[5], ARGV[14])
 elseif ARGV[13] ~= '' then
-  redis.call('ZADD', KEYS[4], ARGV[13], ARGV[14])
+  redis.call('ZADD', KEYS[5], ARGV[13], ARGV[14])
 end
 redis.call('PUBLISH', ARGV[8], ARGV[4])
 return {1}
@@ -136,6 +162,10 @@ class TableExists(Exception):
 
 class TableMissing(Exception):
     pass
+
+
+# The keys of a table, after "<prefix>:{<table id>}:" (TableStore._keys).
+KEY_SUFFIXES = ("table", "log", "requests", "archive")
 
 
 class VersionConflict(Exception):
@@ -219,6 +249,19 @@ class LogEntry:
 
     def fields(self, type_urls: MutableSequence[str], version: int, time_ns: int) -> list[bytes | str]:
         return ["e", self.record(type_urls, version, time_ns).SerializeToString()]
+
+
+def archived_entries(archive: bytes) -> list[tuple[int, bytes]]:
+    """A finished log's archive (the table's "archive" key) as (seq, LogRecord bytes)."""
+    if not archive:
+        return []
+    seq = int.from_bytes(archive[:4], "big")
+    entries, at = [], 4
+    while at < len(archive):
+        size = int.from_bytes(archive[at : at + 2], "big")
+        entries.append((seq, archive[at + 2 : at + 2 + size]))
+        seq, at = seq + 1, at + 2 + size
+    return entries
 
 
 def _varint(value: int) -> bytes:
@@ -414,9 +457,10 @@ class TableStore:
         record.type_urls.extend(known[1])
         return record
 
-    def _keys(self, table_id: str) -> tuple[str, str, str]:
+    def _keys(self, table_id: str) -> tuple[str, str, str, str]:
+        """The table's keys: its record, log, requests and archive (KEY_SUFFIXES)."""
         base = f"{self.prefix}:{{{table_id}}}"
-        return f"{base}:table", f"{base}:log", f"{base}:requests"
+        return f"{base}:table", f"{base}:log", f"{base}:requests", f"{base}:archive"
 
     def channel(self, table_id: str) -> str:
         return f"{self.prefix}:{{{table_id}}}:wake"
@@ -425,7 +469,7 @@ class TableStore:
         self, table_id: str, request_key: RequestKey | None = None
     ) -> tuple[store_pb2.TableRecord, store_pb2.StoredResponse | None]:
         """The table's record, and the stored response for ``request_key`` if any, in one trip."""
-        table_key, _, requests_key = self._keys(table_id)
+        table_key, _, requests_key, _ = self._keys(table_id)
         if request_key:
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.hmget(table_key, ["record", "types"])
@@ -536,19 +580,31 @@ class TableStore:
         raise RequestUsed(store_pb2.StoredResponse.FromString(result[1]))
 
     async def read_log(self, table_id: str, after_seq: int, count: int = 500) -> list[StoredEntry]:
-        table_key, log_key, _ = self._keys(table_id)
+        """Up to ``count`` entries after ``after_seq``, from the archive of a finished game
+        and then the stream. Should the game's end move the stream into the archive between
+        the two reads, this read finds neither; the commit's wake-up, which follows it,
+        brings the reader back."""
+        table_key, log_key, _, archive_key = self._keys(table_id)
         async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.get(archive_key)
             pipe.xrange(log_key, min=f"({after_seq}-0", max="+", count=count)
             # After the entries: the list only grows, so it covers every entry read.
             pipe.hget(table_key, "types")
-            replies = await pipe.execute()
+            archive, stream, types = await pipe.execute()
+        type_urls = self._type_urls(types) if types else ()
+        entries = [
+            StoredEntry(seq=seq, fields={b"e": record}, type_urls=type_urls)
+            for seq, record in archived_entries(archive or b"")
+            if seq > after_seq
+        ][:count]
+        last_seq = entries[-1].seq if entries else after_seq
         # redis-py types replies for every client flavour at once; this one does not decode.
-        raw = cast("list[tuple[bytes, dict[bytes, bytes]]]", replies[0])
-        type_urls = self._type_urls(replies[1]) if replies[1] else ()
-        return [
-            StoredEntry(seq=int(entry_id.split(b"-")[0]), fields=fields, type_urls=type_urls)
-            for entry_id, fields in raw
-        ]
+        raw = cast("list[tuple[bytes, dict[bytes, bytes]]]", stream)
+        for entry_id, fields in raw:
+            seq = int(entry_id.split(b"-")[0])
+            if seq > last_seq and len(entries) < count:
+                entries.append(StoredEntry(seq=seq, fields=fields, type_urls=type_urls))
+        return entries
 
     # -- indexes across tables ---------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """The store against a real Redis: a log holding entries of the earlier format and of the
 current one reads back alike, a finishing commit gives the table the finished tables'
-TTL and its request ids the retry window, and a request id stored in the earlier, longer
-field is still answered and still refused."""
+TTL and its request ids the retry window, a finished game's log is archived in one value
+(unless it holds entries of the earlier format) and reads back alike, and a request id
+stored in the earlier, longer field is still answered and still refused."""
 
 import asyncio
 import secrets
@@ -9,7 +10,7 @@ import secrets
 import redis.asyncio
 from google.protobuf import any_pb2, timestamp_pb2
 
-from gateway.store import LogEntry, RequestKey, RequestUsed, TableStore
+from gateway.store import KEY_SUFFIXES, LogEntry, RequestKey, RequestUsed, TableStore, archived_entries
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 
@@ -43,6 +44,8 @@ async def _scenario(redis_url: str, prefix: str) -> None:
         request = RequestKey.of(b"t" * 32, "r1")
         await store.commit(record, 1, [entry], request, stored)
 
+        # A log holding entries of the earlier format stays a stream.
+        assert await client.type(log_key) == b"stream" and not await client.exists(log_key[: -len("log")] + "archive")
         first, second = await store.read_log(table_id, 0)
         assert first.for_viewer(0) == own.SerializeToString()
         assert first.for_viewer(None) == first.for_viewer(1) == spec.SerializeToString()
@@ -102,3 +105,68 @@ async def _legacy_request(redis_url: str, prefix: str) -> None:
 
 def test_a_request_id_stored_by_an_earlier_version_is_still_answered(redis_url, key_prefix) -> None:
     asyncio.run(_legacy_request(redis_url, f"{key_prefix}-legacy-request"))
+
+
+def _event(seq: int, version: int, stamp: timestamp_pb2.Timestamp, value: bytes) -> bytes:
+    return gw.TableEvent(
+        seq=seq, version=version, time=stamp, game_event=any_pb2.Any(type_url=EVENT_TYPE, value=value)
+    ).SerializeToString()
+
+
+async def _archive(redis_url: str, prefix: str) -> None:
+    client = redis.asyncio.Redis.from_url(redis_url)
+    store = TableStore(client, prefix, 3600, finished_ttl_seconds=86400)
+    table_id = secrets.token_hex(8)
+    keys = dict(zip(KEY_SUFFIXES, store._keys(table_id), strict=True))
+    try:
+        # A game of three commands, the last of which ends it; each command's entries.
+        table = gw.Table(table_id=table_id, status=gw.TABLE_STATUS_IN_PROGRESS)
+        record = store_pb2.TableRecord(table=table)
+        expected, seq, sent = 0, 0, {}
+        for version, (count, status) in enumerate(
+            [(2, gw.TABLE_STATUS_IN_PROGRESS), (1, gw.TABLE_STATUS_IN_PROGRESS), (3, gw.TABLE_STATUS_FINISHED)], 1
+        ):
+            record.table.version, record.table.status = version, status
+            record.table.update_time.FromNanoseconds((1_796_000_000 + version) * 10**9)
+            entries = []
+            for _ in range(count):
+                seq += 1
+                public = _event(seq, version, record.table.update_time, b"p%d" % seq)
+                own = _event(seq, version, record.table.update_time, b"own%d" % seq)
+                entries.append(LogEntry(spectator=public, seats={0: own}, end=seq == 6))
+                sent[seq] = (public, own)
+            record.table.last_seq = seq
+            await store.commit(record, expected, entries)
+            expected = version
+            if status == gw.TABLE_STATUS_IN_PROGRESS:
+                assert await client.exists(keys["log"]) and not await client.exists(keys["archive"])
+
+        # The finished game's log is one value now, read as the stream was.
+        assert not await client.exists(keys["log"]) and await client.type(keys["archive"]) == b"string"
+        assert 86000 < await client.ttl(keys["archive"]) <= 86400
+        archive = await client.get(keys["archive"])
+        assert [seq for seq, _ in archived_entries(archive)] == [1, 2, 3, 4, 5, 6]
+        entries = await store.read_log(table_id, 0)
+        assert [entry.seq for entry in entries] == [1, 2, 3, 4, 5, 6] and entries[-1].is_end
+        for entry in entries:
+            assert entry.for_viewer(None) == entry.for_viewer(1) == sent[entry.seq][0]
+            assert entry.for_viewer(0) == sent[entry.seq][1]
+        assert [entry.seq for entry in await store.read_log(table_id, 2, count=3)] == [3, 4, 5]
+        assert await store.read_log(table_id, 6) == []
+
+        # An entry committed after the end goes on the archive's end.
+        record.table.version, record.table.last_seq = 4, 7
+        late = _event(7, 4, record.table.update_time, b"late")
+        await store.commit(record, 3, [LogEntry(spectator=late)])
+        assert not await client.exists(keys["log"])
+        assert [(entry.seq, entry.for_viewer(None)) for entry in await store.read_log(table_id, 5)] == [
+            (6, sent[6][0]),
+            (7, late),
+        ]
+    finally:
+        await client.delete(*keys.values())
+        await client.aclose()
+
+
+def test_a_finished_games_log_is_archived_in_one_value_and_reads_back_alike(redis_url, key_prefix) -> None:
+    asyncio.run(_archive(redis_url, f"{key_prefix}-archive"))

@@ -5,6 +5,7 @@ import time
 
 import redis
 
+from gateway.store import KEY_SUFFIXES
 from gateway.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.bot_tables import create_bot_table
@@ -27,13 +28,14 @@ def test_finished_borgia_tables_stay_small_and_readable(gateway, stack, redis_ur
     totals = []
     try:
         for table_id in table_ids:
-            keys = {suffix: f"{key_prefix}:{{{table_id}}}:{suffix}" for suffix in ("table", "log", "requests")}
+            keys = {suffix: f"{key_prefix}:{{{table_id}}}:{suffix}" for suffix in KEY_SUFFIXES}
             sizes = {suffix: client.memory_usage(key, samples=0) or 0 for suffix, key in keys.items()}
+            assert not client.exists(keys["log"]), "a finished game's log is archived"
             # What stays once the retry window is over, even for a long game.
-            assert sizes["table"] + sizes["log"] <= FINISHED_BYTES, sizes
+            assert sizes["table"] + sizes["archive"] <= FINISHED_BYTES, sizes
             totals.append(sum(sizes.values()))
             assert 0 < client.ttl(keys["requests"]) <= 3600  # the retry window, not the table's week
-            assert client.ttl(keys["log"]) > 3600
+            assert client.ttl(keys["archive"]) > 3600
     finally:
         client.close()
     # With the request ids still there, on average: a long random game takes more.
