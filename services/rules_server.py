@@ -10,7 +10,8 @@ import argparse
 import asyncio
 import functools
 import time
-from typing import cast
+from collections.abc import Callable
+from typing import Any, cast
 
 import grpc
 import structlog
@@ -103,10 +104,25 @@ def _descriptor(message_type: type[Message]) -> Descriptor:
     return cast(Descriptor, message_type.DESCRIPTOR)
 
 
+TYPE_URL_PREFIX = "type.tavola.dev/"
+
+
 def _pack(message: Message) -> any_pb2.Any:
     packed = any_pb2.Any()
-    packed.Pack(message, type_url_prefix="type.tavola.dev/")
+    packed.Pack(message, type_url_prefix=TYPE_URL_PREFIX)
     return packed
+
+
+def _packer(codec: Any, kind: str, message_type: Descriptor) -> Callable[[Any], any_pb2.Any]:
+    """Engine value -> its message packed in an Any: straight from the serialized message
+    when the codec writes one itself (``<kind>_to_bytes``, as the derived codec does), rather
+    than building the message only to serialize it."""
+    to_bytes = getattr(codec, f"{kind}_to_bytes", None)
+    if to_bytes is None:
+        to_proto = getattr(codec, f"{kind}_to_proto")
+        return lambda value: _pack(to_proto(value))
+    type_url = TYPE_URL_PREFIX + message_type.full_name
+    return lambda value: any_pb2.Any(type_url=type_url, value=to_bytes(value))
 
 
 def _option_text(value: object) -> str:
@@ -147,6 +163,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self.description.state_type = self.state_descriptor.full_name
         self.description.view_type = game_file.message_types_by_name["View"].full_name
         self.description.event_type = game_file.message_types_by_name["Event"].full_name
+        self._pack_state = _packer(self.codec, "state", self.state_descriptor)
+        self._pack_view = _packer(self.codec, "view", game_file.message_types_by_name["View"])
+        self._pack_event = _packer(self.codec, "event", game_file.message_types_by_name["Event"])
+        self._pack_action = _packer(self.codec, "action", _descriptor(self.codec.action_type()))
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -168,7 +188,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     def _packed_state(self, state) -> any_pb2.Any:
         """The state packed for the caller, and kept by its bytes for the next call about it."""
-        packed = _pack(self.codec.state_to_proto(state))
+        packed = self._pack_state(state)
         states = self._states
         while len(states) >= STATE_CACHE_SIZE:
             del states[next(iter(states))]  # the oldest
@@ -205,14 +225,14 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             public = self.engine.project_event(event, None)
             entry = rules_pb2.ProjectedEvent()
             if public is not None:
-                entry.spectator.CopyFrom(_pack(self.codec.event_to_proto(public)))
+                entry.spectator.CopyFrom(self._pack_event(public))
             for seat in range(player_count):
                 seen = self.engine.project_event(event, seat)
                 if seen == public:
                     continue
                 seat_event = entry.seats.add(seat=seat)
                 if seen is not None:
-                    seat_event.event.CopyFrom(_pack(self.codec.event_to_proto(seen)))
+                    seat_event.event.CopyFrom(self._pack_event(seen))
             projected.append(entry)
         return projected
 
@@ -236,13 +256,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return legal
 
     def _legal_action(self, action) -> rules_pb2.LegalAction:
-        return rules_pb2.LegalAction(
-            action=_pack(self.codec.action_to_proto(action)), label=self.engine.describe_action(action)
-        )
+        return rules_pb2.LegalAction(action=self._pack_action(action), label=self.engine.describe_action(action))
 
     def _seat_view(self, state, seat: int | None, status: rules_pb2.GameStatus) -> rules_pb2.GetViewResponse:
         return rules_pb2.GetViewResponse(
-            view=_pack(self.codec.view_to_proto(self.engine.view(state, seat))),
+            view=self._pack_view(self.engine.view(state, seat)),
             status=status,
             legal_actions=self._legal(state, seat) if seat is not None else [],
         )

@@ -8,6 +8,7 @@ pope, returned rumor) means "none".
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -39,8 +40,15 @@ _CARD: dict[Any, Any]  # Cardinal -> proto number, and back (set from the schema
 _card: Callable[[int], Cardinal]
 
 
-def _influence_out(value: Any) -> list[pb.CardinalInfluence]:
-    return [pb.CardinalInfluence(cardinal=_CARD[c], influence=value.influence[c]) for c in CARDINALS]
+def _influence_out(value: Any) -> tuple[bytes, ...]:
+    return _influence_entries(value.influence)
+
+
+@functools.lru_cache(maxsize=1024)
+def _influence_entries(influence: tuple[int, ...]) -> tuple[bytes, ...]:
+    """Each cardinal's entry, serialized once per distinct influence (few actions change it)."""
+    entries = (pb.CardinalInfluence(cardinal=_CARD[c], influence=influence[c]) for c in CARDINALS)
+    return tuple(entry.SerializeToString() for entry in entries)
 
 
 def _influence_in(message: Any) -> tuple[int, ...]:
