@@ -1,9 +1,10 @@
 """The derived codec (services/engine/codec.py) gives the same bytes as ever: over random
 playouts of every game, player count and option set, the digest of every state, view,
 projected event and legal action it encodes is the one recorded when the codec built its
-messages field by field through protobuf's constructors. A change here changes what the
-rules services send and the games' golden digests: regenerate only on purpose
-(``python -m tests.test_codec_encodings`` prints the table)."""
+messages field by field through protobuf's constructors. The bytes a codec writes itself
+(``*_to_bytes``, what a rules service sends) are those of its messages. A change here
+changes what the rules services send and the games' golden digests: regenerate only on
+purpose (``python -m tests.test_codec_encodings`` prints the table)."""
 
 import hashlib
 import random
@@ -65,28 +66,31 @@ def encodings_digest(game_id: str, players: int, options_index: int) -> str:
     chooser = random.Random(seed)
     digest = hashlib.sha256()
 
-    def add(message) -> None:
-        data = message.SerializeToString()
+    def add(kind: str, value) -> None:
+        data = getattr(codec, f"{kind}_to_proto")(value).SerializeToString()
+        to_bytes = getattr(codec, f"{kind}_to_bytes", None)
+        if to_bytes is not None:
+            assert to_bytes(value) == data, f"{kind} {value!r}"
         digest.update(len(data).to_bytes(4, "big") + data)
 
     viewers = [None, *range(players)]
     state, events = engine.new_game(players, options, seed)
     for _ in range(MAX_STEPS):
-        add(codec.state_to_proto(state))
+        add("state", state)
         for viewer in viewers:
-            add(codec.view_to_proto(engine.view(state, viewer)))
+            add("view", engine.view(state, viewer))
         for event in events:
             for viewer in viewers:
                 projected = engine.project_event(event, viewer)
                 if projected is not None:
-                    add(codec.event_to_proto(projected))
+                    add("event", projected)
         deciders = engine.deciders(state)
         if not deciders:
             break
         seat = chooser.choice(deciders)
         legal = list(engine.legal_actions(state, seat))
         for action in legal:
-            add(codec.action_to_proto(action))
+            add("action", action)
         action = chooser.choice(legal)
         state, events = engine.apply(state, seat, action)
     return digest.hexdigest()
