@@ -23,7 +23,7 @@ import secrets
 import socket
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, MutableSequence
+from collections.abc import Awaitable, Callable, MutableSequence
 from dataclasses import dataclass
 
 import grpc
@@ -1001,12 +1001,18 @@ class TableCore:
         return response
 
     async def stream(
-        self, table_id: str, after_seq: int, token: str | None, client: Client | None = None, batched: bool = False
-    ) -> AsyncIterator[bytes]:
-        """The log from after_seq on, then live, as the token's seat sees it (None: a
-        spectator); ends after the game's last event, at once when after_seq is at or
-        past it. It holds one of ``client``'s open streams, unless a bot's seat watches.
-        Each event comes serialized as a stream response (``StoredEntry.framed_for_viewer``),
+        self,
+        table_id: str,
+        after_seq: int,
+        token: str | None,
+        send: Callable[[bytes], Awaitable[None]],
+        client: Client | None = None,
+        batched: bool = False,
+    ) -> None:
+        """Sends (``send``) the log from after_seq on, then live, as the token's seat sees
+        it (None: a spectator); ends after the game's last event, at once when after_seq is
+        at or past it. It holds one of ``client``'s open streams, unless a bot's seat watches.
+        Each event goes serialized as a stream response (``StoredEntry.framed_for_viewer``),
         so the watchers of a table share one serialization of it. ``batched``: each
         response holds every event known at once (up to BATCH_EVENTS), in its ``events``:
         a command's entries go to each watcher in one message, one send, instead of one
@@ -1056,7 +1062,7 @@ class TableCore:
                     if batch is not None:
                         data, last, end, revoked = batch
                         if data:
-                            yield data
+                            await send(data)
                         if end:
                             return
                         if revoked:
@@ -1068,7 +1074,7 @@ class TableCore:
                         last = entry.seq
                         data = entry.framed_for_viewer(seat)
                         if data:
-                            yield data
+                            await send(data)
                         if entry.is_end:
                             return
                         if entry.revokes(seat):

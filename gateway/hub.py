@@ -45,6 +45,11 @@ BUFFER_ENTRIES = 512
 # The most entries one read returns: a full page means there may be more to read.
 READ_PAGE = 500
 
+# The log-read counters, looked up once (a labels() call takes a lock each time).
+_SHARED_READS = metrics.LOG_READS.labels("shared")
+_PRIVATE_READS = metrics.LOG_READS.labels("private")
+_DELIVERED = metrics.LOG_READS.labels("delivered")
+
 
 # Reads the table's log: the entries after a seq (at most a page of them, in order).
 Reader = Callable[[int], Awaitable[list]]
@@ -200,7 +205,7 @@ class Hub:
                 return buffer[after_seq + 1 - buffer[0].seq :], generation
             if table.tail is not None and after_seq < table.tail:  # behind the buffer
                 self.private_reads += 1
-                metrics.LOG_READS.labels("private").inc()
+                _PRIVATE_READS.inc()
                 return await read(after_seq), generation
             if table.read_generation >= generation:
                 return [], generation
@@ -218,7 +223,7 @@ class Hub:
                 began = table.generation
                 start = after_seq if table.tail is None else table.tail
                 self.shared_reads += 1
-                metrics.LOG_READS.labels("shared").inc()
+                _SHARED_READS.inc()
                 entries = await read(start)
                 if entries:
                     self._extend(table, entries)
@@ -272,7 +277,7 @@ class Hub:
         if entries[0].seq != table.tail + 1:
             return False  # known already, or a gap: the wake-up's read fetches them
         current = table.read_generation >= table.generation
-        metrics.LOG_READS.labels("delivered").inc()
+        _DELIVERED.inc()
         self._extend(table, entries)
         table.wake()
         if current:

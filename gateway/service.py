@@ -10,7 +10,6 @@ with its traceback) and answered INTERNAL with a generic message.
 
 import functools
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -97,9 +96,9 @@ def unary_rpc(method, request_class):
 
 
 def stream_rpc(method, request_class):
-    """A server-streaming method's handler: a coroutine that writes each response itself
-    (``context.write``) rather than a generator around the method's own, which grpc.aio
-    would iterate in turn: one generator layer less for every response to every watcher."""
+    """A server-streaming method's handler: the method writes each response itself
+    (``context.write``, handed serialized bytes), with no generator between it and
+    grpc.aio: no generator layer to resume for every response to every watcher."""
     name = method.__name__
 
     @functools.wraps(method)
@@ -110,9 +109,7 @@ def stream_rpc(method, request_class):
         try:
             request = _decode(request_class, raw, name)
             with bound(**_about(request)):
-                write = context.write
-                async for item in method(request, context):
-                    await write(item)
+                await method(request, context)
         except Exception as error:
             api_error = _failure(error, name, request)
             code = api_error.code.name
@@ -133,19 +130,15 @@ def add_to_server(servicer, service_name: str, server: grpc.aio.Server) -> None:
         request_class = message_factory.GetMessageClass(method.input_type)
         implementation = getattr(servicer, method.name)
         if method.server_streaming:
+            # Its responses come serialized (TableCore.stream): grpc.aio sends them as they are.
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                stream_rpc(implementation, request_class), response_serializer=_serialized
+                stream_rpc(implementation, request_class), response_serializer=None
             )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
                 unary_rpc(implementation, request_class), response_serializer=lambda m: m.SerializeToString()
             )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
-
-
-def _serialized(response) -> bytes:
-    """A response, or one already serialized (the event streams' responses)."""
-    return response if isinstance(response, bytes) else response.SerializeToString()
 
 
 def require_token(context) -> str:
@@ -199,17 +192,19 @@ class GatewayServicer:
                 request.table_id, token, request.action, expected, request.request_id, request.continue_as_bot
             )
 
-    # The streams hand TableCore.stream's generator itself to stream_rpc (no generator of
-    # their own around it: one layer less for every event to every watcher).
+    # The streams write WatchTableResponses and SpectateTableResponses, serialized (see
+    # TableCore.stream), straight to the call.
 
-    def WatchTable(self, request, context) -> AsyncIterator[bytes]:
+    async def WatchTable(self, request, context) -> None:
         token = require_token(context)
-        # WatchTableResponses, serialized (see TableCore.stream).
-        return self.core.stream(request.table_id, request.after_seq, token, client_of(context), request.batched)
+        await self.core.stream(
+            request.table_id, request.after_seq, token, context.write, client_of(context), request.batched
+        )
 
-    def SpectateTable(self, request, context) -> AsyncIterator[bytes]:
-        # SpectateTableResponses, serialized.
-        return self.core.stream(request.table_id, request.after_seq, None, client_of(context), request.batched)
+    async def SpectateTable(self, request, context) -> None:
+        await self.core.stream(
+            request.table_id, request.after_seq, None, context.write, client_of(context), request.batched
+        )
 
     async def GetReplay(self, request: gw.GetReplayRequest, context) -> gw.GetReplayResponse:
         seat = request.seat if request.HasField("seat") else None
