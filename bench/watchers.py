@@ -15,20 +15,32 @@ was decoding. The pacing client plays from the bench's process, a GetView and a
 SubmitAction an action as the bare pipeline's client makes an event of a view and a
 submit; it knows who decides from the answers of the commands (nothing else plays).
 
-Delivery latency is the time from an event's commit stamp (taken when its command began,
-so it includes the command's own rules call and commit) to its arrival at the client. A
+Delivery latency is measured twice. From the event's own stamp (TableEvent.time, taken
+when its command began in the gateway, so it includes the command's own rules call and
+commit: compared with the bare pipeline, whose stamp is taken alike) to its arrival at
+the client. And from its commit (``CommitStamps``): the time Redis appended the entry to
+the table's log, as its commit script ran, read off Redis's MONITOR feed (its server clock,
+in microseconds; the log's entry ids are "<seq>-0", which carry no time), the moment the
+event comes into being, as a bare gRPC stream's event does when it is sent. MONITOR is an
+operator's read-only tap, on while every side plays; the stamp is taken as the XADD
+begins, a few microseconds before the script ends, so this latency is overstated by those
+microseconds, never understated. Redis and the readers share this machine's clock. A
 stream completes when it ends with no error status after it has brought every entry its
 table committed during the run; the bench then cancels it (the games do not end). Bounded
 in time; 127.0.0.1 only.
 """
 
 import asyncio
+import multiprocessing
 import random
 import statistics
+import threading
 import time
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 
 import grpc
+import redis
 import redis.asyncio as redis_async
 
 from bench.readers import SPECTATE, SPECTATE_BATCHED, Readers
@@ -61,6 +73,12 @@ class WatchFigures:
     # events are one a command.
     leading_ms: list[float] = field(default_factory=list)
     entries_per_command: float = 0.0
+    # Every delivery's latency from its entry's commit in Redis (CommitStamps); each
+    # event's to the first of its table's streams; the deliveries that had no commit stamp
+    # (none, unless the MONITOR feed lost some).
+    from_commit_ms: list[float] = field(default_factory=list)
+    first_from_commit_ms: list[float] = field(default_factory=list)
+    unstamped: int = 0
 
     def percentile(self, fraction: float) -> float:
         return percentile(self.latencies_ms, fraction)
@@ -84,15 +102,90 @@ async def _seated_table(stub) -> tuple[str, str, dict[int, str]]:
     return table_id, created.host_token, tokens
 
 
+def _monitor(conn: Connection, redis_url: str, key_prefix: str) -> None:
+    """CommitStamps' process: reads Redis's MONITOR feed until told to finish, then answers
+    {(table id, seq): the ns at which the commit script appended that entry to its log}."""
+    marker = f'lua] "XADD" "{key_prefix}:{{'.encode()
+    stamps: dict[tuple[str, int], int] = {}
+    link = redis.ConnectionPool.from_url(redis_url).make_connection()
+    link.connect()
+    link.send_command("MONITOR")
+    link.read_response()  # OK
+
+    def read() -> None:
+        # A line: +<seconds>.<microseconds> [<db> lua] "XADD" "<prefix>:{<table>}:log" "<seq>-0" ...
+        while True:
+            line = link.read_response()
+            if not isinstance(line, bytes) or marker not in line:
+                continue
+            seconds, _, rest = line.partition(b".")
+            table_start = line.index(marker) + len(marker)
+            table_end = line.index(b"}:log", table_start)
+            seq_start = table_end + len(b'}:log" "')
+            seq = int(line[seq_start : line.index(b"-", seq_start)])
+            stamps[(line[table_start:table_end].decode(), seq)] = int(seconds) * 10**9 + int(rest[:6]) * 1000
+
+    threading.Thread(target=read, daemon=True).start()
+    conn.send(("monitoring",))
+    conn.recv()  # ("finish",)
+    conn.send(("stamps", dict(stamps)))
+    conn.close()
+
+
+class CommitStamps:
+    """When Redis committed each log entry of the tables under ``key_prefix``: the time its
+    MONITOR feed gives the commit script's XADD of it (Redis's clock, in microseconds), read
+    by a process of its own from ``start`` to ``finish``."""
+
+    def __init__(self, redis_url: str, key_prefix: str):
+        context = multiprocessing.get_context("spawn")  # no fork of a process that runs gRPC
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_monitor, args=(child, redis_url, key_prefix), daemon=True)
+
+    async def start(self, timeout: float = 30) -> None:
+        self.process.start()
+        await self._recv(timeout)
+
+    async def finish(self, timeout: float = 60) -> dict[tuple[str, int], int]:
+        self.conn.send(("finish",))
+        try:
+            return (await self._recv(timeout))[1]
+        finally:
+            self.close()
+
+    async def _recv(self, timeout: float):
+        ready = await asyncio.get_running_loop().run_in_executor(None, self.conn.poll, timeout)
+        if not ready:
+            raise TimeoutError("the MONITOR reader did not answer")
+        return self.conn.recv()
+
+    def close(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(timeout=5)
+        self.conn.close()
+
+
 class Spectated:
     """The watched tables and their spectator streams, played in slices (``play``) that
-    the references' slices can come between; ``close`` reads the figures."""
+    the references' slices can come between; ``close`` reads the figures. Given
+    ``redis_url`` and the store's ``key_prefix``, each entry's commit is stamped too
+    (``CommitStamps``), from ``open`` to ``close``."""
 
     def __init__(
-        self, address: str, tables: int, per_table: int, readers: int = 4, channels: int = 10, batched: bool = True
+        self,
+        address: str,
+        tables: int,
+        per_table: int,
+        readers: int = 4,
+        channels: int = 10,
+        batched: bool = True,
+        redis_url: str = "",
+        key_prefix: str = "",
     ):
         self.address, self.tables, self.per_table = address, tables, per_table
         self.readers, self.channels, self.batched = readers, channels, batched
+        self.commits = CommitStamps(redis_url, key_prefix) if redis_url else None
         # The last slice's commands: the log entries each committed, table by table (for
         # the references to make alike).
         self.counts: list[list[int]] = []
@@ -107,6 +200,8 @@ class Spectated:
         self.slices = 0
 
     async def open(self) -> None:
+        if self.commits is not None:
+            await self.commits.start()
         self.player_channel = grpc.aio.insecure_channel(self.address)  # the players' own
         self.player = gateway_pb2_grpc.GatewayServiceStub(self.player_channel)
         self.seated = [await _seated_table(self.player) for _ in range(self.tables)]
@@ -200,9 +295,12 @@ class Spectated:
             assert self.reading is not None
             read = await self.reading.finish(wanted, timeout=timeout)
             self.reading = None
+            stamps = await self.commits.finish() if self.commits is not None else {}
         finally:
             if self.reading is not None:
                 self.reading.close()
+            if self.commits is not None:
+                self.commits.close()
             await self.player_channel.close()
         failed: dict[str, int] = {}
         for code in read.errors.values():
@@ -216,6 +314,7 @@ class Spectated:
         if short:
             failed["INCOMPLETE"] = short
         committed = sum(last_seq[table_id] - first_seq[table_id] for table_id in last_seq)
+        from_commit_ms, first_from_commit_ms, unstamped = from_commit(read.arrivals, stamps)
         return WatchFigures(
             self.tables * self.per_table,
             len(completed),
@@ -228,6 +327,9 @@ class Spectated:
             *spread_of(read.arrivals),
             read.cpu_seconds,
             *leading_of(read.arrivals),
+            from_commit_ms,
+            first_from_commit_ms,
+            unstamped,
         )
 
 
@@ -276,6 +378,23 @@ def leading_of(arrivals: list[tuple[int, str, int, int, int]]) -> tuple[list[flo
     events = {(key, seq, stamp) for _, key, seq, stamp, _ in arrivals}
     leading = [(arrived - stamp) / 1e6 for _, key, seq, stamp, arrived in arrivals if commands[(key, stamp)] == seq]
     return leading, len(events) / max(1, len(commands))
+
+
+def from_commit(
+    arrivals: list[tuple[int, str, int, int, int]], stamps: dict[tuple[str, int], int]
+) -> tuple[list[float], list[float], int]:
+    """(every delivery's latency from its entry's commit, in ms; each event's to the first
+    of its table's streams; the deliveries whose entry has no commit stamp), from the
+    readers' arrivals and CommitStamps' stamps."""
+    latencies = []
+    first: dict[tuple[str, int], int] = {}
+    for _, key, seq, _, arrived in arrivals:
+        committed = stamps.get((key, seq))
+        if committed is not None:
+            latencies.append((arrived - committed) / 1e6)
+            first[key, seq] = min(arrived, first.get((key, seq), arrived))
+    first_ms = [(arrived - stamps[event]) / 1e6 for event, arrived in first.items()]
+    return latencies, first_ms, len(arrivals) - len(latencies)
 
 
 async def redis_publish_latency(redis_url: str, channel: str, messages: int = 500) -> float:

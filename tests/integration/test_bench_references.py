@@ -8,6 +8,7 @@ import pytest
 
 from bench.bare import BarePipeline, BareStreams, Commands
 from bench.gateway import combined, submit_action
+from bench.watchers import Spectated
 from deploy.stack import ROOT
 
 
@@ -39,3 +40,22 @@ def test_the_submit_part_times_submits_on_tables_made_before_the_clock(stack):
     assert 0 < figures.submits == sum(part.submits for part in slices) <= 2 * 2 * 40
     assert figures.seconds == sum(part.seconds for part in slices)
     assert figures.p50_ms <= figures.p99_ms
+
+
+def test_the_watchers_part_stamps_every_delivery_with_its_commit(stack):
+    """Every event a spectator stream brings has its commit stamp, read off Redis's MONITOR
+    feed of the commit script's appends to the log (bench/watchers.py: CommitStamps)."""
+
+    async def run():
+        spectated = Spectated(
+            stack.gateway_address, 2, 3, readers=2, channels=2, redis_url=stack.redis_url, key_prefix=stack.key_prefix
+        )
+        await spectated.open()
+        await spectated.play(committed_per_second=20, seconds=1.0)
+        return await spectated.close(timeout=60)
+
+    figures = asyncio.run(run())
+    assert figures.completed == figures.streams == 6
+    assert figures.events > 0 and figures.unstamped == 0
+    assert len(figures.from_commit_ms) == figures.events
+    assert len(figures.first_from_commit_ms) == len(figures.first_ms)
