@@ -219,11 +219,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             outcome=rules_pb2.GameOutcome(winners=outcome.winners, summary=outcome.summary, scores=outcome.scores),
         )
 
-    def _project(self, events, player_count: int) -> list[rules_pb2.ProjectedEvent]:
-        projected = []
+    def _project(self, into, events, player_count: int) -> None:
+        """Each event as the spectators and each seat see it, added to ``into`` (a response's
+        repeated field: filled in place, not built apart and copied in)."""
         for event in events:
             public = self.engine.project_event(event, None)
-            entry = rules_pb2.ProjectedEvent()
+            entry = into.add()
             if public is not None:
                 entry.spectator.CopyFrom(self._pack_event(public))
             for seat in range(player_count):
@@ -233,8 +234,6 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 seat_event = entry.seats.add(seat=seat)
                 if seen is not None:
                     seat_event.event.CopyFrom(self._pack_event(seen))
-            projected.append(entry)
-        return projected
 
     def _legal(self, state, seat: int) -> list[rules_pb2.LegalAction]:
         """The seat's legal actions, each packed in its Any with its label. Actions are
@@ -258,12 +257,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     def _legal_action(self, action) -> rules_pb2.LegalAction:
         return rules_pb2.LegalAction(action=self._pack_action(action), label=self.engine.describe_action(action))
 
-    def _seat_view(self, state, seat: int | None, status: rules_pb2.GameStatus) -> rules_pb2.GetViewResponse:
-        return rules_pb2.GetViewResponse(
-            view=self._pack_view(self.engine.view(state, seat)),
-            status=status,
-            legal_actions=self._legal(state, seat) if seat is not None else [],
-        )
+    def _fill_view(
+        self, response: rules_pb2.GetViewResponse, state, seat: int | None, status: rules_pb2.GameStatus
+    ) -> rules_pb2.GetViewResponse:
+        """``response`` filled in place: a view inside a larger response is not copied in."""
+        response.view.CopyFrom(self._pack_view(self.engine.view(state, seat)))
+        response.status.CopyFrom(status)
+        if seat is not None:
+            response.legal_actions.extend(self._legal(state, seat))
+        return response
 
     # -- RPCs ------------------------------------------------------------------------
 
@@ -275,12 +277,13 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     async def NewGame(self, request, context):
         options = parse_options(self.engine.info, request.player_count, dict(request.options))
         state, events = self.engine.new_game(request.player_count, dict(request.options), request.seed)
-        return rules_pb2.NewGameResponse(
+        response = rules_pb2.NewGameResponse(
             state=self._packed_state(state),
             status=self._status(state),
-            events=self._project(events, request.player_count),
             options={name: _option_text(value) for name, value in options.items()},
         )
+        self._project(response.events, events, request.player_count)
+        return response
 
     @rpc
     async def ListLegalActions(self, request, context):
@@ -293,20 +296,19 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         action = self._action(request.action)
         new_state, events = self.engine.apply(state, request.seat, action)
         status = self._status(new_state)
-        wanted = set(request.view_seats)
-        return rules_pb2.ApplyActionResponse(
+        response = rules_pb2.ApplyActionResponse(
             state=self._packed_state(new_state),
             status=status,
-            events=self._project(events, self.engine.player_count(new_state)),
             action_label=self.engine.describe_action(action),
-            # The views the caller would ask next (its bot seats'), without a call and a
-            # state decoding of their own.
-            views=[
-                rules_pb2.SeatView(seat=seat, view=self._seat_view(new_state, seat, status))
-                for seat in status.deciding_seats
-                if seat in wanted
-            ],
         )
+        self._project(response.events, events, self.engine.player_count(new_state))
+        # The views the caller would ask next (its bot seats'), without a call and a state
+        # decoding of their own.
+        wanted = set(request.view_seats)
+        for seat in status.deciding_seats:
+            if seat in wanted:
+                self._fill_view(response.views.add(seat=seat).view, new_state, seat, status)
+        return response
 
     @rpc
     async def GetView(self, request, context):
@@ -314,7 +316,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         seat = request.seat if request.HasField("seat") else None
         if seat is not None and not 0 <= seat < self.engine.player_count(state):
             raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEAT", f"no seat {seat}")
-        return self._seat_view(state, seat, self._status(state))
+        return self._fill_view(rules_pb2.GetViewResponse(), state, seat, self._status(state))
 
 
 async def serve(game_id: str) -> None:
