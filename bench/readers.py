@@ -7,6 +7,12 @@ streams alike: spread over ``readers`` processes (``--watch-readers``), each wit
 channels and event loop, every stream's arrival times taken where it is read. The pacing
 client, alone in the bench's process, only plays.
 
+Every side's messages are stamped as they arrive, before anything is decoded: tavola's
+streams are read as bytes, as the references' are, and decoded after the run (once the
+run is over, as they come). Decoded on arrival, each message's stamp waited for the
+decoding of those that came before it to its process (a table's event comes to its fifty
+streams at once), which the references' raw bytes do not need.
+
 A reader is told what to open (its share of the streams, by index and key), answers
 ``subscribed`` once each stream has its first message (a spectator's backlog, or the
 bare servers' ``ready``), then reads until told to finish, and answers its figures:
@@ -75,25 +81,37 @@ async def _read(conn: Connection, address: str, kind: str, method: str, streams:
         if waiting == 0:
             first.set()
 
-    async def spectate(index: int, key: str) -> None:
-        from tavola.gateway.v1 import gateway_pb2 as gw
-        from tavola.gateway.v1 import gateway_pb2_grpc
+    from tavola.gateway.v1 import gateway_pb2 as gw
 
-        stub = gateway_pb2_grpc.GatewayServiceStub(opened[index % channels])
-        batched = kind == SPECTATE_BATCHED
-        stream = stub.SpectateTable(gw.SpectateTableRequest(table_id=key, batched=batched), timeout=900)
+    batched = kind == SPECTATE_BATCHED
+    # Messages not decoded yet: (stream index, key, bytes, arrival ns).
+    undecoded: list[tuple[int, str, bytes, int]] = []
+
+    def decode(index: int, key: str, data: bytes, arrived: int) -> None:
+        message = gw.SpectateTableResponse.FromString(data)
+        for event in message.events if batched else (message.event,):
+            arrivals.append((index, key, event.seq, event.time.ToNanoseconds(), arrived))
+            if wanted and event.seq > wanted[key][0]:  # the run is over: count it now
+                counts[index] += 1
+                _check_done()
+
+    async def spectate(index: int, key: str) -> None:
+        stream = opened[index % channels].unary_stream(
+            "/tavola.gateway.v1.GatewayService/SpectateTable",
+            request_serializer=gw.SpectateTableRequest.SerializeToString,
+            response_deserializer=_identity,
+        )(gw.SpectateTableRequest(table_id=key, batched=batched), timeout=900)
         seen = False
         try:
-            async for message in stream:
+            async for data in stream:
                 arrived = time.time_ns()
                 if not seen:
                     seen = True
                     subscribed()  # the backlog (seats taken) has come: it is live
-                for event in message.events if batched else (message.event,):
-                    arrivals.append((index, key, event.seq, event.time.ToNanoseconds(), arrived))
-                    if wanted and event.seq > wanted[key][0]:  # the run is over: count it now
-                        counts[index] += 1
-                        _check_done()
+                if wanted:  # the run is over: decode and count it now
+                    decode(index, key, data, arrived)
+                else:
+                    undecoded.append((index, key, data, arrived))
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:
                 figures.errors[index] = error.code().name
@@ -139,6 +157,9 @@ async def _read(conn: Connection, address: str, kind: str, method: str, streams:
     loop = asyncio.get_running_loop()
     message = await loop.run_in_executor(None, conn.recv)  # ("finish", wanted or None)
     if kind != RAW:
+        for pending in undecoded:  # before ``wanted``: counted with the others just after
+            decode(*pending)
+        undecoded.clear()
         wanted.update(message[1])
         _count()
         _check_done()
