@@ -17,7 +17,7 @@ required, a fixed-length tuple of the wrong length) raises ValueError.
 
 Everything is worked out once, when a game's codec is built, into small functions per
 field. Encoding writes each message's bytes directly, as protobuf's own serializer would
-(``_writer``): building the same messages through protobuf's Python constructors cost
+(``_encoder``): building the same messages through protobuf's Python constructors cost
 several times as much.
 """
 
@@ -196,25 +196,15 @@ class Schema:
             mapper = self.mapper(hint, message)
             return mapper.to_bytes, mapper.from_proto
         _, length = _tuple_element(hint, what)
-        if length is None and len(descriptor.fields) == 1 and descriptor.fields[0].is_repeated:
-            # tuple[X, ...] <-> a message whose one field is repeated
-            plan = self._repeated(hint, descriptor.fields[0], what)
-            write, enc = _writer(descriptor.fields[0]), plan.encode
-            if enc is None:
-                return write, plan.decode
-            return (lambda value: write(enc(value))), plan.decode
-        # tuple[int, int, ...] <-> the message's fields in order
         fields = descriptor.fields
+        if length is None and len(fields) == 1 and fields[0].is_repeated:
+            # tuple[X, ...] <-> a message whose one field is repeated
+            plan = self._repeated(hint, fields[0], what)
+            return _encoder(descriptor.full_name, [(fields[0], _itself, plan.encode)]), plan.decode
+        # tuple[int, int, ...] <-> the message's fields in order
         if length != len(fields):
             raise TypeError(f"{what}: {hint} does not fit {descriptor.full_name}")
-        writers = [_writer(f) for f in fields]
-        in_number_order = sorted(range(len(fields)), key=lambda i: fields[i].number)
-
-        def encode(value: Any) -> bytes:
-            if len(value) != len(fields):
-                raise ValueError(f"{what} takes {len(fields)} values, not {len(value)}")
-            return b"".join([writers[i](value[i]) for i in in_number_order])
-
+        encode = _encoder(descriptor.full_name, [(f, i, None) for i, f in enumerate(fields)])
         return encode, _getters(None, [f.name for f in fields], False)
 
     def _enum_tables(self, hint: Any, enum: EnumDescriptor, what: str) -> tuple[dict[Any, int], dict[int, Any]]:
@@ -693,32 +683,14 @@ def _tag(number: int, wire_type: int) -> bytes:
     return _varint(number << 3 | wire_type)
 
 
-def _message_bytes(value: Any) -> bytes:
-    """A nested message's bytes: the mappers give bytes, a game's own encoders may give messages."""
-    return value if type(value) is bytes else value.SerializeToString()
+def _itself(value: Any) -> Any:
+    return value
 
 
-def _writer(fd: FieldDescriptor) -> Writer:
-    """Writes field ``fd`` of a value as a message constructor takes it (None: unset)."""
+def _scalar_writer(fd: FieldDescriptor) -> Writer:
+    """Writes scalar field ``fd`` (numbers, bools, strings; repeated numbers packed) of a value
+    as a message constructor takes it (None: unset)."""
     repeated = fd.is_repeated
-    if fd.type == FieldDescriptor.TYPE_MESSAGE:
-        tag = _tag(fd.number, _LENGTH_DELIMITED)
-        if repeated:
-
-            def write_messages(values: Any) -> bytes:
-                if values is None:
-                    return b""
-                return b"".join([tag + _varint(len(data)) + data for data in map(_message_bytes, values)])
-
-            return write_messages
-
-        def write_message(value: Any) -> bytes:
-            if value is None:
-                return b""
-            data = _message_bytes(value)
-            return tag + _varint(len(data)) + data
-
-        return write_message
     if fd.type == FieldDescriptor.TYPE_STRING:
         tag = _tag(fd.number, _LENGTH_DELIMITED)
 
@@ -770,7 +742,8 @@ def _single(write: Writer, presence: bool) -> Writer:
 def _encoder(name: str, fields: list[tuple[FieldDescriptor, Source, Encoder | None]]) -> Callable[[Any], bytes]:
     """One function writing a whole message, made once from its fields' sources and optional
     conversions: encoding then costs no call per field and no dictionary, and a small number
-    costs a list lookup (its tag and byte made beforehand)."""
+    costs a list lookup (its tag and byte made beforehand). A nested message's value is its
+    bytes (from the mappers) or a message (from a game's own encoders)."""
     namespace: dict[str, Any] = {"_varint": _varint}
     lines = ["def to_bytes(value):", "    parts = []", "    append = parts.append"]
     for k, (fd, source, convert) in enumerate(sorted(fields, key=lambda field: field[0].number)):
@@ -792,12 +765,12 @@ def _encoder(name: str, fields: list[tuple[FieldDescriptor, Source, Encoder | No
             lines.append(f"        data = {item} if type({item}) is bytes else {item}.SerializeToString()")
             lines.append(f"        append(tag{k} + _varint(len(data)) + data)")
         elif fd.type in _RANGES and not fd.is_repeated:
-            namespace[f"write{k}"] = _writer(fd)
+            namespace[f"write{k}"] = _scalar_writer(fd)
             namespace[f"small{k}"] = [_tag(fd.number, _VARINT) + byte for byte in _ONE_BYTE]
             lines.append("    if v is not None:" if fd.has_presence else "    if v:")
             lines.append(f"        append(small{k}[v] if 0 <= v < 0x80 else write{k}(v))")
         else:  # strings, packed numbers
-            namespace[f"write{k}"] = _writer(fd)
+            namespace[f"write{k}"] = _scalar_writer(fd)
             lines.append(f"    append(write{k}(v))")
     lines.append('    return b"".join(parts)')
     exec(compile("\n".join(lines), f"<encoder of {name}>", "exec"), namespace)
