@@ -687,22 +687,10 @@ def _itself(value: Any) -> Any:
     return value
 
 
-def _scalar_writer(fd: FieldDescriptor) -> Writer:
-    """Writes scalar field ``fd`` (numbers, bools, strings; repeated numbers packed) of a value
-    as a message constructor takes it (None: unset)."""
-    repeated = fd.is_repeated
-    if fd.type == FieldDescriptor.TYPE_STRING:
-        tag = _tag(fd.number, _LENGTH_DELIMITED)
-
-        def string(text: str) -> bytes:
-            data = text.encode()
-            return tag + _varint(len(data)) + data
-
-        if repeated:
-            return lambda values: b"" if values is None else b"".join(map(string, values))
-        return _single(string, fd.has_presence)
+def _checked_varint(fd: FieldDescriptor) -> Callable[[int], bytes]:
+    """A number of field ``fd``'s type as a varint; ValueError out of its range, as protobuf."""
     if fd.type not in _RANGES:
-        raise TypeError(f"{fd.full_name}: the codec writes no {fd.type} field (see _RANGES)")
+        raise TypeError(f"{fd.full_name}: the codec writes no field of type {fd.type} (see _RANGES)")
     low, high = _RANGES[fd.type]
 
     def varint(number: int) -> bytes:
@@ -712,31 +700,22 @@ def _scalar_writer(fd: FieldDescriptor) -> Writer:
             raise ValueError(f"{fd.full_name}: {number} is out of range")
         return _varint(number)
 
-    if repeated:
-        tag = _tag(fd.number, _LENGTH_DELIMITED)
-
-        def write_packed(values: Any) -> bytes:
-            if values is None:
-                return b""
-            numbers = tuple(values)
-            try:  # numbers below 0x80 are one byte each
-                packed = bytes(numbers)
-            except (TypeError, ValueError):
-                packed = b""
-            if not packed.isascii() or len(packed) != len(numbers):
-                packed = b"".join(map(varint, numbers))
-            return tag + _varint(len(packed)) + packed if packed else b""
-
-        return write_packed
-    tag = _tag(fd.number, _VARINT)
-    return _single(lambda number: tag + varint(number), fd.has_presence)
+    return varint
 
 
-def _single(write: Writer, presence: bool) -> Writer:
-    """A singular field: None leaves it unset; so does its default without presence."""
-    if presence:
-        return lambda value: b"" if value is None else write(value)
-    return lambda value: b"" if value is None or not value else write(value)
+def _string_writer(fd: FieldDescriptor) -> Writer:
+    """Writes string field ``fd`` (None: unset; so is "" without presence)."""
+    tag = _tag(fd.number, _LENGTH_DELIMITED)
+
+    def string(text: str) -> bytes:
+        data = text.encode()
+        return tag + _varint(len(data)) + data
+
+    if fd.is_repeated:
+        return lambda values: b"" if values is None else b"".join(map(string, values))
+    if fd.has_presence:
+        return lambda text: b"" if text is None else string(text)
+    return lambda text: string(text) if text else b""
 
 
 def _encoder(name: str, fields: list[tuple[FieldDescriptor, Source, Encoder | None]]) -> Callable[[Any], bytes]:
@@ -744,7 +723,7 @@ def _encoder(name: str, fields: list[tuple[FieldDescriptor, Source, Encoder | No
     conversions: encoding then costs no call per field and no dictionary, and a small number
     costs a list lookup (its tag and byte made beforehand). A nested message's value is its
     bytes (from the mappers) or a message (from a game's own encoders)."""
-    namespace: dict[str, Any] = {"_varint": _varint}
+    namespace: dict[str, Any] = {"_varint": _varint, "one_byte": _ONE_BYTE}
     lines = ["def to_bytes(value):", "    parts = []", "    append = parts.append"]
     for k, (fd, source, convert) in enumerate(sorted(fields, key=lambda field: field[0].number)):
         if isinstance(source, str):
@@ -758,20 +737,39 @@ def _encoder(name: str, fields: list[tuple[FieldDescriptor, Source, Encoder | No
             namespace[f"convert{k}"] = convert
             read = f"convert{k}({read})"
         lines.append(f"    v = {read}  # {fd.name}")
+        # Each kind of field: what the message constructor took for it, written as protobuf does.
+        length_delimited = [  # ``data`` after its tag and length
+            "n = len(data)",
+            f"append(tag{k} + (one_byte[n] if n < 0x80 else _varint(n)) + data)",
+        ]
         if fd.type == FieldDescriptor.TYPE_MESSAGE:
             namespace[f"tag{k}"] = _tag(fd.number, _LENGTH_DELIMITED)
             item = "item" if fd.is_repeated else "v"
             lines.append("    for item in () if v is None else v:" if fd.is_repeated else "    if v is not None:")
             lines.append(f"        data = {item} if type({item}) is bytes else {item}.SerializeToString()")
-            lines.append(f"        append(tag{k} + _varint(len(data)) + data)")
-        elif fd.type in _RANGES and not fd.is_repeated:
-            namespace[f"write{k}"] = _scalar_writer(fd)
-            namespace[f"small{k}"] = [_tag(fd.number, _VARINT) + byte for byte in _ONE_BYTE]
-            lines.append("    if v is not None:" if fd.has_presence else "    if v:")
-            lines.append(f"        append(small{k}[v] if 0 <= v < 0x80 else write{k}(v))")
-        else:  # strings, packed numbers
-            namespace[f"write{k}"] = _scalar_writer(fd)
+            lines.extend("        " + line for line in length_delimited)
+        elif fd.type == FieldDescriptor.TYPE_STRING:
+            namespace[f"write{k}"] = _string_writer(fd)
             lines.append(f"    append(write{k}(v))")
+        elif fd.is_repeated:  # packed
+            namespace[f"tag{k}"] = _tag(fd.number, _LENGTH_DELIMITED)
+            namespace[f"varint{k}"] = _checked_varint(fd)
+            lines.append("    if v is not None:")
+            lines.append("        v = v if type(v) is tuple else tuple(v)")
+            lines.append("        if v:")
+            lines.append("            try:")
+            lines.append("                data = bytes(v)  # numbers below 0x80 are a byte each")
+            lines.append("            except (TypeError, ValueError):")
+            lines.append('                data = b"\\x80"')
+            lines.append("            if not data.isascii():")
+            lines.append(f'                data = b"".join(map(varint{k}, v))')
+            lines.extend("            " + line for line in length_delimited)
+        else:
+            namespace[f"varint{k}"] = _checked_varint(fd)
+            namespace[f"small{k}"] = [_tag(fd.number, _VARINT) + byte for byte in _ONE_BYTE]
+            namespace[f"tag{k}"] = _tag(fd.number, _VARINT)
+            lines.append("    if v is not None:" if fd.has_presence else "    if v:")
+            lines.append(f"        append(small{k}[v] if 0 <= v < 0x80 else tag{k} + varint{k}(v))")
     lines.append('    return b"".join(parts)')
     exec(compile("\n".join(lines), f"<encoder of {name}>", "exec"), namespace)
     return namespace["to_bytes"]
