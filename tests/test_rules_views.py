@@ -2,7 +2,7 @@
 those GetView answers on the new state, the packed legal actions it keeps answer as
 freshly packed ones, and a state it sent answers as the same state decoded (the service
 keeps the states it sent by their bytes, which holds only while the engines never change a
-state in place)."""
+state in place), a legal action it packed as the same action decoded."""
 
 import asyncio
 import pickle
@@ -66,9 +66,12 @@ async def _answers_from_kept_states(game_id: str, players: int, seed: int, steps
         seat = chooser.choice(list(status.deciding_seats))
         view = await rules.GetView(rules_pb2.GetViewRequest(state=state, seat=seat), None)
         action = chooser.choice(list(view.legal_actions)).action
+        assert action.value in rules._packed_actions
         request = rules_pb2.ApplyActionRequest(state=state, seat=seat, action=action, view_seats=range(players))
         applied = await rules.ApplyAction(request, None)
-        rules._states.clear()  # the same calls on a decoded state
+        rules._states.clear()  # the same calls on a decoded state and action
+        rules._legal_cache.clear()
+        rules._packed_actions.clear()
         assert view == await rules.GetView(rules_pb2.GetViewRequest(state=state, seat=seat), None)
         assert applied == await rules.ApplyAction(request, None)
         state, status = applied.state, applied.status
@@ -76,7 +79,7 @@ async def _answers_from_kept_states(game_id: str, players: int, seed: int, steps
 
 
 @pytest.mark.parametrize("game_id", game_ids())
-def test_a_kept_state_answers_as_the_state_decoded(game_id):
+def test_a_kept_state_and_action_answer_as_decoded(game_id):
     players = max(player_counts(game_id))
     assert asyncio.run(_answers_from_kept_states(game_id, players, seed=5, steps=40)) > 10
 
