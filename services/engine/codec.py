@@ -15,10 +15,10 @@ every other field maps to the message field of the same name, converted by its t
 Decoding a value the engine cannot hold (an unknown or UNSPECIFIED enum where one is
 required, a fixed-length tuple of the wrong length) raises ValueError.
 
-Everything is worked out once, when a game's codec is built, into small functions per
-field. Encoding writes each message's bytes directly, as protobuf's own serializer would
-(``_encoder``): building the same messages through protobuf's Python constructors cost
-several times as much.
+Everything is worked out once, when a game's codec is built: decoding into small functions
+per field, encoding into one generated function per message type that writes the message's
+bytes as protobuf's own serializer would (``_encoder``); building the same messages through
+protobuf's Python constructors cost several times as much.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from google.protobuf.message_factory import GetMessageClass
 
 from services.engine.errors import MalformedAction
 
-# engine value -> what a field's writer takes: a scalar, an iterable of them, or a nested
-# message (its bytes, or a message)
+# engine value -> what a message's encoder takes for a field: a scalar, an iterable of them,
+# or a nested message (its bytes, or a message)
 Encoder = Callable[[Any], Any]
 Decoder = Callable[[Any], Any]  # the whole parent message -> the engine value
 Writer = Callable[[Any], bytes]  # a field's value -> the field's bytes (none when unset)
@@ -83,7 +83,7 @@ class Shape:
 class _Plan:
     """One field's conversion, worked out once."""
 
-    encode: Encoder | None  # None: the engine value goes to the field's writer as it is
+    encode: Encoder | None  # None: the engine value is the field's as it is
     decode: Decoder
     scalar: bool = False  # ``decode`` reads the message attribute as it is
     table: dict[int, Any] | None = None  # an enum: ``decode`` reads a number to look up here
