@@ -47,7 +47,7 @@ from bench.bare import BarePipeline, BareStreams, Commands, run_clients
 from bench.engines import decisions_per_cpu_second, openspiel_decisions_per_cpu_second
 from bench.gateway import combined, submit_action
 from bench.replies import bot_replies
-from bench.tables import CpuMeter, print_progress, run_tables
+from bench.tables import print_progress, run_tables, stack_pids
 from bench.watchers import GAME as WATCH_GAME
 from bench.watchers import Spectated, percentile, redis_publish_latency, spread_of
 from bots import arena, registry
@@ -158,22 +158,30 @@ def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
     bare_prefix = f"{stack.key_prefix}:bare"
     references: dict[int, dict] = {}
     slice_seconds = profile.submit_seconds / SLICES
+    # Each side's processes, to weigh their CPU per submit (the bench's own process runs
+    # the clients, one side at a time: "client").
+    tavola_pids = {name: pid for name, pid in stack_pids(stack).items() if name in ("gateway", "rules-borgia", "redis")}
     with BarePipeline(stack.redis_url, bare_prefix, ROOT / ".run" / "bench") as bare:
+        bare_pids = {**bare.pids, **{name: pid for name, pid in tavola_pids.items() if name == "redis"}}
         for clients in profile.clients:
             # In turn, in short slices: a machine whose load drifts weighs on both alike.
             bare_slices, slices = [], []
-            bare_cpu = 0.0
             for _ in range(SLICES):
-                meter = CpuMeter(bare.pids)
                 bare_slices.append(
-                    asyncio.run(run_clients(bare.address, stack.redis_url, bare_prefix, clients, slice_seconds, 20_000))
+                    asyncio.run(
+                        run_clients(
+                            bare.address, stack.redis_url, bare_prefix, clients, slice_seconds, 20_000, bare_pids
+                        )
+                    )
                 )
-                bare_cpu += sum(meter.used().values())
                 slices.append(
-                    asyncio.run(submit_action(stack.gateway_address, "borgia", 3, clients, slice_seconds, 20_000))
+                    asyncio.run(
+                        submit_action(stack.gateway_address, "borgia", 3, clients, slice_seconds, 20_000, tavola_pids)
+                    )
                 )
             reference, figures = combined(bare_slices), combined(slices)
-            cpu = bare_cpu * 1000 / max(1, reference.submits)
+            bare_cpu, tavola_cpu = reference.cpu, figures.cpu
+            cpu = (bare_cpu["gateway"] + bare_cpu["rules"]) * 1000 / max(1, reference.submits)
             references[clients] = {"per_second": reference.per_second, "p50": reference.p50_ms, "cpu_ms": cpu}
             report.row(
                 f"submit.{clients}.per_second",
@@ -199,6 +207,23 @@ def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
                 reference.p99_ms,
                 "bare",
             )
+            # Where the CPU of a GetView and SubmitAction pair goes, side by side, while timed
+            # (a tavola client that has played its tables makes another, in the window).
+            for name, bare_name in (
+                ("gateway", "gateway"),
+                ("rules-borgia", "rules"),
+                ("redis", "redis"),
+                ("client", "client"),
+            ):
+                if name in tavola_cpu and bare_name in bare_cpu:
+                    report.row(
+                        f"submit.{clients}.cpu_ms.{bare_name}",
+                        f"    CPU per submit, {name}",
+                        tavola_cpu[name] * 1000 / max(1, figures.submits),
+                        "ms",
+                        bare_cpu[bare_name] * 1000 / max(1, reference.submits),
+                        f"bare {bare_name}",
+                    )
     return references
 
 

@@ -44,6 +44,7 @@ import grpc
 import redis.asyncio as redis_async
 
 from bench.readers import RAW, Readers, ReadFigures
+from bench.tables import CpuMeter
 from deploy.processes import terminate
 
 RECORD_BYTES = 1500
@@ -522,14 +523,24 @@ class BareFigures:
     p50_ms: float
     p99_ms: float
     latencies: list[float] = field(default_factory=list)  # seconds, each submit's
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by process, while timed
 
     @property
     def per_second(self) -> float:
         return self.submits / self.seconds
 
 
-async def run_clients(address: str, redis_url: str, prefix: str, clients: int, seconds: float, limit: int):
-    """Each client owns a table; view then submit, as fast as answers come. Only Submit is timed."""
+async def run_clients(
+    address: str,
+    redis_url: str,
+    prefix: str,
+    clients: int,
+    seconds: float,
+    limit: int,
+    pids: dict[str, int] | None = None,
+):
+    """Each client owns a table; view then submit, as fast as answers come. Only Submit is
+    timed; ``pids``: processes whose CPU to measure while timed (and this one's, "client")."""
     setup = redis_async.Redis.from_url(redis_url)
     tables = [f"t{index:015d}" for index in range(clients)]
     for table in tables:
@@ -552,16 +563,18 @@ async def run_clients(address: str, redis_url: str, prefix: str, clients: int, s
                 count += 1
 
         await client(tables[0], time.perf_counter() + 0.5, 50, [])  # warm up
+        meter = CpuMeter.with_client(pids or {})
         started = time.perf_counter()
         deadline = started + seconds
         await asyncio.gather(*(client(table, deadline, limit, latencies) for table in tables))
         elapsed = time.perf_counter() - started
+        cpu = meter.used()
     for table in tables:
         await setup.delete(f"{prefix}:{table}", f"{prefix}:{table}:log")
     await setup.aclose()
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return BareFigures(clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000, ordered)
+    return BareFigures(clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000, ordered, cpu)
 
 
 def main() -> None:

@@ -15,10 +15,12 @@ import math
 import random
 import statistics
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import grpc
 
+from bench.tables import CpuMeter
 from common import auth
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
@@ -35,6 +37,7 @@ class Figures:
     p50_ms: float
     p99_ms: float
     latencies: list[float] = field(default_factory=list)  # seconds, each submit's
+    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by process, while timed
 
     @property
     def per_second(self) -> float:
@@ -90,7 +93,10 @@ async def _tables(stub, game: str, players: int, count: int, seed: int) -> list[
     return made
 
 
-async def submit_action(address: str, game: str, players: int, clients: int, seconds: float, limit: int) -> Figures:
+async def submit_action(
+    address: str, game: str, players: int, clients: int, seconds: float, limit: int, pids: dict[str, int] | None = None
+) -> Figures:
+    """``pids``: processes whose CPU to measure while timed (and this one's, "client")."""
     latencies: list[float] = []
     async with grpc.aio.insecure_channel(address) as channel:
         stub = gateway_pb2_grpc.GatewayServiceStub(channel)
@@ -105,6 +111,7 @@ async def submit_action(address: str, game: str, players: int, clients: int, sec
         tables = await asyncio.gather(
             *(_tables(stub, game, players, min(each, limit), 100_000 * (index + 1)) for index in range(clients))
         )
+        meter = CpuMeter.with_client(pids or {})
         started = time.perf_counter()
         deadline = started + seconds
         await asyncio.gather(
@@ -114,15 +121,19 @@ async def submit_action(address: str, game: str, players: int, clients: int, sec
             )
         )
         elapsed = time.perf_counter() - started
+        cpu = meter.used()
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return Figures(clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000, ordered)
+    return Figures(clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000, ordered, cpu)
 
 
 def combined(slices: list) -> Figures:
     """One figure of several runs (time slices interleaved with the reference's): their
-    submits over their time, percentiles over every submit."""
+    submits over their time, percentiles over every submit, CPU summed."""
     ordered = sorted(latency for part in slices for latency in part.latencies)
+    cpu: Counter[str] = Counter()
+    for part in slices:
+        cpu.update(part.cpu)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     return Figures(
         slices[0].clients,
@@ -131,4 +142,5 @@ def combined(slices: list) -> Figures:
         statistics.median(ordered) * 1000,
         p99 * 1000,
         ordered,
+        dict(cpu),
     )

@@ -33,6 +33,13 @@ from tavola.gateway.v1 import gateway_pb2_grpc
 class CpuMeter:
     """CPU seconds (user + system) of a set of processes and their children, since start."""
 
+    @classmethod
+    def with_client(cls, pids: dict[str, int]) -> "CpuMeter":
+        """Also this process's own CPU (all its threads, not its children) as "client"."""
+        meter = cls(pids)
+        meter.client_started = time.process_time()
+        return meter
+
     def __init__(self, pids: dict[str, int]):
         self.processes = {name: psutil.Process(pid) for name, pid in pids.items()}
         self.started = {name: self._cpu(process) for name, process in self.processes.items()}
@@ -48,8 +55,13 @@ class CpuMeter:
             total += times.user + times.system
         return total
 
+    client_started: float | None = None
+
     def used(self) -> dict[str, float]:
-        return {name: self._cpu(process) - self.started[name] for name, process in self.processes.items()}
+        used = {name: self._cpu(process) - self.started[name] for name, process in self.processes.items()}
+        if self.client_started is not None:
+            used["client"] = time.process_time() - self.client_started
+        return used
 
 
 def stack_pids(stack) -> dict[str, int]:
