@@ -111,8 +111,9 @@ if ARGV[12] == '1' then
 end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], ARGV[6], ARGV[7]) end
 -- A TTL of 0 keeps the key (a finished table may be kept for good though its game had one).
+-- The archive (KEYS[4]) is there only once the game is over.
 local ttls = {tonumber(ARGV[5]), tonumber(ARGV[5]), tonumber(ARGV[10]), tonumber(ARGV[5])}
-for k = 1, 4 do
+for k = 1, ARGV[12] == '1' and 4 or 3 do
   if ttls[k] > 0 then redis.call('EXPIRE', KEYS[k], ttls[k]) else redis.call('PERSIST', KEYS[k]) end
 end
 -- The table's due time (KEYS[5], a sorted set of every table), on a single Redis only:
