@@ -582,16 +582,20 @@ class TableStore:
 
     async def read_log(self, table_id: str, after_seq: int, count: int = 500) -> list[StoredEntry]:
         """Up to ``count`` entries after ``after_seq``, from the archive of a finished game
-        and then the stream. Should the game's end move the stream into the archive between
-        the two reads, this read finds neither; the commit's wake-up, which follows it,
-        brings the reader back."""
+        and then the stream."""
         table_key, log_key, _, archive_key = self._keys(table_id)
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.get(archive_key)
-            pipe.xrange(log_key, min=f"({after_seq}-0", max="+", count=count)
-            # After the entries: the list only grows, so it covers every entry read.
-            pipe.hget(table_key, "types")
-            archive, stream, types = await pipe.execute()
+        for _ in range(3):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.get(archive_key)
+                pipe.xrange(log_key, min=f"({after_seq}-0", max="+", count=count)
+                # After the entries: the list only grows, so it covers every entry read.
+                pipe.hmget(table_key, ["types", "seq"])
+                archive, stream, (types, last) = await pipe.execute()
+            # The game's end moved the stream into the archive between the two reads, which
+            # then found neither: read again (the seq is written with the entries).
+            if archive is None and not stream and int(last or 0) > after_seq:
+                continue
+            break
         type_urls = self._type_urls(types) if types else ()
         entries = [
             StoredEntry(seq=seq, fields={b"e": record}, type_urls=type_urls)

@@ -170,3 +170,39 @@ async def _archive(redis_url: str, prefix: str) -> None:
 
 def test_a_finished_games_log_is_archived_in_one_value_and_reads_back_alike(redis_url, key_prefix) -> None:
     asyncio.run(_archive(redis_url, f"{key_prefix}-archive"))
+
+
+async def _archived_meanwhile(redis_url: str, prefix: str) -> None:
+    client = redis.asyncio.Redis.from_url(redis_url)
+    store = TableStore(client, prefix, 3600)
+    table_id = secrets.token_hex(8)
+    keys = dict(zip(KEY_SUFFIXES, store._keys(table_id), strict=True))
+    record = store_pb2.LogRecord(version=1, time_ns=5, end=True).SerializeToString()
+    try:
+        # A read that came between the end's two moves: no archive yet, the stream gone.
+        await client.hset(keys["table"], mapping={"version": 1, "seq": 1})
+        first_read = store.redis.pipeline
+
+        def pipeline(**kwargs):
+            pipe = first_read(**kwargs)
+            execute = pipe.execute
+
+            async def execute_then_archive():
+                replies = await execute()
+                await client.set(keys["archive"], (1).to_bytes(4, "big") + len(record).to_bytes(2, "big") + record)
+                store.redis.pipeline = first_read  # once
+                return replies
+
+            pipe.execute = execute_then_archive
+            return pipe
+
+        store.redis.pipeline = pipeline
+        entries = await store.read_log(table_id, 0)
+        assert [(entry.seq, entry.is_end) for entry in entries] == [(1, True)]  # read again, not lost
+    finally:
+        await client.delete(*keys.values())
+        await client.aclose()
+
+
+def test_a_log_read_that_meets_the_archiving_midway_reads_again(redis_url, key_prefix) -> None:
+    asyncio.run(_archived_meanwhile(redis_url, f"{key_prefix}-archived-meanwhile"))
