@@ -460,8 +460,8 @@ class TableStore:
 
     def _keys(self, table_id: str) -> tuple[str, str, str, str]:
         """The table's keys: its record, log, requests and archive (KEY_SUFFIXES)."""
-        base = f"{self.prefix}:{{{table_id}}}"
-        return f"{base}:table", f"{base}:log", f"{base}:requests", f"{base}:archive"
+        table, log, requests, archive = (f"{self.prefix}:{{{table_id}}}:{suffix}" for suffix in KEY_SUFFIXES)
+        return table, log, requests, archive
 
     def channel(self, table_id: str) -> str:
         return f"{self.prefix}:{{{table_id}}}:wake"

@@ -5,6 +5,7 @@ TTL and its request ids the retry window, a finished game's log is archived in o
 stored in the earlier, longer field is still answered and still refused."""
 
 import asyncio
+import contextlib
 import secrets
 
 import redis.asyncio
@@ -70,19 +71,29 @@ def test_old_and_new_log_entries_and_a_finished_tables_ttls(redis_url, key_prefi
     asyncio.run(_scenario(redis_url, f"{key_prefix}-records"))
 
 
-async def _legacy_request(redis_url: str, prefix: str) -> None:
+@contextlib.asynccontextmanager
+async def _fresh_table(redis_url: str, prefix: str, **store_options):
+    """A store on the real Redis, a new table id and its keys by suffix (deleted after)."""
     client = redis.asyncio.Redis.from_url(redis_url)
-    store = TableStore(client, prefix, 3600)
+    store = TableStore(client, prefix, 3600, **store_options)
     table_id = secrets.token_hex(8)
-    keys = [f"{prefix}:{{{table_id}}}:{suffix}" for suffix in ("table", "log", "requests")]
+    keys = dict(zip(KEY_SUFFIXES, store._keys(table_id), strict=True))
     try:
+        yield client, store, table_id, keys
+    finally:
+        await client.delete(*keys.values())
+        await client.aclose()
+
+
+async def _legacy_request(redis_url: str, prefix: str) -> None:
+    async with _fresh_table(redis_url, prefix) as (client, store, table_id, keys):
         table = gw.Table(table_id=table_id, status=gw.TABLE_STATUS_IN_PROGRESS, version=1, last_seq=1)
-        await client.hset(keys[0], mapping={"record": store_pb2.TableRecord(table=table).SerializeToString()})
-        await client.hset(keys[0], mapping={"version": 1, "seq": 1})
+        await client.hset(keys["table"], mapping={"record": store_pb2.TableRecord(table=table).SerializeToString()})
+        await client.hset(keys["table"], mapping={"version": 1, "seq": 1})
         # A response stored by an earlier version, under the token digest's hex and the id.
         request = RequestKey.of(b"t" * 32, "r1")
         stored = store_pb2.StoredResponse(command_sha256=b"c" * 16, seat=0, first_seq=1, last_seq=1, version=1)
-        await client.hset(keys[2], request.legacy, stored.SerializeToString())
+        await client.hset(keys["requests"], request.legacy, stored.SerializeToString())
         assert request.legacy == f"{(b't' * 32).hex()[:32]}:r1"
 
         record, found = await store.load(table_id, request)
@@ -94,13 +105,10 @@ async def _legacy_request(redis_url: str, prefix: str) -> None:
             assert used.stored == stored
         else:
             raise AssertionError("the commit script took a request id already used")
-        assert await client.hget(keys[0], "version") == b"1"  # nothing written
+        assert await client.hget(keys["table"], "version") == b"1"  # nothing written
         # Another token's same request id is another request.
         _, other = await store.load(table_id, RequestKey.of(b"u" * 32, "r1"))
         assert other is None
-    finally:
-        await client.delete(*keys)
-        await client.aclose()
 
 
 def test_a_request_id_stored_by_an_earlier_version_is_still_answered(redis_url, key_prefix) -> None:
@@ -114,11 +122,7 @@ def _event(seq: int, version: int, stamp: timestamp_pb2.Timestamp, value: bytes)
 
 
 async def _archive(redis_url: str, prefix: str) -> None:
-    client = redis.asyncio.Redis.from_url(redis_url)
-    store = TableStore(client, prefix, 3600, finished_ttl_seconds=86400)
-    table_id = secrets.token_hex(8)
-    keys = dict(zip(KEY_SUFFIXES, store._keys(table_id), strict=True))
-    try:
+    async with _fresh_table(redis_url, prefix, finished_ttl_seconds=86400) as (client, store, table_id, keys):
         # A game of three commands, the last of which ends it; each command's entries.
         table = gw.Table(table_id=table_id, status=gw.TABLE_STATUS_IN_PROGRESS)
         record = store_pb2.TableRecord(table=table)
@@ -163,9 +167,6 @@ async def _archive(redis_url: str, prefix: str) -> None:
             (6, sent[6][0]),
             (7, late),
         ]
-    finally:
-        await client.delete(*keys.values())
-        await client.aclose()
 
 
 def test_a_finished_games_log_is_archived_in_one_value_and_reads_back_alike(redis_url, key_prefix) -> None:
@@ -173,12 +174,8 @@ def test_a_finished_games_log_is_archived_in_one_value_and_reads_back_alike(redi
 
 
 async def _archived_meanwhile(redis_url: str, prefix: str) -> None:
-    client = redis.asyncio.Redis.from_url(redis_url)
-    store = TableStore(client, prefix, 3600)
-    table_id = secrets.token_hex(8)
-    keys = dict(zip(KEY_SUFFIXES, store._keys(table_id), strict=True))
-    record = store_pb2.LogRecord(version=1, time_ns=5, end=True).SerializeToString()
-    try:
+    async with _fresh_table(redis_url, prefix) as (client, store, table_id, keys):
+        record = store_pb2.LogRecord(version=1, time_ns=5, end=True).SerializeToString()
         # A read that came between the end's two moves: no archive yet, the stream gone.
         await client.hset(keys["table"], mapping={"version": 1, "seq": 1})
         first_read = store.redis.pipeline
@@ -199,9 +196,6 @@ async def _archived_meanwhile(redis_url: str, prefix: str) -> None:
         store.redis.pipeline = pipeline
         entries = await store.read_log(table_id, 0)
         assert [(entry.seq, entry.is_end) for entry in entries] == [(1, True)]  # read again, not lost
-    finally:
-        await client.delete(*keys.values())
-        await client.aclose()
 
 
 def test_a_log_read_that_meets_the_archiving_midway_reads_again(redis_url, key_prefix) -> None:
