@@ -112,13 +112,32 @@ def _lean_connection(base: type) -> type:
     """``base`` (redis-py's connection class for the URL) writing a command without a task of
     its own: with a socket timeout (redis-py's default is 5 s) it sends every command through
     ``asyncio.wait_for``, a new task each time. A write that the socket takes at once (its
-    buffer empty after it) has nothing to wait for; one that waits keeps the timeout."""
+    buffer empty after it) has nothing to wait for; one that waits keeps the timeout.
+
+    It packs commands in C with hiredis when installed, as redis-py's blocking client does
+    (its HiredisRespSerializer); redis-py's asyncio client packs them in Python, argument by
+    argument, re-joining the whole command after each: 26 us for the gateway's commit script
+    (some 25 arguments, 2 KB) against 14 us."""
     import asyncio
 
+    from redis.connection import HIREDIS_AVAILABLE, HiredisRespSerializer
     from redis.exceptions import ConnectionError as RedisConnectionError
     from redis.exceptions import TimeoutError as RedisTimeoutError
 
+    serializer = HiredisRespSerializer() if HIREDIS_AVAILABLE else None
+
     class LeanConnection(base):
+        def pack_command(self, *args):
+            encoder = self.encoder
+            # hiredis encodes text as UTF-8, strictly: the same bytes as redis-py's default.
+            if (
+                serializer is None
+                or encoder.encoding.lower() not in ("utf-8", "utf8")
+                or encoder.encoding_errors != "strict"
+            ):
+                return super().pack_command(*args)
+            return serializer.pack(*args)
+
         async def send_packed_command(self, command, check_health: bool = True) -> None:
             writer = self._writer
             if not self.socket_timeout or not self.is_connected or writer is None:
