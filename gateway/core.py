@@ -99,6 +99,21 @@ def draw_seed(request: gw.CreateTableRequest) -> int:
     return int.from_bytes(hashlib.sha256(entropy).digest()[:8], "big") >> 1
 
 
+def view_response(table: gw.Table, seat: int, view: rules_pb2.GetViewResponse, must_decide: bool) -> gw.GetViewResponse:
+    """A seat's GetViewResponse from the rules service's view of it. Its parts go across as
+    bytes (store.proto's wire messages): copied message by message, a view's legal
+    actions cost more than the rest of a GetView's own work."""
+    parts = store_pb2.RulesViewWire.FromString(view.SerializeToString())
+    wire = store_pb2.GetViewResponseWire(
+        table=table.SerializeToString(),
+        seat=seat,
+        view=parts.view,
+        must_decide=must_decide,
+        legal_actions=parts.legal_actions,
+    )
+    return gw.GetViewResponse.FromString(wire.SerializeToString())
+
+
 def _now() -> timestamp_pb2.Timestamp:
     stamp = timestamp_pb2.Timestamp()
     stamp.FromNanoseconds(time.time_ns())
@@ -623,9 +638,7 @@ class TableCore:
             except ApiError as error:
                 log.warning("bot_view_failed", table_id=table.table_id, seat=seat, reason=error.reason)
                 return None
-        return gw.GetViewResponse(
-            table=table, seat=seat, view=view.view, must_decide=True, legal_actions=view.legal_actions
-        )
+        return view_response(table, seat, view, must_decide=True)
 
     async def _publish(
         self, name: str, table_id: str, seat: int, queue: str, args: list, kwargs: dict, priority: int = 0
@@ -959,13 +972,7 @@ class TableCore:
             )
         else:
             self.kept_views[(table_id, record.table.version, seat)] = view  # asked again: still this version's
-        return gw.GetViewResponse(
-            table=record.table,
-            seat=seat,
-            view=view.view,
-            must_decide=seat in record.table.deciding_seats,
-            legal_actions=view.legal_actions,
-        )
+        return view_response(record.table, seat, view, must_decide=seat in record.table.deciding_seats)
 
     async def table(self, table_id: str) -> gw.GetTableResponse:
         record, _ = await self.load(table_id)
