@@ -33,9 +33,10 @@ async def _compare(game_id: str, players: int, seed: int, steps: int) -> int:
         if status.finished:
             break
         table = _table(players, version, list(status.deciding_seats))
+        views = {}
         for seat in [*range(players), None]:
             request = rules_pb2.GetViewRequest(state=state, **({} if seat is None else {"seat": seat}))
-            view = await rules.GetView(request, None)
+            view = views[seat] = await rules.GetView(request, None)
             must_decide = seat in status.deciding_seats
             built = gw.GetViewResponse(
                 table=table, seat=seat or 0, view=view.view, must_decide=must_decide, legal_actions=view.legal_actions
@@ -45,8 +46,7 @@ async def _compare(game_id: str, players: int, seed: int, steps: int) -> int:
             assert written.SerializeToString() == built.SerializeToString()
             compared += 1
         seat = chooser.choice(list(status.deciding_seats))
-        legal = await rules.GetView(rules_pb2.GetViewRequest(state=state, seat=seat), None)
-        action = chooser.choice(list(legal.legal_actions)).action
+        action = chooser.choice(list(views[seat].legal_actions)).action
         applied = await rules.ApplyAction(rules_pb2.ApplyActionRequest(state=state, seat=seat, action=action), None)
         state, status = applied.state, applied.status
     return compared
