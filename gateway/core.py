@@ -99,10 +99,11 @@ def draw_seed(request: gw.CreateTableRequest) -> int:
     return int.from_bytes(hashlib.sha256(entropy).digest()[:8], "big") >> 1
 
 
-def view_response(table: gw.Table, seat: int, view: rules_pb2.GetViewResponse, must_decide: bool) -> gw.GetViewResponse:
-    """A seat's GetViewResponse from the rules service's view of it. Its parts go across as
-    bytes (store.proto's wire messages): copied message by message, a view's legal
-    actions cost more than the rest of a GetView's own work."""
+def view_response(table: gw.Table, seat: int, view: rules_pb2.GetViewResponse, must_decide: bool) -> bytes:
+    """A seat's GetViewResponse, serialized, from the rules service's view of it. Its parts
+    go across as bytes (store.proto's wire messages): copied message by message, a view's
+    legal actions cost more than the rest of a GetView's own work; and it stays bytes all
+    the way to the client (GetView's answer, a bot's task, a continuing bot's next decision)."""
     parts = store_pb2.RulesViewWire.FromString(view.SerializeToString())
     wire = store_pb2.GetViewResponseWire(
         table=table.SerializeToString(),
@@ -111,7 +112,7 @@ def view_response(table: gw.Table, seat: int, view: rules_pb2.GetViewResponse, m
         must_decide=must_decide,
         legal_actions=parts.legal_actions,
     )
-    return gw.GetViewResponse.FromString(wire.SerializeToString())
+    return wire.SerializeToString()
 
 
 def _now() -> timestamp_pb2.Timestamp:
@@ -138,7 +139,7 @@ class Commit:
         # A bot seat whose view goes back to the caller instead of into a task (a bot
         # worker that continues at the table), and that view once the commit is done.
         self.keep_seat: int | None = None
-        self.kept_view: gw.GetViewResponse | None = None
+        self.kept_view: bytes | None = None  # a GetViewResponse, serialized
         # Whether the commit wrote the table's due time (a single Redis: in its script).
         self.due_written = False
 
@@ -560,7 +561,7 @@ class TableCore:
         views: dict[int, rules_pb2.GetViewResponse] | None = None,
         keep: int | None = None,
         due_written: bool = False,
-    ) -> gw.GetViewResponse | None:
+    ) -> bytes | None:
         """Enqueue a task per bot seat that must decide now, and a timer per human seat that
         must decide on a timed table. A bot's task carries the seat's view, exactly what
         GetView would answer that seat's token at this version, so the worker asks the
@@ -590,7 +591,7 @@ class TableCore:
                     kept = view  # its due time is set: should the caller not play it, the sweep sends it
                     metrics.ENQUEUED.labels(DECIDE_TASK, "continued").inc()
                     continue
-                kwargs = {"view": base64.b64encode(view.SerializeToString()).decode()} if view is not None else {}
+                kwargs = {"view": base64.b64encode(view).decode()} if view is not None else {}
                 await self._publish(DECIDE_TASK, table.table_id, seat, queue_for(info.bot), args, kwargs, priority)
             elif table.HasField("decision_deadline"):
                 countdown = max(0.0, table.decision_deadline.ToNanoseconds() / 1e9 - time.time())
@@ -626,8 +627,8 @@ class TableCore:
 
     async def _bot_view(
         self, record: store_pb2.TableRecord, seat: int, view: rules_pb2.GetViewResponse | None = None
-    ) -> gw.GetViewResponse | None:
-        """The GetViewResponse of a bot seat that must decide; None when the rules service
+    ) -> bytes | None:
+        """The GetViewResponse of a bot seat that must decide, serialized; None when the rules service
         does not answer (the worker then asks GetView itself). ``view``: the rules
         service's view of the seat at this state, when it came with the applied action."""
         table = record.table
@@ -882,7 +883,7 @@ class TableCore:
             # Debug only: an info line per action was a noticeable share of the gateway's CPU.
             log.debug("action_applied", label=applied_label[0], version=record.table.version)
         if commits and commits[0].kept_view is not None:
-            response.next_decision.CopyFrom(commits[0].kept_view)
+            response.next_decision.MergeFromString(commits[0].kept_view)
         return response
 
     @staticmethod
@@ -958,7 +959,8 @@ class TableCore:
                     del kept[next(iter(kept))]  # the oldest
                 kept[(table.table_id, table.version, seat)] = view
 
-    async def seat_view(self, table_id: str, token: str) -> gw.GetViewResponse:
+    async def seat_view(self, table_id: str, token: str) -> bytes:
+        """The token's seat's GetViewResponse, serialized (grpc sends it as it is)."""
         record, _ = await self.load(table_id)
         seat = self.authorise_seat(record, token)
         if record.table.status == gw.TABLE_STATUS_OPEN:

@@ -121,6 +121,11 @@ def stream_rpc(method, request_class):
     return handler
 
 
+def _serialized(response) -> bytes:
+    """A unary response's bytes: a handler may answer with them already (GetView's view)."""
+    return response if isinstance(response, bytes) else response.SerializeToString()
+
+
 def add_to_server(servicer, service_name: str, server: grpc.aio.Server) -> None:
     """Registers every method of ``service_name`` (a service of gateway.proto) on the server,
     each handed raw bytes that its wrapper decodes."""
@@ -136,7 +141,7 @@ def add_to_server(servicer, service_name: str, server: grpc.aio.Server) -> None:
             )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                unary_rpc(implementation, request_class), response_serializer=lambda m: m.SerializeToString()
+                unary_rpc(implementation, request_class), response_serializer=_serialized
             )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
 

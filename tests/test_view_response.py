@@ -1,5 +1,5 @@
 """gateway/core.py's ``view_response``: the GetViewResponse it writes from the rules
-service's view, its parts copied as bytes, is the message built field by field, for every
+service's view, its parts copied as bytes, is the message built field by field (its bytes too), for every
 game's seats (deciding or not) and its spectator, over random playouts."""
 
 import asyncio
@@ -41,9 +41,9 @@ async def _compare(game_id: str, players: int, seed: int, steps: int) -> int:
             built = gw.GetViewResponse(
                 table=table, seat=seat or 0, view=view.view, must_decide=must_decide, legal_actions=view.legal_actions
             )
-            written = view_response(table, seat or 0, view, must_decide)
-            assert written == built
-            assert written.SerializeToString() == built.SerializeToString()
+            data = view_response(table, seat or 0, view, must_decide)
+            assert data == built.SerializeToString()
+            assert gw.GetViewResponse.FromString(data) == built
             compared += 1
         seat = chooser.choice(list(status.deciding_seats))
         action = chooser.choice(list(views[seat].legal_actions)).action
@@ -62,5 +62,5 @@ def test_an_empty_view_stays_present():
     table = _table(2, 1, [])
     view = rules_pb2.GetViewResponse()
     view.view.SetInParent()  # set, and empty
-    written = view_response(table, 1, view, must_decide=False)
+    written = gw.GetViewResponse.FromString(view_response(table, 1, view, must_decide=False))
     assert written.HasField("view") and not written.legal_actions and not written.must_decide
