@@ -47,7 +47,7 @@ class Figures:
 @dataclass
 class _Table:
     table_id: str
-    tokens: dict[int, str]
+    metadata: dict[int, tuple]  # each seat's call metadata (its token), made once
     deciding: list[int]
 
 
@@ -59,7 +59,8 @@ async def _new_table(stub, game: str, players: int, seed: int) -> _Table:
         taken = await stub.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=seat))
         tokens[seat] = taken.seat_token
     started = await stub.StartTable(gw.StartTableRequest(table_id=table_id), metadata=auth.metadata(created.host_token))
-    return _Table(table_id, tokens, list(started.table.deciding_seats))
+    metadata = {seat: auth.metadata(token) for seat, token in tokens.items()}
+    return _Table(table_id, metadata, list(started.table.deciding_seats))
 
 
 async def _client(
@@ -73,9 +74,10 @@ async def _client(
             table = tables.pop() if tables else await _new_table(stub, game, players, index * 1000 + count)
             continue
         seat = chooser.choice(table.deciding)
-        metadata = auth.metadata(table.tokens[seat])
+        metadata = table.metadata[seat]
         view = await stub.GetView(gw.GetViewRequest(table_id=table.table_id), metadata=metadata)
-        action = chooser.choice(list(view.legal_actions)).action
+        legal = view.legal_actions  # one picked by index: no list of every action's message
+        action = legal[chooser.randrange(len(legal))].action
         started = time.perf_counter()
         response = await stub.SubmitAction(
             gw.SubmitActionRequest(table_id=table.table_id, action=action, expected_version=view.table.version),

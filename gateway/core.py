@@ -116,9 +116,8 @@ def view_response(table: gw.Table, seat: int, view: rules_pb2.GetViewResponse, m
 
 
 def _now() -> timestamp_pb2.Timestamp:
-    stamp = timestamp_pb2.Timestamp()
-    stamp.FromNanoseconds(time.time_ns())
-    return stamp
+    seconds, nanos = divmod(time.time_ns(), 1_000_000_000)
+    return timestamp_pb2.Timestamp(seconds=seconds, nanos=nanos)
 
 
 class Commit:
@@ -879,9 +878,8 @@ class TableCore:
             record, _ = await self.transact(table_id, change, idempotency, recent=True)
         except Replay as replay:
             return replay.response
-        with bound(seat=seat_of[0]):
-            # Debug only: an info line per action was a noticeable share of the gateway's CPU.
-            log.debug("action_applied", label=applied_label[0], version=record.table.version)
+        # Debug only: an info line per action was a noticeable share of the gateway's CPU.
+        log.debug("action_applied", seat=seat_of[0], label=applied_label[0], version=record.table.version)
         if commits and commits[0].kept_view is not None:
             response.next_decision.MergeFromString(commits[0].kept_view)
         return response

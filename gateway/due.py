@@ -4,6 +4,7 @@ on it) share."""
 
 from functools import lru_cache
 
+from gateway.store import nanos
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 
@@ -33,12 +34,12 @@ def due_time(record: store_pb2.TableRecord, grace: float) -> float | None:
     table = record.table
     if table.status != gw.TABLE_STATUS_IN_PROGRESS:
         return None
-    changed = table.update_time.ToNanoseconds() / 1e9
+    changed = nanos(table.update_time) / 1e9
     times = []
     for seat in table.deciding_seats:
         info = table.seats[seat]
         if info.kind == gw.SEAT_KIND_BOT:
             times.append(changed + grace + 2 * thinking_seconds(info.bot))
         elif table.HasField("decision_deadline"):
-            times.append(table.decision_deadline.ToNanoseconds() / 1e9 + grace)
+            times.append(nanos(table.decision_deadline) / 1e9 + grace)
     return min(times, default=None)
