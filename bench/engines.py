@@ -40,8 +40,10 @@ def decisions_per_cpu_second(game_id: str, player_counts: range, seconds: float)
         playouts += 1
         state, _ = engine.new_game(player_counts[playouts % len(player_counts)], {}, playouts)
         while deciders := engine.deciders(state):
-            seat = chooser.choice(deciders)
-            state, _ = engine.apply(state, seat, chooser.choice(list(engine.legal_actions(state, seat))))
+            # Like OpenSpiel's loop below: the one seat to decide is taken, not drawn; the
+            # legal actions as the engine lists them (a fresh list, as OpenSpiel's).
+            seat = deciders[0] if len(deciders) == 1 else chooser.choice(deciders)
+            state, _ = engine.apply(state, seat, chooser.choice(engine.legal_actions(state, seat)))
             decisions += 1
     return decisions / (time.process_time() - started), playouts
 
