@@ -116,6 +116,13 @@ _DRAW_CARD = DrawActionCard()
 _VILLA = PlayVillaDixius()
 _REORDERING = PlayReordering()
 _SEATS = (SeatPos.LEFT, SeatPos.MIDDLE, SeatPos.RIGHT)
+# Enum members as module names: a class attribute lookup costs more, on the path of every
+# decision's legal actions.
+_KIND_VILLA, _KIND_JUMPER, _KIND_CASTOR = ActionKind.VILLA_DIXIUS, ActionKind.QUEUE_JUMPER, ActionKind.CASTOR_OIL
+_KIND_FISH, _KIND_TAX, _KIND_POACHING = ActionKind.FISH_POISONING, ActionKind.SPECIAL_TAX, ActionKind.POACHING
+_KIND_SWAP, _KIND_SENATE, _KIND_REORDERING = ActionKind.SWAP, ActionKind.SENATE_MEETING, ActionKind.REORDERING
+_KIND_EVICTION = ActionKind.EVICTION
+_ROMAN_PILE, _ACTION_PILE = Pile.ROMAN, Pile.ACTION
 
 
 def make_info(decks: tuple[str, ...]) -> GameInfo:
@@ -191,23 +198,32 @@ class _Work:
     end_reason: EndReason
 
     # The instance dict holds exactly PecuniaState's fields; what is _Work's own is in slots.
-    # (A slot wins over the dict entry of the same name: ``rng`` is the Rng, not the int.)
-    __slots__ = ("__dict__", "copied", "events", "rng")
+    # (The ``rng`` property wins over the dict entry of the same name: it is the Rng, not the int.)
+    __slots__ = ("__dict__", "_rng", "copied", "events")
 
     def __init__(self, s: PecuniaState):
         self.__dict__ = s.__dict__.copy()
-        self.rng = Rng(s.rng)
+        self._rng: Rng | None = None
         self.events: list[PecuniaEvent] = []
         # Where the lists are: (container, key) with the container (this dict, a per-player
         # list, a latrine) listed before anything inside it.
         self.copied: list[tuple[Any, Any]] = []
+
+    @property
+    def rng(self) -> Rng:
+        """The state's Rng, made at the first draw (most actions draw nothing)."""
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = Rng(self.__dict__["rng"])
+        return rng
 
     def freeze(self) -> PecuniaState:
         """The new state; this _Work hands it its fields and is done."""
         values = self.__dict__
         for container, key in reversed(self.copied):  # the innermost lists first
             container[key] = tuple(container[key])
-        values["rng"] = self.rng.state
+        if self._rng is not None:
+            values["rng"] = self._rng.state
         # The generated __init__ of a frozen dataclass sets every field one by one; the
         # dict already holds exactly PecuniaState's fields, so the state just takes it.
         state = object.__new__(PecuniaState)
@@ -340,17 +356,17 @@ def _plays_of(s, player: int, kind: ActionKind) -> list[PecuniaAction]:
     """Every way to play an action card of ``kind`` now (the card held or not).
     pecunia-deck.md: playing a card that has no legal target is not allowed."""
     own_queue = s.queues[player]
-    if kind is ActionKind.VILLA_DIXIUS:
+    if kind is _KIND_VILLA:
         # Project decision: not while one is already in force (it would do nothing).
         return [] if s.villa else [_VILLA]
-    if kind is ActionKind.QUEUE_JUMPER:
+    if kind is _KIND_JUMPER:
         # Project decision: the card moved must not already be at the start.
         return list(_queue_jumpers(len(own_queue)))
-    if kind is ActionKind.REORDERING:
+    if kind is _KIND_REORDERING:
         # Project decision: a queue of fewer than two cards has no order to choose.
         return [_REORDERING] if len(own_queue) > 1 else []
     plays: list[PecuniaAction] = []
-    if kind is ActionKind.CASTOR_OIL:
+    if kind is _KIND_CASTOR:
         # Project decision: "up to 2" lets the player choose 1 or 2 (never more than there are).
         for seat, stack in enumerate(s.seats[player]):
             for slot, seated in enumerate(stack):
@@ -358,20 +374,20 @@ def _plays_of(s, player: int, kind: ActionKind) -> list[PecuniaAction]:
                     plays.append(_castor_oil(_SEATS[seat], slot, amount))
         return plays
     opponents = _opponents(player, len(s.coins))
-    if kind is ActionKind.FISH_POISONING or kind is ActionKind.EVICTION:
-        play = PlayFishPoisoning if kind is ActionKind.FISH_POISONING else PlayEviction
+    if kind is _KIND_FISH or kind is _KIND_EVICTION:
+        play = PlayFishPoisoning if kind is _KIND_FISH else PlayEviction
         for target in opponents:
             left, middle, right = s.seats[target]
             plays.extend(_seated_targets(play, target, (len(left), len(middle), len(right))))
-    elif kind is ActionKind.SPECIAL_TAX:
+    elif kind is _KIND_TAX:
         # Project decision: an opponent without sesterces is no legal target.
         plays.extend(_special_tax(t) for t in opponents if s.coins[t] > 0)
-    elif kind is ActionKind.POACHING:
+    elif kind is _KIND_POACHING:
         plays.extend(_poaching(t) for t in opponents if s.queues[t])
-    elif kind is ActionKind.SWAP:
+    elif kind is _KIND_SWAP:
         for target in opponents:
             plays.extend(_swaps(len(own_queue), target, len(s.queues[target])))
-    elif kind is ActionKind.SENATE_MEETING:
+    elif kind is _KIND_SENATE:
         romans = s.deck.romans
         for target in opponents:
             if any(romans[r.card].kind is _SENATOR for stack in s.seats[target] for r in stack):
@@ -380,8 +396,11 @@ def _plays_of(s, player: int, kind: ActionKind) -> list[PecuniaAction]:
 
 
 def _held_kinds(s, player: int) -> list[ActionKind]:
+    hand = s.hands[player]
+    if len(hand) < 2:  # no set to sort
+        return [s.deck.actions[card].kind for card in hand]
     actions = s.deck.actions
-    return sorted({actions[card].kind for card in s.hands[player]})
+    return sorted({actions[card].kind for card in hand})
 
 
 def _card_plays(s, player: int) -> list[PecuniaAction]:
@@ -405,13 +424,14 @@ def _turn_actions(s) -> list[PecuniaAction]:
     return [_DRAW_CARD]
 
 
-def _legal(s) -> list[PecuniaAction]:
+def _legal(s, turn: list[PecuniaAction] | None = None) -> list[PecuniaAction]:
+    """``turn``: ``_turn_actions(s)``, when already listed (see ``_run_forced``)."""
     if s.phase is _OVER:
         return []
     player = s.active
     if s.reorder is not None:
         return list(_pick_nexts(s.reorder, len(s.queues[player])))
-    legal = _turn_actions(s)
+    legal = _turn_actions(s) if turn is None else list(turn)  # the caller extends it
     legal.extend(_card_plays(s, player))
     return legal
 
@@ -443,17 +463,6 @@ def _is_one_of(action: PecuniaAction, actions: list[PecuniaAction]) -> bool:
     return False
 
 
-def _forced(s) -> PecuniaAction | None:
-    """The single legal action, if there is exactly one and the active player holds no action
-    card (never while reordering: at least two cards are left to place then). P7: whether a
-    decision is taken automatically may depend only on public facts; the hand's size is public,
-    its cards are not, so a player holding only unplayable cards is still asked."""
-    if s.reorder is not None or s.hands[s.active]:
-        return None
-    turn = _turn_actions(s)
-    return turn[0] if len(turn) == 1 else None
-
-
 # ---------------------------------------------------------------------------------------
 # Effects, on a _Work.
 
@@ -461,7 +470,7 @@ def _forced(s) -> PecuniaAction | None:
 def _draw(w: _Work, pile_kind: Pile, count: int) -> list[int]:
     """P5: draw up to ``count`` cards; an empty draw pile is replaced by the shuffled discard
     pile as soon as it runs out. Project decision: with both piles empty, fewer cards come."""
-    if pile_kind is Pile.ROMAN:
+    if pile_kind is _ROMAN_PILE:
         pile, discard = _list(w, "roman_pile"), "roman_discard"
     else:
         pile, discard = _list(w, "action_pile"), "action_discard"
@@ -493,7 +502,7 @@ def _fill_queue(w: _Work, player: int) -> None:
     owner's refill step)."""
     if w.queues[player]:
         return
-    cards = _draw(w, Pile.ROMAN, QUEUE_CARDS)
+    cards = _draw(w, _ROMAN_PILE, QUEUE_CARDS)
     if cards:
         _list(w, "queues")[player] = tuple(cards)
         romans = w.deck.romans
@@ -567,7 +576,7 @@ def _end_refill(w: _Work) -> None:
 def _draw_and_end_turn(w: _Work) -> None:
     """P4 step 4: draw one action card; the turn ends; the next player clockwise starts."""
     player = w.active
-    drawn = _draw(w, Pile.ACTION, 1)
+    drawn = _draw(w, _ACTION_PILE, 1)
     if drawn:
         hands = _list(w, "hands")
         hands[player] = tuple(sorted((*hands[player], *drawn)))
@@ -680,13 +689,23 @@ def _step(w: _Work, action: PecuniaAction) -> None:
         _play(w, action)
 
 
-def _run_forced(w: _Work) -> None:
-    """Project decision: take every decision that has exactly one legal action."""
+def _run_forced(w: _Work) -> list[PecuniaAction] | None:
+    """Project decision: take every decision that has exactly one legal action, i.e. when
+    the active player holds no action card and one turn action is legal (never while
+    reordering: at least two cards are left to place then). P7: whether a decision is taken
+    automatically may depend only on public facts; the hand's size is public, its cards are
+    not, so a player holding only unplayable cards is still asked.
+
+    Returns the legal turn actions of the decision it stops at when it listed them (an empty
+    hand): the next ``legal_actions`` takes them rather than listing them again."""
     while w.phase is not _OVER:
-        action = _forced(w)
-        if action is None:
-            return
-        _step(w, action)
+        if w.reorder is not None or w.hands[w.active]:
+            return None
+        turn = _turn_actions(w)
+        if len(turn) != 1:
+            return turn
+        _step(w, turn[0])
+    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -738,6 +757,9 @@ class PecuniaEngine:
         # one of those very actions next; ``apply`` then recognises it by identity instead of
         # listing the legal actions a second time. Identity with a state it holds cannot be wrong.
         self._last_legal: tuple[PecuniaState | None, list[PecuniaAction]] = (None, [])
+        # The turn actions of the decision the last new_game or apply stopped at, when it listed
+        # them (``_run_forced``), for the legal_actions of that very state.
+        self._next_turn: tuple[PecuniaState | None, list[PecuniaAction] | None] = (None, None)
 
     def deck(self, name: str = DEFAULT_DECK) -> Deck:
         """The named deck, loaded and checked once (InvalidConfig for a bad one)."""
@@ -798,8 +820,7 @@ class PecuniaEngine:
             _list(w, "hands")[player] = tuple(sorted(drawn))
             w.events.append(ActionCardsDrawn(player, len(drawn), tuple(deck.actions[c] for c in drawn)))
         w.events.append(TurnStarted(start, 0))
-        _run_forced(w)
-        return w.freeze(), w.events
+        return self._settle(w)
 
     def player_count(self, state: PecuniaState) -> int:
         return len(state.seats)
@@ -810,7 +831,9 @@ class PecuniaEngine:
     def legal_actions(self, state: PecuniaState, seat: int) -> list[PecuniaAction]:
         if state.phase is _OVER or seat != state.active:
             return []
-        legal = _legal(state)
+        listed, turn = self._next_turn
+        self._next_turn = (None, None)
+        legal = _legal(state, turn if listed is state else None)
         self._last_legal = (state, legal)
         return legal.copy()  # the caller's to change
 
@@ -824,8 +847,14 @@ class PecuniaEngine:
                 raise IllegalAction(f"{self.describe_action(action)} is not allowed now")
         w = _Work(state)
         _step(w, action)
-        _run_forced(w)
-        return w.freeze(), w.events
+        return self._settle(w)
+
+    def _settle(self, w: _Work) -> tuple[PecuniaState, list[PecuniaEvent]]:
+        """Takes the forced decisions that follow; the new state, and what came to pass."""
+        turn = _run_forced(w)
+        state = w.freeze()
+        self._next_turn = (state, turn)
+        return state, w.events
 
     def view(self, state: PecuniaState, seat: int | None) -> PecuniaView:
         romans, actions = state.deck.romans, state.deck.actions
