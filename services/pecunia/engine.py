@@ -390,9 +390,18 @@ def _plays_of(s, player: int, kind: ActionKind) -> list[PecuniaAction]:
     elif kind is _KIND_SENATE:
         romans = s.deck.romans
         for target in opponents:
-            if any(romans[r.card].kind is _SENATOR for stack in s.seats[target] for r in stack):
+            if _seats_a_senator(romans, s.seats[target]):
                 plays.append(_senate_meeting(target))
     return plays
+
+
+def _seats_a_senator(romans, latrine) -> bool:
+    """Whether a Senator sits on this latrine (plain loops: see ``_is_one_of``)."""
+    for stack in latrine:
+        for seated in stack:
+            if romans[seated.card].kind is _SENATOR:
+                return True
+    return False
 
 
 def _held_kinds(s, player: int) -> list[ActionKind]:
@@ -432,7 +441,8 @@ def _legal(s, turn: list[PecuniaAction] | None = None) -> list[PecuniaAction]:
     if s.reorder is not None:
         return list(_pick_nexts(s.reorder, len(s.queues[player])))
     legal = _turn_actions(s) if turn is None else list(turn)  # the caller extends it
-    legal.extend(_card_plays(s, player))
+    if s.hands[player]:
+        legal.extend(_card_plays(s, player))
     return legal
 
 
