@@ -440,7 +440,7 @@ def _legal(s, turn: list[PecuniaAction] | None = None) -> list[PecuniaAction]:
     player = s.active
     if s.reorder is not None:
         return list(_pick_nexts(s.reorder, len(s.queues[player])))
-    legal = _turn_actions(s) if turn is None else list(turn)  # the caller extends it
+    legal = _turn_actions(s) if turn is None else list(turn)  # extended below: not the kept list
     if s.hands[player]:
         legal.extend(_card_plays(s, player))
     return legal

@@ -11,11 +11,13 @@ turn limit (P8).
 from __future__ import annotations
 
 import itertools
+import random
 from collections import Counter
 
 import pytest
 
 from services.pecunia import GAME
+from services.pecunia.engine import PecuniaEngine
 from services.pecunia.model import (
     ActionCardPlayed,
     ActionKind,
@@ -133,3 +135,18 @@ def test_random_playouts_views_and_codec_round_trip(players):
         options = OPTION_SETS[seed % len(OPTION_SETS)]
         playout = random_playout(GAME, players, options, 10_000 + seed, check_views=True, check_codec=True)
         _check_end(playout, options)
+
+
+@pytest.mark.parametrize("players", PLAYER_COUNTS)
+def test_legal_actions_kept_from_apply_match_a_fresh_listing(players):
+    """The engine keeps the turn actions its forced-decision check listed (P7) for the next
+    legal_actions of that state: they must be what a fresh engine lists for it."""
+    engine, fresh = PecuniaEngine(), PecuniaEngine()
+    chooser = random.Random(players)
+    for seed in range(15):
+        state, _ = engine.new_game(players, {}, seed)
+        while deciders := engine.deciders(state):
+            seat = deciders[0]
+            legal = engine.legal_actions(state, seat)
+            assert legal == fresh.legal_actions(state, seat)
+            state, _ = engine.apply(state, seat, chooser.choice(legal))
