@@ -7,7 +7,8 @@
 - SubmitAction at 1, 16 and 64 clients, beside the bare pipeline of bench/bare.py (the
   same hops with no tavola code);
 - the bot path: CPU per bot action of every process, bot actions/s and turn latency,
-  beside the bare pipeline's CPU and latency for a view and a submit;
+  beside the bare pipeline's CPU (its client standing for the bot worker) and latency
+  for a view and a submit;
 - bot replies: N tables of one paced client (a person who thinks) against a bot, the
   time from the client's move to the bot's answer, beside the bare submit latency;
 - live tables: N all-bot tables of mixed games to the end, beside the time the bare
@@ -181,8 +182,15 @@ def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
                 )
             reference, figures = combined(bare_slices), combined(slices)
             bare_cpu, tavola_cpu = reference.cpu, figures.cpu
-            cpu = (bare_cpu["gateway"] + bare_cpu["rules"]) * 1000 / max(1, reference.submits)
-            references[clients] = {"per_second": reference.per_second, "p50": reference.p50_ms, "cpu_ms": cpu}
+            # The bare side's CPU per view+submit by process: the bot path's reference, its
+            # client standing for the bot worker (both decide and call the gateway).
+            by_process = {name: used * 1000 / max(1, reference.submits) for name, used in bare_cpu.items()}
+            references[clients] = {
+                "per_second": reference.per_second,
+                "p50": reference.p50_ms,
+                "cpu_ms": by_process["client"] + by_process["gateway"] + by_process["rules"],
+                "cpu_ms_by_process": by_process,
+            }
             report.row(
                 f"submit.{clients}.per_second",
                 f"{clients:3d} clients: submits/s",
@@ -227,21 +235,42 @@ def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
     return references
 
 
+# A bot action's processes beside the bare pipeline's for a view and a submit.
+BARE_COUNTERPART = {"gateway": "gateway", "bot-worker": "client", "redis": "redis"}
+
+
+def _bot_cpu_rows(report: Report, key: str, figures, bare: dict, by_process: bool = True) -> None:
+    """CPU per bot action: the sum over the worker, the gateway and the rules services (Redis
+    apart), beside the bare client, gateway and rules service's per view+submit; then each
+    process beside its bare counterpart (a rules service beside the bare rules server)."""
+    report.row(
+        f"{key}.cpu_ms_per_action",
+        "CPU per bot action, worker+gateway+rules",
+        figures.cpu_ms_per_action(),
+        "ms",
+        bare["cpu_ms"],
+        "bare client+gateway+rules",
+    )
+    if not by_process:
+        return
+    bare_cpu = bare.get("cpu_ms_by_process", {})
+    for name in sorted(figures.cpu, key=lambda name: (name == "redis", name)):
+        value = figures.cpu_ms_per_action(name)
+        if name.startswith("rules-") and value < 0.05:
+            continue  # a game no table of this part plays
+        counterpart = "rules" if name.startswith("rules-") else BARE_COUNTERPART.get(name, "")
+        label = f"  of which {name}" if name != "redis" else "  redis (not in the sum)"
+        report.row(
+            f"{key}.cpu_ms_per_action.{name}", label, value, "ms", bare_cpu.get(counterpart), f"bare {counterpart}"
+        )
+
+
 def bot_path(report: Report, profile: Profile, stack: Stack, references: dict[int, dict]) -> None:
     count = profile.bot_tables
     report.section(f"bot path: {count} all-bot borgia 3-player tables at once, random bots, to the end:")
     figures = run_tables(stack, [("borgia", 3)], count, profile.timeout, progress=print_progress)
     bare = references.get(16) or next(iter(references.values()))
-    report.row(
-        "bots.cpu_ms_per_action",
-        "CPU per bot action, all processes",
-        figures.cpu_ms_per_action(),
-        "ms",
-        bare["cpu_ms"],
-        "bare view+submit",
-    )
-    for name in sorted(figures.cpu):
-        report.row(f"bots.cpu_ms_per_action.{name}", f"  of which {name}", figures.cpu_ms_per_action(name), "ms")
+    _bot_cpu_rows(report, "bots", figures, bare)
     report.row(
         "bots.actions_per_second",
         "bot actions/s",
@@ -258,13 +287,11 @@ def bot_path(report: Report, profile: Profile, stack: Stack, references: dict[in
         bare["p50"],
         "bare submit p50",
     )
-    report.row(
-        "bots.turn_p99_ms",
-        f"bot turn latency p99 ({count} tables)",
-        figures.turn_percentile(0.99),
-        "ms",
-        bare["p50"],
-        "bare submit p50",
+    report.row("bots.turn_p99_ms", f"bot turn latency p99 ({count} tables)", figures.turn_percentile(0.99), "ms")
+    report.note(
+        "bots.turn_note",
+        "(all-bot tables: after a task's run of decisions, the table's next task queues behind every other "
+        "table's; the bot replies below time a person's table)",
     )
     report.note(
         "bots.finished",
@@ -325,14 +352,7 @@ def live_tables(report: Report, profile: Profile, stack: Stack, references: dict
         bare["per_second"],
         "bare submits/s, 64 clients",
     )
-    report.row(
-        "tables.cpu_ms_per_action",
-        "CPU per bot action, all processes",
-        figures.cpu_ms_per_action(),
-        "ms",
-        bare["cpu_ms"],
-        "bare view+submit",
-    )
+    _bot_cpu_rows(report, "tables", figures, bare, by_process=False)
     report.row("tables.live_bytes", "Redis bytes per live table (just started)", figures.live_bytes, "bytes")
     report.row("tables.finished_bytes", "Redis bytes per finished table", figures.finished_bytes, "bytes")
     errors = stack_errors(stack)
