@@ -291,7 +291,7 @@ def bot_path(report: Report, profile: Profile, stack: Stack, references: dict[in
     report.note(
         "bots.turn_note",
         "(all-bot tables: after a task's run of decisions, the table's next task queues behind every other "
-        "table's; the bot replies below time a person's table)",
+        "table's; the bot replies part times a person's table)",
     )
     report.note(
         "bots.finished",
