@@ -18,7 +18,7 @@ from typing import cast
 import grpc
 import redis
 
-from bench.tables import _create
+from bench.tables import _create, in_progress_count
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from gateway.store import KEY_SUFFIXES, archived_entries
 from tavola.gateway.v1 import gateway_pb2_grpc
@@ -86,7 +86,7 @@ def main() -> None:
             live, _ = breakdown(client, prefix, table_ids)
             in_progress = f"{prefix}:index:in-progress"
             deadline = time.monotonic() + args.timeout
-            while any(client.zscore(in_progress, t) is not None for t in table_ids):
+            while in_progress_count(client, in_progress, table_ids):
                 if time.monotonic() > deadline:
                     raise SystemExit("tables still running at the timeout")
                 time.sleep(0.5)
