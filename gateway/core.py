@@ -50,6 +50,7 @@ from gateway.store import (
     TableMissing,
     TableStore,
     VersionConflict,
+    nanos,
 )
 from gateway.verify import commitment
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -593,7 +594,7 @@ class TableCore:
                 kwargs = {"view": base64.b64encode(view).decode()} if view is not None else {}
                 await self._publish(DECIDE_TASK, table.table_id, seat, queue_for(info.bot), args, kwargs, priority)
             elif table.HasField("decision_deadline"):
-                countdown = max(0.0, table.decision_deadline.ToNanoseconds() / 1e9 - time.time())
+                countdown = max(0.0, nanos(table.decision_deadline) / 1e9 - time.time())
                 task = {"args": [table.table_id, seat, table.version], "queue": TIMER_QUEUE, "countdown": countdown}
                 await self._enqueue(EXPIRE_TASK, table.table_id, seat, **task)
         return kept
@@ -916,7 +917,7 @@ class TableCore:
                 and table.seats[seat].kind == gw.SEAT_KIND_HUMAN
                 and table.decision_timer.seconds > 0
                 and table.HasField("decision_deadline")
-                and table.decision_deadline.ToNanoseconds() <= time.time_ns()
+                and nanos(table.decision_deadline) <= time.time_ns()
             )
             if not overdue:
                 raise NothingToDo
