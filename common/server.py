@@ -55,14 +55,27 @@ UVLOOP = use_uvloop()
 
 
 class Server:
-    def __init__(self, service_names: Iterable[str], proto_files: Iterable[FileDescriptor] = ()):
+    def __init__(
+        self,
+        service_names: Iterable[str],
+        proto_files: Iterable[FileDescriptor] = (),
+        max_receive_bytes: int | None = None,
+    ):
         # Reflection serves the default descriptor pool: files defined elsewhere join it.
         for file in proto_files:
             _add_to_default_pool(file)
         # SO_REUSEPORT only when asked (TAVOLA_REUSEPORT=true): several processes then share
         # one port and the kernel spreads connections; off, a taken port is an error.
         reuseport = os.environ.get("TAVOLA_REUSEPORT", "").lower() in ("1", "true", "yes")
-        self.grpc = grpc.aio.server(options=[("grpc.so_reuseport", int(reuseport))])
+        options: list[tuple[str, int]] = [("grpc.so_reuseport", int(reuseport))]
+        if max_receive_bytes is not None:
+            # gRPC refuses a longer message (RESOURCE_EXHAUSTED) before any Python sees it,
+            # and with no bandwidth probing a stream's receive window stays at 64 KB, so a
+            # refused message is cut off there rather than buffered (3.9 MB each, 50 at once:
+            # +60 MB of RSS with the probe, +1 MB without). Requests here are a few KB.
+            options.append(("grpc.max_receive_message_length", max_receive_bytes))
+            options.append(("grpc.http2.bdp_probe", 0))
+        self.grpc = grpc.aio.server(options=options)
         self.health = health.aio.HealthServicer()
         self.service_names = list(service_names)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)

@@ -8,7 +8,8 @@ TAVOLA_RECENT_RECORDS (4096), TAVOLA_GC_THRESHOLD (20000),
 TAVOLA_HOST, TAVOLA_PORT (default 50051), TAVOLA_PORT_FILE, TAVOLA_TIMER_HOST,
 TAVOLA_TIMER_PORT (default 50052), TAVOLA_TIMER_PORT_FILE, TAVOLA_METRICS_PORT,
 TAVOLA_REDIS_CONNECTIONS (default 64), TAVOLA_REDIS_POOL_TIMEOUT_SECONDS (default 10), TAVOLA_LOG_LEVEL,
-TAVOLA_QUOTA_CREATE_PER_MINUTE (30), TAVOLA_QUOTA_SEATS_PER_MINUTE (30), TAVOLA_QUOTA_STREAMS (20).
+TAVOLA_QUOTA_CREATE_PER_MINUTE (30), TAVOLA_QUOTA_SEATS_PER_MINUTE (30), TAVOLA_QUOTA_STREAMS (20),
+TAVOLA_MAX_REQUEST_BYTES (4096), TAVOLA_REQUEST_LIMITS (Method=bytes,...; CreateTable=16384).
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
 reachable only from inside the deployment (the timer workers).
@@ -95,8 +96,10 @@ async def serve() -> None:
         Quotas(client, settings.key_prefix, settings.quotas),
     )
     services = gateway_pb2.DESCRIPTOR.services_by_name
-    server = Server([services["GatewayService"].full_name], game_proto_files())
-    add_to_server(GatewayServicer(core), "GatewayService", server.grpc)
+    server = Server(
+        [services["GatewayService"].full_name], game_proto_files(), max_receive_bytes=settings.request_limits.largest()
+    )
+    add_to_server(GatewayServicer(core), "GatewayService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name])
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = os.environ.get("TAVOLA_TIMER_HOST", "127.0.0.1")
@@ -120,7 +123,13 @@ async def serve() -> None:
         await client.aclose()
 
     collect_less()
-    log.info("configured", games=sorted(settings.rules), bots=list(core.bots.names()), quotas=str(settings.quotas))
+    log.info(
+        "configured",
+        games=sorted(settings.rules),
+        bots=list(core.bots.names()),
+        quotas=str(settings.quotas),
+        request_limits=str(settings.request_limits),
+    )
     if settings.bot_secret == defaults.DEV_BOT_SECRET:
         log.warning("development_bot_secret", hint="anyone can act for bot seats: never expose this gateway")
     await serve_until_signal(server, listen_address(defaults.GATEWAY_PORT), "gateway", on_stop=close)

@@ -4,6 +4,7 @@ import os
 from dataclasses import dataclass, field
 
 from common import defaults, redis_client
+from gateway.limits import RequestLimits
 from gateway.quotas import Limits
 
 
@@ -63,6 +64,8 @@ class Settings:
     development: bool = False
     # Per-client quotas (gateway/quotas.py); 0 turns one off.
     quotas: Limits = field(default_factory=Limits)
+    # The most bytes a request of each public method may have (gateway/limits.py).
+    request_limits: RequestLimits = field(default_factory=RequestLimits)
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -93,4 +96,5 @@ class Settings:
                 seats_per_minute=int(env.get("TAVOLA_QUOTA_SEATS_PER_MINUTE", Limits.seats_per_minute)),
                 streams=int(env.get("TAVOLA_QUOTA_STREAMS", Limits.streams)),
             ),
+            request_limits=RequestLimits.from_env(env),
         )

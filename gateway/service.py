@@ -23,6 +23,7 @@ from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError, abort
 from common.logging import bound
 from gateway import metrics
 from gateway.core import MAX_ID, TableCore
+from gateway.limits import RequestLimits
 from gateway.quotas import client_of
 from gateway.replay import replay
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -66,10 +67,27 @@ def _failure(error: Exception, method: str, request) -> ApiError:
     api_error = _as_api_error(error, method)
     for key, value in _about(request).items():
         api_error.metadata.setdefault(key, str(value))
+    # Detached from the failure's traceback and the exceptions behind it: their frames hold
+    # the request (and the handler's frame holds this error, a reference cycle), which would
+    # keep every refused request's bytes until a full collection.
+    api_error.__traceback__ = api_error.__context__ = api_error.__cause__ = None
     return api_error
 
 
-def unary_rpc(method, request_class):
+def _too_large(raw: bytes, limit: int, method: str) -> ApiError | None:
+    if len(raw) <= limit:
+        return None
+    log.warning("request_too_large", method=method, size=len(raw), limit=limit)
+    return ApiError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "REQUEST_TOO_LARGE",
+        f"a {method} request may have at most {limit} bytes",
+        limit=limit,
+        size=len(raw),
+    )
+
+
+def unary_rpc(method, request_class, limit: int):
     name = method.__name__
     # The metrics of this method, looked up once (a labels() call takes a lock each time).
     latency = metrics.LATENCY.labels(name)
@@ -79,23 +97,30 @@ def unary_rpc(method, request_class):
     async def handler(raw: bytes, context):
         started = time.perf_counter()
         request = None
+        api_error = _too_large(raw, limit, name)
         try:
-            request = _decode(request_class, raw, name)
-            with bound(**_about(request)):
-                response = await method(request, context)
-            answered.inc()
-            return response
+            if api_error is None:
+                request = _decode(request_class, raw, name)
+                with bound(**_about(request)):
+                    response = await method(request, context)
+                answered.inc()
+                return response
         except Exception as error:
             api_error = _failure(error, name, request)
-            metrics.REQUESTS.labels(name, api_error.code.name).inc()
-            await abort(context, api_error)
         finally:
             latency.observe(time.perf_counter() - started)
+        # Aborted outside the except block, with the request's bytes let go: the abort's own
+        # exception then holds no traceback of the failure, whose frames would keep the
+        # request alive in a reference cycle until a full collection.
+        del raw, request
+        assert api_error is not None  # the try returned otherwise
+        metrics.REQUESTS.labels(name, api_error.code.name).inc()
+        await abort(context, api_error)
 
     return handler
 
 
-def stream_rpc(method, request_class):
+def stream_rpc(method, request_class, limit: int):
     """A server-streaming method's handler: the method writes each response itself
     (``context.write``, handed serialized bytes), with no generator between it and
     grpc.aio: no generator layer to resume for every response to every watcher."""
@@ -104,19 +129,24 @@ def stream_rpc(method, request_class):
     @functools.wraps(method)
     async def handler(raw: bytes, context) -> None:
         code = "OK"
-        request = None
         metrics.STREAMS.inc()
+        request = None
+        api_error = _too_large(raw, limit, name)
         try:
-            request = _decode(request_class, raw, name)
-            with bound(**_about(request)):
-                await method(request, context)
+            if api_error is None:
+                request = _decode(request_class, raw, name)
+                with bound(**_about(request)):
+                    await method(request, context)
         except Exception as error:
             api_error = _failure(error, name, request)
-            code = api_error.code.name
-            await abort(context, api_error)
         finally:
             metrics.STREAMS.dec()
+            if api_error is not None:
+                code = api_error.code.name
             metrics.REQUESTS.labels(name, code).inc()
+        if api_error is not None:
+            del raw, request  # as in unary_rpc
+            await abort(context, api_error)
 
     return handler
 
@@ -126,9 +156,10 @@ def _serialized(response) -> bytes:
     return response if isinstance(response, bytes) else response.SerializeToString()
 
 
-def add_to_server(servicer, service_name: str, server: grpc.aio.Server) -> None:
+def add_to_server(servicer, service_name: str, server: grpc.aio.Server, limits: RequestLimits | None = None) -> None:
     """Registers every method of ``service_name`` (a service of gateway.proto) on the server,
-    each handed raw bytes that its wrapper decodes."""
+    each handed raw bytes that its wrapper refuses when over the method's limit, or decodes."""
+    limits = limits or RequestLimits()
     service = gw.DESCRIPTOR.services_by_name[service_name]
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in service.methods:
@@ -137,11 +168,11 @@ def add_to_server(servicer, service_name: str, server: grpc.aio.Server) -> None:
         if method.server_streaming:
             # Its responses come serialized (TableCore.stream): grpc.aio sends them as they are.
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                stream_rpc(implementation, request_class), response_serializer=None
+                stream_rpc(implementation, request_class, limits.of(method.name)), response_serializer=None
             )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                unary_rpc(implementation, request_class), response_serializer=_serialized
+                unary_rpc(implementation, request_class, limits.of(method.name)), response_serializer=_serialized
             )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
 
