@@ -7,13 +7,17 @@ of one's own bot only; ``TAVOLA_WORKER_TIMERS=false`` leaves the timers to other
 ``TAVOLA_METRICS_PORT`` set it serves Prometheus metrics (bots/metrics.py).
 """
 
+import logging
 import os
 import sys
+
+from celery.apps import worker as celery_worker
 
 from bots import metrics
 from bots.app import app
 from bots.registry import load_bots
 from common import defaults
+from common import logging as tavola_logging
 from common.redis_client import broker_url
 from common.tasks import TIMER_QUEUE, queue_for
 
@@ -25,11 +29,21 @@ def queues() -> list[str]:
     return [queue_for(name) for name in names] + ([TIMER_QUEUE] if timers else [])
 
 
+def _say_as_json(message: str, *_: object) -> None:
+    """Celery's own notices on shutdown ("worker: Warm shutdown"), as a JSON line."""
+    logging.getLogger("celery.apps.worker").warning(message.strip())
+
+
 def main() -> None:
+    # JSON from the first line: Celery checks the user (a warning as root) before it sets
+    # up its logging; its banner is left out (--quiet), and its shutdown notices, which it
+    # prints straight to the terminal, go through the log.
+    tavola_logging.configure("bot-worker")
+    celery_worker.safe_say = _say_as_json
     consumed = queues()
     prefix = os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX)
     metrics.install(broker_url(), f"{prefix}:celery:", consumed)
-    app.worker_main(["worker", "--queues", ",".join(consumed), *sys.argv[1:]])
+    app.worker_main(["--quiet", "worker", "--queues", ",".join(consumed), *sys.argv[1:]])
 
 
 if __name__ == "__main__":

@@ -54,6 +54,50 @@ def timer_token(secret: str, table_id: str) -> str:
     return _mac(secret, f"timer:{table_id}")
 
 
+# Secrets seen in examples and templates: anyone who read them can act for every bot seat.
+PLACEHOLDER_SECRETS = frozenset(
+    {"change-me", "changeme", "change_me", "replace-me", "replaceme", "secret", "password", "tavola", "example"}
+)
+SECRET_BITS = 256
+HOW_TO_MAKE_A_SECRET = (
+    "make one with: openssl rand -hex 32  (or: python -c 'import secrets; print(secrets.token_hex(32))')"
+)
+
+
+def secret_bits(secret: str) -> float:
+    """A generous estimate of a secret's randomness: its length times the bits of the
+    smallest usual alphabet that spells it (hex 4, base64 6, printable ASCII 6.5), and no
+    more than so few distinct characters can hold when it uses fewer than 8 (``aaaa...``
+    holds nothing)."""
+    import math
+
+    if not secret:
+        return 0.0
+    if all(char in "0123456789abcdefABCDEF" for char in secret):
+        per_char = 4.0
+    elif all(char.isascii() and (char.isalnum() or char in "+/-_=") for char in secret):
+        per_char = 6.0
+    else:
+        per_char = 6.5
+    distinct = len(set(secret))
+    if distinct < 8:  # a random string of this length would use more of its alphabet
+        per_char = min(per_char, math.log2(distinct) if distinct > 1 else 0.0)
+    return len(secret) * per_char
+
+
+def secret_problem(secret: str, known: frozenset[str] = frozenset()) -> str | None:
+    """Why ``secret`` may not be the platform's secret (None when it may): the HMAC key of
+    every bot key, seat token and timer credential must hold 32 random bytes."""
+    if not secret:
+        return f"no secret is set; {HOW_TO_MAKE_A_SECRET}"
+    if secret.strip().lower() in PLACEHOLDER_SECRETS | known:
+        return f"the secret is a published placeholder; {HOW_TO_MAKE_A_SECRET}"
+    if secret_bits(secret) < SECRET_BITS:
+        bits = secret_bits(secret)
+        return f"the secret holds about {bits:.0f} random bits, fewer than {SECRET_BITS}; {HOW_TO_MAKE_A_SECRET}"
+    return None
+
+
 def main() -> None:
     """python -m common.auth <bot>: prints that bot's key (TAVOLA_BOT_KEY for its author's
     worker), derived from TAVOLA_BOT_SECRET."""

@@ -35,7 +35,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 # For the platform's own load (the demo, the bench): it creates many tables from one address.
-NO_QUOTAS = {"TAVOLA_QUOTA_CREATE_PER_MINUTE": "0", "TAVOLA_QUOTA_SEATS_PER_MINUTE": "0", "TAVOLA_QUOTA_STREAMS": "0"}
+NO_QUOTAS = {
+    "TAVOLA_QUOTA_CREATE_PER_MINUTE": "0",
+    "TAVOLA_QUOTA_SEATS_PER_MINUTE": "0",
+    "TAVOLA_QUOTA_STREAMS": "0",
+    "TAVOLA_QUOTA_REPLAYS_PER_MINUTE": "0",
+}
 
 
 @dataclass

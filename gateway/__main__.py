@@ -9,6 +9,7 @@ TAVOLA_HOST, TAVOLA_PORT (default 50051), TAVOLA_PORT_FILE, TAVOLA_TIMER_HOST,
 TAVOLA_TIMER_PORT (default 50052), TAVOLA_TIMER_PORT_FILE, TAVOLA_METRICS_PORT,
 TAVOLA_REDIS_CONNECTIONS (default 64), TAVOLA_REDIS_POOL_TIMEOUT_SECONDS (default 10), TAVOLA_LOG_LEVEL,
 TAVOLA_QUOTA_CREATE_PER_MINUTE (30), TAVOLA_QUOTA_SEATS_PER_MINUTE (30), TAVOLA_QUOTA_STREAMS (20),
+TAVOLA_QUOTA_REPLAYS_PER_MINUTE (30; GetReplay with views),
 TAVOLA_MAX_REQUEST_BYTES (4096), TAVOLA_REQUEST_LIMITS (Method=bytes,...; CreateTable=16384).
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
@@ -22,7 +23,7 @@ import redis.asyncio as redis
 import structlog
 from redis.maint_notifications import MaintNotificationsConfig
 
-from common import defaults, redis_client
+from common import auth, defaults, redis_client
 from common import logging as tavola_logging
 from common.server import Server, collect_less, game_proto_files, listen_address, serve_until_signal
 from common.tasks import celery_app
@@ -48,10 +49,12 @@ async def serve() -> None:
     except ValueError as error:  # e.g. a Redis Cluster without a broker for Celery
         log.critical("bad_configuration", error=str(error))
         raise SystemExit(2) from None
-    if settings.bot_secret in ("", defaults.DEV_BOT_SECRET) and not settings.development:
+    weak = auth.secret_problem(settings.bot_secret, frozenset({defaults.DEV_BOT_SECRET}))
+    if weak and not (settings.development and settings.bot_secret == defaults.DEV_BOT_SECRET):
         log.critical(
             "bot_secret_required",
-            hint="set TAVOLA_BOT_SECRET to a secret of your own (e.g. openssl rand -hex 32); "
+            problem=weak,
+            hint="set TAVOLA_BOT_SECRET to a secret of your own; "
             "TAVOLA_DEVELOPMENT=true allows the development secret on a development machine",
         )
         raise SystemExit(2)

@@ -1,4 +1,5 @@
-"""Per-client quotas: table creation and seat taking per minute, and open streams.
+"""Per-client quotas: table creation, seat taking and replays with views (each a rules
+call per logged action) per minute, and open streams.
 
 A client is its token when it sends one, else its peer's IP address. A token proves
 nothing when a table is created or a seat taken, so an address's calls together, whatever
@@ -33,6 +34,7 @@ STREAM_RETRY_SECONDS = 5.0
 
 CREATE = "create_table"
 SEATS = "take_seat"
+REPLAYS = "replay_with_views"
 STREAMS = "open_streams"
 # How many clients' worth of calls one address may make with tokens (proxies, NAT, tests).
 PEER_FACTOR = 10
@@ -43,6 +45,10 @@ class Limits:
     create_per_minute: int = 30
     seats_per_minute: int = 30
     streams: int = 20
+    replays_per_minute: int = 30
+
+    def per_minute(self, quota: str) -> int:
+        return {CREATE: self.create_per_minute, SEATS: self.seats_per_minute, REPLAYS: self.replays_per_minute}[quota]
 
 
 @dataclass(frozen=True)
@@ -100,7 +106,7 @@ class Quotas:
     async def charge(self, quota: str, client: Client | None) -> None:
         """Counts one call of ``quota`` for ``client`` (None: the platform, never limited),
         or raises QUOTA_EXCEEDED when the window's limit is used up."""
-        limit = self.limits.create_per_minute if quota == CREATE else self.limits.seats_per_minute
+        limit = self.limits.per_minute(quota)
         if client is None or limit <= 0:
             return
         now = time.time()

@@ -22,6 +22,7 @@ from google.protobuf import any_pb2
 
 from common.errors import ApiError
 from gateway.core import TableCore
+from gateway.quotas import REPLAYS, Client
 from gateway.rules import RulesDirectory
 from gateway.store import StoredEntry
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -44,14 +45,16 @@ def mismatch(table_id: str, message: str) -> ApiError:
 
 
 async def replay(
-    core: TableCore, table_id: str, seat: int | None, token: str | None, with_views: bool
+    core: TableCore, table_id: str, seat: int | None, token: str | None, with_views: bool, client: Client | None
 ) -> gw.GetReplayResponse:
     """``TableCore.replay``'s answer; with ``with_views``, each step also carries the
-    viewer's view at that step's version."""
+    viewer's view at that step's version, and the call counts against ``client``'s quota of
+    replays with views (a rules call per logged action)."""
     response = await core.replay(table_id, seat, token)
     table = response.table
     if not with_views or table.status == gw.TABLE_STATUS_OPEN:
         return response
+    await core.quotas.charge(REPLAYS, client)
     # The log only grows: read again up to the table's last_seq as the replay above saw
     # it, it is the same log, and replays into the state whose view the answer holds.
     record, _ = await core.load(table_id)

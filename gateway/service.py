@@ -74,6 +74,12 @@ def _failure(error: Exception, method: str, request) -> ApiError:
     return api_error
 
 
+def _log_refusal(method: str, error: ApiError) -> None:
+    """One INFO line per refused call, with what a client was told (failures of the
+    platform itself, INTERNAL and UNAVAILABLE, are logged as errors where they happen)."""
+    log.info("refused", method=method, code=error.code.name, reason=error.reason, about=error.metadata or None)
+
+
 def _too_large(raw: bytes, limit: int, method: str) -> ApiError | None:
     if len(raw) <= limit:
         return None
@@ -114,6 +120,7 @@ def unary_rpc(method, request_class, limit: int):
         # request alive in a reference cycle until a full collection.
         del raw, request
         assert api_error is not None  # the try returned otherwise
+        _log_refusal(name, api_error)
         metrics.REQUESTS.labels(name, api_error.code.name).inc()
         await abort(context, api_error)
 
@@ -146,6 +153,7 @@ def stream_rpc(method, request_class, limit: int):
             metrics.REQUESTS.labels(name, code).inc()
         if api_error is not None:
             del raw, request  # as in unary_rpc
+            _log_refusal(name, api_error)
             await abort(context, api_error)
 
     return handler
@@ -244,7 +252,9 @@ class GatewayServicer:
 
     async def GetReplay(self, request: gw.GetReplayRequest, context) -> gw.GetReplayResponse:
         seat = request.seat if request.HasField("seat") else None
-        return await replay(self.core, request.table_id, seat, auth.token_from(context), request.with_views)
+        return await replay(
+            self.core, request.table_id, seat, auth.token_from(context), request.with_views, client_of(context)
+        )
 
 
 class TimerServicer:

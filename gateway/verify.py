@@ -1,4 +1,5 @@
-"""Check a finished table's randomness:  python -m gateway.verify <table_id> [--gateway host:port]
+"""Check a finished table's randomness:
+python -m gateway.verify <table_id> [--gateway host:port] [--commitment <hex recorded at the deal>]
 
 Every table commits to its seed before the deal (``Table.seed_commitment``, SHA-256 of a
 salt and the seed) and reveals both in its last event (``GameFinished.seed_reveal``).
@@ -6,7 +7,9 @@ salt and the seed) and reveals both in its last event (``GameFinished.seed_revea
 saw it with the actions taken, checks the commitment, then replays the game on the open
 engine from the revealed seed and those actions and compares every event each viewer was
 shown (every deal, roll and draw) and the outcome. It needs nothing but the gateway's
-public door and this repository's engines.
+public door and this repository's engines. With ``--commitment``, the table's commitment
+must also be the one a player wrote down when the deal was shown, so a gateway that
+changed both its commitment and its log afterwards is caught too.
 """
 
 import argparse
@@ -36,6 +39,7 @@ class Verdict:
     actions: int = 0
     events: int = 0
     replay_mode: bool = False
+    commitment: bytes = b""
 
     @property
     def ok(self) -> bool:
@@ -56,6 +60,19 @@ def _expected(projected, viewers: list[int | None]) -> dict[int | None, list]:
     return seen
 
 
+class ReplayRefused(Exception):
+    """The rules refused to deal or to apply a logged action: the log is not the game of
+    the revealed seed."""
+
+
+class _InProcess:
+    """The call context the rules servicer gets when the verifier runs it in process: a
+    refusal raises ReplayRefused with the rules' own words."""
+
+    async def abort_with_status(self, status: grpc.Status) -> None:
+        raise ReplayRefused(status.details)
+
+
 async def _replay(table, seed: int, actions) -> tuple[dict[int | None, list], "rules_pb2.GameStatus"]:
     """Replays the game in process with the rules service's own code; returns each viewer's
     game events and the final status."""
@@ -65,20 +82,32 @@ async def _replay(table, seed: int, actions) -> tuple[dict[int | None, list], "r
 
     rules = RulesServicer(get_game(table.game_id))
     viewers: list[int | None] = [None, *range(table.player_count)]
-    dealt = await rules.NewGame(
-        rules_pb2.NewGameRequest(player_count=table.player_count, options=dict(table.options), seed=seed),
-        None,
-    )
+    try:
+        dealt = await rules.NewGame(
+            rules_pb2.NewGameRequest(player_count=table.player_count, options=dict(table.options), seed=seed),
+            _InProcess(),
+        )
+    except ReplayRefused as refused:
+        raise ReplayRefused(f"the table's options deal no game: {refused}") from None
     projected, state, status = list(dealt.events), dealt.state, dealt.status
-    for seat, action in actions:
-        applied = await rules.ApplyAction(rules_pb2.ApplyActionRequest(state=state, seat=seat, action=action), None)
+    for number, (seat, action) in enumerate(actions, 1):
+        try:
+            applied = await rules.ApplyAction(
+                rules_pb2.ApplyActionRequest(state=state, seat=seat, action=action), _InProcess()
+            )
+        except ReplayRefused as refused:
+            raise ReplayRefused(
+                f"logged action {number} of {len(actions)} (seat {seat}) is not legal in the game dealt "
+                f"from the revealed seed: {refused}"
+            ) from None
         projected += applied.events
         state, status = applied.state, applied.status
     return _expected(projected, viewers), status
 
 
-def verify_table(address: str, table_id: str, timeout: float = 30.0) -> Verdict:
-    """Checks a finished table through the gateway at ``address``; see the module's doc."""
+def verify_table(address: str, table_id: str, timeout: float = 30.0, recorded: bytes | None = None) -> Verdict:
+    """Checks a finished table through the gateway at ``address``; see the module's doc.
+    ``recorded``: the commitment the caller wrote down at the deal, which the table's must be."""
     from tavola.gateway.v1 import gateway_pb2 as gw
     from tavola.gateway.v1 import gateway_pb2_grpc
 
@@ -102,6 +131,11 @@ def verify_table(address: str, table_id: str, timeout: float = 30.0) -> Verdict:
         verdict.problems.append("the log lacks its start or its end")
         return verdict
     reveal = finished[0].seed_reveal
+    verdict.commitment = table.seed_commitment
+    if recorded is not None and recorded != table.seed_commitment:
+        verdict.problems.append(
+            f"the table's commitment {table.seed_commitment.hex()} is not the one you recorded ({recorded.hex()})"
+        )
     if not (commitment(reveal.seed, reveal.salt) == table.seed_commitment == started[0].seed_commitment):
         verdict.problems.append("the revealed seed and salt do not match the commitment published before the deal")
     actions = [(step.actor, step.action) for step in spectator.steps if step.HasField("actor")]
@@ -109,8 +143,13 @@ def verify_table(address: str, table_id: str, timeout: float = 30.0) -> Verdict:
 
     try:
         expected, status = asyncio.run(_replay(table, reveal.seed, actions))
-    except Exception as error:  # an action the engine refuses: the log is not this seed's game
-        verdict.problems.append(f"the actions do not replay from the revealed seed: {error!r}"[:300])
+    except ReplayRefused as refused:
+        verdict.problems.append(str(refused)[:400])
+        return verdict
+    except Exception as error:  # e.g. an action of another game's type: the log was altered
+        verdict.problems.append(
+            f"the logged actions cannot be replayed from the revealed seed ({type(error).__name__}: {error})"[:400]
+        )
         return verdict
     for viewer, replay in replays.items():
         shown = [step.event.game_event for step in replay.steps if step.event.HasField("game_event")]
@@ -123,22 +162,38 @@ def verify_table(address: str, table_id: str, timeout: float = 30.0) -> Verdict:
     return verdict
 
 
+def _hex(text: str) -> bytes:
+    try:
+        value = bytes.fromhex(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError("a commitment is 64 hex digits") from None
+    if len(value) != 32:
+        raise argparse.ArgumentTypeError("a commitment is 64 hex digits (32 bytes)")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check a finished table's seed commitment and replay its deals.")
     parser.add_argument("table_id")
     parser.add_argument("--gateway", default=defaults.GATEWAY_ADDRESS, help="host:port of a tavola gateway")
+    parser.add_argument(
+        "--commitment",
+        type=_hex,
+        help="the seed commitment you recorded at the deal (64 hex digits, as clients show it): the table's must be it",
+    )
     args = parser.parse_args(argv)
     try:
-        verdict = verify_table(args.gateway, args.table_id)
+        verdict = verify_table(args.gateway, args.table_id, recorded=args.commitment)
     except grpc.RpcError as error:
         print(f"cannot read table {args.table_id}: {error.code().name} {error.details()}", file=sys.stderr)
         return 2
     if verdict.replay_mode:
         print("note: a replay-mode table; its creator chose the seed")
     if verdict.ok:
+        recorded = " (the one you recorded)" if args.commitment is not None else ""
         print(
-            f"table {args.table_id}: OK: the seed matches its commitment and replays "
-            f"{verdict.actions} actions into the {verdict.events} events every viewer was shown"
+            f"table {args.table_id}: OK: the seed matches its commitment {verdict.commitment.hex()}{recorded} "
+            f"and replays {verdict.actions} actions into the {verdict.events} events every viewer was shown"
         )
         return 0
     for problem in verdict.problems:

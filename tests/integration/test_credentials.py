@@ -17,8 +17,8 @@ from deploy.stack import ROOT
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 
-@pytest.mark.parametrize("secret", [None, defaults.DEV_BOT_SECRET, ""])
-def test_the_gateway_refuses_the_development_secret(secret, redis_url):
+@pytest.mark.parametrize("secret", [None, defaults.DEV_BOT_SECRET, "", "change-me", "x", "0123456789abcdef" * 2])
+def test_the_gateway_refuses_the_development_secret_and_weak_ones(secret, redis_url):
     env = {key: value for key, value in os.environ.items() if not key.startswith("TAVOLA_")}
     env.update(REDIS_URL=redis_url, TAVOLA_PORT=str(free_port()), TAVOLA_TIMER_PORT="0")
     if secret is not None:
@@ -28,7 +28,8 @@ def test_the_gateway_refuses_the_development_secret(secret, redis_url):
     )
     assert done.returncode == 2
     lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert any(line["event"] == "bot_secret_required" for line in lines)
+    refusal = next(line for line in lines if line["event"] == "bot_secret_required")
+    assert "openssl rand -hex 32" in refusal["problem"]
 
 
 def test_a_bot_key_acts_only_for_its_own_bot(gateway, stack):

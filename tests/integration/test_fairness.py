@@ -12,6 +12,7 @@ import redis
 
 from common import auth
 from common.errors import reason_of
+from gateway import verify
 from gateway.verify import commitment, verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
@@ -127,3 +128,15 @@ def test_replays_show_a_seat_its_own_actions_while_playing_and_everything_after(
     after = gateway.GetReplay(gw.GetReplayRequest(table_id=table.table_id, seat=1))  # anyone, any seat
     assert {step.actor for step in after.steps if step.HasField("actor")} == {0, 1}
     assert after.steps[-1].seq == final.last_seq
+
+
+def test_the_verifier_checks_a_commitment_recorded_at_the_deal(gateway, stack, capsys):
+    table = HumanTable(gateway, players=2, seed=None)
+    recorded = table.table().seed_commitment.hex()
+    table.start()
+    play_out(table, random.Random(4))
+    assert verify.main([table.table_id, "--gateway", stack.gateway_address, "--commitment", recorded]) == 0
+    assert f"{recorded} (the one you recorded)" in capsys.readouterr().out
+    other = "00" * 32
+    assert verify.main([table.table_id, "--gateway", stack.gateway_address, "--commitment", other]) == 1
+    assert f"is not the one you recorded ({other})" in capsys.readouterr().out

@@ -131,10 +131,26 @@ def test_undecodable_requests_are_invalid_argument(channel, stack):
             refused(lambda call=call, raw=raw: call(raw, timeout=5), "MALFORMED_REQUEST")
     stream = channel.unary_stream(f"{SERVICE}/SpectateTable")
     refused(lambda: stream(b"\x0f\x01", timeout=5), "MALFORMED_REQUEST")
-    lines = (stack.log_dir / "gateway.log").read_text().splitlines()
-    assert any('"malformed_request"' in line for line in lines)
-    for line in lines:
-        json.loads(line)  # every line the gateway wrote is one JSON object
+    lines = [json.loads(line) for line in (stack.log_dir / "gateway.log").read_text().splitlines()]
+    assert any(line["event"] == "malformed_request" for line in lines)
+    # Every refused call is one INFO line saying what the client was told.
+    assert any(
+        line["event"] == "refused" and line["level"] == "info" and line["reason"] == "MALFORMED_REQUEST"
+        for line in lines
+    )
+
+
+def test_every_line_of_every_process_is_json(stack):
+    """The gateway, the rules services and the bot workers (Celery's own start-up and
+    shutdown lines included) write one JSON object per line."""
+    logs = sorted(stack.log_dir.glob("*.log"))
+    assert {"gateway.log", "bot-worker.log"} <= {log.name for log in logs}
+    for log in logs:
+        for number, line in enumerate(log.read_text().splitlines(), 1):
+            try:
+                assert isinstance(json.loads(line), dict)
+            except (ValueError, AssertionError):
+                pytest.fail(f"{log.name}:{number} is not a JSON object: {line[:200]}")
 
 
 def test_errors_name_what_they_are_about(gateway):

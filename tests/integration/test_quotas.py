@@ -19,6 +19,7 @@ from tavola.gateway.v1 import gateway_pb2_grpc
 CREATE_LIMIT = 3
 SEATS_LIMIT = 3
 STREAMS_LIMIT = 2
+REPLAYS_LIMIT = 2
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +33,7 @@ def quota_stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[S
             "TAVOLA_QUOTA_CREATE_PER_MINUTE": str(CREATE_LIMIT),
             "TAVOLA_QUOTA_SEATS_PER_MINUTE": str(SEATS_LIMIT),
             "TAVOLA_QUOTA_STREAMS": str(STREAMS_LIMIT),
+            "TAVOLA_QUOTA_REPLAYS_PER_MINUTE": str(REPLAYS_LIMIT),
         },
         log_dir=tmp_path_factory.mktemp("quotas"),
     ) as stack:
@@ -144,6 +146,29 @@ def test_streams_beyond_the_limit_are_refused_and_bots_are_not_limited(limited, 
     finally:
         for stream in streams:
             stream.cancel()
+
+
+def test_replays_with_views_beyond_the_limit_are_refused(limited):
+    """Each replay with views costs a rules call per logged action: a client gets
+    REPLAYS_LIMIT a minute; a replay without views is a read of the log and is not counted."""
+    room_in_window()
+    created = create(limited, as_client(secrets.token_urlsafe(16)))
+    table_id = created.table.table_id
+    seats = [
+        limited.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=as_client(secrets.token_urlsafe(16)))
+        for _ in range(2)
+    ]
+    limited.StartTable(gw.StartTableRequest(table_id=table_id), metadata=as_client(created.host_token))
+    mine = as_client(seats[0].seat_token)
+
+    def replay(with_views: bool = True) -> gw.GetReplayResponse:
+        request = gw.GetReplayRequest(table_id=table_id, seat=seats[0].seat, with_views=with_views)
+        return limited.GetReplay(request, metadata=mine)
+
+    for _ in range(REPLAYS_LIMIT):
+        assert replay().steps
+    exhausted(replay, "replay_with_views", REPLAYS_LIMIT, WINDOW_SECONDS)
+    assert replay(with_views=False).steps
 
 
 def test_inventing_a_token_per_call_gains_no_unbounded_allowance(limited):
