@@ -32,12 +32,13 @@ from gateway.bots import BotCatalog
 from gateway.config import Settings
 from gateway.core import TableCore
 from gateway.hub import Hub
+from gateway.players import Players, PlayerStore
 from gateway.quotas import Quotas
 from gateway.rules import RulesDirectory
-from gateway.service import GatewayServicer, TimerServicer, add_to_server
+from gateway.service import GatewayServicer, PlayerServicer, TimerServicer, add_to_server
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
-from tavola.gateway.v1 import gateway_pb2
+from tavola.gateway.v1 import gateway_pb2, players_pb2
 
 log = structlog.get_logger()
 
@@ -100,9 +101,13 @@ async def serve() -> None:
     )
     services = gateway_pb2.DESCRIPTOR.services_by_name
     server = Server(
-        [services["GatewayService"].full_name], game_proto_files(), max_receive_bytes=settings.request_limits.largest()
+        [services["GatewayService"].full_name, players_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name],
+        game_proto_files(),
+        max_receive_bytes=settings.request_limits.largest(),
     )
-    add_to_server(GatewayServicer(core), "GatewayService", server.grpc, settings.request_limits)
+    players = Players(PlayerStore(client, settings.key_prefix), core)
+    add_to_server(GatewayServicer(core, players), "GatewayService", server.grpc, settings.request_limits)
+    add_to_server(PlayerServicer(players), "PlayerService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name])
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = os.environ.get("TAVOLA_TIMER_HOST", "127.0.0.1")

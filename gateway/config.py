@@ -96,6 +96,7 @@ class Settings:
                 seats_per_minute=int(env.get("TAVOLA_QUOTA_SEATS_PER_MINUTE", Limits.seats_per_minute)),
                 streams=int(env.get("TAVOLA_QUOTA_STREAMS", Limits.streams)),
                 replays_per_minute=int(env.get("TAVOLA_QUOTA_REPLAYS_PER_MINUTE", Limits.replays_per_minute)),
+                players_per_minute=int(env.get("TAVOLA_QUOTA_PLAYERS_PER_MINUTE", Limits.players_per_minute)),
             ),
             request_limits=RequestLimits.from_env(env),
         )

@@ -327,9 +327,11 @@ class TableCore:
         self.celery = celery_app
         self.publisher = TaskPublisher.for_app(celery_app)
         # Unless given, quotas that limit nothing.
-        self.quotas = quotas or Quotas(store.redis, store.prefix, Limits(0, 0, 0))
+        self.quotas = quotas or Quotas(store.redis, store.prefix, Limits(0, 0, 0, 0, 0))
         # Views of people who must decide, by (table, version, seat): see _keep_views.
         self.kept_views: dict[tuple[str, int, int], rules_pb2.GetViewResponse] = {}
+        # Called with the record of a rated table that has just finished (gateway/ratings.py).
+        self.on_rated_finish: Callable[[store_pb2.TableRecord], Awaitable[None]] | None = None
 
     # -- loading and authorising ---------------------------------------------------------
 
@@ -478,6 +480,8 @@ class TableCore:
         )
         if commit.views and table.status == gw.TABLE_STATUS_IN_PROGRESS:
             self._keep_views(table, commit.views)
+        if commit.status_changed and table.status == gw.TABLE_STATUS_FINISHED and table.rated and self.on_rated_finish:
+            await self.on_rated_finish(commit.record)
 
     # -- game steps inside a change ----------------------------------------------------------
 
@@ -701,6 +705,7 @@ class TableCore:
             decision_timer=timer,
             replay_mode=request.replay_mode,
             seed_commitment=commitment(seed, salt),
+            rated=request.rated,
         )
         record = store_pb2.TableRecord(
             table=table,
@@ -750,6 +755,8 @@ class TableCore:
             raise invalid("BAD_SEAT", "more bot seats than seats")
         if any(len(bot_seat.bot) > MAX_BOT for bot_seat in request.bot_seats):
             raise invalid("UNKNOWN_BOT", f"a bot is named in at most {MAX_BOT} characters")
+        if request.rated and request.replay_mode:
+            raise invalid("RATED_REPLAY", "a rated table is never in replay mode: its creator would know every secret")
         timer = request.decision_timer
         if not 0 <= timer.seconds <= MAX_TIMER_SECONDS or (
             timer.seconds > 0 and timer.policy == gw.TIMEOUT_POLICY_UNSPECIFIED
@@ -757,9 +764,15 @@ class TableCore:
             raise invalid("BAD_TIMER", f"a decision timer needs 0 to {MAX_TIMER_SECONDS} seconds and a policy")
 
     async def take_seat(
-        self, table_id: str, seat_wanted: int | None, display_name: str, client: Client | None = None
+        self,
+        table_id: str,
+        seat_wanted: int | None,
+        display_name: str,
+        client: Client | None = None,
+        player_id: str = "",
     ) -> tuple[int, str, store_pb2.TableRecord]:
-        """Seat ``seat_wanted`` (None: the first free one); returns the seat, its token and the table."""
+        """Seat ``seat_wanted`` (None: the first free one); returns the seat, its token and the
+        table. ``player_id``: the seat is that player's (gateway/players.py), else a guest's."""
         await self.quotas.charge(SEATS, client)
         if len(display_name) > MAX_DISPLAY_NAME:
             raise invalid("BAD_DISPLAY_NAME", f"at most {MAX_DISPLAY_NAME} characters")
@@ -769,6 +782,14 @@ class TableCore:
         async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
             self.require_status(record, gw.TABLE_STATUS_OPEN)
             seats = record.table.seats
+            if record.table.rated and not player_id:
+                raise ApiError(
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    "PLAYER_REQUIRED",
+                    "a rated table seats players: send a player token",
+                )
+            if player_id and any(s.player_id == player_id for s in seats):
+                raise failed("ALREADY_SEATED", "this player already holds a seat at this table")
             if seat_wanted is not None:
                 if not 0 <= seat_wanted < len(seats):
                     raise invalid("BAD_SEAT", f"no seat {seat_wanted}")
@@ -784,6 +805,7 @@ class TableCore:
                 seat = free
             seat.taken = True
             seat.display_name = display_name or f"player {seat.seat}"
+            seat.player_id = player_id
             record.seat_token_sha256[seat.seat] = auth.digest(token)
             commit.public(
                 seat_taken=gw.SeatTaken(seat=seat.seat, kind=gw.SEAT_KIND_HUMAN, display_name=seat.display_name)

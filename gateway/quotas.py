@@ -35,6 +35,7 @@ STREAM_RETRY_SECONDS = 5.0
 CREATE = "create_table"
 SEATS = "take_seat"
 REPLAYS = "replay_with_views"
+PLAYERS = "create_player"  # charged to the address alone (gateway/players.py)
 STREAMS = "open_streams"
 # How many clients' worth of calls one address may make with tokens (proxies, NAT, tests).
 PEER_FACTOR = 10
@@ -46,9 +47,15 @@ class Limits:
     seats_per_minute: int = 30
     streams: int = 20
     replays_per_minute: int = 30
+    players_per_minute: int = 10
 
     def per_minute(self, quota: str) -> int:
-        return {CREATE: self.create_per_minute, SEATS: self.seats_per_minute, REPLAYS: self.replays_per_minute}[quota]
+        return {
+            CREATE: self.create_per_minute,
+            SEATS: self.seats_per_minute,
+            REPLAYS: self.replays_per_minute,
+            PLAYERS: self.players_per_minute,
+        }[quota]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 import grpc
 import structlog
-from google.protobuf import message_factory
+from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
 from redis.exceptions import RedisError
 
@@ -24,9 +24,11 @@ from common.logging import bound
 from gateway import metrics
 from gateway.core import MAX_ID, TableCore
 from gateway.limits import RequestLimits
+from gateway.players import Players, is_player_token
 from gateway.quotas import client_of
 from gateway.replay import replay
 from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import players_pb2 as pl
 
 log = structlog.get_logger()
 
@@ -165,10 +167,11 @@ def _serialized(response) -> bytes:
 
 
 def add_to_server(servicer, service_name: str, server: grpc.aio.Server, limits: RequestLimits | None = None) -> None:
-    """Registers every method of ``service_name`` (a service of gateway.proto) on the server,
-    each handed raw bytes that its wrapper refuses when over the method's limit, or decodes."""
+    """Registers every method of ``service_name`` (a service of package tavola.gateway.v1) on
+    the server, each handed raw bytes that its wrapper refuses when over the method's limit,
+    or decodes."""
     limits = limits or RequestLimits()
-    service = gw.DESCRIPTOR.services_by_name[service_name]
+    service = descriptor_pool.Default().FindServiceByName(f"{gw.DESCRIPTOR.package}.{service_name}")
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in service.methods:
         request_class = message_factory.GetMessageClass(method.input_type)
@@ -195,8 +198,9 @@ def require_token(context) -> str:
 class GatewayServicer:
     """The public API (tavola.gateway.v1.GatewayService)."""
 
-    def __init__(self, core: TableCore):
+    def __init__(self, core: TableCore, players: Players | None = None):
         self.core = core
+        self.players = players
 
     async def ListGames(self, request, context):
         return gw.ListGamesResponse(games=await self.core.rules.describe_all())
@@ -216,9 +220,16 @@ class GatewayServicer:
 
     async def TakeSeat(self, request, context):
         wanted = request.seat if request.HasField("seat") else None
-        seat, token, record = await self.core.take_seat(
-            request.table_id, wanted, request.display_name, client_of(context)
-        )
+        caller = auth.token_from(context)
+        name, player_id = request.display_name, ""
+        if self.players is not None and is_player_token(caller):
+            assert caller is not None
+            player_id = await self.players.store.authenticate(caller)
+            name = name or (await self.players.store.get(player_id)).display_name
+        seat, token, record = await self.core.take_seat(request.table_id, wanted, name, client_of(context), player_id)
+        if player_id:
+            assert self.players is not None
+            await self.players.store.note_table(player_id, request.table_id)
         return gw.TakeSeatResponse(seat=seat, seat_token=token, table=record.table)
 
     async def StartTable(self, request, context):
@@ -255,6 +266,43 @@ class GatewayServicer:
         return await replay(
             self.core, request.table_id, seat, auth.token_from(context), request.with_views, client_of(context)
         )
+
+
+class PlayerServicer:
+    """Players who come back (tavola.gateway.v1.PlayerService), beside GatewayService."""
+
+    def __init__(self, players: Players):
+        self.players = players
+
+    async def CreatePlayer(self, request: pl.CreatePlayerRequest, context) -> pl.CreatePlayerResponse:
+        return await self.players.create(request.display_name, client_of(context))
+
+    async def GetPlayer(self, request: pl.GetPlayerRequest, context) -> pl.GetPlayerResponse:
+        player_id = request.player_id or await self.players.caller(auth.token_from(context))
+        return pl.GetPlayerResponse(player=await self.players.store.get(player_id))
+
+    async def RenamePlayer(self, request: pl.RenamePlayerRequest, context) -> pl.RenamePlayerResponse:
+        player_id = await self.players.caller(auth.token_from(context))
+        return pl.RenamePlayerResponse(player=await self.players.store.rename(player_id, request.display_name))
+
+    async def ReissuePlayerToken(self, request, context) -> pl.ReissuePlayerTokenResponse:
+        token = require_token(context)
+        player_id = await self.players.caller(token)
+        return pl.ReissuePlayerTokenResponse(player_token=await self.players.store.reissue(player_id, token))
+
+    async def ListMyTables(self, request: pl.ListMyTablesRequest, context) -> pl.ListMyTablesResponse:
+        player_id = await self.players.caller(auth.token_from(context))
+        return await self.players.my_tables(player_id, request.page_size)
+
+    async def RejoinSeat(self, request: pl.RejoinSeatRequest, context) -> pl.RejoinSeatResponse:
+        player_id = await self.players.caller(auth.token_from(context))
+        return await self.players.rejoin(player_id, request.table_id)
+
+    async def ListLeaderboard(self, request, context):
+        raise ApiError(grpc.StatusCode.UNIMPLEMENTED, "NOT_YET", "ratings are not served yet")
+
+    async def FindGame(self, request, context) -> None:
+        raise ApiError(grpc.StatusCode.UNIMPLEMENTED, "NOT_YET", "quick play is not served yet")
 
 
 class TimerServicer:

@@ -27,6 +27,7 @@ def stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
             "TAVOLA_QUOTA_SEATS_PER_MINUTE": "0",
             "TAVOLA_QUOTA_STREAMS": "0",
             "TAVOLA_QUOTA_REPLAYS_PER_MINUTE": "0",
+            "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": "0",
         },
     ) as running:
         yield running

@@ -14,12 +14,13 @@ from common.errors import details_of
 from deploy.stack import Stack
 from gateway.quotas import PEER_FACTOR, WINDOW_SECONDS
 from tavola.gateway.v1 import gateway_pb2 as gw
-from tavola.gateway.v1 import gateway_pb2_grpc
+from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2, players_pb2_grpc
 
 CREATE_LIMIT = 3
 SEATS_LIMIT = 3
 STREAMS_LIMIT = 2
 REPLAYS_LIMIT = 2
+PLAYERS_LIMIT = 2
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +35,7 @@ def quota_stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[S
             "TAVOLA_QUOTA_SEATS_PER_MINUTE": str(SEATS_LIMIT),
             "TAVOLA_QUOTA_STREAMS": str(STREAMS_LIMIT),
             "TAVOLA_QUOTA_REPLAYS_PER_MINUTE": str(REPLAYS_LIMIT),
+            "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": str(PLAYERS_LIMIT),
         },
         log_dir=tmp_path_factory.mktemp("quotas"),
     ) as stack:
@@ -169,6 +171,18 @@ def test_replays_with_views_beyond_the_limit_are_refused(limited):
         assert replay().steps
     exhausted(replay, "replay_with_views", REPLAYS_LIMIT, WINDOW_SECONDS)
     assert replay(with_views=False).steps
+
+
+def test_player_creation_is_limited_per_address_whatever_token_is_sent(quota_stack):
+    room_in_window()
+    with grpc.insecure_channel(quota_stack.gateway_address) as channel:
+        players = players_pb2_grpc.PlayerServiceStub(channel)
+        request = players_pb2.CreatePlayerRequest(display_name="farmer")
+        for _ in range(PLAYERS_LIMIT):
+            players.CreatePlayer(request, metadata=as_client(secrets.token_urlsafe(16)))
+        # Another invented token is the same address: no fresh allowance.
+        invented = as_client(secrets.token_urlsafe(16))
+        exhausted(lambda: players.CreatePlayer(request, metadata=invented), "create_player", PLAYERS_LIMIT, 60)
 
 
 def test_inventing_a_token_per_call_gains_no_unbounded_allowance(limited):

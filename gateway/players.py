@@ -1,0 +1,252 @@
+"""Players who come back: identity without passwords.
+
+A player is an id, a display name and one secret token, ``p.<player id>.<secret>``, shown
+once and kept only as its SHA-256. The token names its player, so checking it is one
+read of that player's hash and a constant-time comparison; a forged token (unknown id, or
+a secret that is not the stored one) and a revoked one (replaced by ReissuePlayerToken)
+are refused alike, UNAUTHENTICATED (PLAYER_TOKEN_INVALID).
+
+Keys, under the gateway's prefix: ``player:<id>`` (a hash: name, token digest, creation
+time) and ``player:<id>:tables`` (a sorted set: the player's tables by when the seat was
+taken, the newest few hundred). Bots are players too, by the id ``bot:<bot>``; they have no
+hash and no token: their name is their spec, and their seats are played by their workers.
+
+An OpenID Connect sign-in attaches here later: a verified (issuer, subject) pair would map
+to a player id in one more hash, and signing in would call the same reissue as
+ReissuePlayerToken, so a player who lost every device gets a token back (docs/players.md).
+"""
+
+import hashlib
+import hmac
+import secrets
+import time
+
+import grpc
+import structlog
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+
+from common import auth
+from common.errors import ApiError
+from gateway.core import MAX_DISPLAY_NAME, MAX_ID, Commit, TableCore, invalid
+from gateway.quotas import PLAYERS, Client
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import players_pb2 as pl
+from tavola.store.v1 import store_pb2
+
+log = structlog.get_logger()
+
+TOKEN_PREFIX = "p."
+BOT_PREFIX = "bot:"
+# The tables a player's list keeps (older ones drop off; the tables themselves expire).
+KEPT_TABLES = 200
+MAX_PAGE_SIZE = 100
+
+
+def is_player_token(token: str | None) -> bool:
+    return token is not None and token.startswith(TOKEN_PREFIX)
+
+
+def bot_player_id(bot: str) -> str:
+    """The rated player that a bot spec is (``ismcts:level=3`` -> ``bot:ismcts:level=3``)."""
+    return f"{BOT_PREFIX}{bot}"
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _invalid_token() -> ApiError:
+    return ApiError(
+        grpc.StatusCode.UNAUTHENTICATED, "PLAYER_TOKEN_INVALID", "this player token is not valid (forged or revoked)"
+    )
+
+
+def text(value: object) -> str:
+    """A Redis reply as text (the gateway's clients answer bytes)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def check_display_name(name: str) -> str:
+    name = name.strip()
+    if not name:
+        raise invalid("DISPLAY_NAME_REQUIRED", "a player needs a display name")
+    if len(name) > MAX_DISPLAY_NAME or not name.isprintable():
+        raise invalid("BAD_DISPLAY_NAME", f"a display name has at most {MAX_DISPLAY_NAME} printable characters")
+    return name
+
+
+class PlayerStore:
+    def __init__(self, redis: "Redis | RedisCluster", key_prefix: str):
+        self.redis = redis
+        self.prefix = f"{key_prefix}:player"
+
+    def _key(self, player_id: str) -> str:
+        return f"{self.prefix}:{player_id}"
+
+    def _tables_key(self, player_id: str) -> str:
+        return f"{self.prefix}:{player_id}:tables"
+
+    @staticmethod
+    def _new_token(player_id: str) -> tuple[str, str]:
+        secret = secrets.token_urlsafe(24)
+        return f"{TOKEN_PREFIX}{player_id}.{secret}", _digest(secret)
+
+    async def create(self, display_name: str) -> tuple[pl.Player, str]:
+        name = check_display_name(display_name)
+        player_id = secrets.token_hex(8)
+        token, digest = self._new_token(player_id)
+        now = time.time_ns()
+        created = await self.redis.hsetnx(self._key(player_id), "token", digest)
+        if not created:  # 64 random bits collided: never in practice, and refused if so
+            raise ApiError(grpc.StatusCode.ABORTED, "CONTENTION", "try again")
+        await self.redis.hset(self._key(player_id), mapping={"name": name, "created": now})
+        log.info("player_created", player_id=player_id)
+        return self._player(player_id, name, now), token
+
+    @staticmethod
+    def _player(player_id: str, name: str, created_ns: int) -> pl.Player:
+        player = pl.Player(player_id=player_id, display_name=name)
+        if created_ns:
+            player.create_time.FromNanoseconds(created_ns)
+        return player
+
+    async def authenticate(self, token: str) -> str:
+        """The id of the player whose token this is, or UNAUTHENTICATED."""
+        body = token[len(TOKEN_PREFIX) :] if is_player_token(token) else ""
+        player_id, _, secret = body.partition(".")
+        if not player_id or not secret or len(player_id) > MAX_ID or player_id.startswith(BOT_PREFIX):
+            raise _invalid_token()
+        stored = await self.redis.hget(self._key(player_id), "token")
+        if stored is None or not hmac.compare_digest(text(stored), _digest(secret)):
+            raise _invalid_token()
+        return player_id
+
+    async def get(self, player_id: str) -> pl.Player:
+        if player_id.startswith(BOT_PREFIX):
+            return pl.Player(player_id=player_id, display_name=f"{player_id[len(BOT_PREFIX) :]} bot", bot=True)
+        if not player_id or len(player_id) > MAX_ID:
+            raise invalid("BAD_PLAYER_ID", f"a player_id has 1 to {MAX_ID} characters")
+        fields = await self.redis.hmget(self._key(player_id), ["name", "created"])
+        if fields[0] is None:
+            raise ApiError(grpc.StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", f"no player {player_id!r}")
+        return self._player(player_id, text(fields[0]), int(fields[1] or 0))
+
+    async def names(self, player_ids: list[str]) -> dict[str, pl.Player]:
+        """Public summaries of many players in one trip (missing ones left out)."""
+        people = [pid for pid in player_ids if not pid.startswith(BOT_PREFIX)]
+        found = {pid: await self.get(pid) for pid in player_ids if pid.startswith(BOT_PREFIX)}
+        if people:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for pid in people:
+                    pipe.hmget(self._key(pid), ["name", "created"])
+                replies = await pipe.execute()
+            for pid, (name, created) in zip(people, replies, strict=True):
+                if name is not None:
+                    found[pid] = self._player(pid, text(name), int(created or 0))
+        return found
+
+    async def rename(self, player_id: str, display_name: str) -> pl.Player:
+        name = check_display_name(display_name)
+        await self.redis.hset(self._key(player_id), "name", name)
+        return await self.get(player_id)
+
+    async def reissue(self, player_id: str, old_token: str) -> str:
+        """A new token for the player; the old one stops working at once. Compare-and-set on
+        the stored digest, so of two reissues racing with the same old token one wins."""
+        token, digest = self._new_token(player_id)
+        old_digest = _digest(old_token.rpartition(".")[2])
+        swapped = await self.redis.eval(
+            "if redis.call('HGET', KEYS[1], 'token') == ARGV[1] then "
+            "redis.call('HSET', KEYS[1], 'token', ARGV[2]) return 1 end return 0",
+            1,
+            self._key(player_id),
+            old_digest,
+            digest,
+        )
+        if not swapped:
+            raise _invalid_token()
+        log.info("player_token_reissued", player_id=player_id)
+        return token
+
+    async def note_table(self, player_id: str, table_id: str) -> None:
+        key = self._tables_key(player_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(key, {table_id: time.time_ns()})
+            pipe.zremrangebyrank(key, 0, -KEPT_TABLES - 1)
+            await pipe.execute()
+
+    async def tables(self, player_id: str, count: int) -> list[str]:
+        return [text(tid) for tid in await self.redis.zrevrange(self._tables_key(player_id), 0, count - 1)]
+
+    async def forget_tables(self, player_id: str, table_ids: list[str]) -> None:
+        if table_ids:
+            await self.redis.zrem(self._tables_key(player_id), *table_ids)
+
+
+def seat_of_player(table: gw.Table, player_id: str) -> int | None:
+    for seat in table.seats:
+        if seat.player_id == player_id:
+            return seat.seat
+    return None
+
+
+class Players:
+    """The player commands; the servicer (gateway/service.py) calls these."""
+
+    def __init__(self, store: PlayerStore, core: TableCore):
+        self.store = store
+        self.core = core
+
+    async def caller(self, token: str | None) -> str:
+        if token is None:
+            raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING", "send 'authorization: Bearer <token>'")
+        return await self.store.authenticate(token)
+
+    async def create(self, display_name: str, client: Client | None) -> pl.CreatePlayerResponse:
+        # Charged to the address alone: a token proves nothing about who creates players.
+        await self.core.quotas.charge(PLAYERS, None if client is None else Client(client.peer))
+        player, token = await self.store.create(display_name)
+        return pl.CreatePlayerResponse(player=player, player_token=token)
+
+    async def my_tables(self, player_id: str, page_size: int) -> pl.ListMyTablesResponse:
+        if page_size < 0:
+            raise invalid("BAD_PAGE_SIZE", "page_size must not be negative")
+        count = min(page_size or 20, MAX_PAGE_SIZE)
+        table_ids = await self.store.tables(player_id, count)
+        records = await self.core.store.load_many(table_ids)
+        response = pl.ListMyTablesResponse()
+        gone = []
+        for table_id, record in zip(table_ids, records, strict=True):
+            seat = None if record is None else seat_of_player(record.table, player_id)
+            if record is None or seat is None:
+                gone.append(table_id)
+                continue
+            response.tables.add(table=record.table, seat=seat)
+        await self.store.forget_tables(player_id, gone)
+        return response
+
+    async def rejoin(self, player_id: str, table_id: str) -> pl.RejoinSeatResponse:
+        """A new token for the player's seat; the seat's previous token stops working (the
+        device that held it can no longer act, though a stream it has open runs on)."""
+        token = auth.new_token()
+        found: list[int] = []
+
+        async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
+            seat = seat_of_player(record.table, player_id)
+            if seat is None:
+                raise ApiError(
+                    grpc.StatusCode.PERMISSION_DENIED, "NOT_YOUR_SEAT", "this player holds no seat at this table"
+                )
+            if record.table.seats[seat].kind != gw.SEAT_KIND_HUMAN:
+                raise ApiError(
+                    grpc.StatusCode.FAILED_PRECONDITION, "SEAT_IS_BOT", "a bot has taken this seat over", seat=seat
+                )
+            if record.table.status == gw.TABLE_STATUS_FINISHED:
+                raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, "TABLE_FINISHED", "the game is over")
+            record.seat_token_sha256[seat] = auth.digest(token)
+            found[:] = [seat]
+
+        record, _ = await self.core.transact(table_id, change)
+        log.info("seat_rejoined", table_id=table_id, seat=found[0], player_id=player_id)
+        return pl.RejoinSeatResponse(seat=found[0], seat_token=token, table=record.table)
