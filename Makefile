@@ -1,12 +1,17 @@
-# tavola: every command a developer, an operator or CI needs.
+# tavola: every command a developer, an operator or CI needs. `make` alone lists them: each
+# target's `## ` comment is its line in `make help`.
 SHELL := /bin/bash
+.DEFAULT_GOAL := help
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto -name '*.proto')
 
-.PHONY: setup proto lint test demo run play bench clean
+.PHONY: help setup proto lint test demo run play bench clean
+
+help: ## list the targets, each with what it does
+	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /\1\t/' | awk -F'\t' '{ printf "  make %-12s %s\n", $$1, $$2 }'
 
 # Installs at the versions pinned in constraints.txt, so every machine and CI get the same.
 $(STAMP): pyproject.toml constraints.txt
@@ -18,11 +23,11 @@ $(STAMP): pyproject.toml constraints.txt
 
 # Pins what the environment holds now (after changing pyproject.toml's dependencies).
 .PHONY: constraints
-constraints: $(STAMP)
+constraints: $(STAMP) ## pin what .venv holds now into constraints.txt
 	{ sed -n '1,3p' constraints.txt; $(PY) -m pip freeze --exclude-editable | grep -viE '^(tavola|-e )'; } > constraints.txt.tmp
 	mv constraints.txt.tmp constraints.txt
 
-setup: $(STAMP) gen/.stamp
+setup: $(STAMP) gen/.stamp ## create .venv, install the pinned packages, generate gen/
 
 # The one code-generation path: Python messages, gRPC stubs and type stubs into gen/.
 gen/.stamp: $(PROTOS) $(STAMP)
@@ -33,12 +38,12 @@ gen/.stamp: $(PROTOS) $(STAMP)
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch gen/.stamp
 
-proto: gen/.stamp
+proto: gen/.stamp ## regenerate the gRPC code in gen/ from proto/
 
 # Every source directory is type-checked (config in pyproject.toml), with zero errors.
 MYPY_PATHS ?= bench bots clients common deploy gateway services
 
-lint: setup
+lint: setup ## buf lint, ruff check, ruff format --check, mypy
 	cd proto && ../$(VENV)/bin/buf lint
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -47,15 +52,15 @@ lint: setup
 # The whole suite: engine rules and property tests, and integration tests against a real
 # Redis, real gRPC servers on free ports and a real Celery worker, on two processes
 # (pyproject.toml's addopts: one runs the integration tests in order, both the rest).
-test: setup
+test: setup ## set up and run the whole suite
 	$(PY) -m pytest
 
 # TABLES=n: tables per game (default 21).
-demo: setup
+demo: setup ## set up, start the platform, play bot tables of every game (TABLES=n), stop
 	$(PY) -m deploy.demo $(if $(TABLES),--tables $(TABLES))
 
 # GATEWAYS=n and RULES_REPLICAS=n start several of each behind one balanced address.
-run: setup
+run: setup ## the platform in the foreground, gateway on 127.0.0.1:50051 (GATEWAYS=n RULES_REPLICAS=n)
 	GATEWAYS=$(or $(GATEWAYS),1) RULES_REPLICAS=$(or $(RULES_REPLICAS),1) $(PY) -m deploy.run
 
 # A game in the terminal against bots, through the gateway at TAVOLA_GATEWAY (or
@@ -64,28 +69,28 @@ run: setup
 GAME ?= borgia
 PLAYERS ?= 3
 BOTS ?= random
-play: setup
+play: setup ## play in the terminal against bots (GAME= PLAYERS= BOTS= JOIN= SPECTATE= REJOIN=)
 	$(PY) -m clients.terminal --start-stack --game $(GAME) --players $(PLAYERS) --bots '$(BOTS)' \
 		$(if $(JOIN),--join $(JOIN)) $(if $(SPECTATE),--spectate $(SPECTATE)) $(if $(REJOIN),--rejoin $(REJOIN)) \
 		$(PLAY_ARGS)
 
 # Every figure beside a reference measured in the same run (README: Benchmarks); JSON with
 # BENCH_ARGS=--json. bench-quick runs every part small, in about two minutes.
-bench: setup
+bench: setup ## every benchmark figure beside its reference (BENCH_ARGS=--json)
 	$(PY) -m bench $(BENCH_ARGS)
 
 .PHONY: bench-quick
-bench-quick: setup
+bench-quick: setup ## every benchmark part, small
 	$(PY) -m bench --quick $(BENCH_ARGS)
 
 # A short tournament per game, 2 players: ISMCTS (50 ms a decision), the game's heuristic
 # bot and random, each pair in turn (python -m bots.arena --help for more).
 ARENA_GAMES ?= 30
 .PHONY: arena
-arena: setup
+arena: setup ## a short bot tournament per game (ARENA_GAMES=n)
 	$(PY) -m bots.arena --game borgia --players 2 --bots ismcts:budget_ms=50,borgia-heuristic,random --games $(ARENA_GAMES)
 	$(PY) -m bots.arena --game mortadella --players 2 --bots ismcts:budget_ms=50,mortadella-heuristic,random --games $(ARENA_GAMES)
 	$(PY) -m bots.arena --game pecunia --players 2 --bots ismcts:budget_ms=50,pecunia-heuristic,random --games $(ARENA_GAMES)
 
-clean:
+clean: ## remove .venv, gen/ and the caches
 	rm -rf gen gen.tmp $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,199 @@
+"""The docs stay true: every shell block marked runnable (a fence with the info string
+``sh runnable``) in README.md and docs/*.md runs on the set-up checkout and succeeds, every
+relative link reaches a file (and a heading, when it names one), the README stays short,
+the rulings table cites tests that cite it, and ``make help`` lists every target.
+
+A block is marked runnable only when it is quick, safe and needs nothing running: it runs
+from the checkout's root with the environment active (``.venv/bin`` first on PATH), under
+a timeout."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PAGES = (README, *sorted((ROOT / "docs").glob("*.md")))
+README_MAX_LINES = 250
+BLOCK_TIMEOUT_SECONDS = 120
+
+FENCE = re.compile(r"^```(?P<info>[^\n`]*)\n(?P<body>.*?)^```\s*$", re.MULTILINE | re.DOTALL)
+# [text](target): inline links, not images' alt text nor code spans' brackets
+LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]*)\]\((?P<target>[^)\s]+)\)")
+RULING_ID = re.compile(r"^[BMP]\d{1,2}$")
+
+
+def relative(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+def without_blocks(text: str) -> str:
+    """The page with its fenced blocks blanked (their lines kept), so a comment is no heading."""
+    return FENCE.sub(lambda match: "\n" * match.group(0).count("\n"), text)
+
+
+def without_code(text: str) -> str:
+    """The page with its fenced blocks and code spans blanked, so their brackets are no links."""
+    return re.sub(r"`[^`\n]*`", "``", without_blocks(text))
+
+
+def runnable_blocks() -> list[tuple[str, str]]:
+    blocks = []
+    for page in PAGES:
+        text = page.read_text()
+        for match in FENCE.finditer(text):
+            if match.group("info").split() == ["sh", "runnable"]:
+                line = text.count("\n", 0, match.start()) + 1
+                blocks.append((f"{relative(page)}:{line}", match.group("body")))
+    return blocks
+
+
+def venv_env() -> dict[str, str]:
+    """The environment an activated .venv gives a shell: its bin first on PATH."""
+    venv = ROOT / ".venv"
+    bin_dir = venv / "bin" if (venv / "bin").is_dir() else Path(sys.executable).parent
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONHOME"}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    env["VIRTUAL_ENV"] = str(bin_dir.parent)
+    return env
+
+
+def bare_env() -> dict[str, str]:
+    """A shell that has not activated anything: no virtualenv directory on PATH."""
+    env = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH")}
+    parts = env.get("PATH", "").split(os.pathsep)
+    env["PATH"] = os.pathsep.join(part for part in parts if not (Path(part).parent / "pyvenv.cfg").exists())
+    return env
+
+
+def run_block(body: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", body],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=BLOCK_TIMEOUT_SECONDS,
+    )
+
+
+def test_some_blocks_are_marked_runnable():
+    assert len(runnable_blocks()) >= 5
+
+
+@pytest.mark.parametrize(("where", "body"), runnable_blocks(), ids=[where for where, _ in runnable_blocks()])
+def test_a_runnable_block_succeeds(where, body):
+    result = run_block(body, venv_env())
+    assert result.returncode == 0, (
+        f"{where} exited {result.returncode}:\n{body}\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
+    )
+
+
+def test_the_readme_activation_works_from_a_bare_shell():
+    """The README's first runnable block activates the environment itself: run from a shell
+    with nothing activated, it must still find tavola's packages."""
+    activation = [body for where, body in runnable_blocks() if where.startswith("README.md") and "activate" in body]
+    assert activation, "README.md has a runnable block that activates .venv"
+    result = run_block(activation[0], bare_env())
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"`|\*\*|\*", "", heading.strip()).lower()
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def anchors(page: Path) -> set[str]:
+    seen: dict[str, int] = {}
+    found = set()
+    for line in without_blocks(page.read_text()).splitlines():
+        match = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if match:
+            anchor = github_anchor(match.group(1))
+            count = seen.get(anchor, 0)
+            seen[anchor] = count + 1
+            found.add(anchor if count == 0 else f"{anchor}-{count}")
+    return found
+
+
+def relative_links() -> list[tuple[str, str]]:
+    links = []
+    for page in PAGES:
+        for line_number, line in enumerate(without_code(page.read_text()).splitlines(), start=1):
+            for match in LINK.finditer(line):
+                target = match.group("target")
+                if not re.match(r"^[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto:
+                    links.append((f"{relative(page)}:{line_number}", target))
+    return links
+
+
+def test_the_docs_have_relative_links():
+    assert len(relative_links()) >= 20
+
+
+@pytest.mark.parametrize(("where", "target"), relative_links(), ids=[f"{w} {t}" for w, t in relative_links()])
+def test_a_relative_link_resolves(where, target):
+    page = ROOT / where.rsplit(":", 1)[0]
+    path_part, _, anchor = target.partition("#")
+    destination = (page.parent / path_part).resolve() if path_part else page
+    assert destination.exists(), f"{where}: {target} names no file"
+    if anchor and destination.suffix == ".md":
+        assert anchor in anchors(destination), f"{where}: {relative(destination)} has no heading #{anchor}"
+
+
+def test_the_readme_is_short():
+    lines = len(README.read_text().splitlines())
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines; move detail into docs/"
+
+
+def test_every_doc_page_is_in_the_readme_map():
+    linked = {target for where, target in relative_links() if where.startswith("README.md")}
+    for page in PAGES[1:]:
+        assert f"docs/{page.name}" in linked, f"README.md does not link docs/{page.name}"
+
+
+def rulings_table() -> list[tuple[str, list[str]]]:
+    """(ruling id, test files) for every row of docs/rules.md's table of rulings."""
+    rows = []
+    for line in (ROOT / "docs" / "rules.md").read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and RULING_ID.match(cells[0]):
+            rows.append((cells[0], re.findall(r"\]\(\.\./(tests/[^)]+)\)", cells[2])))
+    return rows
+
+
+def test_every_ruling_has_a_test_that_cites_it():
+    rows = rulings_table()
+    assert len(rows) >= 40
+    for ruling, files in rows:
+        assert files, f"ruling {ruling} lists no test"
+        for file in files:
+            text = (ROOT / file).read_text()
+            assert re.search(rf"\b{ruling}\b", text), f"{file} no longer cites {ruling}: update docs/rules.md"
+
+
+def make_targets() -> set[str]:
+    """Every target the Makefile declares phony: the commands a reader may run."""
+    text = (ROOT / "Makefile").read_text()
+    return {name for line in re.findall(r"^\.PHONY:(.*)$", text, re.MULTILINE) for name in line.split()}
+
+
+def test_make_help_lists_every_target_with_a_description():
+    result = subprocess.run(
+        ["make", "--no-print-directory", "help"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    listed = dict(re.findall(r"^\s+make (\S+)\s+(\S.*)$", result.stdout, re.MULTILINE))
+    missing = make_targets() - set(listed)
+    assert not missing, f"give these targets a '## what it does' comment in the Makefile: {sorted(missing)}"
+
+
+def test_make_alone_shows_the_help():
+    alone = subprocess.run(["make", "--no-print-directory", "-n"], cwd=ROOT, capture_output=True, text=True, check=True)
+    helped = subprocess.run(["make", "--no-print-directory", "-n", "help"], cwd=ROOT, capture_output=True, text=True)
+    assert alone.stdout == helped.stdout
