@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto -name '*.proto')
 
-.PHONY: help setup proto lint test demo run play bench clean
+.PHONY: help setup proto lint test demo run play bench clean deploy-files
 
 help: ## list the targets, each with what it does
 	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /\1\t/' | awk -F'\t' '{ printf "  make %-12s %s\n", $$1, $$2 }'
@@ -54,6 +54,11 @@ lint: setup ## buf lint, ruff check, ruff format --check, mypy
 # (pyproject.toml's addopts: one runs the integration tests in order, both the rest).
 test: setup ## set up and run the whole suite
 	$(PY) -m pytest
+
+# The deploy files that name games or bots (compose, Prometheus, Kubernetes games.yaml,
+# KEDA), written from the registries for the games and bots this project ships.
+deploy-files: setup ## write the deploy files that name games or bots from the registries
+	$(PY) -m deploy.generate --distribution tavola
 
 # TABLES=n: tables per game (default 21).
 demo: setup ## set up, start the platform, play bot tables of every game (TABLES=n), stop

@@ -5,6 +5,11 @@ timers' queue, so a bot installed from any package is played without naming it a
 ``TAVOLA_WORKER_BOTS`` (comma-separated names) narrows it to some bots, e.g. a worker
 of one's own bot only; ``TAVOLA_WORKER_TIMERS=false`` leaves the timers to other workers. With
 ``TAVOLA_METRICS_PORT`` set it serves Prometheus metrics (bots/metrics.py).
+
+``TAVOLA_WORKER_EXTERNAL=true``: a bot author's worker, on a Redis user that reaches its
+bot's queue only (deploy/redis_users.py). It then uses no broadcast channel: no remote
+control, task events, gossip, mingle or heartbeats (through those any broker user could
+reach, and stop, every worker of the platform).
 """
 
 import logging
@@ -34,6 +39,10 @@ def _say_as_json(message: str, *_: object) -> None:
     logging.getLogger("celery.apps.worker").warning(message.strip())
 
 
+def external() -> bool:
+    return os.environ.get("TAVOLA_WORKER_EXTERNAL", "").lower() in ("1", "true", "yes")
+
+
 def main() -> None:
     # JSON from the first line: Celery checks the user (a warning as root) before it sets
     # up its logging; its banner is left out (--quiet), and its shutdown notices, which it
@@ -43,7 +52,11 @@ def main() -> None:
     consumed = queues()
     prefix = os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX)
     metrics.install(broker_url(), f"{prefix}:celery:", consumed)
-    app.worker_main(["--quiet", "worker", "--queues", ",".join(consumed), *sys.argv[1:]])
+    isolated: list[str] = []
+    if external():
+        app.conf.update(worker_enable_remote_control=False, worker_send_task_events=False, task_send_sent_event=False)
+        isolated = ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    app.worker_main(["--quiet", "worker", "--queues", ",".join(consumed), *isolated, *sys.argv[1:]])
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from bots.registry import load_bots
 from deploy.stack import NO_QUOTAS, ROOT, Stack
+from services.registry import game_ids, player_counts
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
 
@@ -61,10 +63,12 @@ SEARCH_BOT = "ismcts:budget_ms=20"  # a short budget keeps the demo quick
 
 
 def seat0_bot(game: str, index: int) -> str:
-    """Seat 0 of every third table is the game's heuristic bot, of every third the search
-    bot, and random otherwise; the other seats play random."""
+    """Seat 0 of every third table is the game's heuristic bot (when the bot registry has
+    one for it), of every third the search bot, and random otherwise; the other seats
+    play random."""
     heuristic = f"{game}-heuristic"
-    return ("random", heuristic, SEARCH_BOT)[index % 3]
+    spec = load_bots().get(heuristic)
+    return ("random", heuristic if spec is not None and spec.plays(game) else "random", SEARCH_BOT)[index % 3]
 
 
 def pecunia_tables(count: int) -> list[TableSpec]:
@@ -88,7 +92,19 @@ def mortadella_tables(count: int) -> list[TableSpec]:
     ]
 
 
+def registry_tables(game: str, count: int) -> list[TableSpec]:
+    """Any registered game: its player counts in turn, with its default options."""
+    counts = player_counts(game)
+    return [TableSpec(game, counts[index % len(counts)], {}, seat0_bot(game, index)) for index in range(count)]
+
+
+# Games whose tables also cover their variants; every other registered game plays registry_tables.
 TABLE_SETS = {"borgia": borgia_tables, "mortadella": mortadella_tables, "pecunia": pecunia_tables}
+
+
+def tables_of(game: str, count: int) -> list[TableSpec]:
+    table_set = TABLE_SETS.get(game)
+    return table_set(count) if table_set is not None else registry_tables(game, count)
 
 
 @dataclass
@@ -221,11 +237,16 @@ def summary_lines(results: list[TableResult]) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=21, help="tables per game")
-    parser.add_argument("--games", default=",".join(TABLE_SETS), help="comma-separated game ids")
+    parser.add_argument(
+        "--games", default=",".join(game_ids()), help="comma-separated game ids (default: every registered game)"
+    )
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
     games = tuple(game for game in args.games.split(",") if game)
-    specs = [spec for game in games for spec in TABLE_SETS[game](args.tables)]
+    unknown = [game for game in games if game not in game_ids()]
+    if unknown:
+        parser.error(f"no game {', '.join(unknown)} (registered: {', '.join(game_ids())})")
+    specs = [spec for game in games for spec in tables_of(game, args.tables)]
 
     log_dir = ROOT / ".run" / "demo"
     print(f"tavola demo: {len(specs)} tables of bots ({', '.join(games)}), logs in {log_dir.relative_to(ROOT)}/")

@@ -6,21 +6,37 @@ A game registers itself with one line in its distribution's metadata, the entry-
 group ``tavola.games``: ``<game_id> = "<package>:GAME"``. tavola's own games are in
 ``pyproject.toml``; a game from another package registers the same way, with no tavola
 file changed.
+
+What deployment needs of a game is its rules service's port. A game declares it
+(``Game(..., rules_port=50070)``), or the registry derives one from the game id alone, in
+``DERIVED_PORTS``: either way a game's port never depends on which other games are
+installed, so adding one moves no other. Two games on one port are refused when the
+registry loads, naming both. The deploy files (``python -m deploy.generate``) take every
+game's Deployment, Service, route and scrape target from here.
 """
 
+import zlib
 from functools import cache
 from importlib.metadata import entry_points
 
 from services.engine.api import Game
 
 GROUP = "tavola.games"
-FIRST_RULES_PORT = 50061  # rules services listen on consecutive ports, in game-id order
+# Ports a game's rules service may not take: the gateway's public and timer ports.
+RESERVED_PORTS = frozenset({50051, 50052})
+# A game that declares no port gets one of these, from a checksum of its id.
+DERIVED_PORTS = range(50100, 51000)
+
+
+# The distribution that registers each game, filled as load_games runs.
+_distributions: dict[str, str] = {}
 
 
 @cache
 def load_games() -> dict[str, Game]:
     """Every registered game by id, sorted by id."""
     games: dict[str, Game] = {}
+    _distributions.clear()
     for entry in sorted(entry_points(group=GROUP), key=lambda e: e.name):
         game = entry.load()
         if not isinstance(game, Game):
@@ -28,11 +44,22 @@ def load_games() -> dict[str, Game]:
         if game.engine.info.game_id != entry.name:
             raise ValueError(f"entry point {entry.name} names game {game.engine.info.game_id!r}")
         games[entry.name] = game
+        _distributions[entry.name] = entry.dist.name if entry.dist is not None else ""
+    _check_ports({game_id: _port_of(game_id, game) for game_id, game in games.items()})
     return games
 
 
 def game_ids() -> tuple[str, ...]:
     return tuple(load_games())
+
+
+def game_ids_of(distribution: str) -> tuple[str, ...]:
+    """The games one distribution registers (``tavola``: the games this project ships)."""
+
+    def normal(name: str) -> str:
+        return name.replace("_", "-").lower()
+
+    return tuple(game_id for game_id in load_games() if normal(_distributions[game_id]) == normal(distribution))
 
 
 def get_game(game_id: str) -> Game:
@@ -46,5 +73,30 @@ def player_counts(game_id: str) -> range:
 
 
 def rules_port(game_id: str) -> int:
-    """The default port of a game's rules service (deploy files use the same)."""
-    return FIRST_RULES_PORT + game_ids().index(game_id)
+    """The port of a game's rules service, locally and in the deploy files: the one the
+    game declares, else derived from its id alone."""
+    return _port_of(game_id, get_game(game_id))
+
+
+def derived_port(game_id: str) -> int:
+    return DERIVED_PORTS[zlib.crc32(game_id.encode()) % len(DERIVED_PORTS)]
+
+
+def _port_of(game_id: str, game: Game) -> int:
+    return game.rules_port if game.rules_port is not None else derived_port(game_id)
+
+
+def _check_ports(ports: dict[str, int]) -> None:
+    owners: dict[int, str] = {}
+    for game_id, port in ports.items():
+        if not 1024 <= port <= 65535 or port in RESERVED_PORTS:
+            raise ValueError(
+                f"game {game_id!r}: rules port {port} is reserved or out of range "
+                f"(1024-65535, not {sorted(RESERVED_PORTS)})"
+            )
+        if port in owners:
+            raise ValueError(
+                f"games {owners[port]!r} and {game_id!r} both take rules port {port}: declare another "
+                f"with Game(..., rules_port=N) in one of them"
+            )
+        owners[port] = game_id

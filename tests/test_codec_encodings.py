@@ -4,7 +4,11 @@ projected event and legal action it encodes is the one recorded when the codec b
 messages field by field through protobuf's constructors. The bytes a codec writes itself
 (``*_to_bytes``, what a rules service sends) are those of its messages. A change here
 changes what the rules services send and the games' golden digests: regenerate only on
-purpose (``python -m tests.test_codec_encodings`` prints the table)."""
+purpose (``python -m tests.test_codec_encodings`` prints the table).
+
+Every registered game is played, a game installed from another package included (with its
+default options): its codec's bytes are checked against its messages; the digests are
+compared for the games that recorded them."""
 
 import hashlib
 import random
@@ -13,6 +17,7 @@ import pytest
 
 from services.registry import game_ids, get_game, player_counts
 
+# Option sets to play besides the defaults, by game; a game not named plays its defaults.
 OPTIONS = {
     "borgia": ({}, {"flame_of_thy_tongue": "true", "poisoned_dice": "true"}),
     "mortadella": ({}, {"additional_rules": "false"}),
@@ -59,7 +64,7 @@ DIGESTS: dict[tuple[str, int, int], str] = {
 def encodings_digest(game_id: str, players: int, options_index: int) -> str:
     game = get_game(game_id)
     engine, codec = game.engine, game.codec
-    options = OPTIONS[game_id][options_index]
+    options = option_sets(game_id)[options_index]
     if game_id == "borgia" and options and players == 2:
         options = {**options, "shadow_puppets": "true"}  # a two-player variant
     seed = 100 * players + options_index
@@ -96,12 +101,19 @@ def encodings_digest(game_id: str, players: int, options_index: int) -> str:
     return digest.hexdigest()
 
 
-CASES = [(g, n, i) for g in game_ids() for n in player_counts(g) for i in range(len(OPTIONS[g]))]
+def option_sets(game_id: str) -> tuple[dict[str, str], ...]:
+    return OPTIONS.get(game_id, ({},))
+
+
+RECORDED = {game for game, _, _ in DIGESTS}
+CASES = [(g, n, i) for g in game_ids() for n in player_counts(g) for i in range(len(option_sets(g)))]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: "-".join(map(str, case)))
 def test_encodings_are_unchanged(case):
-    assert encodings_digest(*case) == DIGESTS[case]
+    digest = encodings_digest(*case)  # checks every *_to_bytes against its message on the way
+    if case[0] in RECORDED:
+        assert digest == DIGESTS[case]
 
 
 if __name__ == "__main__":

@@ -15,32 +15,55 @@ import yaml
 from bots.registry import load_bots
 from bots.worker import queues
 from common.tasks import ALL_BOT_PRIORITY, TIMER_QUEUE, queue_for, queue_key
-from services.registry import game_ids, rules_port
+from deploy import generate
+from services.registry import game_ids, game_ids_of, rules_port
 
 DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
 K8S = DEPLOY / "k8s"
 KUBERNETES_VERSION = "1.30.0"
 
+# The files as the generator writes them for every game registered here (tavola's own,
+# and any other installed), and as committed (for tavola's own games).
+GENERATED = generate.render(list(game_ids()), generate.bot_names())
+OWN_GAMES = game_ids_of("tavola")
 
-def kustomize(directory: Path) -> list[dict]:
+
+def _patch(doc: dict, operations: list[dict]) -> None:
+    """JSON 6902 replace/add on a path of keys, as tavola's overlays use them."""
+    for operation in operations:
+        assert operation["op"] in ("replace", "add"), operation
+        *parents, last = operation["path"].strip("/").split("/")
+        target = doc
+        for key in parents:
+            target = target[key]
+        target[last] = operation["value"]
+
+
+def kustomize(directory: Path, files: dict[Path, str] | None = None) -> list[dict]:
     """The resources a kustomization lists, with the overlay features tavola's overlays use
-    (namespace, images, replicas) applied: enough to check them without kustomize."""
+    (namespace, images, patches by kind) applied: enough to check them without kustomize.
+    ``files`` (relative to deploy/) stand in for the files on disk."""
+    files = files or {}
+
+    def read(path: Path) -> str:
+        return files.get(path.resolve().relative_to(DEPLOY), None) or path.read_text()
+
     spec = yaml.safe_load((directory / "kustomization.yaml").read_text())
     docs: list[dict] = []
     for resource in spec.get("resources", []):
         path = directory / resource
         if path.is_dir():
-            docs += kustomize(path)
+            docs += kustomize(path, files)
         else:
-            docs += [doc for doc in yaml.safe_load_all(path.read_text()) if doc]
+            docs += [doc for doc in yaml.safe_load_all(read(path)) if doc]
     images = {image["name"]: image for image in spec.get("images", [])}
-    replicas = {item["name"]: item["count"] for item in spec.get("replicas", [])}
     for doc in docs:
         if "namespace" in spec:
             doc["metadata"]["namespace"] = spec["namespace"]
+        for patch in spec.get("patches", []):
+            if doc["kind"] == patch["target"]["kind"]:
+                _patch(doc, yaml.safe_load(patch["patch"]))
         if doc["kind"] in ("Deployment", "StatefulSet"):
-            if doc["metadata"]["name"] in replicas:
-                doc["spec"]["replicas"] = replicas[doc["metadata"]["name"]]
             for container in doc["spec"]["template"]["spec"]["containers"]:
                 image = images.get(container["image"].split(":")[0])
                 if image:
@@ -52,62 +75,148 @@ def by_key(docs: list[dict]) -> dict[tuple[str, str], dict]:
     return {(doc["kind"], doc["metadata"]["name"]): doc for doc in docs}
 
 
-BASE = kustomize(K8S / "base")
-LOCAL = kustomize(K8S / "overlays" / "local")
-OPTIONAL = {path.name: yaml.safe_load(path.read_text()) for path in (K8S / "optional").glob("*.yaml")}
+BASE = kustomize(K8S / "base", GENERATED)
+LOCAL = kustomize(K8S / "overlays" / "local", GENERATED)
+OPTIONAL = {
+    name: list(yaml.safe_load_all(GENERATED.get(Path("k8s/optional") / name) or (K8S / "optional" / name).read_text()))
+    for name in ("keda-bot-worker.yaml", "servicemonitor.yaml")
+}
 
 
 def workloads(docs: list[dict]) -> list[dict]:
     return [doc for doc in docs if doc["kind"] in ("Deployment", "StatefulSet")]
 
 
+def env_of(container: dict) -> dict[str, dict]:
+    return {e["name"]: e for e in container["env"]}
+
+
+def test_the_committed_files_are_what_the_registry_generates():
+    committed = generate.render(list(OWN_GAMES), generate.bot_names("tavola"))
+    assert generate.stale(committed) == [], "run `make deploy-files` (python -m deploy.generate) and commit"
+
+
+def test_adding_a_game_moves_no_other_game():
+    """Every game in the committed files keeps its port and its lines, whatever else is
+    installed: the rules docs generated now equal the committed ones, game by game."""
+    committed = by_key(yaml.safe_load_all((K8S / "base" / "games.yaml").read_text()))
+    now = by_key(yaml.safe_load_all(GENERATED[Path("k8s/base/games.yaml")]))
+    for game in OWN_GAMES:
+        for kind in ("Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget"):
+            assert now[kind, f"rules-{game}"] == committed[kind, f"rules-{game}"], (game, kind)
+    ports = [rules_port(game) for game in game_ids()]
+    assert len(set(ports)) == len(ports), "two games on one port"
+
+
 def test_compose_runs_every_game_and_routes_to_it():
-    services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    services = yaml.safe_load(GENERATED[Path("compose.yaml")])["services"]
     routes = services["gateway"]["environment"]["TAVOLA_RULES"]
+    scraped = GENERATED[Path("prometheus.yml")]
     for game in game_ids():
         port = rules_port(game)
-        hint = f"deploy/compose.yaml: add a service rules-{game} running `python -m services.rules_server {game}`"
-        assert f"rules-{game}" in services, hint
         rules = services[f"rules-{game}"]
-        assert rules["command"][-1] == game, hint
-        assert rules["environment"]["TAVOLA_PORT"] == str(port), f"{hint} with TAVOLA_PORT {port}"
-        assert f"127.0.0.1:{port}" in rules["healthcheck"]["test"], f"{hint} with a healthcheck on port {port}"
-        assert f"{game}=rules-{game}:{port}" in routes, (
-            f"deploy/compose.yaml: add {game}=rules-{game}:{port} to the gateway's TAVOLA_RULES"
-        )
-        scraped = (DEPLOY / "prometheus.yml").read_text()
-        assert f"rules-{game}:9150" in scraped, f"deploy/prometheus.yml: scrape rules-{game}:9150"
+        assert rules["command"][-1] == game
+        assert rules["environment"]["TAVOLA_PORT"] == str(port)
+        assert "REDIS_URL" not in rules["environment"], "a rules service needs no Redis"
+        assert f"127.0.0.1:{port}" in rules["healthcheck"]["test"]
+        assert f"{game}=rules-{game}:{port}" in routes
+        assert services["gateway"]["depends_on"][f"rules-{game}"] == {"condition": "service_healthy"}
+        assert f"rules-{game}:9150" in scraped
     worker = services["bot-worker"]["command"]
-    assert worker[:3] == ["python", "-m", "bots.worker"], "deploy/compose.yaml: the worker learns its queues itself"
+    assert worker[:3] == ["python", "-m", "bots.worker"], "the worker learns its queues itself"
     for name, service in services.items():
-        assert "healthcheck" in service, f"deploy/compose.yaml: {name} has no healthcheck"
+        assert "healthcheck" in service, f"{name} has no healthcheck"
     assert {"flower", "prometheus"} <= set(services)
+    assert "--aclfile" in services["redis"]["command"]
+    assert services["gateway"]["environment"]["REDIS_URL"].startswith("redis://tavola:${TAVOLA_REDIS_PASSWORD")
 
 
 def test_kubernetes_runs_every_game_and_routes_to_it():
     docs = by_key(BASE)
-    gateway_env = {
-        e["name"]: e for e in docs["Deployment", "gateway"]["spec"]["template"]["spec"]["containers"][0]["env"]
-    }
+    gateway_env = env_of(docs["Deployment", "gateway"]["spec"]["template"]["spec"]["containers"][0])
+    routes_ref = gateway_env["TAVOLA_RULES"]["valueFrom"]["configMapKeyRef"]
+    routes = docs["ConfigMap", routes_ref["name"]]["data"][routes_ref["key"]]
     for game in game_ids():
         port = rules_port(game)
-        hint = f"deploy/k8s/base/rules.yaml: add a Deployment and a headless Service rules-{game} on port {port}"
-        assert ("Deployment", f"rules-{game}") in docs and ("Service", f"rules-{game}") in docs, hint
+        assert ("Deployment", f"rules-{game}") in docs and ("Service", f"rules-{game}") in docs, game
         container = docs["Deployment", f"rules-{game}"]["spec"]["template"]["spec"]["containers"][0]
-        assert container["command"][-1] == game, hint
-        assert container["readinessProbe"]["grpc"]["port"] == port, hint
-        assert docs["Service", f"rules-{game}"]["spec"]["clusterIP"] == "None", hint
-        route = f"{game}=dns:///rules-{game}:{port}"
-        assert route in gateway_env["TAVOLA_RULES"]["value"], f"deploy/k8s/base/gateway.yaml: add {route}"
-        for kind, file in (("HorizontalPodAutoscaler", "autoscaling"), ("PodDisruptionBudget", "disruption")):
-            assert (kind, f"rules-{game}") in docs, f"deploy/k8s/base/{file}.yaml: add a {kind} rules-{game}"
-        assert ("Service", f"rules-{game}-metrics") in docs, (
-            f"deploy/k8s/base/monitoring.yaml: add rules-{game}-metrics"
-        )
+        assert container["command"][-1] == game
+        assert container["readinessProbe"]["grpc"]["port"] == port
+        assert docs["Service", f"rules-{game}"]["spec"]["clusterIP"] == "None"
+        assert f"{game}=dns:///rules-{game}:{port}" in routes.split(",")
+        for kind in ("HorizontalPodAutoscaler", "PodDisruptionBudget"):
+            assert (kind, f"rules-{game}") in docs, (kind, game)
+        assert ("Service", f"rules-{game}-metrics") in docs
     worker = docs["Deployment", "bot-worker"]["spec"]["template"]["spec"]["containers"][0]
     assert worker["command"][:3] == ["python", "-m", "bots.worker"], "deploy/k8s/base/bot-worker.yaml: run bots.worker"
     assert gateway_env["TAVOLA_BOT_SECRET"]["valueFrom"]["secretKeyRef"]["name"] == "tavola"
     assert ("HorizontalPodAutoscaler", "gateway") in docs and ("StatefulSet", "redis") in docs
+
+
+def test_in_cluster_clients_balance_over_every_gateway_pod():
+    """Headless gateway Services: a dns:/// target resolves every pod, which the worker's
+    round_robin channel spreads calls over (a ClusterIP would pin each connection)."""
+    docs = by_key(BASE)
+    for name in ("gateway", "gateway-timers"):
+        assert docs["Service", name]["spec"]["clusterIP"] == "None", name
+    worker_env = env_of(docs["Deployment", "bot-worker"]["spec"]["template"]["spec"]["containers"][0])
+    assert worker_env["TAVOLA_GATEWAY"]["value"] == "dns:///gateway:50051"
+    assert worker_env["TAVOLA_TIMER_GATEWAY"]["value"] == "dns:///gateway-timers:50052"
+
+
+def test_the_public_ports_have_tls_routes_and_the_web_port_its_own():
+    docs = by_key(BASE)
+    ingresses = [doc for doc in BASE if doc["kind"] == "Ingress"]
+    backends = {}
+    for ingress in ingresses:
+        assert ingress["spec"]["tls"], f"{ingress['metadata']['name']}: TLS"
+        for rule in ingress["spec"]["rules"]:
+            assert rule["host"] in ingress["spec"]["tls"][0]["hosts"]
+            for path in rule["http"]["paths"]:
+                service = path["backend"]["service"]
+                backends[service["port"]["name"]] = ingress
+    assert backends["grpc"]["metadata"]["annotations"]["nginx.ingress.kubernetes.io/backend-protocol"] == "GRPC"
+    assert "web" in backends
+    service_ports = {port["name"] for port in docs["Service", "gateway"]["spec"]["ports"]}
+    assert {"grpc", "web"} <= service_ports
+    assert "timers" not in backends
+
+
+def test_redis_takes_acl_users_and_only_its_clients_reach_it():
+    docs = by_key(BASE)
+    redis = docs["StatefulSet", "redis"]["spec"]["template"]["spec"]
+    assert "--aclfile" in redis["containers"][0]["args"]
+    assert any(volume.get("secret", {}).get("secretName") == "tavola-redis" for volume in redis["volumes"])
+    policy = docs["NetworkPolicy", "redis"]["spec"]
+    assert policy["podSelector"] == {"matchLabels": {"app": "redis"}}
+    allowed = [peer["podSelector"]["matchLabels"] for rule in policy["ingress"] for peer in rule["from"]]
+    for name in ("gateway", "bot-worker"):
+        pod = docs["Deployment", name]["spec"]["template"]
+        assert any(labels.items() <= pod["metadata"]["labels"].items() for labels in allowed), name
+        url = env_of(pod["spec"]["containers"][0])["REDIS_URL"]["value"]
+        assert url.startswith("redis://tavola:$(TAVOLA_REDIS_PASSWORD)@"), name
+    for name, doc in docs.items():  # rules services never reach Redis
+        if name[0] == "Deployment" and name[1].startswith("rules-"):
+            labels = doc["spec"]["template"]["metadata"]["labels"]
+            assert not any(allowed_labels.items() <= labels.items() for allowed_labels in allowed), name
+    egress = docs["NetworkPolicy", "bot-author-workers"]["spec"]["egress"]
+    assert {port["port"] for rule in egress for port in rule["ports"]} == {6379, 50051, 53}
+
+
+def test_node_drains_proceed():
+    """No disruption budget that forbids every eviction: none with maxUnavailable 0, and
+    none whose minAvailable reaches its workload's replicas in either layout."""
+    for docs in (BASE, LOCAL):
+        keyed = by_key(docs)
+        for doc in docs:
+            if doc["kind"] != "PodDisruptionBudget":
+                continue
+            spec = doc["spec"]
+            assert spec.get("maxUnavailable", 1) != 0, doc["metadata"]["name"]
+            if "minAvailable" in spec:
+                app = spec["selector"]["matchLabels"]["app"]
+                workload = keyed.get(("Deployment", app)) or keyed[("StatefulSet", app)]
+                assert spec["minAvailable"] < workload["spec"]["replicas"], app
 
 
 @pytest.mark.parametrize("docs", [BASE, LOCAL], ids=["base", "overlay-local"])
@@ -134,23 +243,24 @@ def test_every_container_has_resources_probes_and_an_unprivileged_read_only_root
     assert redis["spec"]["volumeClaimTemplates"], "Redis keeps its data on a volume"
 
 
-def test_the_local_overlay_sets_the_image_and_one_replica():
+def test_the_local_overlay_runs_one_replica_of_everything():
     for workload in workloads(LOCAL):
-        if workload["metadata"]["name"] == "redis":
-            continue
-        assert workload["spec"]["replicas"] == 1
-        assert workload["spec"]["template"]["spec"]["containers"][0]["image"] == "tavola:local"
+        assert workload["spec"]["replicas"] == 1, workload["metadata"]["name"]
+        if workload["metadata"]["name"] != "redis":
+            assert workload["spec"]["template"]["spec"]["containers"][0]["image"] == "tavola:local"
         assert workload["metadata"]["namespace"] == "tavola"
+    for autoscaler in (doc for doc in LOCAL if doc["kind"] == "HorizontalPodAutoscaler"):
+        assert autoscaler["spec"]["minReplicas"] == autoscaler["spec"]["maxReplicas"] == 1
 
 
 def test_the_optional_keda_object_scales_workers_on_every_queue():
-    scaled = OPTIONAL["keda-bot-worker.yaml"]
-    assert scaled["kind"] == "ScaledObject" and scaled["spec"]["scaleTargetRef"]["name"] == "bot-worker"
+    scaled = by_key(OPTIONAL["keda-bot-worker.yaml"])["ScaledObject", "bot-worker"]
+    assert scaled["spec"]["scaleTargetRef"]["name"] == "bot-worker"
     lists = {trigger["metadata"]["listName"] for trigger in scaled["spec"]["triggers"]}
     expected = {f"tavola:celery:{queue}" for queue in [*map(queue_for, load_bots()), TIMER_QUEUE]}
     expected |= {f"tavola:celery:{queue_key(queue_for(bot), ALL_BOT_PRIORITY)}" for bot in load_bots()}
     assert lists == expected, "deploy/k8s/optional/keda-bot-worker.yaml: one redis trigger per queue"
-    assert OPTIONAL["servicemonitor.yaml"]["kind"] == "ServiceMonitor"
+    assert OPTIONAL["servicemonitor.yaml"][0]["kind"] == "ServiceMonitor"
 
 
 def test_the_dockerfile_lints_clean_and_runs_as_a_user():

@@ -6,6 +6,6 @@ from services.engine.api import Game
 
 ENGINE = BorgiaEngine()
 CODEC = BorgiaCodec()
-GAME = Game(engine=ENGINE, codec=CODEC)
+GAME = Game(engine=ENGINE, codec=CODEC, rules_port=50061)
 
 __all__ = ["CODEC", "ENGINE", "GAME", "INFO"]

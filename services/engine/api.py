@@ -195,10 +195,15 @@ class Codec(Protocol, Generic[State, Action, EventIn, View]):
 
 @dataclass(frozen=True)
 class Game(Generic[State, Action, Event, View]):
-    """One playable game: its engine and its codec. Each ``services/<game>`` exports ``GAME``."""
+    """One playable game: its engine and its codec. Each ``services/<game>`` exports ``GAME``.
+
+    ``rules_port`` is the port its rules service listens on by default and in the deploy
+    files: declared, it never moves when other games come and go (services/registry.py
+    derives one from the game id when it is left out)."""
 
     engine: Engine[State, Action, Event, View]
     codec: Codec[State, Action, Event, View]
+    rules_port: int | None = None
 
 
 fast_inits(__name__)  # an Outcome is built at the end of every playout

@@ -8,6 +8,6 @@ from services.engine.api import Game
 from services.mortadella.codec import CODEC
 from services.mortadella.engine import ENGINE, INFO
 
-GAME = Game(engine=ENGINE, codec=CODEC)
+GAME = Game(engine=ENGINE, codec=CODEC, rules_port=50062)
 
 __all__ = ["CODEC", "ENGINE", "GAME", "INFO"]

@@ -11,6 +11,6 @@ from services.pecunia.engine import PecuniaEngine
 ENGINE = PecuniaEngine()
 CODEC = PecuniaCodec()
 INFO = ENGINE.info
-GAME = Game(engine=ENGINE, codec=CODEC)
+GAME = Game(engine=ENGINE, codec=CODEC, rules_port=50063)
 
 __all__ = ["CODEC", "ENGINE", "GAME", "INFO", "PecuniaEngine"]

@@ -1,11 +1,18 @@
 """Per-game knowledge the integration tests need: table settings to cover, and how to
-spot another seat's secret in a view or an event (None: a spectator)."""
+spot another seat's secret in a view or an event (None: a spectator).
+
+``CASES`` has every registered game: one with a checker here is searched for another
+seat's secret; any other (a game installed from another package) is played at its
+smallest and largest player counts with its default options, its views and events
+decoded as its own messages, with no secret to look for."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from google.protobuf import message_factory
 from google.protobuf.message import Message
 
+from services.registry import game_ids, get_game, player_counts
 from tavola.borgia.v1 import borgia_pb2
 from tavola.mortadella.v1 import mortadella_pb2
 from tavola.pecunia.v1 import pecunia_pb2
@@ -85,7 +92,21 @@ def _mortadella_event(event: mortadella_pb2.Event, viewer: int | None) -> list[s
     return []
 
 
-CASES = {
+def _nothing_known(message: Message, viewer: int | None) -> list[str]:
+    return []
+
+
+def registry_case(game: str) -> GameCase:
+    """A game's case from the registry alone: its messages from its codec's proto file."""
+    codec = get_game(game).codec
+    game_file = codec.action_type().DESCRIPTOR.file
+    event_type = message_factory.GetMessageClass(game_file.message_types_by_name["Event"])
+    counts = player_counts(game)
+    tables = tuple((players, {}) for players in dict.fromkeys((counts[0], counts[-1])))
+    return GameCase(game, codec.view_type(), event_type, tables, _nothing_known, _nothing_known)
+
+
+KNOWN = {
     "borgia": GameCase(
         "borgia",
         borgia_pb2.View,
@@ -111,3 +132,4 @@ CASES = {
         _pecunia_event,
     ),
 }
+CASES = {game: KNOWN.get(game) or registry_case(game) for game in game_ids()}
