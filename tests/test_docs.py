@@ -197,3 +197,19 @@ def test_make_alone_shows_the_help():
     alone = subprocess.run(["make", "--no-print-directory", "-n"], cwd=ROOT, capture_output=True, text=True, check=True)
     helped = subprocess.run(["make", "--no-print-directory", "-n", "help"], cwd=ROOT, capture_output=True, text=True)
     assert alone.stdout == helped.stdout
+
+
+def environment_variables_read() -> set[str]:
+    """Every TAVOLA_ variable the platform's code names in a string: what it reads."""
+    names = set()
+    for folder in ("gateway", "common", "bots", "services", "deploy", "clients"):
+        for path in (ROOT / folder).rglob("*.py"):
+            names.update(re.findall(r"""["'](TAVOLA_[A-Z0-9_]*[A-Z0-9])["']""", path.read_text()))
+    return names
+
+
+def test_every_environment_variable_is_documented():
+    documented = set(re.findall(r"TAVOLA_[A-Z0-9_]*[A-Z0-9]", "".join(page.read_text() for page in PAGES)))
+    assert len(environment_variables_read()) >= 30
+    missing = environment_variables_read() - documented
+    assert not missing, f"document these in docs/operators.md (Configuration): {sorted(missing)}"
