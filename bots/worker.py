@@ -21,7 +21,7 @@ from celery.apps import worker as celery_worker
 from bots import metrics
 from bots.app import app
 from bots.registry import load_bots
-from common import defaults
+from common import defaults, tracing
 from common import logging as tavola_logging
 from common.redis_client import broker_url
 from common.tasks import TIMER_QUEUE, queue_for
@@ -49,6 +49,11 @@ def main() -> None:
     # prints straight to the terminal, go through the log.
     tavola_logging.configure("bot-worker")
     celery_worker.safe_say = _say_as_json
+    # Traces (when configured): each task continues the trace in its message's headers,
+    # and its calls to the gateway carry it on.
+    if tracing.configure("bot-worker"):
+        tracing.instrument_celery()
+        tracing.instrument_sync_clients()
     consumed = queues()
     prefix = os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX)
     metrics.install(broker_url(), f"{prefix}:celery:", consumed)

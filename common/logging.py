@@ -20,11 +20,15 @@ _SHARED: list[structlog.typing.Processor] = [
 
 
 def configure(service: str) -> None:
+    from common import tracing
+
     level = getattr(logging, os.environ.get("TAVOLA_LOG_LEVEL", "INFO").upper(), logging.INFO)
+    # With traces on, each line written inside a span names its trace.
+    shared = [*_SHARED, tracing.add_trace_id] if tracing.wanted() else _SHARED
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
-            foreign_pre_chain=[*_SHARED, structlog.stdlib.add_logger_name],
+            foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                 structlog.processors.format_exc_info,
@@ -39,7 +43,7 @@ def configure(service: str) -> None:
     root.setLevel(level)
     logging.captureWarnings(True)
     structlog.configure(
-        processors=[*_SHARED, structlog.processors.format_exc_info, structlog.processors.JSONRenderer()],
+        processors=[*shared, structlog.processors.format_exc_info, structlog.processors.JSONRenderer()],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(sys.stdout),
         cache_logger_on_first_use=True,

@@ -6,7 +6,7 @@ import asyncio
 import gc
 import os
 import signal
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import cast
 
 import grpc
@@ -60,6 +60,7 @@ class Server:
         service_names: Iterable[str],
         proto_files: Iterable[FileDescriptor] = (),
         max_receive_bytes: int | None = None,
+        interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     ):
         # Reflection serves the default descriptor pool: files defined elsewhere join it.
         for file in proto_files:
@@ -75,7 +76,7 @@ class Server:
             # +60 MB of RSS with the probe, +1 MB without). Requests here are a few KB.
             options.append(("grpc.max_receive_message_length", max_receive_bytes))
             options.append(("grpc.http2.bdp_probe", 0))
-        self.grpc = grpc.aio.server(options=options)
+        self.grpc = grpc.aio.server(options=options, interceptors=list(interceptors) or None)
         self.health = health.aio.HealthServicer()
         self.service_names = list(service_names)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)

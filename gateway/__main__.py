@@ -10,7 +10,8 @@ TAVOLA_TIMER_PORT (default 50052), TAVOLA_TIMER_PORT_FILE, TAVOLA_METRICS_PORT,
 TAVOLA_REDIS_CONNECTIONS (default 64), TAVOLA_REDIS_POOL_TIMEOUT_SECONDS (default 10), TAVOLA_LOG_LEVEL,
 TAVOLA_QUOTA_CREATE_PER_MINUTE (30), TAVOLA_QUOTA_SEATS_PER_MINUTE (30), TAVOLA_QUOTA_STREAMS (20),
 TAVOLA_QUOTA_REPLAYS_PER_MINUTE (30; GetReplay with views),
-TAVOLA_MAX_REQUEST_BYTES (4096), TAVOLA_REQUEST_LIMITS (Method=bytes,...; CreateTable=16384).
+OTEL_EXPORTER_OTLP_ENDPOINT (traces: common/tracing.py), TAVOLA_MAX_REQUEST_BYTES (4096),
+TAVOLA_REQUEST_LIMITS (Method=bytes,...; CreateTable=16384).
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
 reachable only from inside the deployment (the timer workers).
@@ -23,7 +24,7 @@ import redis.asyncio as redis
 import structlog
 from redis.maint_notifications import MaintNotificationsConfig
 
-from common import auth, defaults, redis_client
+from common import auth, defaults, redis_client, tracing
 from common import logging as tavola_logging
 from common.server import Server, collect_less, game_proto_files, listen_address, serve_until_signal
 from common.tasks import celery_app
@@ -45,6 +46,7 @@ log = structlog.get_logger()
 
 async def serve() -> None:
     tavola_logging.configure("gateway")
+    tracing.configure("gateway")
     try:
         settings = Settings.from_env()
     except ValueError as error:  # e.g. a Redis Cluster without a broker for Celery
@@ -104,11 +106,17 @@ async def serve() -> None:
         [services["GatewayService"].full_name, players_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name],
         game_proto_files(),
         max_receive_bytes=settings.request_limits.largest(),
+        interceptors=tracing.server_interceptors(
+            method.name
+            for service in (services["GatewayService"], players_pb2.DESCRIPTOR.services_by_name["PlayerService"])
+            for method in service.methods
+            if method.server_streaming
+        ),
     )
     players = Players(PlayerStore(client, settings.key_prefix), core)
     add_to_server(GatewayServicer(core, players), "GatewayService", server.grpc, settings.request_limits)
     add_to_server(PlayerServicer(players), "PlayerService", server.grpc, settings.request_limits)
-    timer_server = Server([services["TimerService"].full_name])
+    timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = os.environ.get("TAVOLA_TIMER_HOST", "127.0.0.1")
     timer_port = await timer_server.start(f"{timer_host}:{os.environ.get('TAVOLA_TIMER_PORT', '50052')}")
@@ -129,6 +137,7 @@ async def serve() -> None:
         await hub.stop()
         await rules.close()
         await client.aclose()
+        tracing.shutdown()
 
     collect_less()
     log.info(

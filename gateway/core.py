@@ -25,13 +25,14 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, MutableSequence
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 import redis.asyncio as redis_async
 import structlog
 from google.protobuf import any_pb2, timestamp_pb2
 
-from common import auth
+from common import auth, tracing
 from common.errors import RETRY_CONTENTION_SECONDS, ApiError
 from common.logging import bound
 from common.tasks import ALL_BOT_PRIORITY, DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for, queue_key
@@ -270,7 +271,7 @@ class TaskPublisher:
     async def send(self, name: str, args: list, kwargs: dict, queue: str, priority: int = 0) -> None:
         task_id = str(uuid.uuid4())
         body = json.dumps([args, kwargs, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}])
-        message = {
+        message: dict[str, Any] = {
             "body": base64.b64encode(body.encode()).decode(),
             "content-encoding": "utf-8",
             "content-type": "application/json",
@@ -302,6 +303,7 @@ class TaskPublisher:
                 "delivery_tag": str(uuid.uuid4()),
             },
         }
+        tracing.inject_into(message["headers"])  # the worker's task continues this trace
         await self.redis.lpush(f"{self.key_prefix}{queue_key(queue, priority)}", json.dumps(message))
 
     async def close(self) -> None:

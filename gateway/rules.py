@@ -3,6 +3,7 @@
 import grpc
 import structlog
 
+from common import tracing
 from common.errors import ApiError, from_rpc_error
 from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
 
@@ -16,7 +17,8 @@ class RulesDirectory:
         # headless service), since rules services are stateless.
         options = [("grpc.lb_policy_name", "round_robin")]
         self.channels = {
-            game: grpc.aio.insecure_channel(address, options=options) for game, address in addresses.items()
+            game: grpc.aio.insecure_channel(address, options=options, interceptors=tracing.aio_client_interceptors())
+            for game, address in addresses.items()
         }
         self.stubs = {game: rules_pb2_grpc.RulesServiceStub(channel) for game, channel in self.channels.items()}
         self.descriptions: dict[str, rules_pb2.GameDescription] = {}

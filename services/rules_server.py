@@ -21,6 +21,7 @@ from google.protobuf.message import DecodeError, Message
 from prometheus_client import Histogram
 
 from common import logging as tavola_logging
+from common import tracing
 from common.errors import ApiError, abort
 from common.metrics import serve_from_env
 from common.server import Server, collect_less, listen_address, serve_until_signal
@@ -341,11 +342,18 @@ async def serve(game_id: str) -> None:
         game = get_game(game_id)
     except KeyError:
         raise SystemExit(f"no game {game_id!r}; registered games: {', '.join(game_ids())}") from None
+    tracing.configure(f"rules-{game_id}")
     serve_from_env()
-    server = Server([rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name])
+    server = Server(
+        [rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name], interceptors=tracing.server_interceptors()
+    )
     rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(game), server.grpc)
     collect_less()
-    await serve_until_signal(server, listen_address(rules_port(game_id)), f"rules-{game_id}")
+
+    async def flush_traces() -> None:
+        tracing.shutdown()
+
+    await serve_until_signal(server, listen_address(rules_port(game_id)), f"rules-{game_id}", on_stop=flush_traces)
 
 
 def main() -> None:
