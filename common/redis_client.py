@@ -66,19 +66,37 @@ def connect(url: str, env: Mapping[str, str] | None = None, **options):
     return redis.Redis.from_url(url, **options)
 
 
+def without_maintenance_handshake() -> dict[str, object]:
+    """Pool options that turn off the maintenance-notification handshake (a managed Redis
+    service's feature) where redis-py's asyncio client has it (8.1 and later): a connection
+    made while Redis restarts fails there with redis-py's own AttributeError, not a
+    ConnectionError, and a watcher would get INTERNAL, not UNAVAILABLE."""
+    import inspect
+
+    from redis.asyncio.connection import AbstractConnection
+
+    if "maint_notifications_config" not in inspect.signature(AbstractConnection.__init__).parameters:
+        return {}
+    from redis.maint_notifications import MaintNotificationsConfig
+
+    return {"maint_notifications_config": MaintNotificationsConfig(enabled=False)}
+
+
 def lean_blocking_pool(url: str, max_connections: int, timeout: float, **options):
     """A sized asyncio pool that waits for a free connection rather than failing (redis-py's
     BlockingConnectionPool), with a short path when a connection is free: that pool takes a
     condition, a timeout and its observability hooks on every command, a third of the CPU
     redis-py spends on one (about 130 us against 95 us for a plain pool's, by a loop of
-    HMGETs from 16 tasks)."""
+    HMGETs from 16 tasks). It reaches into the pool's own attributes, as they are in every
+    redis-py release that pyproject.toml admits (7.0 to 8.x; tests/test_redis_versions.py
+    runs it on the lowest and on the installed one)."""
     import redis.asyncio as redis
     from redis.event import AsyncAfterConnectionReleasedEvent
 
     class LeanBlockingConnectionPool(redis.BlockingConnectionPool):
         async def get_connection(self, command_name=None, *keys, **options):
             available = self._available_connections
-            if self._in_maintenance or not available:
+            if getattr(self, "_in_maintenance", False) or not available:
                 return await super().get_connection()  # waits, or makes a connection
             connection = available.pop()
             self._in_use_connections.add(connection)
@@ -90,7 +108,7 @@ def lean_blocking_pool(url: str, max_connections: int, timeout: float, **options
             return connection
 
         async def release(self, connection) -> None:
-            if self._in_maintenance:
+            if getattr(self, "_in_maintenance", False):  # redis-py 8.1 and later
                 await super().release(connection)
                 return
             self._in_use_connections.remove(connection)

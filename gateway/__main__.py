@@ -22,7 +22,6 @@ import os
 
 import redis.asyncio as redis
 import structlog
-from redis.maint_notifications import MaintNotificationsConfig
 
 from common import auth, defaults, redis_client, tracing
 from common import logging as tavola_logging
@@ -72,10 +71,7 @@ async def serve() -> None:
             settings.redis_url,
             max_connections=max_connections,
             timeout=float(os.environ.get("TAVOLA_REDIS_POOL_TIMEOUT_SECONDS", "10")),
-            # No maintenance-notification handshake (a managed Redis service's feature): a
-            # connection made while Redis restarts fails with redis-py's own AttributeError
-            # there, not a ConnectionError, and a watcher would get INTERNAL, not UNAVAILABLE.
-            maint_notifications_config=MaintNotificationsConfig(enabled=False),
+            **redis_client.without_maintenance_handshake(),
         )
         client = redis.Redis(connection_pool=pool)
     await client.ping()
