@@ -93,7 +93,9 @@ def main() -> None:
 
             # Serialized once: the flood costs its own process little CPU, which the player shares.
             oversized = gw.TakeSeatRequest(table_id=table_id, display_name="x" * args.size).SerializeToString()
-            take_seat = flood_channel.unary_unary("/tavola.gateway.v1.GatewayService/TakeSeat")
+            take_seat: grpc.UnaryUnaryMultiCallable = flood_channel.unary_unary(
+                "/tavola.gateway.v1.GatewayService/TakeSeat"
+            )
 
             def one(_: int) -> None:
                 try:
