@@ -40,6 +40,7 @@ from bots import metrics, registry
 from bots.app import DECIDE_TASK, app, queue_for
 from bots.policy import Strategy
 from common import auth, defaults
+from common.channels import balanced_channel
 from common.errors import reason_of
 from common.tasks import ALL_BOT_PRIORITY
 from services.registry import get_game
@@ -54,10 +55,10 @@ _stubs: dict[str, gateway_pb2_grpc.GatewayServiceStub] = {}
 
 def channel(address: str | None = None) -> grpc.Channel:
     """One channel per gateway address (default TAVOLA_GATEWAY) per worker process,
-    opened after the fork."""
+    opened after the fork; round_robin over every gateway the address resolves to."""
     address = address or os.environ.get("TAVOLA_GATEWAY", defaults.GATEWAY_ADDRESS)
     if address not in _channels:
-        _channels[address] = grpc.insecure_channel(address)
+        _channels[address] = balanced_channel(address)
     return _channels[address]
 
 

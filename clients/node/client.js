@@ -88,7 +88,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const gateway = loadGateway();
-  const client = new gateway.GatewayService(args.gateway, grpc.credentials.createInsecure());
+  // round_robin: a target naming several gateways (ipv4:host:p1,host:p2, or dns:/// of a
+  // headless Service) spreads calls over all of them; pick_first, the default, loads one.
+  const client = new gateway.GatewayService(args.gateway, grpc.credentials.createInsecure(), {
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  });
 
   const bots = [];
   for (let seat = 1; seat < args.players; seat += 1) bots.push({ seat, bot: args.bot });

@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from common import auth
+from common.channels import balanced_channel
 from common.errors import reason_of
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
@@ -109,7 +110,7 @@ class Decoder:
             pass
         try:
             if self._reflected is None:
-                self._channel = grpc.insecure_channel(self.address)
+                self._channel = balanced_channel(self.address)
                 self._reflected = descriptor_pool.DescriptorPool(ProtoReflectionDescriptorDatabase(self._channel))
             return message_factory.GetMessageClass(self._reflected.FindMessageTypeByName(full_name))
         except (KeyError, grpc.RpcError):
@@ -148,7 +149,8 @@ class Session:
 
     def __init__(self, address: str):
         self.address = address
-        self.channel = grpc.insecure_channel(address)
+        # round_robin: a target that names several gateways (ipv4:a,b or dns:/// of many) spreads calls
+        self.channel = balanced_channel(address)
         self.stub = gateway_pb2_grpc.GatewayServiceStub(self.channel)
         self.table_id = ""
         self.seat: int | None = None

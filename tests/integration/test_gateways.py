@@ -170,3 +170,36 @@ def test_killing_a_gateway_loses_nothing(gateways: Stack, stubs):
     assert not failures, failures
     for table_id in tables:
         assert_complete(seen[table_id], spectator_log(survivor, table_id))
+
+
+def test_each_gateway_serves_a_share_of_the_calls(gateways: Stack):
+    """Client-side balancing: the bot worker's channel and a client's balanced channel
+    (common/channels.py, round_robin) each send every gateway 30-70% of their calls, as
+    each gateway's own metrics count them. With pick_first, one gateway took them all."""
+    from common.channels import balanced_channel
+    from tavola.gateway.v1 import gateway_pb2_grpc
+    from tests.integration.bot_tables import create_bot_table, spectate
+    from tests.integration.test_metrics import scrape, total
+
+    names = [name for name in gateways.metrics_addresses if name.startswith("gateway")]
+    assert len(names) == 2
+
+    def counts(method: str) -> list[float]:
+        return [
+            total(scrape(gateways.metrics_addresses[name]), "tavola_gateway_requests_total", method=method)
+            for name in names
+        ]
+
+    before = {method: counts(method) for method in ("ListGames", "SubmitAction")}
+    with balanced_channel(gateways.gateway_address) as channel:
+        client = gateway_pb2_grpc.GatewayServiceStub(channel)
+        for _ in range(40):
+            client.ListGames(gw.ListGamesRequest(), timeout=10)
+        tables = [create_bot_table(client, "borgia", players=3) for _ in range(3)]
+        for table_id in tables:
+            spectate(client, table_id)
+    for method, first in before.items():
+        served = [after - start for after, start in zip(counts(method), first, strict=True)]
+        assert sum(served) >= 20, (method, served)
+        for share in served:
+            assert 0.3 <= share / sum(served) <= 0.7, (method, served)
