@@ -2,7 +2,8 @@
 Whitehouse 2012), built only on the engine protocol, so it plays any hosted game.
 
 Each iteration draws one determinization, a full state consistent with what the bot's seat
-sees (``engine.sample``), and walks one shared tree with it:
+sees (``engine.sample``), and walks one shared tree with it (the steps are the methods of
+``_Tree``: ``select`` with ``descend``/``expand``, ``simulate``, ``back_up``, ``choose``):
 
 - selection: where the bot's seat decides, among its legal actions *in this
   determinization* it expands an untried one, or picks the child with the best UCB score,
@@ -100,12 +101,6 @@ def search(
         raise ValueError("the seat has no legal action")
     if len(legal) == 1:
         return SearchResult(legal[0], 0, {})
-    engine = game.engine
-    deciders_of, legal_of, apply, outcome = engine.deciders, engine.legal_actions, engine.apply, engine.outcome
-    observe = engine.view
-    uniform = rng.random  # int(uniform() * n) is a cheaper randrange(n) for these small n
-    sqrt, log = math.sqrt, math.log
-    root = Node()
     root_legal = tuple(legal)  # the same in every determinization (the sample's contract)
     root_order = _ranking(prior, game, view, seat, root_legal, rng) if prior is not None else []
     deadline = clock.now() + budget_ms / 1000 if budget_ms > 0 else math.inf
@@ -113,100 +108,181 @@ def search(
     if paired > 0:
         candidates = (root_order + [a for a in root_legal if a not in root_order])[:paired]
         return _compare(game, draw, seat, candidates, rng, iterations, deadline, rollout, opponent, epsilon, overrule)
-    max_depth = depth if depth > 0 else math.inf
+    tree = _Tree(game, seat, root_legal, root_order, rng, c, rollout, opponent, epsilon, prior, bias, depth, widen)
     done = 0
     while True:
         state = draw()
-        node, path, players = root, [], engine.player_count(state)
+        players = game.engine.player_count(state)
+        state, path, deciders = tree.select(state)
+        ended = tree.simulate(state, deciders)
+        tree.back_up(path, ended, players)
+        done += 1
+        if (iterations and done >= iterations) or clock.now() >= deadline:
+            break
+    return tree.choose(done, overrule)
 
-        # Selection and expansion, down the tree while every child of the decider was tried.
+
+class _Tree:
+    """One search's tree and the steps of an iteration on it: ``select`` (down the tree,
+    expanding one node), ``simulate`` (a rollout to the end of the game), ``back_up`` (the
+    rewards up the path) and, once the budget is spent, ``choose`` (the root action)."""
+
+    def __init__(
+        self,
+        game: Game,
+        seat: int,
+        root_legal: tuple[Any, ...],
+        root_order: list[Any],
+        rng: random.Random,
+        c: float,
+        rollout: Policy | None,
+        opponent: Policy | None,
+        epsilon: float,
+        prior: Policy | None,
+        bias: float,
+        depth: int,
+        widen: float,
+    ) -> None:
+        engine = game.engine
+        self.game, self.seat, self.rng = game, seat, rng
+        self.deciders_of, self.legal_of, self.apply = engine.deciders, engine.legal_actions, engine.apply
+        self.outcome, self.observe = engine.outcome, engine.view
+        self.uniform = rng.random  # int(uniform() * n) is a cheaper randrange(n) for these small n
+        self.root = Node()
+        self.root_legal, self.root_order = root_legal, root_order
+        self.c, self.bias, self.widen, self.epsilon = c, bias, widen, epsilon
+        self.rollout, self.opponent, self.prior = rollout, opponent, prior
+        self.max_depth = depth if depth > 0 else math.inf
+
+    def pick_decider(self, deciders: Sequence[int]) -> int:
+        return deciders[int(self.uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
+
+    def select(self, state: Any) -> tuple[Any, list[tuple[Node, int]], Sequence[int]]:
+        """Down the tree from the root while every child of the decider was tried, adding
+        one node where one is untried; ``depth`` of the bot's own decisions at most. A
+        modelled opponent acts from its own view of the determinization and adds no node.
+        Returns the state reached, the path of (node, the seat that chose it) and who
+        decides next (none: the game is over)."""
+        seat, apply = self.seat, self.apply
+        node, path = self.root, list[tuple[Node, int]]()
         decider, own = seat, 0
-        actions: Sequence[Any] = root_legal
+        actions: Sequence[Any] = self.root_legal
+        deciders: Sequence[int] = ()
         while True:
-            if decider != seat and opponent is not None:
-                # A modelled opponent: no node, it acts from its own view of this determinization.
-                if len(actions) == 1:
-                    action = actions[0]
-                elif uniform() < epsilon:
-                    action = actions[int(uniform() * len(actions))]
-                else:
-                    action = opponent(game, observe(state, decider), decider, actions, rng)
-                state, _ = apply(state, decider, action)
-                deciders = deciders_of(state)
-                if not deciders:
-                    break
-                decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
-                actions = legal_of(state, decider)
-                continue
-            if decider == seat:
-                if own >= max_depth:
-                    break
-                own += 1
-            kids = node.children.get(decider)
-            if kids is None:
-                kids = node.children[decider] = {}
-            favoured = None
-            if prior is not None and decider == seat:
-                favoured = (
-                    (root_order[0] if root_order else None)
-                    if node is root
-                    else prior(game, observe(state, seat), seat, actions, rng)
-                )
-            # Progressive widening: a node holds about widen * sqrt(visits) children, so few
-            # playouts are not spread over dozens of actions, each tried once.
-            room = len(kids) < widen * sqrt(node.visits + 1) if widen > 0 else True
-            untried = []
-            best, best_score = None, -math.inf
-            for action in actions:
-                child = kids.get(action)
-                if child is None:
-                    untried.append(action)
-                    continue
-                child.avail += 1
-                visits = child.visits
-                score = child.total / visits + c * sqrt(log(child.avail) / visits)
-                if action == favoured:
-                    score += bias / (visits + 1)
-                if score > best_score:
-                    best, best_score = action, score
-            expand = untried and (room or best is None)
-            if expand:
-                # The heuristic's choices first, so the prior is tried before the others.
-                if node is root and root_order:
-                    action = next((a for a in root_order if a not in kids), None)
-                    if action is None:
-                        action = untried[int(uniform() * len(untried))]
-                elif favoured is not None and favoured in untried:
-                    action = favoured
-                else:
-                    action = untried[int(uniform() * len(untried))]
-                child = kids[action] = Node()
+            expanded = False
+            if decider != seat and self.opponent is not None:
+                state, _ = apply(state, decider, self.modelled(state, decider, actions))
             else:
-                action, child = best, kids[best]
-            node.visits += node is root
-            state, _ = apply(state, decider, action)
-            path.append((child, decider))
-            node = child
-            deciders = deciders_of(state)
-            if not deciders or expand:
-                break
-            decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
-            actions = legal_of(state, decider)
+                if decider == seat:
+                    if own >= self.max_depth:
+                        return state, path, deciders
+                    own += 1
+                action, child, expanded = self.descend(node, state, decider, actions)
+                node.visits += node is self.root
+                state, _ = apply(state, decider, action)
+                path.append((child, decider))
+                node = child
+            deciders = self.deciders_of(state)
+            if not deciders or expanded:
+                return state, path, deciders
+            decider = self.pick_decider(deciders)
+            actions = self.legal_of(state, decider)
 
-        # Rollout to the end of the game.
+    def modelled(self, state: Any, decider: int, actions: Sequence[Any]) -> Any:
+        """A modelled opponent's action: the model's choice from that seat's view, or one
+        time in ``1/epsilon`` a random one."""
+        uniform = self.uniform
+        if len(actions) == 1:
+            return actions[0]
+        if uniform() < self.epsilon:
+            return actions[int(uniform() * len(actions))]
+        assert self.opponent is not None
+        return self.opponent(self.game, self.observe(state, decider), decider, actions, self.rng)
+
+    def descend(self, node: Node, state: Any, decider: int, actions: Sequence[Any]) -> tuple[Any, Node, bool]:
+        """The child ``decider`` takes from ``node``: a new one (``expand``) while the node
+        has room and an untried action, else the best by UCB. Returns (action, child, expanded)."""
+        kids = node.children.get(decider)
+        if kids is None:
+            kids = node.children[decider] = {}
+        favoured = self.favoured(node, state, decider, actions)
+        best, untried = self.best_by_ucb(kids, actions, favoured)
+        # Progressive widening: a node holds about widen * sqrt(visits) children, so few
+        # playouts are not spread over dozens of actions, each tried once.
+        room = len(kids) < self.widen * math.sqrt(node.visits + 1) if self.widen > 0 else True
+        if untried and (room or best is None):
+            action = self.expand(node, kids, untried, favoured)
+            child = kids[action] = Node()
+            return action, child, True
+        return best, kids[best], False
+
+    def favoured(self, node: Node, state: Any, decider: int, actions: Sequence[Any]) -> Any:
+        """The prior's choice at the bot's own node (None elsewhere or without a prior)."""
+        if self.prior is None or decider != self.seat:
+            return None
+        if node is self.root:
+            return self.root_order[0] if self.root_order else None
+        return self.prior(self.game, self.observe(state, self.seat), self.seat, actions, self.rng)
+
+    def best_by_ucb(self, kids: dict[Any, Node], actions: Sequence[Any], favoured: Any) -> tuple[Any, list[Any]]:
+        """The tried action with the best UCB score (availability counts: each child legal
+        here is counted available once more), plus a progressive bias for the prior's
+        choice; and the untried actions."""
+        c, bias, sqrt, log = self.c, self.bias, math.sqrt, math.log
+        untried = []
+        best, best_score = None, -math.inf
+        for action in actions:
+            child = kids.get(action)
+            if child is None:
+                untried.append(action)
+                continue
+            child.avail += 1
+            visits = child.visits
+            score = child.total / visits + c * sqrt(log(child.avail) / visits)
+            if action == favoured:
+                score += bias / (visits + 1)
+            if score > best_score:
+                best, best_score = action, score
+        return best, untried
+
+    def expand(self, node: Node, kids: dict[Any, Node], untried: list[Any], favoured: Any) -> Any:
+        """Which untried action gets a node: the heuristic's choices first, so the prior is
+        tried before the others, then one at random."""
+        if node is self.root and self.root_order:
+            action = next((a for a in self.root_order if a not in kids), None)
+            if action is not None:
+                return action
+        elif favoured is not None and favoured in untried:
+            return favoured
+        return untried[int(self.uniform() * len(untried))]
+
+    def simulate(self, state: Any, deciders: Sequence[int]) -> Any:
+        """A rollout to the end of the game, by random actions or the ``rollout`` policy
+        (fed the view of the seat deciding); returns the game's outcome."""
+        uniform, rollout, legal_of, apply, deciders_of = (
+            self.uniform,
+            self.rollout,
+            self.legal_of,
+            self.apply,
+            self.deciders_of,
+        )
         while deciders:
-            decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
+            decider = self.pick_decider(deciders)
             actions = legal_of(state, decider)
             if rollout is None or len(actions) == 1:
                 action = actions[int(uniform() * len(actions))]
             else:
-                action = rollout(game, observe(state, decider), decider, actions, rng)
+                action = rollout(self.game, self.observe(state, decider), decider, actions, self.rng)
             state, _ = apply(state, decider, action)
             deciders = deciders_of(state)
-
-        # Backpropagation: each node scores the reward of the seat that chose it.
-        ended = outcome(state)
+        ended = self.outcome(state)
         assert ended is not None  # no seat decides: the game is over
+        return ended
+
+    @staticmethod
+    def back_up(path: list[tuple[Node, int]], ended: Any, players: int) -> None:
+        """Each node on the path scores the reward of the seat that chose it: 1/len(winners)
+        if that seat won, else 0, so every seat maximises its own."""
         winners = ended.winners
         share = 1.0 / len(winners) if winners else 0.0
         rewards = [share if s in winners else 0.0 for s in range(players)]
@@ -214,17 +290,17 @@ def search(
             child.visits += 1
             child.total += rewards[chooser]
 
-        done += 1
-        if (iterations and done >= iterations) or clock.now() >= deadline:
-            break
-    kids = root.children[seat]
-    root_visits = {action: child.visits for action, child in kids.items()}
-    if overrule > 0 and root_order and root_order[0] in kids:
-        return SearchResult(_overruled(kids, root_order[0], overrule), done, root_visits)
-    best = max(root_visits.values())
-    tied = [a for a in root_legal if root_visits.get(a) == best]
-    preferred = [a for a in root_order if a in tied]  # a tie goes to the heuristic's favourite
-    return SearchResult(preferred[0] if preferred else rng.choice(tied), done, root_visits)
+    def choose(self, done: int, overrule: float) -> SearchResult:
+        """The root action visited most (a tie to the heuristic's favourite), or with
+        ``overrule`` the prior's favourite unless the playouts clearly prefer another."""
+        kids = self.root.children[self.seat]
+        root_visits = {action: child.visits for action, child in kids.items()}
+        if overrule > 0 and self.root_order and self.root_order[0] in kids:
+            return SearchResult(_overruled(kids, self.root_order[0], overrule), done, root_visits)
+        best = max(root_visits.values())
+        tied = [a for a in self.root_legal if root_visits.get(a) == best]
+        preferred = [a for a in self.root_order if a in tied]  # a tie goes to the heuristic's favourite
+        return SearchResult(preferred[0] if preferred else self.rng.choice(tied), done, root_visits)
 
 
 def _sampler(game: Game, view: Any, seat: int, rng: random.Random, belief: "Belief | None") -> Callable[[], Any]:
