@@ -98,16 +98,26 @@ def secret_problem(secret: str, known: frozenset[str] = frozenset()) -> str | No
     return None
 
 
-def main() -> None:
-    """python -m common.auth <bot>: prints that bot's key (TAVOLA_BOT_KEY for its author's
-    worker), derived from TAVOLA_BOT_SECRET."""
+def main(argv: list[str] | None = None) -> None:
+    """python -m common.auth <bot> [--secret-file PATH]: prints that bot's key (TAVOLA_BOT_KEY
+    for its author's worker), derived from the platform's secret: TAVOLA_BOT_SECRET, or the
+    file ``make run`` writes it to."""
+    import argparse
     import os
-    import sys
+    from pathlib import Path
 
-    secret = os.environ.get("TAVOLA_BOT_SECRET")
-    if len(sys.argv) != 2 or not secret:
-        raise SystemExit("usage: TAVOLA_BOT_SECRET=... python -m common.auth <bot name>")
-    print(bot_key(secret, sys.argv[1]))
+    parser = argparse.ArgumentParser(
+        prog="python -m common.auth", description="Print a bot's key (TAVOLA_BOT_KEY) for its author's worker."
+    )
+    parser.add_argument("bot", help="the bot's name, as its queue is named (bots.<name>)")
+    parser.add_argument(
+        "--secret-file", type=Path, help="a file holding the platform's secret (make run's .run/run/bot-secret)"
+    )
+    args = parser.parse_args(argv)
+    secret = args.secret_file.read_text().strip() if args.secret_file else os.environ.get("TAVOLA_BOT_SECRET", "")
+    if not secret:
+        parser.error("set TAVOLA_BOT_SECRET or pass --secret-file")
+    print(bot_key(secret, args.bot))
 
 
 if __name__ == "__main__":

@@ -6,9 +6,20 @@ game; clients reach the gateways through one gRPC target list (ipv4:host:p1,host
 import os
 import signal
 import threading
+from pathlib import Path
 
 from common import defaults
 from deploy.stack import ROOT, Stack
+
+
+def write_secret(secret: str, path: Path) -> Path:
+    """This run's platform secret, readable by its owner only, for minting bot keys."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(secret)
+    return path
 
 
 def main() -> None:
@@ -27,6 +38,11 @@ def main() -> None:
             print("  (several gateways: open the channel with the round_robin policy to spread calls over them)")
         else:
             print("  (GATEWAYS=2 make run starts two gateways behind one balanced address)")
+        secret_file = write_secret(stack.bot_secret, ROOT / ".run" / "run" / "bot-secret")
+        print(
+            "\na bot of your own (docs/bots.md): its worker's key, TAVOLA_BOT_KEY, is\n"
+            f"  .venv/bin/python -m common.auth --secret-file {secret_file.relative_to(ROOT)} <bot name>"
+        )
         print("logs in .run/run/; press Ctrl-C to stop")
         stop.wait()
         print("stopping...")
