@@ -43,6 +43,7 @@ import secrets
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from bench.bare import BarePipeline, BareStreams, Commands, run_clients
 from bench.engines import decisions_per_cpu_second, openspiel_decisions_per_cpu_second
@@ -87,6 +88,12 @@ PROFILES = {
 SLICES = 4
 WATCH_SLICES = 4
 LIVE_MIX = [("borgia", 3), ("pecunia", 3), ("borgia", 4), ("mortadella", 3)]
+
+
+def run_dir(stack: Stack) -> Path:
+    """This run's folder (the stack's logs), for the bare references' port files too."""
+    assert stack.log_dir is not None
+    return stack.log_dir
 
 
 class Report:
@@ -162,7 +169,7 @@ def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
     # Each side's processes, to weigh their CPU per submit (the bench's own process runs
     # the clients, one side at a time: "client").
     tavola_pids = {name: pid for name, pid in stack_pids(stack).items() if name in ("gateway", "rules-borgia", "redis")}
-    with BarePipeline(stack.redis_url, bare_prefix, ROOT / ".run" / "bench") as bare:
+    with BarePipeline(stack.redis_url, bare_prefix, run_dir(stack)) as bare:
         bare_pids = {**bare.pids, **{name: pid for name, pid in tavola_pids.items() if name == "redis"}}
         for clients in profile.clients:
             # In turn, in short slices: a machine whose load drifts weighs on both alike.
@@ -373,8 +380,8 @@ def watchers(report: Report, profile: Profile, stack: Stack) -> None:
     # The three sides' streams are all open at once, and their tables are played in turn,
     # in slices, at the same pace: a machine whose load drifts weighs on each alike.
     with (
-        BareStreams(ROOT / ".run" / "bench") as bare_streams,
-        BarePipeline(stack.redis_url, f"{stack.key_prefix}:bare-watch", ROOT / ".run" / "bench") as pipeline,
+        BareStreams(run_dir(stack)) as bare_streams,
+        BarePipeline(stack.redis_url, f"{stack.key_prefix}:bare-watch", run_dir(stack)) as pipeline,
     ):
         figures, made, bare, event_bytes = asyncio.run(
             _watch_in_turn(profile, stack, pipeline, bare_streams, committed_rate)
@@ -641,11 +648,10 @@ def main() -> None:
     if "strength" in parts:
         strength(report, profile)
     prefix = f"tavola-bench-{secrets.token_hex(4)}"
-    log_dir = ROOT / ".run" / "bench"
-    for old_log in log_dir.glob("*.log"):  # the stack appends: error lines count from this run only
-        old_log.unlink()
+    # A folder of this run's own (logs, port files): two runs in one checkout never share one.
+    log_dir = ROOT / ".run" / "bench" / f"{time.strftime('%Y%m%d-%H%M%S')}-{prefix.rsplit('-', 1)[1]}"
     with Stack(key_prefix=prefix, worker_bots=("random",), log_dir=log_dir, gateway_env=dict(NO_QUOTAS)) as stack:
-        print(f"  {stack.describe()[0]}", file=report.out)
+        print(f"  {stack.describe()[0]}; logs in {log_dir.relative_to(ROOT)}/", file=report.out)
         references = submits(report, profile, stack) if parts & {"submits", "bots", "replies", "tables"} else {}
         if "bots" in parts:
             bot_path(report, profile, stack, references)

@@ -234,14 +234,20 @@ def format_report(report: dict) -> str:
 
 
 class ProgressBar:
-    """A one-line progress bar on stderr."""
+    """A one-line progress bar on stderr, redrawn in place on a terminal only: into a pipe
+    or a file (CI logs) it writes one line when the games are done, no carriage returns."""
 
     def __init__(self, label: str, width: int = 30):
         self.label, self.width, self.started = label, width, time.monotonic()
+        self.live = sys.stderr.isatty()
 
     def __call__(self, done: int, total: int) -> None:
-        filled = self.width * done // max(total, 1)
         elapsed = time.monotonic() - self.started
+        if not self.live:
+            if done == total:
+                sys.stderr.write(f"{self.label}: {done}/{total} games in {elapsed:.0f}s\n")
+            return
+        filled = self.width * done // max(total, 1)
         left = elapsed / done * (total - done) if done else 0
         sys.stderr.write(
             f"\r{self.label} [{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} games"

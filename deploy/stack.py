@@ -14,9 +14,11 @@ port of its own (``metrics_addresses``).
 
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +44,41 @@ NO_QUOTAS = {
     "TAVOLA_QUOTA_REPLAYS_PER_MINUTE": "0",
     "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": "0",
 }
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM to the owner of a running stack: raised like Ctrl-C's KeyboardInterrupt, so
+    the owner's ``with Stack`` (or ``finally: stop()``) stops every child on the way out,
+    rather than the process dying at once and leaving them running under init."""
+
+
+_running: set[int] = set()  # ids of the stacks started and not yet stopped
+_previous_handler: object = None
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    if _running:
+        raise Terminated(f"signal {signum}")
+
+
+def _watch_signals(stack_id: int) -> None:
+    """While a stack runs in the main thread: SIGTERM ends the owner as SIGINT does (Python
+    raises KeyboardInterrupt for SIGINT already; the children, in sessions of their own,
+    do not get a terminal's Ctrl-C). An owner's own SIGTERM handler is left alone."""
+    global _previous_handler
+    if threading.current_thread() is not threading.main_thread():
+        return
+    if not _running and signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        _previous_handler = signal.signal(signal.SIGTERM, _on_sigterm)
+    _running.add(stack_id)
+
+
+def _unwatch_signals(stack_id: int) -> None:
+    global _previous_handler
+    _running.discard(stack_id)
+    if not _running and _previous_handler is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _previous_handler)  # type: ignore[arg-type]
+        _previous_handler = None
 
 
 @dataclass
@@ -99,6 +136,7 @@ class Stack:
     # -- lifecycle -------------------------------------------------------------------
 
     def start(self) -> None:
+        _watch_signals(id(self))
         self._tmp = tempfile.TemporaryDirectory(prefix="tavola-stack-")
         if self.log_dir is None:
             self.log_dir = Path(self._tmp.name)
@@ -142,6 +180,8 @@ class Stack:
             raise
 
     def stop(self) -> None:
+        # A second SIGTERM while stopping must not cut the stopping short.
+        _running.discard(id(self))
         terminate(*(process.popen for process in reversed(self.processes)), timeout=15)
         self.processes.clear()
         if self.redis is not None:
@@ -150,6 +190,7 @@ class Stack:
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
+        _unwatch_signals(id(self))
 
     def delete_keys(self) -> int:
         """Deletes every Redis key under this stack's prefix (tables, logs, bot queues)."""

@@ -83,3 +83,12 @@ def test_cpu_clock_is_reported(capsys):
     assert arena.main([*argv, "--clock", "cpu"]) == 0
     assert "budgets in CPU time" in capsys.readouterr().out
     assert run_json(capsys, *argv)["clock"] == "wall"
+
+
+def test_the_progress_bar_redraws_only_on_a_terminal(capsys):
+    """Into a pipe (here pytest's capture) the arena writes one line when done, never the
+    carriage-return redraws a terminal shows."""
+    assert arena.main(["--game", "pecunia", "--bots", "random", "--games", "4", "--jobs", "1"]) == 0
+    progress = capsys.readouterr().err
+    assert "\r" not in progress
+    assert "4/4 games in" in progress
