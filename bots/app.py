@@ -49,7 +49,7 @@ app = celery_app("tavola-bots", _broker, os.environ.get("TAVOLA_KEY_PREFIX", def
 if _broker.startswith("redis://"):  # rediss:// keeps kombu's own transport, which sets up TLS from the scheme
     app.conf.broker_transport = f"{__name__}:Transport"
 app.conf.update(
-    include=["bots.tasks", "bots.timers"],
+    include=["bots.tasks", "bots.timers", "bots.rating_tasks"],
     # A task is acknowledged only once done. One lost with a pool process goes back to its
     # queue at once, and a worker that stops puts back those it held; one lost with the
     # whole worker (killed) is sent again by the gateway within seconds (gateway/sweeper.py).

@@ -3,7 +3,9 @@
 It consumes the queue of every bot in the ``tavola.bots`` registry (``bots.<name>``) and the
 timers' queue, so a bot installed from any package is played without naming it anywhere.
 ``TAVOLA_WORKER_BOTS`` (comma-separated names) narrows it to some bots, e.g. a worker
-of one's own bot only; ``TAVOLA_WORKER_TIMERS=false`` leaves the timers to other workers. With
+of one's own bot only; ``TAVOLA_WORKER_TIMERS=false`` leaves the timers to other workers, and
+``TAVOLA_WORKER_RATINGS`` (default: as the timers) the rating updates; ``TAVOLA_WORKER_BOTS=none``
+plays no bot. With
 ``TAVOLA_METRICS_PORT`` set it serves Prometheus metrics (bots/metrics.py).
 
 ``TAVOLA_WORKER_EXTERNAL=true``: a bot author's worker, on a Redis user that reaches its
@@ -23,6 +25,7 @@ from bots.app import app
 from bots.registry import load_bots
 from common import defaults, tracing
 from common import logging as tavola_logging
+from common.ratings import RATINGS_QUEUE
 from common.redis_client import broker_url
 from common.tasks import TIMER_QUEUE, queue_for
 
@@ -30,8 +33,12 @@ from common.tasks import TIMER_QUEUE, queue_for
 def queues() -> list[str]:
     wanted = [name.strip() for name in os.environ.get("TAVOLA_WORKER_BOTS", "").split(",") if name.strip()]
     names = wanted or list(load_bots())
+    if names == ["none"]:  # a worker of timers or ratings only
+        names = []
     timers = os.environ.get("TAVOLA_WORKER_TIMERS", "true").lower() not in ("false", "0", "no", "off")
-    return [queue_for(name) for name in names] + ([TIMER_QUEUE] if timers else [])
+    # Rating updates (bots/rating_tasks.py) go with the timers unless told otherwise.
+    rated = os.environ.get("TAVOLA_WORKER_RATINGS", str(timers)).lower() not in ("false", "0", "no", "off")
+    return [queue_for(name) for name in names] + ([TIMER_QUEUE] if timers else []) + ([RATINGS_QUEUE] if rated else [])
 
 
 def _say_as_json(message: str, *_: object) -> None:

@@ -34,6 +34,7 @@ from gateway.core import TableCore
 from gateway.hub import Hub
 from gateway.players import Players, PlayerStore
 from gateway.quotas import Quotas
+from gateway.ratings import Ratings
 from gateway.rules import RulesDirectory
 from gateway.service import GatewayServicer, PlayerServicer, TimerServicer, add_to_server
 from gateway.store import TableStore
@@ -111,7 +112,15 @@ async def serve() -> None:
     )
     players = Players(PlayerStore(client, settings.key_prefix), core)
     add_to_server(GatewayServicer(core, players), "GatewayService", server.grpc, settings.request_limits)
-    add_to_server(PlayerServicer(players), "PlayerService", server.grpc, settings.request_limits)
+    rating_book = Ratings(
+        client,
+        settings.key_prefix,
+        core,
+        players.store,
+        float(os.environ.get("TAVOLA_RATING_RESEND_SECONDS", "30")),
+    )
+    core.on_rated_finish = rating_book.table_finished
+    add_to_server(PlayerServicer(players, rating_book), "PlayerService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = os.environ.get("TAVOLA_TIMER_HOST", "127.0.0.1")
@@ -126,10 +135,12 @@ async def serve() -> None:
     core.task_grace_seconds = settings.task_grace_seconds
     sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds)
     sweeper.start()
+    rating_book.start()
 
     async def close() -> None:
         await timer_server.stop()
         await sweeper.stop()
+        await rating_book.stop()
         await hub.stop()
         await rules.close()
         await client.aclose()

@@ -26,6 +26,7 @@ from gateway.core import MAX_ID, TableCore
 from gateway.limits import RequestLimits
 from gateway.players import Players, is_player_token
 from gateway.quotas import client_of
+from gateway.ratings import Ratings
 from gateway.replay import replay
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
@@ -271,15 +272,16 @@ class GatewayServicer:
 class PlayerServicer:
     """Players who come back (tavola.gateway.v1.PlayerService), beside GatewayService."""
 
-    def __init__(self, players: Players):
+    def __init__(self, players: Players, ratings: Ratings):
         self.players = players
+        self.ratings = ratings
 
     async def CreatePlayer(self, request: pl.CreatePlayerRequest, context) -> pl.CreatePlayerResponse:
         return await self.players.create(request.display_name, client_of(context))
 
     async def GetPlayer(self, request: pl.GetPlayerRequest, context) -> pl.GetPlayerResponse:
         player_id = request.player_id or await self.players.caller(auth.token_from(context))
-        return pl.GetPlayerResponse(player=await self.players.store.get(player_id))
+        return await self.ratings.player_page(player_id, request.recent_tables)
 
     async def RenamePlayer(self, request: pl.RenamePlayerRequest, context) -> pl.RenamePlayerResponse:
         player_id = await self.players.caller(auth.token_from(context))
@@ -298,8 +300,8 @@ class PlayerServicer:
         player_id = await self.players.caller(auth.token_from(context))
         return await self.players.rejoin(player_id, request.table_id)
 
-    async def ListLeaderboard(self, request, context):
-        raise ApiError(grpc.StatusCode.UNIMPLEMENTED, "NOT_YET", "ratings are not served yet")
+    async def ListLeaderboard(self, request: pl.ListLeaderboardRequest, context) -> pl.ListLeaderboardResponse:
+        return await self.ratings.leaderboard(request.game_id, request.page_size, request.around_player_id)
 
     async def FindGame(self, request, context) -> None:
         raise ApiError(grpc.StatusCode.UNIMPLEMENTED, "NOT_YET", "quick play is not served yet")

@@ -1,0 +1,128 @@
+"""The rating task: apply one finished rated table's result to its players' ratings,
+exactly once.
+
+The gateway writes the table's RatingJob to Redis when the game ends and sends this task
+(common/ratings.py has the layout). The task checks the job (a rated table, never in replay
+mode, finished, and its revealed seed opening its commitment), reads the players' ratings,
+computes the new ones with OpenSkill's Plackett-Luce model and writes them with one Lua
+script, which also marks the table done and clears its job. So:
+
+- a worker killed (even kill -9) before the script ran wrote nothing: the job is still
+  pending, and the gateway's rating sweep sends the task again;
+- killed after it: the script has run whole, and a task sent again finds the table done
+  and writes nothing;
+- two tables sharing a player, updated at once: the script compares each rating's version
+  with the one read, and the loser reads again and recomputes, so no update is lost.
+"""
+
+import os
+import time
+
+import structlog
+from openskill.models import PlackettLuce
+
+from bots.app import app
+from common import ratings
+from common.redis_client import connect
+from gateway.verify import commitment
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.store.v1 import ratings_pb2
+
+log = structlog.get_logger()
+
+MAX_ATTEMPTS = 50
+_model = PlackettLuce()
+_clients: dict[str, object] = {}
+
+
+def _redis():
+    url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    if url not in _clients:
+        _clients[url] = connect(url)
+    return _clients[url]
+
+
+def _keys() -> ratings.Keys:
+    return ratings.Keys(os.environ.get("TAVOLA_KEY_PREFIX", "tavola"))
+
+
+def refusal(job: ratings_pb2.RatingJob) -> str | None:
+    """Why the job's result must not count, or None."""
+    table = job.table
+    if not table.rated:
+        return "not a rated table"
+    if table.replay_mode:
+        return "a table in replay mode"
+    if table.status != gw.TABLE_STATUS_FINISHED:
+        return "not finished"
+    if commitment(job.seed, job.seed_salt) != table.seed_commitment:
+        return "its revealed seed does not open its commitment"
+    return None
+
+
+def apply(redis, keys: ratings.Keys, table_id: str, pause_seconds: float = 0.0) -> str:
+    """Applies the table's pending job; returns what happened (for the log and tests)."""
+    data = redis.hget(keys.jobs, table_id)
+    if data is None:
+        return "no job"
+    job = ratings_pb2.RatingJob.FromString(data)
+    table = job.table
+    reason = refusal(job)
+    if reason is not None:
+        log.error("rating_refused", table_id=table_id, reason=reason)
+        redis.hdel(keys.jobs, table_id)
+        redis.zrem(keys.pending, table_id)
+        return "refused"
+    seat_places = ratings.places(table)
+    winners = set(table.outcome.winners)
+    seen: dict[str, int] = {}
+    for seat_summary in table.seats:
+        who = ratings.participant(seat_summary)
+        if who is not None:
+            seen[who] = seen.get(who, 0) + 1
+    # A participant at two seats (one bot spec twice) would play itself: those seats count
+    # for nobody.
+    rated = [
+        (summary.seat, who)
+        for summary in table.seats
+        if (who := ratings.participant(summary)) is not None and seen[who] == 1
+    ]
+    if len(rated) < 2:
+        rated = []
+    finish_ns = table.update_time.ToNanoseconds() or time.time_ns()
+    for _ in range(MAX_ATTEMPTS):
+        with redis.pipeline(transaction=False) as pipe:
+            for _, who in rated:
+                pipe.hmget(keys.rating(table.game_id, who), ratings.FIELDS)
+            standings = [ratings.Standing.of(fields) for fields in pipe.execute()] if rated else []
+        new = []
+        if rated:
+            teams = [[_model.rating(mu=s.mu, sigma=s.sigma)] for s in standings]
+            new = [team[0] for team in _model.rate(teams, ranks=[seat_places[seat] for seat, _ in rated])]
+        script_keys = [keys.done(table_id), keys.jobs, keys.pending, keys.board(table.game_id)]
+        args: list[object] = [table_id, ratings.DONE_TTL_SECONDS, ratings.provisional_games(), table.game_id]
+        args.append(ratings.RECENT_KEPT)
+        for (seat, who), old, after in zip(rated, standings, new, strict=True):
+            updated = ratings.Standing(after.mu, after.sigma)
+            script_keys += [keys.rating(table.game_id, who), keys.recent(who), keys.games(who)]
+            change = round(updated.rating - old.rating, 1)
+            entry = ratings.recent_entry(table, seat_places[seat], change, finish_ns)
+            args += [who, old.version, repr(after.mu), repr(after.sigma), int(seat in winners), entry]
+            args.append(repr(updated.conservative))
+        if pause_seconds:  # tests: a window in which to kill the worker mid-update
+            log.warning("rating_paused", table_id=table_id, seconds=pause_seconds)
+            time.sleep(pause_seconds)
+        result = redis.eval(ratings.APPLY_SCRIPT, len(script_keys), *script_keys, *args)
+        if result == 1:
+            log.info("rating_applied", table_id=table_id, game=table.game_id, players=len(rated))
+            return "applied"
+        if result == 0:
+            return "applied before"
+    log.error("rating_contention", table_id=table_id)
+    raise RuntimeError(f"the ratings of table {table_id} kept moving; the sweep sends it again")
+
+
+@app.task(name=ratings.RATING_TASK, acks_late=True, ignore_result=True)
+def update_ratings(table_id: str) -> str:
+    pause = float(os.environ.get("TAVOLA_RATING_PAUSE_SECONDS", "0") or 0)
+    return apply(_redis(), _keys(), table_id, pause)

@@ -1,0 +1,164 @@
+"""Ratings: what the gateway (which reads them and queues updates) and the rating task
+(which writes them) share: the Redis layout, the scale, the finishing order of a table and
+the one script that applies an update.
+
+Skill is OpenSkill's Weng-Lin model with Plackett-Luce (the ``openskill`` package): every
+player has a mean ``mu`` and an uncertainty ``sigma`` per game, and a free-for-all result
+of 2 to 7 seats updates everyone at once. Shown on a scale where a new player has 1500
+(``mu`` and ``sigma`` times 60); leaderboards sort by the conservative rating,
+``rating - 3 * uncertainty``.
+
+Every key lives under one hash tag, ``<prefix>:{ratings}:...``, so the update script may
+touch all of them on a Redis Cluster:
+
+- ``jobs`` (hash: table id -> RatingJob) and ``pending`` (sorted set: table id -> when
+  to send its task again): the finished rated tables whose update is not applied yet;
+- ``done:<table id>``: the table's update was applied (kept 30 days);
+- ``p:<game>:<player>`` (hash: mu, sigma, games, wins, v): a player's rating; ``v`` counts
+  its updates, the compare-and-set version of the script;
+- ``board:<game>`` (sorted set: player -> conservative rating): the leaderboard, holding
+  players past their provisional games only;
+- ``recent:<player>`` (list of JSON): the player's latest rated tables;
+  ``games:<player>`` (set): the games the player has a rating at.
+"""
+
+import json
+import os
+from dataclasses import dataclass
+
+from tavola.gateway.v1 import gateway_pb2 as gw
+
+RATINGS_QUEUE = "ratings"
+RATING_TASK = "tavola.ratings.update"  # (table_id,): apply a finished rated table's result
+SCALE = 60.0
+DEFAULT_MU = 25.0
+DEFAULT_SIGMA = DEFAULT_MU / 3
+RECENT_KEPT = 50
+DONE_TTL_SECONDS = 30 * 24 * 3600
+BOT_PREFIX = "bot:"
+
+
+def provisional_games() -> int:
+    """Rated games a player plays before the leaderboard lists them (TAVOLA_PROVISIONAL_GAMES)."""
+    return int(os.environ.get("TAVOLA_PROVISIONAL_GAMES", "10"))
+
+
+class Keys:
+    def __init__(self, key_prefix: str):
+        self.base = f"{key_prefix}:{{ratings}}"
+        self.jobs = f"{self.base}:jobs"
+        self.pending = f"{self.base}:pending"
+
+    def done(self, table_id: str) -> str:
+        return f"{self.base}:done:{table_id}"
+
+    def rating(self, game_id: str, player_id: str) -> str:
+        return f"{self.base}:p:{game_id}:{player_id}"
+
+    def board(self, game_id: str) -> str:
+        return f"{self.base}:board:{game_id}"
+
+    def recent(self, player_id: str) -> str:
+        return f"{self.base}:recent:{player_id}"
+
+    def games(self, player_id: str) -> str:
+        return f"{self.base}:games:{player_id}"
+
+
+def participant(seat: gw.Seat) -> str | None:
+    """Who a seat's result belongs to: its player (even when a bot took the seat over, so a
+    player who left keeps the loss), else its bot's own player, else nobody (a guest)."""
+    if seat.player_id:
+        return seat.player_id
+    if seat.kind == gw.SEAT_KIND_BOT and seat.bot:
+        return f"{BOT_PREFIX}{seat.bot}"
+    return None
+
+
+def places(table: gw.Table) -> list[int]:
+    """Each seat's place, 1 for the best: the winners first, then by score where the game
+    keeps one; seats level on both share a place. Nobody winning and no scores: all tied."""
+    outcome = table.outcome
+    winners = set(outcome.winners)
+    scores = list(outcome.scores) if len(outcome.scores) == len(table.seats) else [0] * len(table.seats)
+    keys = [(seat not in winners, -scores[seat]) for seat in range(len(table.seats))]
+    order = sorted(set(keys))
+    return [order.index(key) + 1 for key in keys]
+
+
+@dataclass(frozen=True)
+class Standing:
+    mu: float = DEFAULT_MU
+    sigma: float = DEFAULT_SIGMA
+    games: int = 0
+    wins: int = 0
+    version: int = 0
+
+    @classmethod
+    def of(cls, fields: list) -> "Standing":
+        """From HMGET mu sigma games wins v (all None for a new player)."""
+        mu, sigma, games, wins, version = fields
+        if mu is None:
+            return cls()
+        return cls(float(mu), float(sigma), int(games or 0), int(wins or 0), int(version or 0))
+
+    @property
+    def rating(self) -> float:
+        return self.mu * SCALE
+
+    @property
+    def uncertainty(self) -> float:
+        return self.sigma * SCALE
+
+    @property
+    def conservative(self) -> float:
+        return (self.mu - 3 * self.sigma) * SCALE
+
+
+FIELDS = ["mu", "sigma", "games", "wins", "v"]
+
+
+# KEYS: done, jobs, pending, board, then per participant its rating, recent and games keys.
+# ARGV: table id, done TTL, provisional games, game id, recent kept, then per participant:
+# player id, expected version, mu, sigma, won (0/1), recent entry, conservative rating.
+# Returns 1 applied, 0 applied before (the job is cleared), -1 a rating moved since it was
+# read (nothing written: read again and recompute).
+APPLY_SCRIPT = """
+local per = 7
+local count = (#ARGV - 5) / per
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  return 0
+end
+for i = 0, count - 1 do
+  local version = redis.call('HGET', KEYS[5 + 3 * i], 'v') or '0'
+  if version ~= ARGV[7 + per * i] then return -1 end
+end
+local provisional = tonumber(ARGV[3])
+for i = 0, count - 1 do
+  local a = 6 + per * i
+  local rating = KEYS[5 + 3 * i]
+  redis.call('HSET', rating, 'mu', ARGV[a + 2], 'sigma', ARGV[a + 3])
+  local games = redis.call('HINCRBY', rating, 'games', 1)
+  redis.call('HINCRBY', rating, 'wins', tonumber(ARGV[a + 4]))
+  redis.call('HINCRBY', rating, 'v', 1)
+  redis.call('LPUSH', KEYS[6 + 3 * i], ARGV[a + 5])
+  redis.call('LTRIM', KEYS[6 + 3 * i], 0, tonumber(ARGV[5]) - 1)
+  redis.call('SADD', KEYS[7 + 3 * i], ARGV[4])
+  if games >= provisional then
+    redis.call('ZADD', KEYS[4], ARGV[a + 6], ARGV[a])
+  end
+end
+redis.call('SET', KEYS[1], '1', 'EX', tonumber(ARGV[2]))
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+return 1
+"""
+
+
+def recent_entry(table: gw.Table, place: int, change: float, finish_ns: int) -> str:
+    return json.dumps(
+        {"t": table.table_id, "g": table.game_id, "p": place, "n": len(table.seats), "d": change, "f": finish_ns},
+        separators=(",", ":"),
+    )

@@ -1,0 +1,169 @@
+"""The gateway's side of ratings: queueing a finished rated table's update, sending it again
+until a worker has applied it, and reading ratings and leaderboards (common/ratings.py
+has the layout; bots/rating_tasks.py applies updates).
+
+When a rated table finishes, its RatingJob (the table as it ended, with its seed and salt)
+goes to Redis with a time to send its task again, then the task is sent. Until the task's
+script clears the job, the rating sweep (every gateway runs one) sends it again each
+TAVOLA_RATING_RESEND_SECONDS: a worker killed mid-update loses nothing, and the update
+script's done marker makes the copies harmless.
+"""
+
+import asyncio
+import json
+import time
+from typing import cast
+
+import grpc
+import structlog
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+
+from common import ratings
+from common.errors import ApiError
+from gateway.core import MAX_ID, TableCore, invalid
+from gateway.players import PlayerStore, text
+from tavola.gateway.v1 import players_pb2 as pl
+from tavola.store.v1 import ratings_pb2, store_pb2
+
+log = structlog.get_logger()
+
+MAX_PAGE_SIZE = 100
+MAX_RECENT = 50
+
+
+def rating_message(game_id: str, standing: ratings.Standing) -> pl.Rating:
+    return pl.Rating(
+        game_id=game_id,
+        rating=round(standing.rating, 1),
+        uncertainty=round(standing.uncertainty, 1),
+        conservative=round(standing.conservative, 1),
+        games=standing.games,
+        wins=standing.wins,
+        provisional=standing.games < ratings.provisional_games(),
+    )
+
+
+class Ratings:
+    def __init__(
+        self,
+        redis: "Redis | RedisCluster",
+        key_prefix: str,
+        core: TableCore,
+        players: PlayerStore,
+        resend_seconds: float = 30.0,
+    ):
+        self.redis = redis
+        self.keys = ratings.Keys(key_prefix)
+        self.core = core
+        self.players = players
+        self.resend_seconds = resend_seconds
+        self._sweep: asyncio.Task | None = None
+
+    # -- updates ---------------------------------------------------------------------
+
+    async def table_finished(self, record: store_pb2.TableRecord) -> None:
+        """The game-end hook (TableCore.on_rated_finish): queue the table's update."""
+        table_id = record.table.table_id
+        job = ratings_pb2.RatingJob(table=record.table, seed=record.seed, seed_salt=record.seed_salt)
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hset(self.keys.jobs, table_id, job.SerializeToString())
+                pipe.zadd(self.keys.pending, {table_id: time.time() + self.resend_seconds})
+                await pipe.execute()
+        except Exception:  # the game stands; its result is not rated
+            log.error("rating_job_lost", table_id=table_id, exc_info=True)
+            return
+        await self._send(table_id)
+
+    async def _send(self, table_id: str) -> None:
+        await self.core._enqueue(
+            ratings.RATING_TASK, table_id, -1, args=[table_id], queue=ratings.RATINGS_QUEUE, priority=0
+        )
+
+    async def sweep_once(self) -> int:
+        """Sends again the tasks of jobs still pending past their time; returns how many."""
+        now = time.time()
+        due = await self.redis.zrangebyscore(self.keys.pending, 0, now, start=0, num=200)
+        sent = 0
+        for raw in due:
+            table_id = text(raw)
+            # Only while still pending (XX): an applied job left the set.
+            if await self.redis.zadd(self.keys.pending, {table_id: now + self.resend_seconds}, xx=True, ch=True):
+                log.warning("rating_resent", table_id=table_id)
+                await self._send(table_id)
+                sent += 1
+        return sent
+
+    def start(self) -> None:
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(max(self.resend_seconds / 4, 0.2))
+                try:
+                    await self.sweep_once()
+                except Exception:
+                    log.error("rating_sweep_failed", exc_info=True)
+
+        self._sweep = asyncio.create_task(loop())
+
+    async def stop(self) -> None:
+        if self._sweep is not None:
+            self._sweep.cancel()
+            await asyncio.gather(self._sweep, return_exceptions=True)
+
+    # -- reads -----------------------------------------------------------------------
+
+    async def standings(self, game_id: str, player_ids: list[str]) -> list[ratings.Standing]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.hmget(self.keys.rating(game_id, player_id), ratings.FIELDS)
+            replies = await pipe.execute()
+        return [ratings.Standing.of(fields) for fields in replies]
+
+    async def player_page(self, player_id: str, recent: int) -> pl.GetPlayerResponse:
+        if recent < 0:
+            raise invalid("BAD_PAGE_SIZE", "recent_tables must not be negative")
+        page = pl.GetPlayerResponse(player=await self.players.get(player_id))
+        games = sorted(text(game) for game in await self.redis.smembers(self.keys.games(player_id)))
+        for game_id in games:
+            standing = (await self.standings(game_id, [player_id]))[0]
+            page.ratings.append(rating_message(game_id, standing))
+        for raw in await self.redis.lrange(self.keys.recent(player_id), 0, min(recent or 10, MAX_RECENT) - 1):
+            entry = json.loads(text(raw))
+            line = page.recent_tables.add(
+                table_id=entry["t"], game_id=entry["g"], place=entry["p"], player_count=entry["n"]
+            )
+            line.rating_change = entry["d"]
+            line.finish_time.FromNanoseconds(entry["f"])
+        return page
+
+    async def leaderboard(self, game_id: str, page_size: int, around: str) -> pl.ListLeaderboardResponse:
+        if not game_id or len(game_id) > MAX_ID:
+            raise invalid("UNKNOWN_GAME", f"a game_id has 1 to {MAX_ID} characters")
+        if page_size < 0 or len(around) > MAX_ID * 2:
+            raise invalid("BAD_PAGE_SIZE", "page_size must not be negative")
+        size = min(page_size or 20, MAX_PAGE_SIZE)
+        board = self.keys.board(game_id)
+        start = 0
+        if around:
+            rank = await self.redis.zrevrank(board, around)
+            if rank is None:
+                raise ApiError(
+                    grpc.StatusCode.NOT_FOUND,
+                    "NOT_ON_LEADERBOARD",
+                    "that player is not on this leaderboard (unknown, or still provisional)",
+                    player_id=around,
+                )
+            start = max(cast(int, rank) - size // 2, 0)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zrevrange(board, start, start + size - 1)
+            pipe.zcard(board)
+            ids_raw, total = await pipe.execute()
+        ids = [text(raw) for raw in ids_raw]
+        standings = await self.standings(game_id, ids)
+        people = await self.players.names(ids)
+        response = pl.ListLeaderboardResponse(total=total)
+        for offset, (player_id, standing) in enumerate(zip(ids, standings, strict=True)):
+            player = people.get(player_id) or pl.Player(player_id=player_id)
+            response.entries.add(rank=start + offset + 1, player=player, rating=rating_message(game_id, standing))
+        return response

@@ -1,0 +1,138 @@
+"""Rated tables through real processes: a rated table that ends updates its players'
+ratings once, through the Celery rating task, even when the worker applying it is killed
+(kill -9) mid-update; GetPlayer and ListLeaderboard show the result."""
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from common import ratings
+from common.redis_client import connect
+from deploy.stack import Stack
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
+from tavola.gateway.v1 import players_pb2 as pl
+
+pytestmark = pytest.mark.integration
+
+BOTS = ("random", "borgia-heuristic")
+
+
+@pytest.fixture(scope="module")
+def rated_stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
+    with Stack(
+        redis_url=redis_url,
+        key_prefix=f"{key_prefix}-rated",
+        games=("borgia",),
+        bots=BOTS,
+        with_worker=False,
+        gateway_env={"TAVOLA_RATING_RESEND_SECONDS": "1", "TAVOLA_PROVISIONAL_GAMES": "2"},
+        log_dir=tmp_path_factory.mktemp("rated"),
+    ) as stack:
+        start_worker(stack, "bot-worker", TAVOLA_WORKER_BOTS=",".join(BOTS), TAVOLA_WORKER_RATINGS="false")
+        yield stack
+
+
+def start_worker(stack: Stack, name: str, **env: str):
+    """A worker process of this test's own (solo pool: one process, killed whole)."""
+    assert stack.log_dir is not None
+    ready = stack.log_dir / f"{name}.ready"
+    ready.unlink(missing_ok=True)
+    argv = ["-m", "bots.worker", "--pool", "solo", "--hostname", f"{name}-{time.monotonic_ns()}@%h"]
+    argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    process = stack._launch(
+        name,
+        argv,
+        stack.env(
+            TAVOLA_GATEWAY=stack.gateway_address,
+            TAVOLA_TIMER_GATEWAY=stack.timer_address,
+            TAVOLA_READY_FILE=str(ready),
+            TAVOLA_PROVISIONAL_GAMES="2",
+            **env,
+        ),
+    )
+    deadline = time.monotonic() + 60
+    while not ready.exists():
+        assert process.popen.poll() is None, process.log_path.read_text()[-2000:]
+        assert time.monotonic() < deadline, f"{name} did not start"
+        time.sleep(0.05)
+    return process
+
+
+def wait_for(check, timeout: float = 60.0, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+def play_rated_bot_table(gateway) -> str:
+    created = gateway.CreateTable(
+        gw.CreateTableRequest(
+            game_id="borgia",
+            player_count=2,
+            rated=True,
+            auto_start=True,
+            bot_seats=[gw.BotSeat(seat=0, bot=BOTS[0]), gw.BotSeat(seat=1, bot=BOTS[1])],
+        )
+    )
+    table_id = created.table.table_id
+    wait_for(
+        lambda: gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table.status == gw.TABLE_STATUS_FINISHED,
+        120,
+        "the bots to finish",
+    )
+    return table_id
+
+
+def test_a_rating_update_survives_kill_9_of_its_worker_and_counts_once(rated_stack: Stack):
+    keys = ratings.Keys(rated_stack.key_prefix)
+    redis = connect(rated_stack.redis_url)
+    paused = start_worker(
+        rated_stack, "rating-worker-paused", TAVOLA_WORKER_BOTS="none", TAVOLA_RATING_PAUSE_SECONDS="120"
+    )
+    with grpc.insecure_channel(rated_stack.gateway_address) as channel:
+        gateway = gateway_pb2_grpc.GatewayServiceStub(channel)
+        players = players_pb2_grpc.PlayerServiceStub(channel)
+        table_id = play_rated_bot_table(gateway)
+        wait_for(lambda: b"rating_paused" in paused.log_path.read_bytes(), 30, "the worker to hold the update")
+        os.kill(paused.popen.pid, signal.SIGKILL)
+        paused.popen.wait()
+        # Killed mid-update: nothing written, the job still pending.
+        assert redis.hget(keys.rating("borgia", f"bot:{BOTS[0]}"), "v") is None
+        assert redis.hexists(keys.jobs, table_id)
+
+        start_worker(rated_stack, "rating-worker", TAVOLA_WORKER_BOTS="none")
+        wait_for(lambda: redis.exists(keys.done(table_id)), 30, "the update to be sent again and applied")
+        for bot in BOTS:
+            assert int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games")) == 1
+        time.sleep(2.5)  # past the resend time: the sweep sends nothing more, and nothing doubles
+        for bot in BOTS:
+            assert int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games")) == 1
+
+        page = players.GetPlayer(pl.GetPlayerRequest(player_id=f"bot:{BOTS[1]}"))
+        assert page.player.bot and len(page.ratings) == 1
+        rating = page.ratings[0]
+        assert rating.game_id == "borgia" and rating.games == 1 and rating.provisional
+        assert 0 < rating.uncertainty < 500
+        assert [line.table_id for line in page.recent_tables] == [table_id]
+        # Still provisional (2 games here): on no leaderboard.
+        assert players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="borgia")).total == 0
+
+        play_rated_bot_table(gateway)
+        wait_for(lambda: redis.zcard(keys.board("borgia")) == 2, 30, "the second update")
+        board = players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="borgia"))
+        assert board.total == 2 and [entry.rank for entry in board.entries] == [1, 2]
+        assert board.entries[0].rating.conservative >= board.entries[1].rating.conservative
+        around = players.ListLeaderboard(
+            pl.ListLeaderboardRequest(game_id="borgia", page_size=1, around_player_id=board.entries[1].player.player_id)
+        )
+        assert [entry.rank for entry in around.entries] == [2]
+        with pytest.raises(grpc.RpcError) as caught:
+            players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="borgia", around_player_id="nobody"))
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    redis.close()

@@ -1,0 +1,135 @@
+"""Rating updates against a real Redis: the finishing order, who a seat's result belongs to,
+the checks before a result counts, and exactly one update per table however the tasks race
+or repeat."""
+
+import secrets
+import threading
+
+import pytest
+import redis
+
+from bots import rating_tasks
+from common import ratings
+from gateway.verify import commitment
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.rules.v1 import rules_pb2
+from tavola.store.v1 import ratings_pb2
+
+
+def finished_table(players: list[str], winners=(0,), scores=(), game="borgia") -> tuple[gw.Table, int, bytes]:
+    seed, salt = secrets.randbits(63), secrets.token_bytes(16)
+    table = gw.Table(
+        table_id=secrets.token_hex(8),
+        game_id=game,
+        player_count=len(players),
+        status=gw.TABLE_STATUS_FINISHED,
+        rated=True,
+        seed_commitment=commitment(seed, salt),
+        outcome=rules_pb2.GameOutcome(winners=winners, scores=scores),
+    )
+    for seat, player in enumerate(players):
+        if player.startswith("bot:"):
+            table.seats.add(seat=seat, kind=gw.SEAT_KIND_BOT, bot=player[4:], taken=True)
+        else:
+            table.seats.add(seat=seat, kind=gw.SEAT_KIND_HUMAN, player_id=player, taken=True)
+    return table, seed, salt
+
+
+@pytest.fixture
+def store(redis_url: str, key_prefix: str):
+    client = redis.Redis.from_url(redis_url)
+    yield client, ratings.Keys(f"{key_prefix}-ratings-{secrets.token_hex(3)}")
+    client.close()
+
+
+def queue(client, keys: ratings.Keys, table: gw.Table, seed: int, salt: bytes) -> None:
+    job = ratings_pb2.RatingJob(table=table, seed=seed, seed_salt=salt)
+    client.hset(keys.jobs, table.table_id, job.SerializeToString())
+    client.zadd(keys.pending, {table.table_id: 0})
+
+
+def standing(client, keys: ratings.Keys, player: str, game="borgia") -> ratings.Standing:
+    return ratings.Standing.of(client.hmget(keys.rating(game, player), ratings.FIELDS))
+
+
+def test_places_put_winners_first_then_scores():
+    table, _, _ = finished_table(["a", "b", "c", "d"], winners=(2,), scores=(5, 9, 1, 5))
+    assert ratings.places(table) == [3, 2, 1, 3]
+    table, _, _ = finished_table(["a", "b", "c"], winners=(0, 2))
+    assert ratings.places(table) == [1, 2, 1]
+    table, _, _ = finished_table(["a", "b"], winners=())
+    assert ratings.places(table) == [1, 1]
+
+
+def test_a_player_whose_seat_a_bot_took_keeps_the_result():
+    left = gw.Seat(seat=0, kind=gw.SEAT_KIND_BOT, bot="random", player_id="p1", taken=True)
+    assert ratings.participant(left) == "p1"
+    assert ratings.participant(gw.Seat(seat=1, kind=gw.SEAT_KIND_BOT, bot="ismcts:level=3")) == "bot:ismcts:level=3"
+    assert ratings.participant(gw.Seat(seat=2, kind=gw.SEAT_KIND_HUMAN, taken=True)) is None  # a guest
+
+
+def test_an_update_moves_winner_up_and_loser_down_once(store):
+    client, keys = store
+    table, seed, salt = finished_table(["alice", "bob", "bot:random"], winners=(0,), scores=(3, 2, 1))
+    queue(client, keys, table, seed, salt)
+    assert rating_tasks.apply(client, keys, table.table_id) == "applied"
+    alice, bob, bot = (standing(client, keys, p) for p in ("alice", "bob", "bot:random"))
+    assert alice.mu > ratings.DEFAULT_MU > bot.mu and alice.mu > bob.mu > bot.mu
+    assert alice.sigma < ratings.DEFAULT_SIGMA
+    assert (alice.games, alice.wins, bob.wins) == (1, 1, 0)
+    assert client.hget(keys.jobs, table.table_id) is None and client.zscore(keys.pending, table.table_id) is None
+    # Sent again (a redelivered task), or the job written again: nothing moves.
+    assert rating_tasks.apply(client, keys, table.table_id) == "no job"
+    queue(client, keys, table, seed, salt)
+    assert rating_tasks.apply(client, keys, table.table_id) == "applied before"
+    assert standing(client, keys, "alice") == alice
+    recent = client.lrange(keys.recent("alice"), 0, -1)
+    assert len(recent) == 1 and table.table_id.encode() in recent[0]
+
+
+@pytest.mark.parametrize(
+    "spoil, reason",
+    [
+        (lambda table: setattr(table, "replay_mode", True), "replay mode"),
+        (lambda table: setattr(table, "seed_commitment", b"\0" * 32), "commitment"),
+        (lambda table: setattr(table, "rated", False), "not a rated table"),
+    ],
+)
+def test_a_result_that_fails_its_checks_does_not_count(store, spoil, reason):
+    client, keys = store
+    table, seed, salt = finished_table(["alice", "bob"])
+    spoil(table)
+    assert reason in (rating_tasks.refusal(ratings_pb2.RatingJob(table=table, seed=seed, seed_salt=salt)) or "")
+    queue(client, keys, table, seed, salt)
+    assert rating_tasks.apply(client, keys, table.table_id) == "refused"
+    assert standing(client, keys, "alice").games == 0
+    assert client.hget(keys.jobs, table.table_id) is None
+
+
+def test_tables_sharing_players_updated_at_once_lose_no_update(store):
+    """Eight tables with the same two players, applied by eight threads at once: the
+    version check makes the losers recompute, so both end with eight games."""
+    client, keys = store
+    tables = [finished_table(["alice", "bob"], winners=(index % 2,)) for index in range(8)]
+    for table, seed, salt in tables:
+        queue(client, keys, table, seed, salt)
+    results: list[str] = []
+    threads = [
+        threading.Thread(target=lambda t=t: results.append(rating_tasks.apply(client, keys, t[0].table_id)))
+        for t in tables
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == ["applied"] * 8
+    alice, bob = standing(client, keys, "alice"), standing(client, keys, "bob")
+    assert (alice.games, alice.wins, bob.games, bob.wins, alice.version) == (8, 4, 8, 4, 8)
+
+
+def test_one_bot_at_two_seats_counts_for_nobody(store):
+    client, keys = store
+    table, seed, salt = finished_table(["bot:random", "bot:random", "carol"])
+    queue(client, keys, table, seed, salt)
+    assert rating_tasks.apply(client, keys, table.table_id) == "applied"
+    assert standing(client, keys, "bot:random").games == 0 and standing(client, keys, "carol").games == 0
