@@ -11,7 +11,8 @@ TAVOLA_REDIS_CONNECTIONS (default 64), TAVOLA_REDIS_POOL_TIMEOUT_SECONDS (defaul
 TAVOLA_QUOTA_CREATE_PER_MINUTE (30), TAVOLA_QUOTA_SEATS_PER_MINUTE (30), TAVOLA_QUOTA_STREAMS (20),
 TAVOLA_QUOTA_REPLAYS_PER_MINUTE (30; GetReplay with views),
 OTEL_EXPORTER_OTLP_ENDPOINT (traces: common/tracing.py), TAVOLA_MAX_REQUEST_BYTES (4096),
-TAVOLA_REQUEST_LIMITS (Method=bytes,...; CreateTable=16384).
+TAVOLA_REQUEST_LIMITS (Method=bytes,...; CreateTable=16384), TAVOLA_QUOTA_PLAYERS_PER_MINUTE (10),
+TAVOLA_RATING_RESEND_SECONDS (30), TAVOLA_PROVISIONAL_GAMES (10).
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
 reachable only from inside the deployment (the timer workers).
