@@ -11,7 +11,7 @@ PROTOS := $(shell find proto -name '*.proto')
 .PHONY: help setup proto lint test demo run play bench clean deploy-files
 
 help: ## list the targets, each with what it does
-	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /\1\t/' | awk -F'\t' '{ printf "  make %-12s %s\n", $$1, $$2 }'
+	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /\1\t/' | awk -F'\t' '{ printf "  make %-14s %s\n", $$1, $$2 }'
 
 # Installs at the versions pinned in constraints.txt, so every machine and CI get the same.
 $(STAMP): pyproject.toml constraints.txt
