@@ -12,7 +12,9 @@ TAVOLA_QUOTA_CREATE_PER_MINUTE (30), TAVOLA_QUOTA_SEATS_PER_MINUTE (30), TAVOLA_
 TAVOLA_QUOTA_REPLAYS_PER_MINUTE (30; GetReplay with views),
 OTEL_EXPORTER_OTLP_ENDPOINT (traces: common/tracing.py), TAVOLA_MAX_REQUEST_BYTES (4096),
 TAVOLA_REQUEST_LIMITS (Method=bytes,...; CreateTable=16384), TAVOLA_QUOTA_PLAYERS_PER_MINUTE (10),
-TAVOLA_RATING_RESEND_SECONDS (30), TAVOLA_PROVISIONAL_GAMES (10).
+TAVOLA_RATING_RESEND_SECONDS (30), TAVOLA_PROVISIONAL_GAMES (10), TAVOLA_QUICKPLAY_BOT_FILL_SECONDS (20),
+TAVOLA_QUICKPLAY_TIMEOUT_SECONDS (120), TAVOLA_QUICKPLAY_WINDOW (100), TAVOLA_QUICKPLAY_WINDOW_PER_SECOND (50),
+TAVOLA_QUICKPLAY_DECISION_SECONDS (120), TAVOLA_QUICKPLAY_BOTS (bot;bot;...).
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
 reachable only from inside the deployment (the timer workers).
@@ -33,6 +35,8 @@ from gateway.bots import BotCatalog
 from gateway.config import Settings
 from gateway.core import TableCore
 from gateway.hub import Hub
+from gateway.matchmaking import Matchmaker
+from gateway.matchmaking import Settings as QuickPlay
 from gateway.players import Players, PlayerStore
 from gateway.quotas import Quotas
 from gateway.ratings import Ratings
@@ -121,7 +125,10 @@ async def serve() -> None:
         float(os.environ.get("TAVOLA_RATING_RESEND_SECONDS", "30")),
     )
     core.on_rated_finish = rating_book.table_finished
-    add_to_server(PlayerServicer(players, rating_book), "PlayerService", server.grpc, settings.request_limits)
+    matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, QuickPlay.from_env())
+    add_to_server(
+        PlayerServicer(players, rating_book, matchmaker), "PlayerService", server.grpc, settings.request_limits
+    )
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = os.environ.get("TAVOLA_TIMER_HOST", "127.0.0.1")
@@ -137,11 +144,13 @@ async def serve() -> None:
     sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds)
     sweeper.start()
     rating_book.start()
+    matchmaker.start()
 
     async def close() -> None:
         await timer_server.stop()
         await sweeper.stop()
         await rating_book.stop()
+        await matchmaker.stop()
         await hub.stop()
         await rules.close()
         await client.aclose()

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 # Methods whose requests may be longer than the default: every option of a table.
 DEFAULT_BYTES = 4096
-METHOD_BYTES = {"CreateTable": 16384}
+METHOD_BYTES = {"CreateTable": 16384, "FindGame": 16384}
 
 
 def parse_limits(text: str) -> dict[str, int]:

@@ -24,6 +24,7 @@ from common.logging import bound
 from gateway import metrics
 from gateway.core import MAX_ID, TableCore
 from gateway.limits import RequestLimits
+from gateway.matchmaking import Matchmaker
 from gateway.players import Players, is_player_token
 from gateway.quotas import client_of
 from gateway.ratings import Ratings
@@ -272,9 +273,10 @@ class GatewayServicer:
 class PlayerServicer:
     """Players who come back (tavola.gateway.v1.PlayerService), beside GatewayService."""
 
-    def __init__(self, players: Players, ratings: Ratings):
+    def __init__(self, players: Players, ratings: Ratings, matchmaker: Matchmaker):
         self.players = players
         self.ratings = ratings
+        self.matchmaker = matchmaker
 
     async def CreatePlayer(self, request: pl.CreatePlayerRequest, context) -> pl.CreatePlayerResponse:
         return await self.players.create(request.display_name, client_of(context))
@@ -303,8 +305,13 @@ class PlayerServicer:
     async def ListLeaderboard(self, request: pl.ListLeaderboardRequest, context) -> pl.ListLeaderboardResponse:
         return await self.ratings.leaderboard(request.game_id, request.page_size, request.around_player_id)
 
-    async def FindGame(self, request, context) -> None:
-        raise ApiError(grpc.StatusCode.UNIMPLEMENTED, "NOT_YET", "quick play is not served yet")
+    async def FindGame(self, request: pl.FindGameRequest, context) -> None:
+        player_id = await self.players.caller(auth.token_from(context))
+
+        async def send(response: pl.FindGameResponse) -> None:
+            await context.write(response.SerializeToString())
+
+        await self.matchmaker.find(player_id, request, client_of(context), send)
 
 
 class TimerServicer:

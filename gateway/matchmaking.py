@@ -1,0 +1,400 @@
+"""Quick play: FindGame queues a player until a table seats them.
+
+The queues live in Redis, so any gateway serves any searcher, and every gateway with a
+searcher in a pool also runs the matching of that pool. A pool is one (game, rated,
+options); each searcher's ticket holds its player, rating, wanted player counts and when it
+joined. Matching, oldest searcher first: the searchers whose ratings are within the
+anchor's window (which widens with the anchor's wait) and whose player counts agree make a
+table when they are enough; once the anchor has waited the bot-fill time (default 20 s),
+its group is completed with bots of the rating nearest the people's. A group is claimed by
+one Lua script that removes every member from the pool only if all are still there, so two
+gateways matching the same pool never seat a player twice: the loser's claim changes
+nothing. The winner creates the table (rated or not, auto-start, a decision timer after
+which a bot takes a silent seat), takes each person's seat for its player, and leaves the
+seat and its token for the searcher's own stream (a key read once and deleted, kept two
+minutes at most).
+
+A searcher whose stream closes (cancel, disconnect) leaves the pool at once; one whose
+gateway died stops refreshing its ticket and is dropped by the next matching. One search per
+player at a time: a second is refused (ALREADY_SEARCHING).
+
+Keys, all under one hash tag (``<prefix>:{mm}:``) for the claim script: ``pool:<pool>``
+(sorted set: search id -> join time), ``t:<search id>`` (hash: the ticket),
+``searching:<player>`` (the player's search id) and ``result:<search id>``.
+"""
+
+import asyncio
+import hashlib
+import json
+import os
+import secrets
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import grpc
+import structlog
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+
+from common import ratings
+from common.errors import ApiError
+from gateway.core import MAX_ID, MAX_OPTION_VALUE, MAX_OPTIONS, TableCore, failed, invalid
+from gateway.players import PlayerStore, text
+from gateway.quotas import CREATE, Client
+from gateway.ratings import Ratings
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import players_pb2 as pl
+from tavola.rules.v1 import rules_pb2
+
+log = structlog.get_logger()
+
+MAX_PLAYERS = 8
+RESULT_TTL_SECONDS = 120
+# A ticket not refreshed for this long belongs to a searcher whose gateway is gone.
+STALE_SECONDS = 5.0
+# A claimed searcher with no seat after this long (its claimer died) goes back to the pool.
+CLAIM_TIMEOUT_SECONDS = 15.0
+POLL_SECONDS = 0.1
+PROGRESS_SECONDS = 2.0
+SCAN = 200
+
+# KEYS: the pool, then each member's ticket. ARGV: now, the stale limit, then the ids.
+CLAIM_SCRIPT = """
+for i = 3, #ARGV do
+  if not redis.call('ZSCORE', KEYS[1], ARGV[i]) then return 0 end
+  local seen = redis.call('HGET', KEYS[i - 1], 'seen')
+  if not seen or tonumber(seen) < tonumber(ARGV[1]) - tonumber(ARGV[2]) then return 0 end
+end
+for i = 3, #ARGV do
+  redis.call('ZREM', KEYS[1], ARGV[i])
+  redis.call('HSET', KEYS[i - 1], 'claimed', ARGV[1])
+end
+return 1
+"""
+
+# KEYS: the player's searching key. ARGV: the search id. Deletes it only if it is this search's.
+RELEASE_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class Settings:
+    bot_fill_seconds: float = 20.0
+    timeout_seconds: float = 120.0
+    # The rating window either side of a searcher's rating: base, widened per second waited.
+    window_base: float = 100.0
+    window_per_second: float = 50.0
+    # A decision timer for quick-play tables: a silent seat is taken over by a bot.
+    decision_seconds: int = 120
+    # The bots that may fill seats (each must play the game); empty: every bot the gateway
+    # accepts for the game.
+    fill_bots: tuple[str, ...] = ()
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        env = os.environ
+        return cls(
+            bot_fill_seconds=float(env.get("TAVOLA_QUICKPLAY_BOT_FILL_SECONDS", cls.bot_fill_seconds)),
+            timeout_seconds=float(env.get("TAVOLA_QUICKPLAY_TIMEOUT_SECONDS", cls.timeout_seconds)),
+            window_base=float(env.get("TAVOLA_QUICKPLAY_WINDOW", cls.window_base)),
+            window_per_second=float(env.get("TAVOLA_QUICKPLAY_WINDOW_PER_SECOND", cls.window_per_second)),
+            decision_seconds=int(env.get("TAVOLA_QUICKPLAY_DECISION_SECONDS", cls.decision_seconds)),
+            fill_bots=tuple(b.strip() for b in env.get("TAVOLA_QUICKPLAY_BOTS", "").split(";") if b.strip()),
+        )
+
+    def window(self, waited: float) -> float:
+        return self.window_base + self.window_per_second * max(waited, 0.0)
+
+
+@dataclass
+class Ticket:
+    search_id: str
+    player_id: str
+    name: str
+    rating: float
+    low: int
+    high: int
+    since: float
+    bot_fill: bool
+
+    @classmethod
+    def of(cls, search_id: str, fields: dict) -> "Ticket | None":
+        try:
+            return cls(
+                search_id,
+                text(fields[b"player"]),
+                text(fields[b"name"]),
+                float(fields[b"rating"]),
+                int(fields[b"low"]),
+                int(fields[b"high"]),
+                float(fields[b"since"]),
+                fields[b"fill"] == b"1",
+            )
+        except KeyError:
+            return None
+
+
+def pool_of(game_id: str, rated: bool, options: dict[str, str]) -> str:
+    spec = json.dumps([game_id, rated, sorted(options.items())], separators=(",", ":"))
+    return hashlib.sha256(spec.encode()).hexdigest()[:24]
+
+
+class Matchmaker:
+    def __init__(
+        self,
+        redis: "Redis | RedisCluster",
+        key_prefix: str,
+        core: TableCore,
+        players: PlayerStore,
+        ratings_book: Ratings,
+        settings: Settings | None = None,
+    ):
+        self.redis = redis
+        self.base = f"{key_prefix}:{{mm}}"
+        self.core = core
+        self.players = players
+        self.ratings = ratings_book
+        self.settings = settings or Settings()
+        # The pools this gateway has searchers in, and each pool's table spec.
+        self.local: Counter[str] = Counter()
+        self.specs: dict[str, tuple[str, bool, dict[str, str]]] = {}
+        self._loop: asyncio.Task | None = None
+
+    def _pool(self, pool: str) -> str:
+        return f"{self.base}:pool:{pool}"
+
+    def _ticket(self, search_id: str) -> str:
+        return f"{self.base}:t:{search_id}"
+
+    def _searching(self, player_id: str) -> str:
+        return f"{self.base}:searching:{player_id}"
+
+    def _result(self, search_id: str) -> str:
+        return f"{self.base}:result:{search_id}"
+
+    # -- the searcher's stream ----------------------------------------------------------
+
+    async def check(self, request: pl.FindGameRequest) -> tuple[int, int]:
+        """The request's player counts, after the rules service has accepted the game,
+        the options and both counts."""
+        if not request.game_id or len(request.game_id) > MAX_ID:
+            raise invalid("UNKNOWN_GAME", f"a game_id has 1 to {MAX_ID} characters")
+        if len(request.options) > MAX_OPTIONS or any(
+            len(name) > MAX_ID or len(value) > MAX_OPTION_VALUE for name, value in request.options.items()
+        ):
+            raise invalid("BAD_OPTION", f"at most {MAX_OPTIONS} options of {MAX_ID}/{MAX_OPTION_VALUE} characters")
+        low = request.min_players
+        high = request.max_players or low
+        if not 2 <= low <= high <= MAX_PLAYERS:
+            raise invalid("BAD_PLAYER_COUNT", f"min_players 2 to {MAX_PLAYERS}, max_players 0 or at least min_players")
+        for count in sorted({low, high}):
+            await self.core.rules.call(
+                request.game_id,
+                "NewGame",
+                rules_pb2.NewGameRequest(player_count=count, options=dict(request.options), seed=1),
+            )
+        return low, high
+
+    async def find(self, player_id: str, request: pl.FindGameRequest, client: Client | None, send) -> None:
+        await self.core.quotas.charge(CREATE, client)
+        low, high = await self.check(request)
+        search_id = secrets.token_hex(8)
+        searching = self._searching(player_id)
+        if not await self.redis.set(searching, search_id, nx=True, ex=int(STALE_SECONDS * 3)):
+            raise failed("ALREADY_SEARCHING", "this player is searching already; cancel that search first")
+        options = dict(request.options)
+        pool = pool_of(request.game_id, request.rated, options)
+        self.specs[pool] = (request.game_id, request.rated, options)
+        self.local[pool] += 1
+        ticket_key = self._ticket(search_id)
+        try:
+            player = await self.players.get(player_id)
+            standing = (await self.ratings.standings(request.game_id, [player_id]))[0]
+            now = time.time()
+            await self.redis.hset(
+                ticket_key,
+                mapping={
+                    "player": player_id,
+                    "name": player.display_name,
+                    "rating": standing.rating,
+                    "low": low,
+                    "high": high,
+                    "since": now,
+                    "seen": now,
+                    "fill": "0" if request.HasField("bot_fill") and not request.bot_fill else "1",
+                },
+            )
+            await self.redis.expire(ticket_key, int(self.settings.timeout_seconds + 60))
+            await self.redis.zadd(self._pool(pool), {search_id: now})
+            log.info("search_started", search_id=search_id, player_id=player_id, game=request.game_id)
+            await send(pl.FindGameResponse(search_id=search_id, rating_window=self.settings.window(0)))
+            await self._wait(search_id, pool, player_id, now, send)
+        finally:
+            self.local[pool] -= 1
+            if self.local[pool] <= 0:
+                del self.local[pool]
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zrem(self._pool(pool), search_id)
+                pipe.delete(ticket_key)
+                await pipe.execute()
+            await self.redis.eval(RELEASE_SCRIPT, 1, searching, search_id)
+
+    async def _wait(self, search_id: str, pool: str, player_id: str, since: float, send) -> None:
+        searching = self._searching(player_id)
+        ticket_key = self._ticket(search_id)
+        last_progress = time.monotonic()
+        while True:
+            result = await self.redis.getdel(self._result(search_id))
+            if result is not None:
+                seated = gw.TakeSeatResponse.FromString(bytes(result) if isinstance(result, bytes) else result.encode())
+                await self.players.note_table(player_id, seated.table.table_id)
+                log.info("search_seated", search_id=search_id, table_id=seated.table.table_id, seat=seated.seat)
+                await send(pl.FindGameResponse(search_id=search_id, waited_seconds=time.time() - since, seated=seated))
+                return
+            now = time.time()
+            waited = now - since
+            if waited > self.settings.timeout_seconds:
+                raise ApiError(
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    "SEARCH_TIMED_OUT",
+                    f"no table found in {self.settings.timeout_seconds:.0f} s",
+                    search_id=search_id,
+                )
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hset(ticket_key, "seen", now)
+                pipe.expire(searching, int(STALE_SECONDS * 3))
+                pipe.hget(ticket_key, "claimed")
+                _, _, claimed = await pipe.execute()
+            if claimed is not None and now - float(claimed) > CLAIM_TIMEOUT_SECONDS:
+                # Its claimer never seated it: back in the pool, with its place in the queue.
+                await self.redis.hdel(ticket_key, "claimed")
+                await self.redis.zadd(self._pool(pool), {search_id: since})
+            if time.monotonic() - last_progress >= PROGRESS_SECONDS:
+                last_progress = time.monotonic()
+                await send(
+                    pl.FindGameResponse(
+                        search_id=search_id, waited_seconds=waited, rating_window=self.settings.window(waited)
+                    )
+                )
+            await asyncio.sleep(POLL_SECONDS)
+
+    # -- matching -------------------------------------------------------------------------
+
+    def start(self, interval: float = 0.25) -> None:
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(interval)
+                for pool in list(self.local):
+                    try:
+                        while await self.match_once(pool):
+                            pass
+                    except Exception:
+                        log.error("matching_failed", pool=pool, exc_info=True)
+
+        self._loop = asyncio.create_task(loop())
+
+    async def stop(self) -> None:
+        if self._loop is not None:
+            self._loop.cancel()
+            await asyncio.gather(self._loop, return_exceptions=True)
+
+    async def _tickets(self, pool: str) -> list[Ticket]:
+        entries = await self.redis.zrange(self._pool(pool), 0, SCAN - 1)
+        ids = [text(entry) for entry in entries]
+        if not ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for search_id in ids:
+                pipe.hgetall(self._ticket(search_id))
+            replies = await pipe.execute()
+        now = time.time()
+        tickets, stale = [], []
+        for search_id, fields in zip(ids, replies, strict=True):
+            ticket = Ticket.of(search_id, fields) if fields else None
+            if ticket is None or now - float(fields.get(b"seen", 0)) > STALE_SECONDS:
+                stale.append(search_id)
+            else:
+                tickets.append(ticket)
+        if stale:
+            await self.redis.zrem(self._pool(pool), *stale)
+        return tickets
+
+    def group_for(self, anchor: Ticket, tickets: list[Ticket], now: float) -> tuple[list[Ticket], int] | None:
+        """The anchor's table: its people and its player count, or None (wait on)."""
+        window = self.settings.window(now - anchor.since)
+        near = sorted(
+            (t for t in tickets if t is not anchor and abs(t.rating - anchor.rating) <= window),
+            key=lambda t: abs(t.rating - anchor.rating),
+        )
+        group, low, high = [anchor], anchor.low, anchor.high
+        for other in near:
+            new_low, new_high = max(low, other.low), min(high, other.high)
+            if new_low > new_high or len(group) >= new_high:
+                continue
+            group.append(other)
+            low, high = new_low, new_high
+        if len(group) >= low:
+            return group[:high], min(len(group), high)
+        if anchor.bot_fill and now - anchor.since >= self.settings.bot_fill_seconds:
+            return group, low
+        return None
+
+    async def match_once(self, pool: str) -> bool:
+        """Tries to make one table of the pool; True when one was made."""
+        tickets = await self._tickets(pool)
+        now = time.time()
+        for anchor in tickets:
+            found = self.group_for(anchor, tickets, now)
+            if found is None:
+                continue
+            group, count = found
+            keys = [self._pool(pool), *(self._ticket(t.search_id) for t in group)]
+            claimed = await self.redis.eval(
+                CLAIM_SCRIPT, len(keys), *keys, now, STALE_SECONDS, *(t.search_id for t in group)
+            )
+            if not claimed:
+                return False  # another gateway was first, or a member left: look again
+            await self._seat(pool, group, count)
+            return True
+        return False
+
+    async def fill_bots(self, game_id: str, rating: float, count: int) -> list[str]:
+        """``count`` bots of the rating nearest ``rating`` among those that may fill seats."""
+        candidates = []
+        for spec in self.settings.fill_bots or tuple(b.name for b in self.core.bots.describe(game_id)):
+            try:
+                candidates.append(self.core.bots.check(game_id, spec))
+            except ApiError:
+                continue
+        if not candidates:
+            raise failed("NO_BOTS", f"no bot may fill a seat of {game_id}")
+        standings = await self.ratings.standings(game_id, [ratings.BOT_PREFIX + bot for bot in candidates])
+        by_distance = sorted(zip(candidates, standings, strict=True), key=lambda c: abs(c[1].rating - rating))
+        return [by_distance[0][0]] * count
+
+    async def _seat(self, pool: str, group: list[Ticket], count: int) -> None:
+        game_id, rated, options = self.specs[pool]
+        people = len(group)
+        mean = sum(t.rating for t in group) / people
+        bots = await self.fill_bots(game_id, mean, count - people) if count > people else []
+        request = gw.CreateTableRequest(
+            game_id=game_id,
+            player_count=count,
+            options=options,
+            rated=rated,
+            auto_start=True,
+            bot_seats=[gw.BotSeat(seat=people + index, bot=bot) for index, bot in enumerate(bots)],
+            decision_timer=gw.DecisionTimer(
+                seconds=self.settings.decision_seconds, policy=gw.TIMEOUT_POLICY_BOT_TAKES_SEAT
+            ),
+        )
+        record, _ = await self.core.create_table(request)
+        table_id = record.table.table_id
+        for seat, ticket in enumerate(group):
+            taken, token, after = await self.core.take_seat(table_id, seat, ticket.name, None, ticket.player_id)
+            response = gw.TakeSeatResponse(seat=taken, seat_token=token, table=after.table)
+            await self.redis.set(self._result(ticket.search_id), response.SerializeToString(), ex=RESULT_TTL_SECONDS)
+        log.info("match_made", table_id=table_id, game=game_id, people=people, bots=len(bots), rated=rated)

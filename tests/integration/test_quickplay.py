@@ -1,0 +1,170 @@
+"""Quick play across two gateways: searchers on either are matched together, each seated
+once; a second search by one player is refused, a closed stream leaves the queue, and a
+lone searcher gets bots after the bot-fill wait."""
+
+import threading
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from common import auth
+from common.errors import reason_of
+from deploy.stack import Stack
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
+from tavola.gateway.v1 import players_pb2 as pl
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def two_gateways(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
+    with Stack(
+        redis_url=redis_url,
+        key_prefix=f"{key_prefix}-quick",
+        games=("borgia",),
+        gateways=2,
+        bots=("random", "borgia-heuristic"),
+        worker_bots=("random", "borgia-heuristic"),
+        worker_concurrency=4,
+        gateway_env={
+            "TAVOLA_QUICKPLAY_BOT_FILL_SECONDS": "2",
+            "TAVOLA_QUICKPLAY_TIMEOUT_SECONDS": "20",
+            "TAVOLA_QUOTA_CREATE_PER_MINUTE": "0",
+            "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": "0",
+        },
+        log_dir=tmp_path_factory.mktemp("quick"),
+    ) as stack:
+        yield stack
+
+
+@pytest.fixture(scope="module")
+def doors(two_gateways: Stack) -> Iterator[list[players_pb2_grpc.PlayerServiceStub]]:
+    channels = [grpc.insecure_channel(address) for address in two_gateways.gateway_addresses]
+    yield [players_pb2_grpc.PlayerServiceStub(channel) for channel in channels]
+    for channel in channels:
+        channel.close()
+
+
+def player(door, name: str) -> tuple[str, str]:
+    created = door.CreatePlayer(pl.CreatePlayerRequest(display_name=name))
+    return created.player.player_id, created.player_token
+
+
+def search(door, token: str, **fields) -> gw.TakeSeatResponse:
+    request = pl.FindGameRequest(game_id="borgia", **fields)
+    last = None
+    for message in door.FindGame(request, metadata=auth.metadata(token), timeout=60):
+        last = message
+    assert last is not None and last.HasField("seated")
+    return last.seated
+
+
+def in_threads(calls) -> list:
+    results: list = [None] * len(calls)
+
+    def run(index, call):
+        try:
+            results[index] = call()
+        except Exception as error:  # reported by the test
+            results[index] = error
+
+    threads = [threading.Thread(target=run, args=(index, call)) for index, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def test_searchers_on_two_gateways_are_each_seated_once(doors, two_gateways):
+    people = [player(doors[index % 2], f"q{index}") for index in range(12)]
+    seated = in_threads(
+        [
+            lambda index=index, token=token: search(
+                doors[index % 2], token, min_players=2, max_players=3, bot_fill=False
+            )
+            for index, (_, token) in enumerate(people)
+        ]
+    )
+    assert all(isinstance(result, gw.TakeSeatResponse) for result in seated), seated
+    places = [(result.table.table_id, result.seat) for result in seated]
+    assert len(set(places)) == len(places)  # no seat given twice
+    tables: dict[str, set[str]] = {}
+    for (player_id, _), result in zip(people, seated, strict=True):
+        seat = result.table.seats[result.seat]
+        assert seat.player_id == player_id and seat.kind == gw.SEAT_KIND_HUMAN
+        tables.setdefault(result.table.table_id, set()).add(player_id)
+    assert sum(len(members) for members in tables.values()) == len(people)
+    assert all(2 <= len(members) <= 3 for members in tables.values())
+    # Each seat token plays its seat.
+    with grpc.insecure_channel(two_gateways.gateway_addresses[1]) as channel:
+        stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+        view = stub.GetView(
+            gw.GetViewRequest(table_id=seated[0].table.table_id), metadata=auth.metadata(seated[0].seat_token)
+        )
+        assert view.seat == seated[0].seat and view.table.status == gw.TABLE_STATUS_IN_PROGRESS
+
+
+def test_a_lone_searcher_gets_bots_after_the_wait(doors):
+    _, token = player(doors[0], "lonely")
+    started = time.monotonic()
+    seated = search(doors[1], token, min_players=3, rated=True)
+    assert time.monotonic() - started >= 2
+    table = seated.table
+    assert table.rated and table.player_count == 3
+    assert [seat.kind for seat in table.seats].count(gw.SEAT_KIND_BOT) == 2
+    assert table.status == gw.TABLE_STATUS_IN_PROGRESS
+
+
+def test_a_second_search_is_refused_and_a_closed_one_leaves_the_queue(doors):
+    _, first = player(doors[0], "twice")
+    stream = doors[0].FindGame(
+        pl.FindGameRequest(game_id="borgia", min_players=2, bot_fill=False), metadata=auth.metadata(first), timeout=30
+    )
+    assert next(stream).search_id
+    with pytest.raises(grpc.RpcError) as caught:
+        next(doors[1].FindGame(pl.FindGameRequest(game_id="borgia", min_players=2), metadata=auth.metadata(first)))
+    assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert reason_of(caught.value) == "ALREADY_SEARCHING"
+    stream.cancel()
+    time.sleep(0.5)
+    # Gone from the queue: two others are matched together, not with it.
+    _, second = player(doors[1], "second")
+    _, third = player(doors[0], "third")
+    results = in_threads(
+        [
+            lambda: search(doors[1], second, min_players=2, bot_fill=False),
+            lambda: search(doors[0], third, min_players=2, bot_fill=False),
+        ]
+    )
+    assert results[0].table.table_id == results[1].table.table_id
+    # And the first player may search again.
+    again = doors[1].FindGame(
+        pl.FindGameRequest(game_id="borgia", min_players=2, bot_fill=False), metadata=auth.metadata(first), timeout=30
+    )
+    assert next(again).search_id
+    again.cancel()
+
+
+def test_bad_searches_are_refused(doors):
+    _, token = player(doors[0], "bad")
+    cases = [
+        (pl.FindGameRequest(game_id="borgia", min_players=1), grpc.StatusCode.INVALID_ARGUMENT, "BAD_PLAYER_COUNT"),
+        (pl.FindGameRequest(game_id="borgia", min_players=3, max_players=2), grpc.StatusCode.INVALID_ARGUMENT, None),
+        (pl.FindGameRequest(game_id="chess", min_players=2), grpc.StatusCode.INVALID_ARGUMENT, None),
+        (pl.FindGameRequest(game_id="borgia", min_players=2, options={"nope": "1"}), None, None),
+    ]
+    for request, code, reason in cases:
+        with pytest.raises(grpc.RpcError) as caught:
+            next(doors[0].FindGame(request, metadata=auth.metadata(token)))
+        if code is not None:
+            assert caught.value.code() == code
+        assert caught.value.code() != grpc.StatusCode.UNKNOWN
+        if reason is not None:
+            assert reason_of(caught.value) == reason
+    with pytest.raises(grpc.RpcError) as caught:
+        next(doors[0].FindGame(pl.FindGameRequest(game_id="borgia", min_players=2), metadata=auth.metadata("p.x.y")))
+    assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
