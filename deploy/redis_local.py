@@ -137,15 +137,17 @@ class RedisHandle:
             self.workdir = None
 
 
-def start_private_redis(appendonly: bool = False) -> RedisHandle:
+def start_private_redis(appendonly: bool = False, args: tuple[str, ...] = ()) -> RedisHandle:
     """A private redis-server; ``appendonly`` turns AOF on with an fsync per write, so a
-    killed server restarted on the same folder has every acknowledged write."""
+    killed server restarted on the same folder has every acknowledged write. ``args`` go
+    to redis-server as they are (e.g. ``("--aclfile", path)``: the default user must then
+    still PING without a password, as deploy/redis_users.py's does, to be seen started)."""
     binary = redis_server_binary()
     if binary is None:
         raise RuntimeError("no Redis answers and no redis-server is available: run 'make setup' or set REDIS_URL")
     workdir = tempfile.TemporaryDirectory(prefix="tavola-redis-")
     persistence = ["--appendonly", "yes", "--appendfsync", "always"] if appendonly else ["--appendonly", "no"]
-    server = RedisServer(free_port(), Path(workdir.name), ["--save", "", *persistence])
+    server = RedisServer(free_port(), Path(workdir.name), ["--save", "", *persistence, *args])
     try:
         server.start()
     except BaseException:

@@ -47,12 +47,15 @@ def bot_user_name(bot: str) -> str:
 
 def bot_key_patterns(bot: str, key_prefix: str = defaults.KEY_PREFIX) -> list[str]:
     """The keys a worker of ``bot`` uses: its queue's lists (one per priority, kombu's
-    ``<queue>\\x06\\x16<n>``) and the queue's binding sets."""
+    ``<queue>\\x06\\x16<n>``) and the queue's binding sets. An ACL file cannot hold the
+    separator's control bytes, so the pattern takes two characters outside printable ASCII
+    (``[^!-~]``), which no bot name has: another bot's queue never matches."""
     queue = queue_for(bot)
     broker = f"{key_prefix}:celery:"
+    assert len(PRIORITY_SEPARATOR) == 2 and not PRIORITY_SEPARATOR.isprintable()
     return [
         f"{broker}{queue}",
-        f"{broker}{queue}{PRIORITY_SEPARATOR}[0-9]",
+        f"{broker}{queue}[^!-~][^!-~][0-9]",
         f"{broker}_kombu.binding.{queue}",
         f"{broker}_kombu.binding_permanent.{queue}",
     ]
@@ -79,17 +82,9 @@ def bot_acl(bot: str, key_prefix: str = defaults.KEY_PREFIX) -> list[str]:
     ]
 
 
-def _quoted(rule: str) -> str:
-    """A rule as an ACL file line carries it: in double quotes, with kombu's separator bytes
-    escaped (Redis reads ``\\xNN`` in a quoted argument)."""
-    if rule.isprintable() and " " not in rule:
-        return rule
-    return '"' + "".join(ch if ch.isprintable() and ch not in '"\\' else f"\\x{ord(ch):02x}" for ch in rule) + '"'
-
-
 def bot_user(bot: str, password: str, key_prefix: str = defaults.KEY_PREFIX) -> str:
     rules = [*bot_acl(bot, key_prefix), f"#{_digest(password)}"]
-    return f"user {bot_user_name(bot)} " + " ".join(_quoted(rule) for rule in rules)
+    return f"user {bot_user_name(bot)} " + " ".join(rules)
 
 
 def bot_broker_url(bot: str, password: str, host: str = "redis:6379", db: int = 0) -> str:
