@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 
+from common.ratings import RATINGS_QUEUE
 from common.tasks import ALL_BOT_PRIORITY, TIMER_QUEUE, queue_for, queue_key
 from services.registry import game_ids, game_ids_of, rules_port
 
@@ -342,7 +343,7 @@ Stateless: any pod answers any call, so they scale freely.
 
 
 def keda(bots: list[str], key_prefix: str = "tavola") -> str:
-    queues = [(queue_for(bot), ALL_BOT_PRIORITY) for bot in bots] + [(TIMER_QUEUE, 0)]
+    queues = [(queue_for(bot), ALL_BOT_PRIORITY) for bot in bots] + [(TIMER_QUEUE, 0), (RATINGS_QUEUE, 0)]
     lists = []
     for queue, priority in queues:
         lists.append(queue)
@@ -383,7 +384,8 @@ def keda(bots: list[str], key_prefix: str = "tavola") -> str:
     comment = """
 Optional: scale the bot workers on the length of their Celery queues, with KEDA
 (https://keda.sh, installed in the cluster). Lists are named <TAVOLA_KEY_PREFIX>:celery:<queue>;
-one trigger per queue the worker consumes (every registered bot's and the timers'), and
+one trigger per queue the worker consumes (every registered bot's, the timers' and the
+ratings'), and
 one per bot queue's list of all-bot tables' tasks, <queue>\\x06\\x169 (common/tasks.py).
 KEDA reads them as the platform's Redis user (Secret tavola-redis).
   kubectl -n tavola apply -f deploy/k8s/optional/keda-bot-worker.yaml

@@ -14,6 +14,7 @@ import yaml
 
 from bots.registry import load_bots
 from bots.worker import queues
+from common.ratings import RATINGS_QUEUE
 from common.tasks import ALL_BOT_PRIORITY, TIMER_QUEUE, queue_for, queue_key
 from deploy import generate
 from services.registry import game_ids, game_ids_of, rules_port
@@ -257,7 +258,7 @@ def test_the_optional_keda_object_scales_workers_on_every_queue():
     scaled = by_key(OPTIONAL["keda-bot-worker.yaml"])["ScaledObject", "bot-worker"]
     assert scaled["spec"]["scaleTargetRef"]["name"] == "bot-worker"
     lists = {trigger["metadata"]["listName"] for trigger in scaled["spec"]["triggers"]}
-    expected = {f"tavola:celery:{queue}" for queue in [*map(queue_for, load_bots()), TIMER_QUEUE]}
+    expected = {f"tavola:celery:{queue}" for queue in [*map(queue_for, load_bots()), TIMER_QUEUE, RATINGS_QUEUE]}
     expected |= {f"tavola:celery:{queue_key(queue_for(bot), ALL_BOT_PRIORITY)}" for bot in load_bots()}
     assert lists == expected, "deploy/k8s/optional/keda-bot-worker.yaml: one redis trigger per queue"
     assert OPTIONAL["servicemonitor.yaml"][0]["kind"] == "ServiceMonitor"
@@ -283,7 +284,7 @@ def test_the_grafana_dashboard_uses_metrics_the_code_exports():
 
 def test_the_worker_consumes_every_registered_bot_and_the_timers(monkeypatch):
     monkeypatch.delenv("TAVOLA_WORKER_BOTS", raising=False)
-    assert set(queues()) == {TIMER_QUEUE, *map(queue_for, load_bots())}
+    assert set(queues()) == {TIMER_QUEUE, RATINGS_QUEUE, *map(queue_for, load_bots())}
     monkeypatch.setenv("TAVOLA_WORKER_BOTS", "ismcts")
     monkeypatch.setenv("TAVOLA_WORKER_TIMERS", "false")
     assert queues() == ["bots.ismcts"]
