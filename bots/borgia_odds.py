@@ -73,6 +73,28 @@ def borgia_odds_policy(
     return rng.choice(choices)
 
 
+def settled_answer(game: Game, view: BorgiaView, seat: int, legal: Sequence[BorgiaAction]) -> BorgiaAction | None:
+    """The answer to a bid that the seat's own view settles (B4), else None: a bid its own
+    dice already make true is allowed (a call would cost it a die for nothing), one that
+    its own dice and every die it cannot see could not make true is called. Only a legal
+    answer is returned (B12: at the highest count a call is the only one)."""
+    bid = view.bid
+    if view.phase != Phase.RESPOND or bid is None:
+        return None
+    me = view.seats[seat]
+    if me.dice is None:
+        return None
+    own = own_matching(me.dice)[bid.action]
+    unseen = sum(s.dice_count for s in view.seats) - me.dice_count
+    if own >= bid.count:
+        wanted: type = Allow
+    elif own + unseen < bid.count:
+        wanted = Call
+    else:
+        return None
+    return next((action for action in legal if type(action) is wanted), None)
+
+
 def own_matching(dice) -> list[int]:
     """Per bid face (indexed by Face): own dice showing it or FATE (B4)."""
     fates = dice.count(Face.FATE)

@@ -36,6 +36,13 @@ BELIEFS = {
 }
 
 
+# game id -> "module:attribute" of the answers its own view settles (bots.policy.Certain), which
+# the search plays without searching
+CERTAIN = {
+    "borgia": "bots.borgia_odds:settled_answer",
+}
+
+
 def _load(targets: Mapping[str, str], game_id: str) -> Any:
     target = targets.get(game_id)
     if target is None:
@@ -94,6 +101,7 @@ def _make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
         # Paired playouts rank the candidates by the heuristic: without one, the tree.
         paired=int(options["paired"]) if heuristic is not None else 0,
         belief=search_belief(game_id) if options["belief"] == "inferred" else None,
+        certain=_load(CERTAIN, game_id),
     )
     return policy_strategy(get_game(game_id), policy)
 

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bots import clock
-from bots.policy import Belief, Policy
+from bots.policy import Belief, Certain, Policy
 from services.engine.api import Game
 from services.engine.rng import Rng
 
@@ -91,16 +91,21 @@ def search(
     overrule: float = 0.0,
     paired: int = 0,
     belief: "Belief | None" = None,
+    certain: "Certain | None" = None,
 ) -> SearchResult:
     """Search from ``seat``'s view until ``iterations`` (0: no limit) or ``budget_ms``
     (0: no limit) runs out, whichever comes first; at least one iteration runs (a paired
     comparison keeps to the budget: out of time in its first round, the prior's favourite stands).
     ``opponent`` plays other seats in the tree (with a random action one time in
-    ``1/epsilon``); ``depth`` 0 lets the tree grow without limit."""
+    ``1/epsilon``); ``depth`` 0 lets the tree grow without limit. Where ``certain`` names
+    the action the seat's own view proves right, that is played unsearched: noisy playouts
+    must not overrule a certainty."""
     if not legal:
         raise ValueError("the seat has no legal action")
     if len(legal) == 1:
         return SearchResult(legal[0], 0, {})
+    if certain is not None and (settled := certain(game, view, seat, legal)) is not None:
+        return SearchResult(settled, 0, {})
     root_legal = tuple(legal)  # the same in every determinization (the sample's contract)
     root_order = _ranking(prior, game, view, seat, root_legal, rng) if prior is not None else []
     deadline = clock.now() + budget_ms / 1000 if budget_ms > 0 else math.inf

@@ -17,6 +17,10 @@ from tavola.rules.v1 import rules_pb2
 # (game, the seat's view, the seat, its legal actions, rng) -> one of those actions
 Policy = Callable[[Game, Any, int, Sequence[Any], random.Random], Any]
 
+# (game, the seat's view, the seat, its legal actions) -> the action the seat's own view
+# proves right (e.g. calling a bid its own dice prove false), or None where it settles nothing.
+Certain = Callable[[Game, Any, int, Sequence[Any]], Any]
+
 # (game, a seat's view, the seat) -> how likely each state drawn by ``engine.sample`` for
 # that view is, in (0, 1], relative to the likeliest: what the seat can infer beyond the
 # rules' uniform redraw, e.g. from the others' play so far.

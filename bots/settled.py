@@ -1,0 +1,116 @@
+"""No move its own view refutes: positions where a seat's own view settles the answer
+(in Borgia, a bid its own dice already make true, or one that its own dice and every die
+it cannot see could not make true), and a check that a bot gives that answer in each.
+
+    python -m bots.settled --game borgia --positions 200 --bots ismcts --clock cpu
+
+The positions come from games between the game's heuristic and random players (random
+bidders make many bids that are sure to fail), 2 to 6 players in turn, a few positions a
+game; only positions where the refuted answer is legal count (B12: at the highest count
+a call is the only answer, and no test of anything). A bot sees each position as the
+gateway would send it (``bots.offline.view_response``).
+"""
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bots import clock, registry
+from bots.builtin import CERTAIN, _load, heuristic_policy
+from bots.offline import view_response
+from bots.policy import random_policy
+from services.registry import get_game
+
+PER_GAME = 4  # positions taken from one game at most, so they spread over many games
+
+
+@dataclass(frozen=True)
+class Position:
+    state: Any
+    seat: int
+    answer: Any  # what the seat's own view proves right
+
+
+def games_with_settled_answers() -> tuple[str, ...]:
+    return tuple(sorted(CERTAIN))
+
+
+def positions(game_id: str, count: int, seed: int = 1) -> list[Position]:
+    """``count`` positions where the deciding seat's view settles its answer and another is legal."""
+    game = get_game(game_id)
+    engine, info = game.engine, game.engine.info
+    settled = _load(CERTAIN, game_id)
+    heuristic = heuristic_policy(game_id) or random_policy
+    found: list[Position] = []
+    index = 0
+    while len(found) < count:
+        players = info.min_players + index % (info.max_players - info.min_players + 1)
+        rng = random.Random(seed * 100_003 + index)
+        policies = [heuristic if (seat + index) % 2 else random_policy for seat in range(players)]
+        state, _ = engine.new_game(players, {}, seed * 100_003 + index)
+        taken = 0
+        while (deciders := engine.deciders(state)) and taken < PER_GAME and len(found) < count:
+            seat = rng.choice(deciders)
+            legal = engine.legal_actions(state, seat)
+            view = engine.view(state, seat)
+            answer = settled(game, view, seat, legal) if len(legal) > 1 else None
+            if answer is not None:
+                found.append(Position(state, seat, answer))
+                taken += 1
+            state, _ = engine.apply(state, seat, policies[seat](game, view, seat, legal, rng))
+        index += 1
+    return found
+
+
+def refuted(bot: str, game_id: str, found: Sequence[Position], seed: int = 1) -> list[tuple[Position, Any]]:
+    """The positions where ``bot`` chose otherwise than its view proves right, with its choice."""
+    game = get_game(game_id)
+    strategy = registry.make_strategy(bot, game_id)
+    wrong = []
+    for i, position in enumerate(found):
+        response = view_response(game, position.state, position.seat)
+        choice = strategy(response, random.Random(seed + i))
+        message = game.codec.action_type()()
+        choice.action.Unpack(message)
+        chosen = game.codec.action_from_proto(message)
+        if chosen != position.answer:
+            wrong.append((position, chosen))
+    return wrong
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bots.settled", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="borgia", choices=games_with_settled_answers())
+    parser.add_argument("--bots", default="ismcts", help="comma-separated bots, each name or name:key=value,...")
+    parser.add_argument("--positions", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="what thinking budgets count")
+    args = parser.parse_args(argv)
+    clock.use(args.clock)
+    try:
+        bots = registry.split_bots(args.bots)
+        for bot in bots:
+            registry.resolve(bot, args.game)
+    except registry.BotError as error:
+        parser.error(str(error))
+    found = positions(args.game, args.positions, args.seed)
+    kinds: dict[str, int] = {}
+    for position in found:
+        kinds[type(position.answer).__name__] = kinds.get(type(position.answer).__name__, 0) + 1
+    print(
+        f"{args.game}: {len(found)} positions its own view settles, seed {args.seed} "
+        f"({', '.join(f'{n} {kind.lower()}' for kind, n in sorted(kinds.items()))})"
+    )
+    for bot in bots:
+        started = time.monotonic()
+        wrong = refuted(bot, args.game, found, args.seed)
+        print(f"{bot}: {len(wrong)} refuted of {len(found)} ({time.monotonic() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
