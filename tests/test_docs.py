@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,10 @@ PAGES = (README, *sorted((ROOT / "docs").glob("*.md")))
 README_MAX_LINES = 250
 BLOCK_TIMEOUT_SECONDS = 120
 
-FENCE = re.compile(r"^```(?P<info>[^\n`]*)\n(?P<body>.*?)^```\s*$", re.MULTILINE | re.DOTALL)
+# A fenced block, maybe indented inside a list item (its lines then carry the same indent).
+FENCE = re.compile(
+    r"^(?P<indent> *)```(?P<info>[^\n`]*)\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.MULTILINE | re.DOTALL
+)
 # [text](target): inline links, not images' alt text nor code spans' brackets
 LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]*)\]\((?P<target>[^)\s]+)\)")
 RULING_ID = re.compile(r"^[BMP]\d{1,2}$")
@@ -48,7 +52,7 @@ def runnable_blocks() -> list[tuple[str, str]]:
         for match in FENCE.finditer(text):
             if match.group("info").split() == ["sh", "runnable"]:
                 line = text.count("\n", 0, match.start()) + 1
-                blocks.append((f"{relative(page)}:{line}", match.group("body")))
+                blocks.append((f"{relative(page)}:{line}", textwrap.dedent(match.group("body"))))
     return blocks
 
 
