@@ -79,7 +79,7 @@ play: setup ## play in the terminal against bots (GAME= PLAYERS= BOTS= JOIN= SPE
 		$(if $(JOIN),--join $(JOIN)) $(if $(SPECTATE),--spectate $(SPECTATE)) $(if $(REJOIN),--rejoin $(REJOIN)) \
 		$(PLAY_ARGS)
 
-# Every figure beside a reference measured in the same run (README: Benchmarks); JSON with
+# Every figure beside a reference measured in the same run (docs/benchmarks.md); JSON with
 # BENCH_ARGS=--json. bench-quick runs every part small, in about two minutes.
 bench: setup ## every benchmark figure beside its reference (BENCH_ARGS=--json)
 	$(PY) -m bench $(BENCH_ARGS)

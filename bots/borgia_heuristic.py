@@ -15,7 +15,7 @@ when one player has none, B8, and a bribe rarely leaves a ladder alone for longe
   rival, the nearest counting most, and never spreads a rumor of its own puppet.
 
 Against three random bots it wins 75% of 4-player games, the odds bot 34%
-(``python -m bots.arena``; more figures in the README). A search bot uses it to rank its
+(``python -m bots.arena``; more figures in docs/benchmarks.md). A search bot uses it to rank its
 own candidates and to model the other seats.
 """
 

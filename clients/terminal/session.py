@@ -26,7 +26,7 @@ from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
 from tavola.rules.v1 import rules_pb2
 
-# Why a call failed, in words a player understands (the gateway's reasons, README table).
+# Why a call failed, in words a player understands (the gateway's reasons, docs/clients.md#errors).
 REASONS = {
     "ILLEGAL_ACTION": "that action is not legal now",
     "NOT_YOUR_DECISION": "it is not your decision now",

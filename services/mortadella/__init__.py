@@ -1,6 +1,6 @@
 """Il Trono di Mortadella: pure engine, codec and the GAME the rules service serves.
 
-Rulebook ``shared/rules/mortadella.txt``, rulings M1-M21; the README's rules section says
+Rulebook ``shared/rules/mortadella.txt``, rulings M1-M21; docs/rules.md says
 how this engine reads them, with every project decision.
 """
 
