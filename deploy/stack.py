@@ -107,6 +107,8 @@ class Stack:
     with_worker: bool = True
     log_dir: Path | None = None
     gateway_port: int = 0
+    # The first gateway's web port (the browser protocol, gateway/web.py); 0: a free one.
+    web_port: int = 0
     # Rules services that run elsewhere (game -> host:port), routed to beside the local ones.
     external_rules: dict[str, str] = field(default_factory=dict)
     # Further environment for the gateway (e.g. TAVOLA_SWEEP_SECONDS, or NO_QUOTAS).
@@ -118,6 +120,8 @@ class Stack:
     # One address for every gateway (a gRPC target list when there are several).
     gateway_address: str = ""
     gateway_addresses: list[str] = field(default_factory=list)
+    # Each gateway's web port (http://host:port: Connect and gRPC-Web, and the web client).
+    web_addresses: list[str] = field(default_factory=list)
     # The gateways' internal port (TimerService), for the timer workers only.
     timer_address: str = ""
     # The first gateway's metrics; every process's in metrics_addresses (name -> host:port).
@@ -158,6 +162,8 @@ class Stack:
             for index, name in enumerate(self._names("gateway", self.gateways)):
                 timer_port_file = self.log_dir / f"{name}-timers.port"
                 timer_port_file.unlink(missing_ok=True)
+                web_port_file = self.log_dir / f"{name}-web.port"
+                web_port_file.unlink(missing_ok=True)
                 gateway = self._spawn_server(
                     name,
                     ["-m", "gateway"],
@@ -165,11 +171,14 @@ class Stack:
                     TAVOLA_RULES=rules,
                     TAVOLA_TIMER_PORT="0",
                     TAVOLA_TIMER_PORT_FILE=str(timer_port_file),
+                    TAVOLA_WEB_PORT=str(self.web_port if index == 0 else 0),
+                    TAVOLA_WEB_PORT_FILE=str(web_port_file),
                     **({"TAVOLA_BOTS": ",".join(self.bots)} if self.bots else {}),
                     **self.gateway_env,
                 )
                 self.gateway_addresses.append(gateway.address)
                 timers.append(f"127.0.0.1:{timer_port_file.read_text().strip()}")
+                self.web_addresses.append(f"127.0.0.1:{web_port_file.read_text().strip()}")
             self.gateway_address = balanced(self.gateway_addresses)
             self.timer_address = balanced(timers)
             self.metrics_address = self.metrics_addresses[self._names("gateway", self.gateways)[0]]

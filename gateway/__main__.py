@@ -14,10 +14,14 @@ OTEL_EXPORTER_OTLP_ENDPOINT (traces: common/tracing.py), TAVOLA_MAX_REQUEST_BYTE
 TAVOLA_REQUEST_LIMITS (Method=bytes,...; CreateTable=16384), TAVOLA_QUOTA_PLAYERS_PER_MINUTE (10),
 TAVOLA_RATING_RESEND_SECONDS (30), TAVOLA_PROVISIONAL_GAMES (10), TAVOLA_QUICKPLAY_BOT_FILL_SECONDS (20),
 TAVOLA_QUICKPLAY_TIMEOUT_SECONDS (120), TAVOLA_QUICKPLAY_WINDOW (100), TAVOLA_QUICKPLAY_WINDOW_PER_SECOND (50),
-TAVOLA_QUICKPLAY_DECISION_SECONDS (120), TAVOLA_QUICKPLAY_BOTS (bot;bot;...).
+TAVOLA_QUICKPLAY_DECISION_SECONDS (120), TAVOLA_QUICKPLAY_BOTS (bot;bot;...),
+TAVOLA_WEB_PORT (unset: none), TAVOLA_WEB_PORT_FILE, TAVOLA_WEB_HOST, TAVOLA_WEB_ORIGINS,
+TAVOLA_WEB_STATIC, TAVOLA_WEB_TRUSTED_PROXIES, TAVOLA_WEB_WRITE_TIMEOUT_SECONDS (gateway/web.py).
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
-reachable only from inside the deployment (the timer workers).
+reachable only from inside the deployment (the timer workers). The web port, when set,
+serves GatewayService and PlayerService to browsers (Connect and gRPC-Web) through the
+same handlers.
 """
 
 import asyncio
@@ -44,6 +48,7 @@ from gateway.rules import RulesDirectory
 from gateway.service import GatewayServicer, PlayerServicer, TimerServicer, add_to_server
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
+from gateway.web import WebServer, WebSettings, build_app
 from tavola.gateway.v1 import gateway_pb2, players_pb2
 
 log = structlog.get_logger()
@@ -54,6 +59,7 @@ async def serve() -> None:
     tracing.configure("gateway")
     try:
         settings = Settings.from_env()
+        web_settings = WebSettings.from_env(os.environ)
     except ValueError as error:  # e.g. a Redis Cluster without a broker for Celery
         log.critical("bad_configuration", error=str(error))
         raise SystemExit(2) from None
@@ -116,7 +122,8 @@ async def serve() -> None:
         ),
     )
     players = Players(PlayerStore(client, settings.key_prefix), core)
-    add_to_server(GatewayServicer(core, players), "GatewayService", server.grpc, settings.request_limits)
+    servicer = GatewayServicer(core, players)
+    add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
     rating_book = Ratings(
         client,
         settings.key_prefix,
@@ -126,9 +133,8 @@ async def serve() -> None:
     )
     core.on_rated_finish = rating_book.table_finished
     matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, QuickPlay.from_env())
-    add_to_server(
-        PlayerServicer(players, rating_book, matchmaker), "PlayerService", server.grpc, settings.request_limits
-    )
+    player_servicer = PlayerServicer(players, rating_book, matchmaker)
+    add_to_server(player_servicer, "PlayerService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = os.environ.get("TAVOLA_TIMER_HOST", "127.0.0.1")
@@ -140,6 +146,25 @@ async def serve() -> None:
         os.replace(f"{timer_port_file}.tmp", timer_port_file)
     log.info("serving", server="gateway-timers", address=f"{timer_host}:{timer_port}")
 
+    web_server = None
+    if web_settings is not None:
+        web_app = build_app(
+            {"GatewayService": servicer, "PlayerService": player_servicer},
+            settings.request_limits,
+            web_settings.origins,
+            web_settings.static_dir,
+            web_settings.write_timeout,
+        )
+        web_server = WebServer(web_app, web_settings)
+        web_port = await web_server.start()
+        log.info(
+            "serving",
+            server="gateway-web",
+            address=f"{web_settings.host}:{web_port}",
+            origins=list(web_settings.origins),
+            static=str(web_settings.static_dir) if web_settings.static_dir else None,
+        )
+
     core.task_grace_seconds = settings.task_grace_seconds
     sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds)
     sweeper.start()
@@ -147,6 +172,8 @@ async def serve() -> None:
     matchmaker.start()
 
     async def close() -> None:
+        if web_server is not None:
+            await web_server.stop()
         await timer_server.stop()
         await sweeper.stop()
         await rating_book.stop()

@@ -28,6 +28,8 @@ def stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
             "TAVOLA_QUOTA_STREAMS": "0",
             "TAVOLA_QUOTA_REPLAYS_PER_MINUTE": "0",
             "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": "0",
+            # The one other site allowed to call the web port (test_web_bridge.py).
+            "TAVOLA_WEB_ORIGINS": "https://tables.example",
         },
     ) as running:
         yield running
