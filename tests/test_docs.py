@@ -217,3 +217,25 @@ def test_every_environment_variable_is_documented():
     assert len(environment_variables_read()) >= 30
     missing = environment_variables_read() - documented
     assert not missing, f"document these in docs/operators.md (Configuration): {sorted(missing)}"
+
+
+# Files the docs name that a run makes, not the repository.
+MADE_BY_A_RUN = {"deploy/.env"}
+
+
+def named_paths() -> list[tuple[str, str]]:
+    """Repository paths the pages name in code spans (`gateway/verify.py`), placeholders aside."""
+    folders = {path.name for path in ROOT.iterdir() if path.is_dir() and not path.name.startswith(".")}
+    found = []
+    for page in PAGES:
+        for match in re.finditer(r"`([A-Za-z0-9_.-]+/[^`\s]*)`", page.read_text()):
+            path = match.group(1)
+            if path.split("/")[0] in folders and not re.search(r"[<>*]", path) and path not in MADE_BY_A_RUN:
+                found.append((relative(page), path))
+    return found
+
+
+def test_every_path_the_docs_name_exists():
+    assert len(named_paths()) >= 40
+    missing = [f"{page}: {path}" for page, path in named_paths() if not (ROOT / path).exists()]
+    assert not missing, "the docs name files that are gone:\n" + "\n".join(missing)
