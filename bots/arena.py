@@ -2,6 +2,11 @@
 
     python -m bots.arena --game borgia --players 2 --bots ismcts,random --games 200 --seed 1
     python -m bots.arena --game pecunia --players 3 --bots ismcts:budget_ms=50,pecunia-heuristic --json
+    python -m bots.arena --gauntlet --games 200 --clock cpu
+
+``--gauntlet`` plays each strong bot (``--bots``, else ``GAUNTLET``'s per game) against
+each probe bot that plays the game (``bots/probes.py``), two players, and prints the strong
+bot's win rate against each with its interval and the games nobody won.
 
 Seats rotate among the bots from game to game (game g seats bot (seat + g) mod len(bots)),
 so no bot keeps the advantage of a seat. Each bot sees exactly what the gateway would send
@@ -258,6 +263,72 @@ class ProgressBar:
         sys.stderr.flush()
 
 
+# game id -> the strong bots the gauntlet tries by default: the default search bot, and
+# where others are documented as strong, those too
+GAUNTLET: dict[str, tuple[str, ...]] = {
+    "borgia": ("ismcts", "ismcts:paired=8,rollout=sharp,belief=inferred"),
+}
+
+
+def strong_bots(game_id: str, given: Sequence[str] | None = None) -> tuple[str, ...]:
+    return tuple(given) if given else GAUNTLET.get(game_id, ("ismcts",))
+
+
+def gauntlet(
+    game_ids_: Sequence[str],
+    strong: Sequence[str] | None,
+    games: int,
+    seed: int,
+    jobs: int,
+    clock_kind: str,
+    progress: bool = True,
+) -> list[dict]:
+    """Each strong bot against each probe that plays the game, ``games`` 2-player games a
+    cell: the strong bot's share of wins (Wilson 95%) and the games nobody won."""
+    from bots.probes import PROBES
+
+    cells = []
+    for game_id in game_ids_:
+        for bot in strong_bots(game_id, strong):
+            for probe in (p for p in PROBES if p.plays(game_id)):
+                label = f"{game_id}: {bot} vs {probe.name}"
+                results = play_games(
+                    game_id,
+                    2,
+                    [bot, probe.name],
+                    games,
+                    seed,
+                    jobs,
+                    progress=ProgressBar(label) if progress else None,
+                    clock_kind=clock_kind,
+                )
+                report = summarize(game_id, 2, [bot, probe.name], seed, {}, results, clock_kind)
+                cells.append(
+                    {"game": game_id, "bot": bot, "probe": probe.name, "no_winner": report["no_winner"]}
+                    | {key: report["bots"][bot][key] for key in ("games", "wins", "win_rate", "ci95")}
+                )
+    return cells
+
+
+def format_gauntlet(cells: Sequence[dict], clock_kind: str) -> str:
+    width = max(10, *(len(c["bot"]) for c in cells))
+    probe_width = max(len(c["probe"]) for c in cells)
+    lines = [
+        "the gauntlet: 2 players, each strong bot's share of wins against each probe"
+        + (", budgets in CPU time" if clock_kind == "cpu" else ""),
+        "",
+        f"{'game':<10} {'bot':<{width}} {'probe':<{probe_width}} {'games':>6} {'win rate':>9}  "
+        f"{'95% CI':<16} {'no winner':>9}",
+    ]
+    for c in cells:
+        low, high = c["ci95"]
+        lines.append(
+            f"{c['game']:<10} {c['bot']:<{width}} {c['probe']:<{probe_width}} {c['games']:>6} "
+            f"{100 * c['win_rate']:8.1f}%  [{100 * low:5.1f}%, {100 * high:5.1f}%] {c['no_winner']:>9}"
+        )
+    return "\n".join(lines)
+
+
 def _options(text: str) -> dict[str, str]:
     pairs = [item.partition("=") for item in text.split(",") if item.strip()]
     return {key.strip(): value.strip() for key, _, value in pairs}
@@ -265,9 +336,12 @@ def _options(text: str) -> dict[str, str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bots.arena", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", required=True, help="game id, e.g. borgia")
+    parser.add_argument("--game", help="game id, e.g. borgia (with --gauntlet: every game if left out)")
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--bots", required=True, help="comma-separated bots, each name or name:key=value,...")
+    parser.add_argument("--bots", help="comma-separated bots, each name or name:key=value,...")
+    parser.add_argument(
+        "--gauntlet", action="store_true", help="each strong bot (--bots, else the defaults) against each probe bot"
+    )
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel processes (default: cores)")
@@ -281,6 +355,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "for figures that do not depend on other work sharing the cores",
     )
     args = parser.parse_args(argv)
+    if args.gauntlet:
+        return _run_gauntlet(parser, args)
+    if not args.game or not args.bots:
+        parser.error("--game and --bots are required (or --gauntlet)")
     bots = registry.split_bots(args.bots)
     if not bots:
         parser.error("--bots names no bot")
@@ -303,6 +381,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     report = summarize(args.game, args.players, bots, args.seed, options, results, args.clock)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
+    return 0
+
+
+def _run_gauntlet(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.game and args.game not in game_ids():
+        parser.error(f"no game {args.game!r} (games: {', '.join(game_ids())})")
+    games = [args.game] if args.game else list(game_ids())
+    strong = registry.split_bots(args.bots) if args.bots else None
+    try:
+        for game_id in games:
+            for bot in strong_bots(game_id, strong):
+                registry.resolve(bot, game_id)
+    except registry.BotError as error:
+        parser.error(str(error))
+    cells = gauntlet(games, strong, args.games, args.seed, max(1, args.jobs), args.clock)
+    print(json.dumps(cells, indent=2) if args.json else format_gauntlet(cells, args.clock))
     return 0
 
 

@@ -1,0 +1,92 @@
+"""The probe bots (bots/probes.py) each play one fixed way, and the arena's gauntlet plays
+strong bots against every one of them."""
+
+import random
+
+import pytest
+
+from bots import arena
+from bots.borgia_odds import own_matching
+from bots.borgia_puppets import puppet_odds
+from bots.offline import play
+from bots.policy import random_policy
+from bots.probes import (
+    PROBES,
+    borgia_always_allow_policy,
+    borgia_always_call_policy,
+    borgia_decoy_policy,
+    borgia_honest_reader_policy,
+    decoy_cardinal,
+)
+from bots.registry import load_bots, make_strategy
+from bots.strategies import random_legal
+from services.borgia.model import Allow, Bid, Call, Phase
+from services.registry import game_ids, get_game
+
+
+def test_every_probe_is_registered():
+    assert {p.name for p in PROBES} <= set(load_bots())
+
+
+@pytest.mark.parametrize("probe", [p.name for p in PROBES])
+def test_each_probe_plays_whole_games_of_its_games(probe):
+    for game_id in game_ids():
+        if load_bots()[probe].plays(game_id):
+            assert play(get_game(game_id), [make_strategy(probe, game_id), random_legal], {}, seed=2) is not None
+
+
+def _decisions(policy, games: int, players: int = 2):
+    """(view, seat, legal, choice) of seat 0 playing ``policy`` against random seats."""
+    game = get_game("borgia")
+    engine = game.engine
+    for seed in range(games):
+        rng = random.Random(seed)
+        state, _ = engine.new_game(players, {}, seed)
+        while deciders := engine.deciders(state):
+            seat = rng.choice(deciders)
+            view, legal = engine.view(state, seat), engine.legal_actions(state, seat)
+            choice = (policy if seat == 0 else random_policy)(game, view, seat, legal, rng)
+            if seat == 0:
+                yield state, view, legal, choice
+            state, _ = engine.apply(state, seat, choice)
+
+
+def test_the_decoy_is_read_as_backing_its_decoy_after_its_first_performs():
+    """Its first two performs point a reader (bots.borgia_puppets) at the decoy, not its puppet."""
+    fooled = read = 0
+    for state, view, _, _ in _decisions(borgia_decoy_policy, 30):
+        if len(view.seats[0].performed) == 2:
+            odds = puppet_odds(get_game("borgia").engine.view(state, 1), 1, 0)
+            decoy, puppet = decoy_cardinal(view, 0), view.seats[0].puppets[0]
+            assert decoy != puppet
+            fooled += odds[decoy] > odds[puppet]
+            read += 1
+    assert read >= 10 and fooled >= 0.7 * read, (fooled, read)
+
+
+def test_the_honest_reader_bids_only_what_its_dice_make_true_where_it_can():
+    bids = 0
+    for _, view, legal, choice in _decisions(borgia_honest_reader_policy, 10):
+        if view.phase == Phase.BID:
+            own = own_matching(view.seats[0].dice)
+            if any(type(a) is Bid and own[a.action] >= a.count for a in legal):
+                assert own[choice.action] >= choice.count
+                bids += 1
+    assert bids > 10
+
+
+@pytest.mark.parametrize(("policy", "answer"), [(borgia_always_call_policy, Call), (borgia_always_allow_policy, Allow)])
+def test_always_call_and_always_allow_answer_every_bid_so(policy, answer):
+    answered = 0
+    for _, view, legal, choice in _decisions(policy, 5):
+        if view.phase == Phase.RESPOND and answer() in legal:
+            assert type(choice) is answer
+            answered += 1
+    assert answered > 5
+
+
+def test_the_gauntlet_plays_each_strong_bot_against_each_probe_of_the_game(capsys):
+    assert arena.main(["--gauntlet", "--game", "mortadella", "--bots", "random", "--games", "2", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("mortadella")]
+    assert len(rows) == 1 and "first-legal" in rows[0], out
