@@ -51,6 +51,16 @@ class ApiError(Exception):
         return rpc_status.to_status(status)
 
 
+def invalid(reason: str, message: str, **metadata: object) -> ApiError:
+    """A request that no state of the platform would accept (INVALID_ARGUMENT)."""
+    return ApiError(grpc.StatusCode.INVALID_ARGUMENT, reason, message, retry_after=None, **metadata)
+
+
+def failed(reason: str, message: str, **metadata: object) -> ApiError:
+    """A request that the table's state refuses now (FAILED_PRECONDITION)."""
+    return ApiError(grpc.StatusCode.FAILED_PRECONDITION, reason, message, retry_after=None, **metadata)
+
+
 async def abort(context: grpc.aio.ServicerContext, error: ApiError) -> None:
     await context.abort_with_status(error.to_status())
 

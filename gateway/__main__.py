@@ -36,8 +36,8 @@ from common.server import Server, collect_less, game_proto_files, listen_address
 from common.tasks import celery_app
 from gateway import metrics
 from gateway.bots import BotCatalog
+from gateway.commands import TableCore
 from gateway.config import Settings
-from gateway.core import TableCore
 from gateway.hub import Hub
 from gateway.matchmaking import Matchmaker
 from gateway.matchmaking import Settings as QuickPlay
@@ -165,7 +165,7 @@ async def serve() -> None:
             static=str(web_settings.static_dir) if web_settings.static_dir else None,
         )
 
-    core.task_grace_seconds = settings.task_grace_seconds
+    core.wakeups.grace_seconds = settings.task_grace_seconds
     sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds)
     sweeper.start()
     rating_book.start()

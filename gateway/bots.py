@@ -20,6 +20,29 @@ class BotCatalog:
         registered = registry.load_bots()
         self.specs = {name: spec for name, spec in registered.items() if not allowed or name in allowed}
         self.external = tuple(name for name in allowed if name not in registered)
+        self.thinking: dict[str, float] = {}  # thinking_seconds, by bot string
+
+    def thinking_seconds(self, bot: str) -> float:
+        """A bot's thinking budget per decision: its ``budget_ms`` option (the option's maximum
+        when 0, i.e. a search limited by iterations only); 0 for a bot without one, or one
+        whose worker runs elsewhere."""
+        known = self.thinking.get(bot)
+        if known is not None:
+            return known
+        seconds = 0.0
+        try:
+            spec, options = self.registry.resolve(bot)
+        except self.registry.BotError:
+            spec, options = None, {}
+        for option in spec.options if spec is not None else ():
+            if option.name == "budget_ms":
+                value = options[option.name]
+                budget = value if isinstance(value, int | float) and value > 0 else (option.maximum or 0)
+                seconds = float(budget) / 1000
+        if len(self.thinking) >= 1024:
+            self.thinking.clear()
+        self.thinking[bot] = seconds
+        return seconds
 
     def names(self) -> tuple[str, ...]:
         return (*self.specs, *self.external)

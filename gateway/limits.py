@@ -1,4 +1,5 @@
-"""How many bytes each public call's request may have.
+"""What a client may send: how many bytes each public call's request may have, and the
+bounds on its fields, so that every answer (and log line) stays small.
 
 Every request a client may send is small: the largest is a CreateTable with every option
 at its longest (32 options of 64 + 256 bytes and 7 bot seats of 200, about 11 KB). gRPC's
@@ -11,6 +12,19 @@ own ("CreateTable=16384,SubmitAction=8192").
 """
 
 from collections.abc import Mapping
+
+from common.errors import invalid
+from tavola.gateway.v1 import gateway_pb2 as gw
+
+MAX_ID = 64  # table_id, game_id, option names
+MAX_OPTIONS = 32
+MAX_OPTION_VALUE = 256
+MAX_BOT = 200
+MAX_TIMER_SECONDS = 24 * 3600
+MAX_DISPLAY_NAME = 64
+MAX_REQUEST_ID = 128
+MAX_PAGE_SIZE = 100
+MAX_PAGE_OFFSET = 100_000
 
 # Methods whose requests may be longer than the default: every option of a table.
 DEFAULT_BYTES = 4096
@@ -53,3 +67,25 @@ class RequestLimits:
 
     def __str__(self) -> str:
         return f"default={self.default} " + " ".join(f"{name}={size}" for name, size in sorted(self.methods.items()))
+
+
+def check_table_request(request: gw.CreateTableRequest) -> None:
+    """Bounds on a new table's settings; the rules service checks their meaning."""
+    if len(request.game_id) > MAX_ID:
+        raise invalid("UNKNOWN_GAME", f"a game_id has at most {MAX_ID} characters")
+    if len(request.options) > MAX_OPTIONS:
+        raise invalid("BAD_OPTION", f"at most {MAX_OPTIONS} options")
+    for name, value in request.options.items():
+        if len(name) > MAX_ID or len(value) > MAX_OPTION_VALUE:
+            raise invalid("BAD_OPTION", f"option names have at most {MAX_ID} characters, values {MAX_OPTION_VALUE}")
+    if len(request.bot_seats) > max(request.player_count, 0):
+        raise invalid("BAD_SEAT", "more bot seats than seats")
+    if any(len(bot_seat.bot) > MAX_BOT for bot_seat in request.bot_seats):
+        raise invalid("UNKNOWN_BOT", f"a bot is named in at most {MAX_BOT} characters")
+    if request.rated and request.replay_mode:
+        raise invalid("RATED_REPLAY", "a rated table is never in replay mode: its creator would know every secret")
+    timer = request.decision_timer
+    if not 0 <= timer.seconds <= MAX_TIMER_SECONDS or (
+        timer.seconds > 0 and timer.policy == gw.TIMEOUT_POLICY_UNSPECIFIED
+    ):
+        raise invalid("BAD_TIMER", f"a decision timer needs 0 to {MAX_TIMER_SECONDS} seconds and a policy")

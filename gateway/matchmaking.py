@@ -38,8 +38,9 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
 from common import ratings
-from common.errors import ApiError
-from gateway.core import MAX_ID, MAX_OPTION_VALUE, MAX_OPTIONS, TableCore, failed, invalid
+from common.errors import ApiError, failed, invalid
+from gateway.commands import TableCore
+from gateway.limits import MAX_ID, MAX_OPTION_VALUE, MAX_OPTIONS
 from gateway.players import PlayerStore, text
 from gateway.quotas import CREATE, Client
 from gateway.ratings import Ratings

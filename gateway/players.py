@@ -27,8 +27,10 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
 from common import auth
-from common.errors import ApiError
-from gateway.core import MAX_DISPLAY_NAME, MAX_ID, Commit, TableCore, invalid
+from common.errors import ApiError, invalid
+from gateway.commands import TableCore
+from gateway.commit import Commit
+from gateway.limits import MAX_DISPLAY_NAME, MAX_ID
 from gateway.quotas import PLAYERS, Client
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl

@@ -20,8 +20,9 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
 from common import ratings
-from common.errors import ApiError
-from gateway.core import MAX_ID, TableCore, invalid
+from common.errors import ApiError, invalid
+from gateway.commands import TableCore
+from gateway.limits import MAX_ID
 from gateway.players import PlayerStore, text
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.store.v1 import ratings_pb2, store_pb2
@@ -77,7 +78,7 @@ class Ratings:
         await self._send(table_id)
 
     async def _send(self, table_id: str) -> None:
-        await self.core._enqueue(
+        await self.core.tasks.enqueue(
             ratings.RATING_TASK, table_id, -1, args=[table_id], queue=ratings.RATINGS_QUEUE, priority=0
         )
 

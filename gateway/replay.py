@@ -1,4 +1,5 @@
-"""GetReplay with views: what a seat (or a spectator) saw at every step of a table's log.
+"""GetReplay: a table's log as a seat (or a spectator) saw it, and with views what that
+viewer saw at every step.
 
 The log keeps each event as every viewer saw it and the action beside the entries it
 made, but no view. The views are rebuilt by replaying the game through its rules service:
@@ -8,10 +9,10 @@ command (the entries of one command share one version, so one state). The action
 applied one after the other; the views are asked for alongside, a bounded number at a
 time, so a replay costs one rules call per action and one per view, linear in the log.
 
-Who may read which replay is decided by ``TableCore.replay`` alone (a seat's own replay
-with its token while the game runs, any seat's after the end): this module only adds the
-views to the answer it gives, and checks that the replay ends on the table's stored
-state, through the viewer's view now, before answering.
+Who may read which replay is decided by ``logged`` alone (a seat's own replay with its
+token while the game runs, any seat's after the end): the views are only added to the
+answer it gives, and the replay is checked to end on the table's stored state, through
+the viewer's view now, before answering.
 """
 
 import asyncio
@@ -20,11 +21,11 @@ from dataclasses import dataclass, field
 import grpc
 from google.protobuf import any_pb2
 
-from common.errors import ApiError
-from gateway.core import TableCore
-from gateway.quotas import REPLAYS, Client
+from common.errors import ApiError, invalid
+from gateway.quotas import REPLAYS, Client, Quotas
+from gateway.reads import TableReads
 from gateway.rules import RulesDirectory
-from gateway.store import StoredEntry
+from gateway.store import StoredEntry, TableStore
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import store_pb2
@@ -45,27 +46,35 @@ def mismatch(table_id: str, message: str) -> ApiError:
 
 
 async def replay(
-    core: TableCore, table_id: str, seat: int | None, token: str | None, with_views: bool, client: Client | None
+    reads: TableReads,
+    quotas: Quotas,
+    table_id: str,
+    seat: int | None,
+    token: str | None,
+    with_views: bool,
+    client: Client | None,
 ) -> gw.GetReplayResponse:
-    """``TableCore.replay``'s answer; with ``with_views``, each step also carries the
-    viewer's view at that step's version, and the call counts against ``client``'s quota of
-    replays with views (a rules call per logged action)."""
-    response = await core.replay(table_id, seat, token)
+    """``logged``'s answer; with ``with_views``, each step also carries the viewer's view
+    at that step's version, and the call counts against ``client``'s quota of replays
+    with views (a rules call per logged action)."""
+    response = await logged(reads, table_id, seat, token)
     table = response.table
     if not with_views or table.status == gw.TABLE_STATUS_OPEN:
         return response
-    await core.quotas.charge(REPLAYS, client)
+    await quotas.charge(REPLAYS, client)
     # The log only grows: read again up to the table's last_seq as the replay above saw
     # it, it is the same log, and replays into the state whose view the answer holds.
-    record, _ = await core.load(table_id)
-    entries = [entry for entry in await core.read_whole_log(table_id, table.last_seq) if entry.seq <= table.last_seq]
+    record, _ = await reads.load(table_id)
+    entries = [
+        entry for entry in await read_whole_log(reads.store, table_id, table.last_seq) if entry.seq <= table.last_seq
+    ]
     # Steps committed after the table was read are left out: the next call has them.
     while response.steps and response.steps[-1].seq > table.last_seq:
         response.steps.pop()
     if [step.seq for step in response.steps] != [entry.seq for entry in entries]:
         raise mismatch(table_id, "the table's log changed while it was read")
     async with _replaying:
-        views, status = await ViewReplay(core.rules, table, record.seed, seat).run(entries)
+        views, status = await ViewReplay(reads.rules, table, record.seed, seat).run(entries)
     final = views[-1] if views else None
     if (
         final is None
@@ -79,6 +88,51 @@ async def replay(
         if view is not None:
             step.view.CopyFrom(view)
     return response
+
+
+async def logged(reads: TableReads, table_id: str, seat: int | None, token: str | None) -> gw.GetReplayResponse:
+    """The log as ``seat`` (None: a spectator) saw it, with the actions it may know:
+    its own, and every one once the game is over. While the game runs a seat's replay
+    needs that seat's token."""
+    record, _ = await reads.load(table_id)
+    table = record.table
+    if seat is not None and not 0 <= seat < len(table.seats):
+        raise invalid("BAD_SEAT", f"no seat {seat}")
+    finished = table.status == gw.TABLE_STATUS_FINISHED
+    if seat is not None and not finished:
+        if token is None:
+            raise ApiError(
+                grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING", "a seat's replay needs its token until the end"
+            )
+        if reads.seat_of(record, token) != seat:
+            raise ApiError(
+                grpc.StatusCode.PERMISSION_DENIED, "TOKEN_NOT_FOR_TABLE", "this token does not hold that seat"
+            )
+    response = gw.GetReplayResponse(table=table)
+    for entry in await read_whole_log(reads.store, table_id, table.last_seq):
+        step = response.steps.add(seq=entry.seq)
+        data = entry.for_viewer(seat)
+        if data:
+            step.event.ParseFromString(data)
+        if entry.action:
+            taken = store_pb2.SeatAction.FromString(entry.action)
+            if finished or taken.seat == seat:
+                step.actor = taken.seat
+                step.action.CopyFrom(taken.action)
+    if table.status != gw.TABLE_STATUS_OPEN:
+        view = await reads.rules.call(table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state, seat=seat))
+        response.view.CopyFrom(view.view)
+    return response
+
+
+async def read_whole_log(store: TableStore, table_id: str, last_seq: int) -> list[StoredEntry]:
+    entries: list[StoredEntry] = []
+    while not entries or entries[-1].seq < last_seq:
+        page = await store.read_log(table_id, entries[-1].seq if entries else 0)
+        if not page:
+            break
+        entries += page
+    return entries
 
 
 @dataclass

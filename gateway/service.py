@@ -1,5 +1,5 @@
 """The gRPC servicers: they translate requests and errors, and leave every decision to
-the table-command core (``gateway/core.py``).
+the table core (``gateway/commands.py``) and its reads, streams and replays.
 
 Every method is registered by ``add_to_server``, which hands the handler the request's raw
 bytes: a request that does not decode is INVALID_ARGUMENT (MALFORMED_REQUEST) with one
@@ -22,8 +22,8 @@ from common import auth
 from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError, abort
 from common.logging import bound
 from gateway import metrics
-from gateway.core import MAX_ID, TableCore
-from gateway.limits import RequestLimits
+from gateway.commands import TableCore
+from gateway.limits import MAX_ID, RequestLimits
 from gateway.matchmaking import Matchmaker
 from gateway.players import Players, is_player_token
 from gateway.quotas import client_of
@@ -179,7 +179,7 @@ def add_to_server(servicer, service_name: str, server: grpc.aio.Server, limits: 
         request_class = message_factory.GetMessageClass(method.input_type)
         implementation = getattr(servicer, method.name)
         if method.server_streaming:
-            # Its responses come serialized (TableCore.stream): grpc.aio sends them as they are.
+            # Its responses come serialized (TableStreams.stream): grpc.aio sends them as they are.
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 stream_rpc(implementation, request_class, limits.of(method.name)), response_serializer=None
             )
@@ -215,10 +215,10 @@ class GatewayServicer:
         return gw.CreateTableResponse(table=record.table, host_token=host_token)
 
     async def GetTable(self, request, context):
-        return await self.core.table(request.table_id)
+        return await self.core.reads.table(request.table_id)
 
     async def ListTables(self, request: gw.ListTablesRequest, context) -> gw.ListTablesResponse:
-        return await self.core.list_tables(request.status, request.game_id, request.page_size, request.page_token)
+        return await self.core.reads.list_tables(request.status, request.game_id, request.page_size, request.page_token)
 
     async def TakeSeat(self, request, context):
         wanted = request.seat if request.HasField("seat") else None
@@ -239,7 +239,7 @@ class GatewayServicer:
         return gw.StartTableResponse(table=record.table)
 
     async def GetView(self, request, context):
-        return await self.core.seat_view(request.table_id, require_token(context))
+        return await self.core.reads.seat_view(request.table_id, require_token(context))
 
     async def SubmitAction(self, request: gw.SubmitActionRequest, context) -> gw.SubmitActionResponse:
         token = require_token(context)
@@ -250,23 +250,29 @@ class GatewayServicer:
             )
 
     # The streams write WatchTableResponses and SpectateTableResponses, serialized (see
-    # TableCore.stream), straight to the call.
+    # TableStreams.stream), straight to the call.
 
     async def WatchTable(self, request, context) -> None:
         token = require_token(context)
-        await self.core.stream(
+        await self.core.streams.stream(
             request.table_id, request.after_seq, token, context.write, client_of(context), request.batched
         )
 
     async def SpectateTable(self, request, context) -> None:
-        await self.core.stream(
+        await self.core.streams.stream(
             request.table_id, request.after_seq, None, context.write, client_of(context), request.batched
         )
 
     async def GetReplay(self, request: gw.GetReplayRequest, context) -> gw.GetReplayResponse:
         seat = request.seat if request.HasField("seat") else None
         return await replay(
-            self.core, request.table_id, seat, auth.token_from(context), request.with_views, client_of(context)
+            self.core.reads,
+            self.core.quotas,
+            request.table_id,
+            seat,
+            auth.token_from(context),
+            request.with_views,
+            client_of(context),
         )
 
 

@@ -6,7 +6,7 @@ task: tasks are acknowledged late, but a worker keeps those it holds in its memo
 (bots/app.py: no copy in the broker to hand on after a visibility timeout, which would in
 any case come far too late for a game).
 
-So every wake-up (``TableCore.wake``) first records when the table's task should have
+So every wake-up (``Wakeups.wake``) first records when the table's task should have
 acted by (``due_time``): a bot's by the commit plus the grace (TAVOLA_TASK_GRACE_SECONDS)
 plus twice its thinking budget (a task may wait one budget for a busy pool process, then
 think one), a timer's by its deadline plus the grace. Two jobs, each run by one gateway
@@ -36,8 +36,8 @@ from redis.exceptions import RedisError
 
 from common.tasks import ALL_BOT_PRIORITY, queue_for, queue_key
 from gateway import metrics
-from gateway.core import TableCore
-from gateway.due import due_time, thinking_seconds
+from gateway.commands import TableCore
+from gateway.wakeups import due_time
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 
@@ -93,11 +93,12 @@ class Sweeper:
         if not overdue:
             return 0
         records = await store.load_many([table_id for table_id, _ in overdue])
-        grace = self.core.task_grace_seconds
+        wakeups = self.core.wakeups
+        grace = wakeups.grace_seconds
         backlogs: dict[str, int] = {}
         woken = 0
         for (table_id, seen), record in zip(overdue, records, strict=True):
-            due = None if record is None else due_time(record, grace)
+            due = None if record is None else due_time(record, grace, wakeups.bots.thinking_seconds)
             if record is None or due is None:  # expired, finished, or it waits on no task now
                 await store.forget_due(table_id, seen)
                 continue
@@ -109,7 +110,7 @@ class Sweeper:
                 await store.set_due(table_id, due + queued)
                 continue
             quiet = now - record.table.update_time.ToNanoseconds() / 1e9
-            await self.core.wake(record, not_before=now + min(BACKOFF_CAP, max(grace, quiet)))
+            await self.core.wakeups.wake(record, not_before=now + min(BACKOFF_CAP, max(grace, quiet)))
             woken += 1
         if woken:
             metrics.SWEPT.inc(woken)
@@ -119,7 +120,7 @@ class Sweeper:
     async def _queued_wait(self, record: store_pb2.TableRecord, backlogs: dict[str, int]) -> float:
         """How long the tasks now in the queues of the table's deciding bots may take: those
         of tables with people, and for an all-bot table those of all-bot tables too."""
-        publisher = self.core.publisher
+        publisher = self.core.tasks.publisher
         if publisher is None:  # a broker read only through Celery: no backlog known
             return 0.0
         table = record.table
@@ -133,10 +134,10 @@ class Sweeper:
             lists = [queue_key(queue)] if people else [queue_key(queue), queue_key(queue, ALL_BOT_PRIORITY)]
             for name in lists:
                 if name not in backlogs:
-                    backlogs[name] = int(await publisher.redis.llen(f"{publisher.key_prefix}{name}"))
+                    backlogs[name] = await publisher.queued(name)
             people_tasks = backlogs[lists[0]]
             bot_tasks = backlogs[lists[1]] if len(lists) > 1 else 0
-            each = thinking_seconds(info.bot)
+            each = self.core.bots.thinking_seconds(info.bot)
             wait = max(
                 wait,
                 people_tasks * (QUEUED_TASK_SECONDS + each) + bot_tasks * (QUEUED_CONTINUING_TASK_SECONDS + each),
@@ -159,7 +160,7 @@ class Sweeper:
             if record is None or record.table.status != gw.TABLE_STATUS_IN_PROGRESS:
                 await store.index(table_id, None, 0)  # expired or finished: no longer played
             elif due is None and record.table.update_time.ToNanoseconds() / 1e9 < quiet_before:
-                await self.core.wake(record)
+                await self.core.wakeups.wake(record)
                 woken += 1
         if woken:
             metrics.SWEPT.inc(woken)

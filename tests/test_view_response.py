@@ -1,4 +1,4 @@
-"""gateway/core.py's ``view_response``: the GetViewResponse it writes from the rules
+"""gateway/reads.py's ``view_response``: the GetViewResponse it writes from the rules
 service's view, its parts copied as bytes, is the message built field by field (its bytes too), for every
 game's seats (deciding or not) and its spectator, over random playouts."""
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from gateway.core import view_response
+from gateway.reads import view_response
 from services.registry import game_ids, get_game, player_counts
 from services.rules_server import RulesServicer
 from tavola.gateway.v1 import gateway_pb2 as gw

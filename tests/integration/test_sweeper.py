@@ -11,7 +11,8 @@ import pytest
 import redis
 
 from deploy.stack import NO_QUOTAS, Stack
-from gateway.due import due_time, thinking_seconds
+from gateway.bots import BotCatalog
+from gateway.wakeups import due_time
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
 from tavola.store.v1 import store_pb2
@@ -129,6 +130,7 @@ def test_the_walk_wakes_a_quiet_table_that_lost_its_due_time(swept, stub):
 
 
 def test_due_times_cover_a_bot_s_thinking_and_a_timer_s_deadline():
+    thinking_seconds = BotCatalog().thinking_seconds
     assert thinking_seconds("random") == 0
     assert thinking_seconds("ismcts") == 0.2  # the default budget
     assert thinking_seconds("ismcts:budget_ms=60000") == 60
@@ -141,12 +143,12 @@ def test_due_times_cover_a_bot_s_thinking_and_a_timer_s_deadline():
     table.seats.add(kind=gw.SEAT_KIND_BOT, bot="ismcts:budget_ms=3000")
     table.seats.add(kind=gw.SEAT_KIND_HUMAN)
     table.deciding_seats.append(0)
-    assert due_time(record, 5) == 1000 + 5 + 2 * 3
+    assert due_time(record, 5, thinking_seconds) == 1000 + 5 + 2 * 3
     table.deciding_seats[:] = [1]
-    assert due_time(record, 5) is None  # an untimed human: no task to wait on
+    assert due_time(record, 5, thinking_seconds) is None  # an untimed human: no task to wait on
     table.decision_deadline.FromSeconds(1300)
-    assert due_time(record, 5) == 1305
+    assert due_time(record, 5, thinking_seconds) == 1305
     table.deciding_seats[:] = [0, 1]
-    assert due_time(record, 5) == 1011
+    assert due_time(record, 5, thinking_seconds) == 1011
     table.status = gw.TABLE_STATUS_FINISHED
-    assert due_time(record, 5) is None
+    assert due_time(record, 5, thinking_seconds) is None

@@ -1,0 +1,459 @@
+"""The table commands: every change to a table, whoever asks for it.
+
+It holds no game knowledge: game state, actions, views and events stay opaque ``Any``
+messages that only the rules service reads. Every command follows one path in
+``TableCore.transact``: load the record (one Redis trip, with the stored response of the
+request id when there is one), authorise, check status and version, ask the rules
+service, then commit with one compare-and-set on the version (``gateway/commit.py``).
+When another command got there first nothing is written and the loop starts again from a
+fresh load, so a retried request finds its stored response before any version check.
+After a commit the table is filed by its status and who must act is woken
+(``gateway/wakeups.py``).
+
+``TableCore`` also holds the gateway's other rooms, built over the same store and rules
+services: the reads (``gateway/reads.py``), the streams (``gateway/streams.py``) and the
+wake-ups. The gRPC servicers (``gateway/service.py``), the timer service and the sweeper
+are thin callers of their public methods.
+"""
+
+import hashlib
+import hmac
+import random
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+
+import grpc
+import structlog
+from google.protobuf import any_pb2
+
+from common import auth
+from common.errors import RETRY_CONTENTION_SECONDS, ApiError, failed, invalid
+from common.logging import bound
+from gateway import metrics
+from gateway.bots import BotCatalog
+from gateway.commit import (
+    Change,
+    Commit,
+    Idempotency,
+    NothingToDo,
+    Replay,
+    compact_response,
+    now,
+    replayed,
+    set_deadline,
+)
+from gateway.hub import Hub
+from gateway.limits import MAX_DISPLAY_NAME, MAX_REQUEST_ID, check_table_request
+from gateway.publisher import Tasks
+from gateway.quotas import CREATE, SEATS, Client, Limits, Quotas
+from gateway.reads import INDEX_OF_STATUS, TableReads
+from gateway.rules import RulesDirectory
+from gateway.store import (
+    RequestKey,
+    RequestUsed,
+    StoredEntry,
+    TableMissing,
+    TableStore,
+    VersionConflict,
+    nanos,
+)
+from gateway.streams import TableStreams
+from gateway.verify import commitment
+from gateway.wakeups import Wakeups, next_of_same_bot
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.rules.v1 import rules_pb2
+from tavola.store.v1 import store_pb2
+
+log = structlog.get_logger()
+
+MAX_RETRIES = 8
+
+
+def draw_seed(request: gw.CreateTableRequest) -> int:
+    """The table's seed: the client's only in replay mode; otherwise drawn from the OS's
+    CSPRNG, and a client's seed is mixed with 256 bits of it, so it predicts nothing."""
+    if request.replay_mode:
+        if not request.HasField("seed"):
+            raise invalid("SEED_REQUIRED", "replay mode plays a seed given by the creator")
+        return request.seed
+    entropy = secrets.token_bytes(32) + (request.seed.to_bytes(8, "big") if request.HasField("seed") else b"")
+    return int.from_bytes(hashlib.sha256(entropy).digest()[:8], "big") >> 1
+
+
+class TableCore:
+    def __init__(
+        self,
+        store: TableStore,
+        hub: Hub,
+        rules: RulesDirectory,
+        bots: BotCatalog,
+        bot_secret: str,
+        celery_app,
+        quotas: Quotas | None = None,
+    ):
+        self.store = store
+        self.hub = hub
+        self.rules = rules
+        self.bots = bots
+        self.bot_secret = bot_secret
+        # Unless given, quotas that limit nothing.
+        self.quotas = quotas or Quotas(store.redis, store.prefix, Limits(0, 0, 0, 0, 0))
+        self.reads = TableReads(store, rules)
+        self.tasks = Tasks(celery_app)
+        self.wakeups = Wakeups(store, rules, self.tasks, bots)
+        self.streams = TableStreams(self.reads, hub, self.quotas)
+        # Called with the record of a rated table that has just finished (gateway/ratings.py).
+        self.on_rated_finish: Callable[[store_pb2.TableRecord], Awaitable[None]] | None = None
+
+    def bot_seat_digest(self, bot: str, table_id: str, seat: int) -> bytes:
+        """SHA-256 of a bot seat's token, derived from that bot's own key."""
+        return auth.digest(auth.bot_token(auth.bot_key(self.bot_secret, bot), table_id, seat))
+
+    # -- the one commit path ---------------------------------------------------------------
+
+    async def transact(
+        self, table_id: str, change: Change, idempotency: Idempotency | None = None, recent: bool = False
+    ) -> tuple[store_pb2.TableRecord, object]:
+        """Load, change, commit with a compare-and-set; from a fresh load when another
+        command won. Returns the committed record and what ``change`` returned (stored
+        under the request id when it is a StoredResponse).
+
+        ``recent``: first try from the record this gateway last loaded or committed for the
+        table (TableStore.recent), without a load. The compare-and-set tells whether it was
+        still the table's, and the commit script refuses a used request id whatever the
+        record; should it be outdated, or the change fail on it (a seat that no longer
+        decides, a token since revoked), the command starts again from a load, so it
+        answers as it would have from one."""
+        key = idempotency.key if idempotency else None
+        attempts = 0
+        while attempts < MAX_RETRIES:
+            known = self.store.recent(table_id) if recent else None
+            recent = False  # once at most
+            from_recent = known is not None
+            if known is not None:
+                record, stored = known, None
+            else:
+                attempts += 1
+                record, stored = await self.reads.load(table_id, key)
+            expected = record.table.version
+            commit = Commit(record)
+            try:
+                result = await change(record, commit, stored)
+            except Exception:
+                if from_recent:
+                    continue
+                raise
+            to_store = result if key and isinstance(result, store_pb2.StoredResponse) else None
+            record = commit.finish()
+            written: list[StoredEntry] | None = [] if self.hub.watching(self.store.channel(table_id)) else None
+            try:
+                commit.due_written = await self.store.commit(
+                    record, expected, commit.entries, key, to_store, self.wakeups.due_of(record), written
+                )
+            except VersionConflict:
+                continue
+            except TableMissing:
+                if from_recent:
+                    continue
+                raise
+            except RequestUsed as used:
+                assert idempotency is not None
+                idempotency.check(used.stored)
+                current, _ = await self.reads.load(table_id)
+                raise Replay(await replayed(self.store, current, used.stored)) from None
+            if written:  # watched here: its watchers get the entries now, with no read
+                self.hub.deliver(self.store.channel(table_id), written)
+            await self._after_commit(commit)
+            return record, result
+        raise ApiError(
+            grpc.StatusCode.ABORTED,
+            "CONTENTION",
+            "the table changed too often; retry",
+            retry_after=RETRY_CONTENTION_SECONDS,
+            table_id=table_id,
+        )
+
+    async def _after_commit(self, commit: Commit) -> None:
+        """Files a table whose status changed in its index, then wakes who must act."""
+        table = commit.record.table
+        metrics.count_commit(commit.record.table, commit.status_before, commit.entries)
+        if commit.status_changed:
+            await self._index(table.table_id, INDEX_OF_STATUS.get(table.status))
+        commit.kept_view = await self.wakeups.wake(
+            commit.record, views=commit.views, keep=commit.keep_seat, due_written=commit.due_written
+        )
+        if commit.views and table.status == gw.TABLE_STATUS_IN_PROGRESS:
+            self.reads.keep_views(table, commit.views)
+        if commit.status_changed and table.status == gw.TABLE_STATUS_FINISHED and table.rated and self.on_rated_finish:
+            await self.on_rated_finish(commit.record)
+
+    async def _index(self, table_id: str, status: str | None) -> None:
+        try:
+            await self.store.index(table_id, status, time.time())
+        except Exception:  # only the indexes: the commit stands
+            log.warning("index_update_failed", table_id=table_id, exc_info=True)
+
+    # -- commands -----------------------------------------------------------------------------
+
+    async def create_table(
+        self, request: gw.CreateTableRequest, client: Client | None = None
+    ) -> tuple[store_pb2.TableRecord, str]:
+        """A new table and its host token; ``client`` (gateway/quotas.py) is charged first."""
+        await self.quotas.charge(CREATE, client)
+        check_table_request(request)
+        seed = draw_seed(request)
+        # NewGame validates player count and options, and fills in the defaults.
+        check = await self.rules.call(
+            request.game_id,
+            "NewGame",
+            rules_pb2.NewGameRequest(player_count=request.player_count, options=dict(request.options), seed=seed),
+        )
+        bot_of: dict[int, str] = {}
+        for bot_seat in request.bot_seats:
+            if not 0 <= bot_seat.seat < request.player_count or bot_seat.seat in bot_of:
+                raise invalid("BAD_SEAT", f"bot seat {bot_seat.seat} is not a free seat")
+            bot_of[bot_seat.seat] = self.bots.check(request.game_id, bot_seat.bot)
+        timer = request.decision_timer
+        table_id = secrets.token_hex(8)
+        salt = secrets.token_bytes(16)
+        host_token = auth.new_token()
+        table = gw.Table(
+            table_id=table_id,
+            game_id=request.game_id,
+            player_count=request.player_count,
+            options=dict(check.options),
+            status=gw.TABLE_STATUS_OPEN,
+            create_time=now(),
+            decision_timer=timer,
+            replay_mode=request.replay_mode,
+            seed_commitment=commitment(seed, salt),
+            rated=request.rated,
+        )
+        record = store_pb2.TableRecord(
+            table=table,
+            seed=seed,
+            seed_salt=salt,
+            host_token_sha256=auth.digest(host_token),
+            auto_start=request.auto_start,
+        )
+        for seat in range(request.player_count):
+            bot = bot_of.get(seat)
+            if bot is None:
+                record.table.seats.add(seat=seat, kind=gw.SEAT_KIND_HUMAN)
+                record.seat_token_sha256.append(b"")
+            else:
+                name = f"{bot} bot"
+                record.table.seats.add(seat=seat, kind=gw.SEAT_KIND_BOT, bot=bot, taken=True, display_name=name)
+                record.seat_token_sha256.append(self.bot_seat_digest(bot, table_id, seat))
+        commit = Commit(record)
+        for seat, bot in sorted(bot_of.items()):
+            commit.public(seat_taken=gw.SeatTaken(seat=seat, kind=gw.SEAT_KIND_BOT, display_name=f"{bot} bot"))
+        if request.auto_start and len(bot_of) == request.player_count:
+            await commit.start_game(self.rules, dealt=check)
+        # Version 0: a new key, no race.
+        commit.due_written = await self.store.commit(
+            commit.finish(), 0, commit.entries, due=self.wakeups.due_of(record)
+        )
+        await self._after_commit(commit)
+        with bound(table_id=table_id):
+            log.info(
+                "table_created",
+                game=request.game_id,
+                players=request.player_count,
+                bots=len(bot_of),
+                replay_mode=request.replay_mode,
+            )
+        return record, host_token
+
+    async def take_seat(
+        self,
+        table_id: str,
+        seat_wanted: int | None,
+        display_name: str,
+        client: Client | None = None,
+        player_id: str = "",
+    ) -> tuple[int, str, store_pb2.TableRecord]:
+        """Seat ``seat_wanted`` (None: the first free one); returns the seat, its token and the
+        table. ``player_id``: the seat is that player's (gateway/players.py), else a guest's."""
+        await self.quotas.charge(SEATS, client)
+        if len(display_name) > MAX_DISPLAY_NAME:
+            raise invalid("BAD_DISPLAY_NAME", f"at most {MAX_DISPLAY_NAME} characters")
+        token = auth.new_token()
+        taken: list[int] = []
+
+        async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
+            self.reads.require_status(record, gw.TABLE_STATUS_OPEN)
+            seats = record.table.seats
+            if record.table.rated and not player_id:
+                raise ApiError(
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    "PLAYER_REQUIRED",
+                    "a rated table seats players: send a player token",
+                )
+            if player_id and any(s.player_id == player_id for s in seats):
+                raise failed("ALREADY_SEATED", "this player already holds a seat at this table")
+            if seat_wanted is not None:
+                if not 0 <= seat_wanted < len(seats):
+                    raise invalid("BAD_SEAT", f"no seat {seat_wanted}")
+                seat = seats[seat_wanted]
+                if seat.kind == gw.SEAT_KIND_BOT:
+                    raise failed("SEAT_IS_BOT", "a bot plays that seat")
+                if seat.taken:
+                    raise failed("SEAT_TAKEN", "that seat is taken")
+            else:
+                free = next((s for s in seats if not s.taken), None)
+                if free is None:
+                    raise failed("TABLE_FULL", "every seat is taken")
+                seat = free
+            seat.taken = True
+            seat.display_name = display_name or f"player {seat.seat}"
+            seat.player_id = player_id
+            record.seat_token_sha256[seat.seat] = auth.digest(token)
+            commit.public(
+                seat_taken=gw.SeatTaken(seat=seat.seat, kind=gw.SEAT_KIND_HUMAN, display_name=seat.display_name)
+            )
+            taken[:] = [seat.seat]
+            if record.auto_start and all(s.taken for s in seats):
+                await commit.start_game(self.rules)
+
+        record, _ = await self.transact(table_id, change)
+        with bound(table_id=table_id, seat=taken[0]):
+            log.info("seat_taken")
+        return taken[0], token, record
+
+    async def start_table(self, table_id: str, token: str) -> store_pb2.TableRecord:
+        """The host or a seated player starts a table whose seats are all taken."""
+
+        async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
+            if not hmac.compare_digest(record.host_token_sha256, auth.digest(token)):
+                self.reads.authorise_seat(record, token)
+            self.reads.require_status(record, gw.TABLE_STATUS_OPEN)
+            if not all(seat.taken for seat in record.table.seats):
+                raise failed("SEATS_OPEN", "every seat must be taken first")
+            await commit.start_game(self.rules)
+
+        record, _ = await self.transact(table_id, change)
+        with bound(table_id=table_id):
+            log.info("table_started")
+        return record
+
+    async def submit(
+        self,
+        table_id: str,
+        token: str,
+        action: any_pb2.Any,
+        expected_version: int | None,
+        request_id: str,
+        continue_as_bot: bool = False,
+    ) -> gw.SubmitActionResponse:
+        """One seat's action. The same request id with the same action answers the first
+        response, whatever ``expected_version`` says and however many copies race.
+
+        ``continue_as_bot``: the caller, a bot seat's worker, would play the next decision of
+        a seat of the same bot: when the action leaves one to decide, its view is answered
+        in ``next_decision`` and no task is sent for it (a bot worker thus plays several
+        decisions a task, without a trip through the broker each). Its due time is set as
+        for a task: should the worker not play it, the due sweep sends it."""
+        if len(request_id) > MAX_REQUEST_ID:
+            raise invalid("BAD_REQUEST_ID", f"at most {MAX_REQUEST_ID} characters")
+        if not action.type_url:
+            raise invalid("ACTION_REQUIRED", "action is required")
+        idempotency = None
+        if request_id:  # request ids are scoped to the caller's token
+            idempotency = Idempotency(key=RequestKey.of(auth.digest(token), request_id))
+        applied_label: list[str] = []
+        seat_of: list[int] = []
+        commits: list[Commit] = []
+
+        response = gw.SubmitActionResponse()
+
+        async def change(record: store_pb2.TableRecord, commit: Commit, stored) -> store_pb2.StoredResponse | None:
+            seat = self.reads.authorise_seat(record, token)
+            command = hashlib.sha256(f"{seat}:".encode() + action.SerializeToString()).digest()
+            if idempotency is not None:
+                idempotency.command_sha256 = command
+                if stored is not None:
+                    idempotency.check(stored)
+                    raise Replay(await replayed(self.store, record, stored))
+            self.reads.require_status(record, gw.TABLE_STATUS_IN_PROGRESS)
+            if expected_version is not None and expected_version != record.table.version:
+                raise ApiError(
+                    grpc.StatusCode.ABORTED,
+                    "VERSION_MISMATCH",
+                    f"the table is at version {record.table.version}, not {expected_version}",
+                    expected_version=expected_version,
+                    current_version=record.table.version,
+                    seat=seat,
+                )
+            applied = await commit.apply(self.rules, seat, action)
+            applied_label[:] = [applied.action_label]
+            seat_of[:] = [seat]
+            commits[:] = [commit]
+            if continue_as_bot:
+                commit.keep_seat = next_of_same_bot(record, seat)
+            commit.finish()
+            response.Clear()  # a change that runs again (from a load) answers afresh
+            response.table.CopyFrom(record.table)
+            commit.seen_by(seat, response.events)
+            if idempotency is None:
+                return None
+            return compact_response(command, seat, record.table, len(commit.entries))
+
+        try:
+            record, _ = await self.transact(table_id, change, idempotency, recent=True)
+        except Replay as replay:
+            return replay.response
+        # Debug only: an info line per action was a noticeable share of the gateway's CPU.
+        log.debug("action_applied", seat=seat_of[0], label=applied_label[0], version=record.table.version)
+        if commits and commits[0].kept_view is not None:
+            response.next_decision.MergeFromString(commits[0].kept_view)
+        return response
+
+    async def expire_decision(
+        self, table_id: str, seat: int, version: int, token: str
+    ) -> tuple[bool, store_pb2.TableRecord]:
+        """Applies the table's timeout policy to an overdue decision of a human seat; does
+        nothing if the seat decided in time or its deadline has not passed."""
+        if not hmac.compare_digest(token, auth.timer_token(self.bot_secret, table_id)):
+            raise ApiError(
+                grpc.StatusCode.PERMISSION_DENIED, "NOT_A_TIMER", "only the platform's timers expire decisions"
+            )
+
+        async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
+            table = record.table
+            overdue = (
+                table.status == gw.TABLE_STATUS_IN_PROGRESS
+                and table.version == version
+                and seat in table.deciding_seats
+                and table.seats[seat].kind == gw.SEAT_KIND_HUMAN
+                and table.decision_timer.seconds > 0
+                and table.HasField("decision_deadline")
+                and nanos(table.decision_deadline) <= time.time_ns()
+            )
+            if not overdue:
+                raise NothingToDo
+            policy = table.decision_timer.policy
+            entry = commit.public(decision_expired=gw.DecisionExpired(seat=seat, policy=policy))
+            if policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT:
+                entry.revoked_seat = seat
+                table.seats[seat].kind = gw.SEAT_KIND_BOT
+                table.seats[seat].bot = "random"
+                record.seat_token_sha256[seat] = self.bot_seat_digest("random", table.table_id, seat)
+                set_deadline(record)
+                return
+            legal = await self.rules.call(
+                table.game_id, "ListLegalActions", rules_pb2.ListLegalActionsRequest(state=record.state, seat=seat)
+            )
+            chooser = random.Random(f"{table.table_id}:{seat}:{table.version}")
+            await commit.apply(self.rules, seat, chooser.choice(list(legal.legal_actions)).action)
+
+        try:
+            record, _ = await self.transact(table_id, change)
+            expired = True
+        except NothingToDo:
+            record, _ = await self.reads.load(table_id)
+            expired = False
+        with bound(table_id=table_id, seat=seat):
+            log.info("decision_timer", expired=expired, version=version)
+        return expired, record

@@ -1,0 +1,149 @@
+"""Reading tables: a table's record and whose token holds which seat, where every
+command and read starts, and the reads clients make: GetTable, GetView, ListTables.
+
+A command that leaves people to decide brings their views from the rules service; they
+are kept here (``keep_views``) for the GetView each of them is about to ask.
+"""
+
+import hmac
+
+import grpc
+
+from common import auth
+from common.errors import ApiError, failed, invalid
+from gateway.limits import MAX_ID, MAX_PAGE_OFFSET, MAX_PAGE_SIZE
+from gateway.rules import RulesDirectory
+from gateway.store import RequestKey, TableMissing, TableStore
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.rules.v1 import rules_pb2
+from tavola.store.v1 import store_pb2
+
+# Views of seated people kept for their next GetView (see TableReads.keep_views).
+KEPT_VIEWS = 4096
+INDEX_OF_STATUS = {gw.TABLE_STATUS_OPEN: "open", gw.TABLE_STATUS_IN_PROGRESS: "in-progress"}
+
+
+def view_response(table: gw.Table, seat: int, view: rules_pb2.GetViewResponse, must_decide: bool) -> bytes:
+    """A seat's GetViewResponse, serialized, from the rules service's view of it. Its parts
+    go across as bytes (store.proto's wire messages): copied message by message, a view's
+    legal actions cost more than the rest of a GetView's own work; and it stays bytes all
+    the way to the client (GetView's answer, a bot's task, a continuing bot's next decision)."""
+    parts = store_pb2.RulesViewWire.FromString(view.SerializeToString())
+    wire = store_pb2.GetViewResponseWire(
+        table=table.SerializeToString(),
+        seat=seat,
+        view=parts.view,
+        must_decide=must_decide,
+        legal_actions=parts.legal_actions,
+    )
+    return wire.SerializeToString()
+
+
+class TableReads:
+    def __init__(self, store: TableStore, rules: RulesDirectory):
+        self.store = store
+        self.rules = rules
+        # Views of people who must decide, by (table, version, seat): see keep_views.
+        self.kept_views: dict[tuple[str, int, int], rules_pb2.GetViewResponse] = {}
+
+    async def load(
+        self, table_id: str, request_key: RequestKey | None = None
+    ) -> tuple[store_pb2.TableRecord, store_pb2.StoredResponse | None]:
+        """The table's record and the stored response of ``request_key`` (or None)."""
+        if not table_id:
+            raise invalid("TABLE_ID_REQUIRED", "table_id is required")
+        if len(table_id) > MAX_ID:
+            raise invalid("BAD_TABLE_ID", f"a table_id has at most {MAX_ID} characters")
+        try:
+            return await self.store.load(table_id, request_key)
+        except TableMissing:
+            raise ApiError(grpc.StatusCode.NOT_FOUND, "TABLE_NOT_FOUND", f"no table {table_id!r}") from None
+
+    @staticmethod
+    def seat_of(record: store_pb2.TableRecord, token: str) -> int | None:
+        digest = auth.digest(token)
+        for seat, stored in enumerate(record.seat_token_sha256):
+            if stored and hmac.compare_digest(stored, digest):
+                return seat
+        return None
+
+    def authorise_seat(self, record: store_pb2.TableRecord, token: str) -> int:
+        seat = self.seat_of(record, token)
+        if seat is None:
+            raise ApiError(
+                grpc.StatusCode.PERMISSION_DENIED, "TOKEN_NOT_FOR_TABLE", "this token holds no seat at this table"
+            )
+        return seat
+
+    @staticmethod
+    def require_status(record: store_pb2.TableRecord, wanted: int) -> None:
+        status = record.table.status
+        if status == wanted:
+            return
+        reasons = {
+            gw.TABLE_STATUS_OPEN: ("TABLE_NOT_STARTED", "the table has not started"),
+            gw.TABLE_STATUS_IN_PROGRESS: ("TABLE_IN_PROGRESS", "the table has already started"),
+            gw.TABLE_STATUS_FINISHED: ("TABLE_FINISHED", "the game is over"),
+        }
+        reason, message = reasons[status]
+        raise failed(reason, message, table_id=record.table.table_id)
+
+    def keep_views(self, table: gw.Table, views: dict[int, rules_pb2.GetViewResponse]) -> None:
+        """Keeps the views of the people who must decide at the table's new version, which
+        the rules service sent with the applied action, for their next GetView."""
+        kept = self.kept_views
+        for seat, view in views.items():
+            if table.seats[seat].kind == gw.SEAT_KIND_HUMAN:
+                while len(kept) >= KEPT_VIEWS:
+                    del kept[next(iter(kept))]  # the oldest
+                kept[(table.table_id, table.version, seat)] = view
+
+    async def seat_view(self, table_id: str, token: str) -> bytes:
+        """The token's seat's GetViewResponse, serialized (grpc sends it as it is)."""
+        record, _ = await self.load(table_id)
+        seat = self.authorise_seat(record, token)
+        if record.table.status == gw.TABLE_STATUS_OPEN:
+            self.require_status(record, gw.TABLE_STATUS_IN_PROGRESS)
+        # The seat's view at this very version, if the command that made it brought it (the
+        # version names the state: every commit changes it, through one compare-and-set).
+        view = self.kept_views.pop((table_id, record.table.version, seat), None)
+        if view is None:
+            view = await self.rules.call(
+                record.table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state, seat=seat)
+            )
+        else:
+            self.kept_views[(table_id, record.table.version, seat)] = view  # asked again: still this version's
+        return view_response(record.table, seat, view, must_decide=seat in record.table.deciding_seats)
+
+    async def table(self, table_id: str) -> gw.GetTableResponse:
+        record, _ = await self.load(table_id)
+        response = gw.GetTableResponse(table=record.table)
+        if record.table.status != gw.TABLE_STATUS_OPEN:
+            view = await self.rules.call(record.table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state))
+            response.spectator_view.CopyFrom(view.view)
+        return response
+
+    async def list_tables(
+        self, status: gw.TableStatus, game_id: str, page_size: int, page_token: str
+    ) -> gw.ListTablesResponse:
+        status = status or gw.TABLE_STATUS_OPEN
+        index = INDEX_OF_STATUS.get(status)
+        if index is None:
+            raise invalid("BAD_STATUS", "list open or in-progress tables")
+        if len(game_id) > MAX_ID:
+            raise invalid("UNKNOWN_GAME", f"a game_id has at most {MAX_ID} characters")
+        size = min(page_size or 20, MAX_PAGE_SIZE)
+        token_ok = not page_token or (page_token.isascii() and page_token.isdigit() and len(page_token) <= 6)
+        if size < 0 or not token_ok or int(page_token or 0) > MAX_PAGE_OFFSET:
+            raise invalid("BAD_PAGE", "page_size >= 0 and a page_token from a response")
+        offset = int(page_token or 0)
+        table_ids = await self.store.listed(index, offset, size)
+        response = gw.ListTablesResponse()
+        for table_id, record in zip(table_ids, await self.store.load_many(table_ids), strict=True):
+            if record is None:  # expired since it was filed
+                await self.store.index(table_id, None, 0)
+            elif record.table.status == status and game_id in ("", record.table.game_id):
+                response.tables.append(record.table)
+        if len(table_ids) == size:
+            response.next_page_token = str(offset + size)
+        return response
