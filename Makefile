@@ -41,7 +41,46 @@ gen/.stamp: $(PROTOS) $(STAMP)
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch gen/.stamp
 
-proto: gen/.stamp ## regenerate the gRPC code in gen/ from proto/
+proto: gen/.stamp web-proto ## regenerate the gRPC code in gen/ and the web client's types from proto/
+
+# The web client (clients/web): npm packages from its package-lock.json, TypeScript types
+# from proto/ (protoc-gen-es through buf, into src/gen, not committed) and the bundle
+# built by Vite into dist/, which the gateway's web port serves. Without node and npm it
+# says so and builds nothing (the browser tests then skip).
+WEB := clients/web
+WEB_SOURCES := $(shell find $(WEB)/src -name '*.ts' -not -path '*/gen/*' 2>/dev/null) $(WEB)/src/style.css $(WEB)/index.html
+HAVE_NPM := $(shell command -v npm >/dev/null && command -v node >/dev/null && echo yes)
+.PHONY: web web-proto browser
+
+ifeq ($(HAVE_NPM),yes)
+$(WEB)/node_modules/.installed: $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(WEB)/src/gen/.stamp: $(PROTOS) $(WEB)/buf.gen.yaml $(WEB)/node_modules/.installed $(STAMP)
+	rm -rf $(WEB)/src/gen
+	cd $(WEB) && ../../$(VENV)/bin/buf generate ../../proto --template buf.gen.yaml --exclude-path ../../proto/tavola/store
+	touch $@
+
+$(WEB)/dist/index.html: $(WEB)/src/gen/.stamp $(WEB_SOURCES) $(WEB)/vite.config.ts $(WEB)/tsconfig.json
+	cd $(WEB) && npx tsc --noEmit && npx vite build --logLevel warn
+
+web-proto: $(WEB)/src/gen/.stamp
+web: $(WEB)/dist/index.html ## build the web client (clients/web/dist, served on the gateway's web port)
+else
+web-proto web:
+	@echo "node and npm are not installed: the web client ($(WEB)) is not built"
+endif
+
+# Headless Chromium for the browser tests (tests/web): Debian's package, installed when
+# missing and apt-get may run; otherwise the tests say why they skip.
+browser: ## install Debian's chromium for the browser tests when missing
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+		echo "installing Debian's chromium for the browser tests"; \
+		(apt-get install -y -q chromium >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; }) \
+			|| echo "chromium could not be installed: the browser tests will skip"; \
+	else echo "no /usr/bin/chromium and no apt-get as root: the browser tests will skip"; fi
 
 # Every source directory is type-checked (config in pyproject.toml), with zero errors.
 MYPY_PATHS ?= bench bots clients common deploy gateway services
@@ -55,7 +94,7 @@ lint: setup ## buf lint, ruff check, ruff format --check, mypy
 # The whole suite: engine rules and property tests, and integration tests against a real
 # Redis, real gRPC servers on free ports and a real Celery worker, on two processes
 # (pyproject.toml's addopts: one runs the integration tests in order, both the rest).
-test: setup ## set up and run the whole suite
+test: setup web browser ## set up and run the whole suite
 	$(PY) -m pytest
 
 # The deploy files that name games or bots (compose, Prometheus, Kubernetes games.yaml,
@@ -68,7 +107,7 @@ demo: setup ## set up, start the platform, play bot tables of every game (TABLES
 	$(PY) -m deploy.demo $(if $(TABLES),--tables $(TABLES))
 
 # GATEWAYS=n and RULES_REPLICAS=n start several of each behind one balanced address.
-run: setup ## the platform in the foreground, gateway on 127.0.0.1:50051 (GATEWAYS=n RULES_REPLICAS=n)
+run: setup web ## the platform in the foreground, gateway on 127.0.0.1:50051 (GATEWAYS=n RULES_REPLICAS=n)
 	GATEWAYS=$(or $(GATEWAYS),1) RULES_REPLICAS=$(or $(RULES_REPLICAS),1) $(PY) -m deploy.run
 
 # A game in the terminal against bots, through the gateway at TAVOLA_GATEWAY (or

@@ -44,6 +44,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
     class IntegrationTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith("tests/web/"):
+                return "web"  # the browser tests share one stack and one browser
             return "integration" if nodeid.startswith("tests/integration/") else nodeid
 
     return IntegrationTogether(config, log)

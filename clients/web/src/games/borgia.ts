@@ -1,0 +1,275 @@
+// House of Borgia: the ladder of cardinals with their influence, the bid, every seat's
+// dice (your own faces, the others' as counts until a call reveals them), rumors, what
+// each seat performed, and at the end the puppets, bonuses and eliminations.
+import type { Message } from "@bufbuild/protobuf";
+import { h, words } from "../dom";
+import {
+  ActionKind,
+  Cardinal,
+  Face,
+  Phase,
+  type Action,
+  type Bid,
+  type Event,
+  type FinalResult,
+  type View,
+} from "../gen/tavola/borgia/v1/borgia_pb";
+import type { Ctx, GameRenderer } from "./api";
+
+const cardinal = (value: Cardinal) => words(Cardinal[value]);
+const face = (value: Face) => words(Face[value]);
+const kind = (value: ActionKind) => words(ActionKind[value]);
+const bidText = (bid: Bid) => `${bid.count} × ${kind(bid.action)}`;
+
+function dice(faces: Face[]): HTMLElement {
+  return h(
+    "span",
+    { class: "dice" },
+    faces.map((value) => h("span", { class: `die face-${Face[value].toLowerCase()}` }, face(value))),
+  );
+}
+
+function hiddenDice(count: number): HTMLElement {
+  return h(
+    "span",
+    { class: "dice", title: "hidden from you" },
+    Array.from({ length: count }, () => h("span", { class: "die hidden" }, "?")),
+  );
+}
+
+/** The seat whose bid stands: the view names it when the gateway does, else the last bid seen. */
+function bidder(view: View, ctx: Ctx): number | undefined {
+  const named = (view as unknown as { bidderSeat?: number }).bidderSeat;
+  if (typeof named === "number") return named;
+  for (let i = ctx.events.length - 1; i >= 0; i--) {
+    const event = ctx.events[i] as Event;
+    if (event.kind?.case === "bidMade") return event.kind.value.seat;
+    if (event.kind?.case === "roundStarted") return undefined;
+  }
+  return undefined;
+}
+
+function performedText(action: Action): string {
+  const kindCase = action.kind;
+  switch (kindCase.case) {
+    case "bribe":
+      return `Bribe ${cardinal(kindCase.value.cardinal)}`;
+    case "poison":
+      return `Poison ${cardinal(kindCase.value.first)}${kindCase.value.first === kindCase.value.second ? " ×2" : ` + ${cardinal(kindCase.value.second)}`}`;
+    case "judgementPair":
+      return `Judgement ${cardinal(kindCase.value.source)} → ${cardinal(kindCase.value.target)}`;
+    case "judgementSplit":
+      return "Judgement (split)";
+    case "accuse":
+      return `Accuse ${cardinal(kindCase.value.cardinal)}`;
+    case "rumor":
+      return `Rumor ${cardinal(kindCase.value.card)}`;
+    case "performNothing":
+      return "No effect";
+    default:
+      return "";
+  }
+}
+
+function status(view: View, ctx: Ctx): HTMLElement {
+  if (view.phase === Phase.OVER) return h("p", { class: "status" }, "The game is over.");
+  const total = view.seats.reduce((sum, seat) => sum + seat.diceCount, 0);
+  const standing = bidder(view, ctx);
+  const lines: (HTMLElement | string)[] = [h("strong", {}, `Round ${view.roundNumber}`), ` · ${total} dice on the table · `];
+  if (view.bid) {
+    lines.push("Bid: ", h("strong", { class: "bid", "data-testid": "standing-bid" }, bidText(view.bid)));
+    if (standing !== undefined) lines.push(" by ", ctx.seats.tag(standing));
+  } else {
+    lines.push("no bid yet");
+  }
+  let next: (HTMLElement | string)[] = [];
+  if (view.phase === Phase.RESPOND && view.responderSeat !== undefined) {
+    next = [ctx.seats.tag(view.responderSeat), " must call or allow."];
+  } else if (view.phase === Phase.PERFORM) {
+    next = [ctx.seats.tag(view.activeSeat), " performs the bid action."];
+  } else if (view.phase === Phase.BID) {
+    next = [ctx.seats.tag(view.activeSeat), " bids."];
+  }
+  return h(
+    "div",
+    { class: "status" },
+    h("p", {}, lines),
+    h("p", {}, next),
+    view.called ? h("p", { class: "alert-text" }, "The bid was called: every die is revealed.") : null,
+  );
+}
+
+function ladder(view: View, mine: Set<Cardinal>): HTMLElement {
+  const influence = new Map(view.influence.map((item) => [item.cardinal, item.influence]));
+  return h(
+    "section",
+    { class: "ladder", "aria-label": "Ladder, top first" },
+    h("h3", {}, "Ladder (top first)"),
+    h(
+      "ol",
+      {},
+      view.ladder.map((c) =>
+        h(
+          "li",
+          { class: mine.has(c) ? "mine" : "" },
+          h("span", { class: "name" }, cardinal(c)),
+          h("span", { class: "influence", title: "influence" }, String(influence.get(c) ?? 0)),
+          view.antipope === c ? h("span", { class: "badge warn", title: "the Antipope marker" }, "Antipope") : null,
+          mine.has(c) ? h("span", { class: "badge me" }, "your puppet") : null,
+        ),
+      ),
+    ),
+    view.centreRumors.length ? h("p", { class: "small" }, `Rumors in the centre: ${view.centreRumors.map(cardinal).join(", ")}`) : null,
+  );
+}
+
+function seatsPanel(view: View, ctx: Ctx): HTMLElement {
+  return h(
+    "section",
+    { class: "seats", "aria-label": "Seats" },
+    view.seats.map((seat) =>
+      h(
+        "div",
+        {
+          class: `seat-card${seat.seat === ctx.me ? " me" : ""}${seat.diceCount === 0 ? " out" : ""}`,
+          "data-seat": String(seat.seat),
+          "data-testid": `seat-${seat.seat}`,
+        },
+        h("div", { class: "seat-head" }, ctx.seats.tag(seat.seat), h("span", { class: "small" }, `${seat.diceCount} dice`)),
+        h(
+          "div",
+          { class: "seat-dice", "data-testid": `dice-${seat.seat}` },
+          seat.diceHidden ? hiddenDice(seat.diceCount) : dice(seat.dice),
+        ),
+        seat.rumors.length ? h("div", { class: "small" }, `Rumors: ${seat.rumors.map(cardinal).join(", ")}`) : null,
+        !seat.puppetsHidden && seat.puppets.length
+          ? h("div", { class: "small" }, `Puppet: ${seat.puppets.map(cardinal).join(", ")}`)
+          : null,
+        seat.performed.length
+          ? h("div", { class: "small muted" }, `Performed: ${seat.performed.slice(-2).map(performedText).join("; ")}`)
+          : null,
+      ),
+    ),
+  );
+}
+
+function ending(view: View, ctx: Ctx): HTMLElement | undefined {
+  const result: FinalResult | undefined = view.result;
+  if (!result) return undefined;
+  const names = (seats: number[]) => seats.map((s) => ctx.seats.who(s)).join(", ");
+  const rows: (HTMLElement | null)[] = [
+    result.pope === Cardinal.UNSPECIFIED ? h("p", {}, "No cardinal is left to be pope, so nobody wins.") : null,
+    h(
+      "ul",
+      { class: "plain" },
+      result.puppets.map((p) =>
+        h(
+          "li",
+          {},
+          ctx.seats.tag(p.seat),
+          ` held ${p.puppets.map(cardinal).join(" and ") || "no puppet"}`,
+          result.eliminatedSeats.includes(p.seat) ? " — eliminated (no dice left)" : ` — score ${result.scores[p.seat] ?? 0}`,
+        ),
+      ),
+    ),
+    result.eliminatedSeats.length ? h("p", {}, `Eliminated: ${names(result.eliminatedSeats)}.`) : null,
+    result.removed.length ? h("p", {}, `Left the ladder: ${result.removed.map(cardinal).join(", ")}.`) : null,
+    result.bonuses.length
+      ? h("p", {}, `Remaining-dice bonuses: ${result.bonuses.map((b) => `${cardinal(b.cardinal)} ${b.delta >= 0 ? "+" : ""}${b.delta}`).join(", ")}.`)
+      : null,
+    result.penalties.length
+      ? h("p", {}, `Penalties: ${result.penalties.map((b) => `${cardinal(b.cardinal)} ${b.delta}`).join(", ")}.`)
+      : null,
+    h("p", { class: "small" }, `Final ladder: ${result.ladder.map((c) => `${cardinal(c)} ${result.influence.find((i) => i.cardinal === c)?.influence ?? 0}`).join(" · ")}`),
+  ];
+  return h("div", {}, rows);
+}
+
+export const borgia: GameRenderer = {
+  board(message: Message, ctx: Ctx): HTMLElement {
+    const view = message as View;
+    const me = view.seats.find((seat) => seat.seat === ctx.me);
+    const mine = new Set(me?.puppets ?? []);
+    return h(
+      "section",
+      { class: "board borgia", "aria-label": "Table" },
+      status(view, ctx),
+      me
+        ? h(
+            "div",
+            { class: "mine-panel", "data-testid": "my-secrets" },
+            h("span", {}, "Your puppet: ", h("strong", {}, me.puppets.map(cardinal).join(", ") || "—")),
+            h("span", {}, " · Your dice: ", dice(me.dice)),
+          )
+        : null,
+      h("div", { class: "board-cols" }, ladder(view, mine), seatsPanel(view, ctx)),
+    );
+  },
+  ending: (message, ctx) => ending(message as View, ctx),
+  eventText(message: Message, ctx: Ctx): string | undefined {
+    const kindCase = (message as Event).kind;
+    const who = (seat: number) => ctx.seats.who(seat);
+    switch (kindCase.case) {
+      case "gameStarted":
+        return `${kindCase.value.playerCount} players; the ladder from the top: ${kindCase.value.ladder.map(cardinal).join(", ")}.`;
+      case "puppetsDealt": {
+        const mine = kindCase.value.seats.find((s) => s.seat === ctx.me && !s.hidden);
+        return mine ? `Puppets dealt; yours: ${mine.puppets.map(cardinal).join(", ")}.` : "Puppets dealt face down.";
+      }
+      case "rollOff":
+        return `${who(kindCase.value.starterSeat)} won the roll-off and starts.`;
+      case "roundStarted": {
+        const mine = kindCase.value.dice.find((d) => d.seat === ctx.me && !d.hidden);
+        return `Round ${kindCase.value.roundNumber}: everyone rolls${mine ? `; you rolled ${mine.faces.map(face).join(", ")}` : ""}.`;
+      }
+      case "bidMade":
+        return `${who(kindCase.value.seat)} bid ${kindCase.value.bid ? bidText(kindCase.value.bid) : "?"}.`;
+      case "allowed":
+        return `${who(kindCase.value.seat)} allowed the bid.`;
+      case "called":
+        return `${who(kindCase.value.seat)} called the bid a bluff.`;
+      case "diceRevealed": {
+        const r = kindCase.value;
+        return `Dice revealed: ${r.matching} match ${r.bid ? bidText(r.bid) : "the bid"}: the bid was ${r.truthful ? "true" : "a bluff"}.`;
+      }
+      case "actionPerformed":
+        return `${who(kindCase.value.seat)} performed: ${kindCase.value.action ? performedText(kindCase.value.action) : "?"}.`;
+      case "dieLost":
+        return `${who(kindCase.value.seat)} lost a die (${kindCase.value.remaining} left).`;
+      case "rallied":
+        return `Rally: ${kindCase.value.gains.map((g) => `${cardinal(g.cardinal)} +${g.delta}`).join(", ")}.`;
+      case "gameEnded":
+        return "The game ended: puppets revealed, bonuses counted.";
+      default:
+        return undefined;
+    }
+  },
+  actionPath(message: Message, label: string, ctx: Ctx): string[] | undefined {
+    const action = message as Action;
+    const kindCase = action.kind;
+    switch (kindCase.case) {
+      case "bid":
+        return [`Bid ${kindCase.value.count} …`, `${bidText(kindCase.value)}`];
+      case "call":
+        return ["Call: it is a bluff"];
+      case "allow":
+        return ["Allow the bid"];
+      case "bribe":
+        return [`Bribe ${cardinal(kindCase.value.cardinal)} …`, ctx.seats.text(label)];
+      case "poison":
+        return [`Poison ${cardinal(kindCase.value.first)} …`, ctx.seats.text(label)];
+      case "judgementPair":
+        return ["Judgement: 2 from one …", `from ${cardinal(kindCase.value.source)} …`, ctx.seats.text(label)];
+      case "judgementSplit":
+        return [
+          "Judgement: 1 from each of two …",
+          `from ${cardinal(kindCase.value.sourceA)} and ${cardinal(kindCase.value.sourceB)} …`,
+          ctx.seats.text(label),
+        ];
+      case "rumor":
+        return [`Rumor ${cardinal(kindCase.value.card)} …`, ctx.seats.text(label)];
+      default:
+        return undefined;
+    }
+  },
+};

@@ -1,0 +1,246 @@
+// The lobby: the games, a form to open a table with bots and options, the open tables to
+// join, the tables in progress to watch, and the tables this browser holds a seat at.
+import { failure, gateway } from "./api";
+import { listBots, listGames } from "./catalog";
+import { fill, h } from "./dom";
+import { SeatKind, TableStatus, TimeoutPolicy, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
+import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
+import { level } from "./names";
+import { keepSeat, playerName, seatKey, seatedTables, setPlayerName } from "./storage";
+
+export class Lobby {
+  private readonly root = h("main", { class: "lobby" });
+  private readonly tables = h("div", { class: "tables" });
+  private readonly error = h("p", { class: "error", role: "alert", "data-testid": "error" });
+  private readonly creator = h("div");
+  private readonly timer: number;
+
+  constructor() {
+    this.timer = window.setInterval(() => void this.loadTables(), 5000);
+  }
+
+  element(): HTMLElement {
+    return this.root;
+  }
+
+  stop(): void {
+    window.clearInterval(this.timer);
+  }
+
+  async start(): Promise<void> {
+    const name = h("input", {
+      id: "player-name",
+      value: playerName(),
+      maxlength: "40",
+      placeholder: "how others see you",
+      oninput: () => setPlayerName(name.value),
+    });
+    fill(
+      this.root,
+      h("section", { class: "panel" }, h("label", { for: "player-name" }, "Your name "), name),
+      this.error,
+      h("section", { "aria-label": "Games" }, h("h2", {}, "Games"), h("div", { class: "games" }, "Loading…")),
+      this.creator,
+      this.tables,
+    );
+    try {
+      const games = await listGames();
+      fill(
+        this.root.querySelector(".games")!,
+        games.map((game) =>
+          h(
+            "article",
+            { class: "game-card" },
+            h("h3", {}, game.displayName),
+            h("p", { class: "small" }, game.summary),
+            h("p", { class: "small muted" }, `${game.minPlayers}–${game.maxPlayers} players`),
+            h("button", { "data-testid": `new-${game.gameId}`, onclick: () => void this.createForm(game) }, `New ${game.displayName} table`),
+          ),
+        ),
+      );
+    } catch (error) {
+      this.error.textContent = `The gateway does not answer: ${failure(error)}`;
+    }
+    await this.loadTables();
+  }
+
+  private async createForm(game: GameDescription): Promise<void> {
+    const bots = await listBots(game.gameId);
+    const count = h(
+      "select",
+      { id: "player-count", onchange: () => drawSeats() },
+      Array.from({ length: game.maxPlayers - game.minPlayers + 1 }, (_, i) => {
+        const n = game.minPlayers + i;
+        return h("option", { value: String(n) }, `${n} players`);
+      }),
+    );
+    count.value = String(Math.min(Math.max(3, game.minPlayers), game.maxPlayers));
+    const seatRows = h("div", { class: "seat-rows" });
+    const choices = [
+      ...bots.map((bot) => ({ value: `bot:${bot.name}`, label: `Bot: ${bot.name} (${level(bot.strength)})`, title: bot.description })),
+      { value: "human", label: "A person (open seat)", title: "" },
+    ];
+    const drawSeats = () => {
+      const n = Number(count.value);
+      const kept = Array.from(seatRows.querySelectorAll("select"), (s) => s.value);
+      fill(
+        seatRows,
+        h("p", {}, h("strong", {}, "Seat 1: you")),
+        Array.from({ length: n - 1 }, (_, i) => {
+          const select = h(
+            "select",
+            { id: `seat-${i + 1}`, "aria-label": `Seat ${i + 2}` },
+            choices.map((c) => h("option", { value: c.value, title: c.title }, c.label)),
+          );
+          select.value = kept[i] ?? choices[0].value;
+          return h("p", {}, h("label", { for: `seat-${i + 1}` }, `Seat ${i + 2}: `), select);
+        }),
+      );
+    };
+    drawSeats();
+    const options = game.options.map((option) => {
+      const id = `opt-${option.name}`;
+      let input: HTMLInputElement | HTMLSelectElement;
+      if (option.kind === OptionKind.BOOL) {
+        input = h("input", { id, type: "checkbox", checked: option.defaultValue === "true" });
+      } else if (option.kind === OptionKind.ENUM) {
+        input = h("select", { id }, option.choices.map((c) => h("option", { value: c }, c)));
+        input.value = option.defaultValue;
+      } else {
+        input = h("input", {
+          id,
+          type: "number",
+          value: option.defaultValue,
+          min: option.minimum?.toString(),
+          max: option.maximum?.toString(),
+        });
+      }
+      const read = () => (input instanceof HTMLInputElement && input.type === "checkbox" ? String(input.checked) : input.value);
+      return {
+        name: option.name,
+        read,
+        row: h("p", { title: option.description }, h("label", { for: id }, `${option.name} `), input, h("span", { class: "small muted" }, ` ${option.description}`)),
+      };
+    });
+    const timer = h("input", { id: "timer", type: "number", value: "0", min: "0", max: "3600" });
+    const replay = h("input", { id: "replay", type: "checkbox" });
+    const seed = h("input", { id: "seed", type: "number", min: "0", placeholder: "seed" });
+    const form = h(
+      "form",
+      {
+        class: "panel create",
+        "data-testid": "create-form",
+        onsubmit: (event) => {
+          event.preventDefault();
+          void this.create(game, {
+            players: Number(count.value),
+            seats: Array.from(seatRows.querySelectorAll("select"), (s) => s.value),
+            options: Object.fromEntries(options.map((o) => [o.name, o.read()])),
+            timer: Number(timer.value) || 0,
+            replay: replay.checked,
+            seed: seed.value,
+          });
+        },
+      },
+      h("h2", {}, `New ${game.displayName} table`),
+      h("p", {}, h("label", { for: "player-count" }, "Players "), count),
+      seatRows,
+      options.length ? h("fieldset", {}, h("legend", {}, "Options"), options.map((o) => o.row)) : null,
+      h("p", {}, h("label", { for: "timer" }, "Seconds per decision (0: no limit) "), timer),
+      h(
+        "details",
+        {},
+        h("summary", {}, "Replay mode"),
+        h(
+          "p",
+          { class: "small" },
+          "Deal from a seed you choose, to replay a game. Everyone at the table is told: whoever knows the seed knows every secret.",
+        ),
+        h("p", {}, h("label", { for: "replay" }, "Use my seed "), replay, " ", seed),
+      ),
+      h("button", { type: "submit", "data-testid": "create" }, "Create and sit down"),
+    );
+    fill(this.creator, form);
+    form.scrollIntoView({ block: "start" });
+    count.focus();
+  }
+
+  private async create(
+    game: GameDescription,
+    choice: { players: number; seats: string[]; options: Record<string, string>; timer: number; replay: boolean; seed: string },
+  ): Promise<void> {
+    try {
+      const botSeats = choice.seats.flatMap((value, i) => (value.startsWith("bot:") ? [{ seat: i + 1, bot: value.slice(4) }] : []));
+      const created = await gateway.createTable({
+        gameId: game.gameId,
+        playerCount: choice.players,
+        options: choice.options,
+        botSeats,
+        autoStart: true,
+        decisionTimer: choice.timer ? { seconds: choice.timer, policy: TimeoutPolicy.RANDOM_ACTION } : undefined,
+        replayMode: choice.replay,
+        seed: choice.replay && choice.seed ? BigInt(choice.seed) : undefined,
+      });
+      const tableId = created.table!.tableId;
+      const seated = await gateway.takeSeat({ tableId, seat: 0, displayName: playerName() });
+      keepSeat(tableId, { seat: seated.seat, token: seated.seatToken });
+      location.hash = `#/table/${tableId}`;
+    } catch (error) {
+      this.error.textContent = `The table was not created: ${failure(error)}`;
+    }
+  }
+
+  private async join(table: Table): Promise<void> {
+    try {
+      const seated = await gateway.takeSeat({ tableId: table.tableId, displayName: playerName() });
+      keepSeat(table.tableId, { seat: seated.seat, token: seated.seatToken });
+      location.hash = `#/table/${table.tableId}`;
+    } catch (error) {
+      this.error.textContent = `No seat taken: ${failure(error)}`;
+    }
+  }
+
+  private async loadTables(): Promise<void> {
+    try {
+      const games = new Map((await listGames()).map((g) => [g.gameId, g.displayName]));
+      const [open, playing] = await Promise.all([
+        gateway.listTables({ status: TableStatus.OPEN, pageSize: 20 }),
+        gateway.listTables({ status: TableStatus.IN_PROGRESS, pageSize: 20 }),
+      ]);
+      const row = (table: Table, joinable: boolean) => {
+        const humans = table.seats.filter((s) => s.kind === SeatKind.HUMAN);
+        const free = humans.filter((s) => !s.taken).length;
+        const mine = seatKey(table.tableId);
+        return h(
+          "li",
+          { class: "table-row", "data-table": table.tableId },
+          h("strong", {}, games.get(table.gameId) ?? table.gameId),
+          h("span", { class: "small" }, ` ${table.playerCount} players · ${table.seats.filter((s) => s.kind === SeatKind.BOT).length} bots`),
+          joinable ? h("span", { class: "small" }, ` · ${free} seat(s) free`) : null,
+          table.replayMode ? h("span", { class: "badge warn", title: "its creator knows every secret" }, "replay mode: its creator knows every secret") : null,
+          h(
+            "span",
+            { class: "row-buttons" },
+            mine
+              ? h("a", { class: "button", href: `#/table/${table.tableId}` }, "Your seat")
+              : joinable && free
+                ? h("button", { onclick: () => void this.join(table) }, "Join")
+                : null,
+            h("a", { class: "button secondary", href: `#/watch/${table.tableId}` }, "Watch"),
+          ),
+        );
+      };
+      const yours = seatedTables();
+      fill(
+        this.tables,
+        h("section", { "aria-label": "Open tables" }, h("h2", {}, "Open tables"), open.tables.length ? h("ul", { class: "plain" }, open.tables.map((t) => row(t, true))) : h("p", { class: "muted" }, "None: create one above.")),
+        h("section", { "aria-label": "Tables in progress" }, h("h2", {}, "Being played"), playing.tables.length ? h("ul", { class: "plain" }, playing.tables.map((t) => row(t, false))) : h("p", { class: "muted" }, "None right now.")),
+        yours.length
+          ? h("section", { "aria-label": "Your tables" }, h("h2", {}, "Your seats"), h("ul", { class: "plain" }, yours.slice(-10).map((id) => h("li", {}, h("a", { href: `#/table/${id}` }, `Table ${id}`)))))
+          : null,
+      );
+    } catch (error) {
+      this.error.textContent = `The tables could not be listed: ${failure(error)}`;
+    }
+  }
+}

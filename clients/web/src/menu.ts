@@ -1,0 +1,81 @@
+// The legal actions as short menus: each action has a path of step labels (a game may
+// give its own, e.g. a Borgia bid: count, then face); actions that share a first step
+// form a submenu. Without a game's paths, long lists are grouped by their leading words.
+
+export interface Choice {
+  label: string;
+  index?: number; // the legal action's index, for a leaf
+  children: Choice[];
+}
+
+const SHORT = 10; // a menu longer than this is split into groups when the labels allow it
+
+export function buildMenu(paths: string[][]): Choice[] {
+  return group(
+    paths.map((path, index) => [index, path] as const),
+    0,
+  );
+}
+
+function group(items: (readonly [number, string[]])[], depth: number): Choice[] {
+  const groups = new Map<string, (readonly [number, string[]])[]>();
+  for (const [index, path] of items) {
+    const key = depth < path.length - 1 ? path[depth] : `\0${index}`;
+    groups.set(key, [...(groups.get(key) ?? []), [index, path]]);
+  }
+  const menu: Choice[] = [];
+  for (const [key, members] of groups) {
+    if (members.length === 1) {
+      const [index, path] = members[0];
+      menu.push({ label: path[path.length - 1], index, children: [] });
+    } else {
+      menu.push({ label: key, children: group(members, depth + 1) });
+    }
+  }
+  return menu;
+}
+
+/** Paths from plain labels: a long list is grouped by leading words ("seat …"). */
+export function wordPaths(labels: string[]): string[][] {
+  const paths: string[][] = labels.map(() => []);
+  split(
+    labels.map((_, i) => i),
+    labels.map((label) => label.split(/\s+/)),
+    labels,
+    0,
+    paths,
+    [],
+  );
+  return paths;
+}
+
+function split(
+  indices: number[],
+  tokens: string[][],
+  labels: string[],
+  depth: number,
+  paths: string[][],
+  prefix: string[],
+): void {
+  if (indices.length <= SHORT) {
+    for (const i of indices) paths[i] = [...prefix, labels[i]];
+    return;
+  }
+  const groups = new Map<string, number[]>();
+  for (const i of indices) {
+    const key = tokens[i].slice(0, depth + 1).join(" ");
+    groups.set(key, [...(groups.get(key) ?? []), i]);
+  }
+  if (groups.size === 1 && indices.every((i) => tokens[i].length > depth + 1)) {
+    split(indices, tokens, labels, depth + 1, paths, prefix); // a shared word: look further
+    return;
+  }
+  if (groups.size === indices.length) {
+    for (const i of indices) paths[i] = [...prefix, labels[i]];
+    return;
+  }
+  for (const [key, members] of groups) {
+    if (members.length === 1) paths[members[0]] = [...prefix, labels[members[0]]];
+    else split(members, tokens, labels, depth + 1, paths, [...prefix, `${key} …`]);
+  }
+}

@@ -1,0 +1,76 @@
+// What the browser keeps: the player's name, and per table the seat token (the only key to
+// the seat, shown once by TakeSeat) and the events seen so far, so a reload resumes the
+// stream after the last one with nothing lost and nothing shown twice.
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
+import { TableEventSchema, type TableEvent } from "./gen/tavola/gateway/v1/gateway_pb";
+
+const PREFIX = "tavola.";
+
+export interface SeatKey {
+  seat: number;
+  token: string;
+}
+
+function read<T>(key: string): T | undefined {
+  try {
+    const raw = localStorage.getItem(PREFIX + key);
+    return raw === null ? undefined : (JSON.parse(raw) as T);
+  } catch {
+    return undefined;
+  }
+}
+
+function write(key: string, value: unknown): void {
+  try {
+    localStorage.setItem(PREFIX + key, JSON.stringify(value));
+  } catch {
+    // A full or disabled storage: the page still plays, a reload just starts the log over.
+  }
+}
+
+export function playerName(): string {
+  return read<string>("name") ?? "";
+}
+
+export function setPlayerName(name: string): void {
+  write("name", name);
+}
+
+export function seatKey(tableId: string): SeatKey | undefined {
+  return read<SeatKey>(`seat.${tableId}`);
+}
+
+export function keepSeat(tableId: string, key: SeatKey): void {
+  write(`seat.${tableId}`, key);
+}
+
+/** The tables this browser holds a seat at, for the lobby's "your tables". */
+export function seatedTables(): string[] {
+  const ids: string[] = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i) ?? "";
+    if (key.startsWith(`${PREFIX}seat.`)) ids.push(key.slice(PREFIX.length + 5));
+  }
+  return ids;
+}
+
+function logKey(tableId: string, seat: number | undefined): string {
+  return `log.${tableId}.${seat ?? "spectator"}`;
+}
+
+export function loadLog(tableId: string, seat: number | undefined): TableEvent[] {
+  const stored = read<string[]>(logKey(tableId, seat)) ?? [];
+  try {
+    return stored.map((item) => fromBinary(TableEventSchema, base64Decode(item)));
+  } catch {
+    return [];
+  }
+}
+
+export function saveLog(tableId: string, seat: number | undefined, events: TableEvent[]): void {
+  write(
+    logKey(tableId, seat),
+    events.map((event) => base64Encode(toBinary(TableEventSchema, event))),
+  );
+}

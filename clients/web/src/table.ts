@@ -1,0 +1,450 @@
+// One table's page, for a seat (its token kept in this browser) or a spectator: the
+// board from the typed view, the legal actions as menus, the countdown, the history in
+// words, the end with who won and why, and the seed check.
+import type { Message } from "@bufbuild/protobuf";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { bearer, failure, gateway, requestId, schemaOf, unpack } from "./api";
+import { botsByName, listGames } from "./catalog";
+import { eventWords } from "./describe";
+import { fill, h } from "./dom";
+import {
+  SeatKind,
+  TableStatus,
+  TimeoutPolicy,
+  type GameFinished,
+  type Table,
+  type TableEvent,
+} from "./gen/tavola/gateway/v1/gateway_pb";
+import type { LegalAction } from "./gen/tavola/rules/v1/rules_pb";
+import type { Ctx, GameRenderer } from "./games/api";
+import { rendererFor } from "./games";
+import { buildMenu, wordPaths, type Choice } from "./menu";
+import { Seats } from "./names";
+import { keepSeat, loadLog, playerName, saveLog, seatKey, setPlayerName, type SeatKey } from "./storage";
+import { hex, verifySeed } from "./verify";
+
+type Verdict = "pending" | "verified" | "failed" | "unavailable";
+
+export class TablePage {
+  private key: SeatKey | undefined;
+  private table: Table | undefined;
+  private view: Message | undefined;
+  private legal: LegalAction[] = [];
+  private mustDecide = false;
+  private log: TableEvent[] = [];
+  private gameEvents: Message[] = [];
+  private lastSeq = 0n;
+  private menuPath: number[] = [];
+  private menuVersion = -1n;
+  private error = "";
+  private note = "";
+  private submitting = false;
+  private verdict: Verdict = "pending";
+  private seats: Seats | undefined;
+  private renderer: GameRenderer | undefined;
+  private readonly abort = new AbortController();
+  private readonly timer: number;
+  private readonly root = h("main", { class: "table-page" });
+  private readonly countdown = h("span", { class: "countdown", "data-testid": "countdown", "aria-live": "off" });
+
+  constructor(
+    private readonly tableId: string,
+    spectate: boolean,
+  ) {
+    this.key = spectate ? undefined : seatKey(tableId);
+    this.timer = window.setInterval(() => this.tick(), 1000);
+  }
+
+  element(): HTMLElement {
+    return this.root;
+  }
+
+  stop(): void {
+    this.abort.abort();
+    window.clearInterval(this.timer);
+  }
+
+  async start(): Promise<void> {
+    fill(this.root, h("p", {}, "Loading the table…"));
+    this.log = loadLog(this.tableId, this.key?.seat);
+    for (const event of this.log) this.remember(event);
+    try {
+      await this.refresh();
+    } catch (error) {
+      fill(this.root, h("p", { role: "alert", class: "error" }, `This table cannot be shown: ${failure(error)}`), h("a", { href: "#/" }, "Back to the lobby"));
+      return;
+    }
+    this.render();
+    void this.follow();
+  }
+
+  /** The table's events from the last one seen, then live; reconnects after a drop. */
+  private async follow(): Promise<void> {
+    let delay = 500;
+    while (!this.abort.signal.aborted) {
+      try {
+        const request = { tableId: this.tableId, afterSeq: this.lastSeq, batched: true };
+        const options = { signal: this.abort.signal };
+        const stream = this.key
+          ? gateway.watchTable(request, { ...options, ...bearer(this.key.token) })
+          : gateway.spectateTable(request, options);
+        for await (const response of stream) {
+          const fresh = [...response.events, ...(response.event ? [response.event] : [])].filter((e) => e.seq > this.lastSeq);
+          for (const event of fresh) this.remember(event);
+          this.log.push(...fresh);
+          saveLog(this.tableId, this.key?.seat, this.log);
+          this.note = "";
+          delay = 500;
+          await this.refresh();
+          this.render();
+        }
+        if (this.table?.status === TableStatus.FINISHED) return;
+      } catch (error) {
+        if (this.abort.signal.aborted) return;
+        this.note = `Connection lost (${failure(error)}); reconnecting…`;
+        this.render();
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 8000);
+      await this.refresh().catch(() => undefined);
+    }
+  }
+
+  private remember(event: TableEvent): void {
+    if (event.seq > this.lastSeq) this.lastSeq = event.seq;
+    if (event.body.case === "gameEvent") {
+      const message = unpack(event.body.value);
+      if (message) this.gameEvents.push(message);
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    // A seat's view exists from the deal on; before it, the public summary is all there is.
+    const open = !this.table || this.table.status === TableStatus.OPEN;
+    if (this.key && open) {
+      const response = await gateway.getTable({ tableId: this.tableId }, { signal: this.abort.signal });
+      this.table = response.table;
+    }
+    if (this.key && this.table?.status !== TableStatus.OPEN) {
+      const response = await gateway.getView({ tableId: this.tableId }, { ...bearer(this.key.token), signal: this.abort.signal });
+      this.table = response.table;
+      this.view = unpack(response.view);
+      this.legal = response.legalActions;
+      this.mustDecide = response.mustDecide;
+    } else if (!this.key) {
+      const response = await gateway.getTable({ tableId: this.tableId }, { signal: this.abort.signal });
+      this.table = response.table;
+      this.view = unpack(response.spectatorView);
+      this.legal = [];
+      this.mustDecide = false;
+    }
+    if (this.table) {
+      this.seats = new Seats(this.table, this.key?.seat, await botsByName(this.table.gameId));
+      this.renderer ??= rendererFor(this.table.gameId);
+      if (this.table.version !== this.menuVersion) {
+        this.menuVersion = this.table.version;
+        this.menuPath = [];
+      }
+      if (this.table.status === TableStatus.FINISHED && this.verdict === "pending") await this.verify();
+    }
+  }
+
+  private async verify(): Promise<void> {
+    const finished = this.log.find((e) => e.body.case === "gameFinished")?.body.value as GameFinished | undefined;
+    if (!finished) return; // the end was read before its event arrived: checked when it does
+    const commitment = this.table?.seedCommitment;
+    if (!finished.seedReveal || !commitment?.length) {
+      this.verdict = "unavailable";
+      return;
+    }
+    const ok = await verifySeed(commitment, finished.seedReveal.seed, finished.seedReveal.salt);
+    this.verdict = ok ? "verified" : "failed";
+  }
+
+  private ctx(): Ctx {
+    return { table: this.table!, seats: this.seats!, me: this.key?.seat, events: this.gameEvents };
+  }
+
+  private render(): void {
+    const table = this.table;
+    if (!table || !this.seats || !this.renderer) return;
+    const focused = document.activeElement?.getAttribute("data-key");
+    const ctx = this.ctx();
+    fill(
+      this.root,
+      this.header(table),
+      this.note ? h("p", { class: "note", role: "status" }, this.note) : null,
+      this.error ? h("p", { class: "error", role: "alert", "data-testid": "error" }, this.error) : null,
+      table.status === TableStatus.FINISHED ? this.ending(table, ctx) : null,
+      table.status === TableStatus.OPEN ? this.waiting(table) : null,
+      this.actions(ctx),
+      this.view ? this.renderer.board(this.view, ctx) : null,
+      this.history(ctx),
+    );
+    this.tick();
+    // Keep the keyboard where it was across a redraw; on a new decision, start at its menu.
+    const again = focused ? this.root.querySelector<HTMLElement>(`[data-key="${CSS.escape(focused)}"]`) : null;
+    if (again) again.focus();
+    else if (this.mustDecide && !this.submitting && document.activeElement === document.body) {
+      this.root.querySelector<HTMLElement>(".actions button")?.focus();
+    }
+  }
+
+  private header(table: Table): HTMLElement {
+    const seats = this.seats!;
+    const started = table.status !== TableStatus.OPEN;
+    return h(
+      "header",
+      { class: "table-head" },
+      h(
+        "div",
+        { class: "title-row" },
+        h("a", { href: "#/", class: "back", "aria-label": "Back to the lobby" }, "← Lobby"),
+        h("h2", {}, gameName(table.gameId)),
+        h("span", { class: `badge status-${TableStatus[table.status].toLowerCase()}` }, statusText(table.status)),
+        this.key ? null : h("span", { class: "badge", "data-testid": "spectator" }, "watching"),
+        this.countdown,
+      ),
+      table.replayMode
+        ? h(
+            "p",
+            { class: "trust warn", "data-testid": "replay-warning" },
+            "Replay mode: this table's seed was chosen by its creator, who knows every secret of the game.",
+          )
+        : null,
+      started && table.seedCommitment.length
+        ? h(
+            "p",
+            { class: "trust small", "data-testid": "commitment", title: hex(table.seedCommitment) },
+            "Seed commitment, published before the deal: ",
+            h("code", {}, `${hex(table.seedCommitment).slice(0, 16)}…`),
+          )
+        : null,
+      h(
+        "ul",
+        { class: "seat-strip", "aria-label": "Seats" },
+        table.seats.map((seat) =>
+          h(
+            "li",
+            { class: `${table.decidingSeats.includes(seat.seat) ? "deciding" : ""}${seat.seat === this.key?.seat ? " me" : ""}` },
+            seats.tag(seat.seat),
+            table.decidingSeats.includes(seat.seat) ? h("span", { class: "turn-mark", title: "deciding now" }, " ● to decide") : null,
+          ),
+        ),
+      ),
+    );
+  }
+
+  private tick(): void {
+    const table = this.table;
+    const deadline = table?.decisionDeadline;
+    if (!table || !deadline || table.status !== TableStatus.IN_PROGRESS) {
+      this.countdown.textContent = "";
+      return;
+    }
+    const left = Math.max(0, Math.ceil((timestampMs(deadline) - Date.now()) / 1000));
+    const humans = table.decidingSeats.filter((s) => table.seats[s]?.kind === SeatKind.HUMAN);
+    const mine = this.key !== undefined && humans.includes(this.key.seat);
+    const who = mine ? "You have" : humans.length === 1 ? `${this.seats?.name(humans[0])} has` : "Deciding seats have";
+    const then = table.decisionTimer?.policy === TimeoutPolicy.BOT_TAKES_SEAT ? "then a bot takes the seat" : "then a random move is played";
+    this.countdown.textContent = `${who} ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} (${then})`;
+    this.countdown.className = `countdown${mine && left <= 10 ? " urgent" : ""}`;
+  }
+
+  private waiting(table: Table): HTMLElement {
+    const free = table.seats.filter((s) => s.kind === SeatKind.HUMAN && !s.taken);
+    const link = `${location.origin}${location.pathname}${location.search}#/table/${table.tableId}`;
+    return h(
+      "section",
+      { class: "panel" },
+      h("p", {}, `Waiting for ${free.length} more player(s); the game starts when every seat is taken.`),
+      h("p", { class: "small" }, "Invite with this link: ", h("code", { class: "link" }, link)),
+      !this.key && free.length ? this.takeSeat(table) : null,
+    );
+  }
+
+  private takeSeat(table: Table): HTMLElement {
+    const name = h("input", { id: "seat-name", value: playerName(), maxlength: "40", placeholder: "your name" });
+    const form = h(
+      "form",
+      {
+        class: "take-seat",
+        onsubmit: (event) => {
+          event.preventDefault();
+          void this.join(name.value);
+        },
+      },
+      table.replayMode ? h("p", { class: "trust warn" }, "Before you sit: its creator knows every secret of this game (replay mode).") : null,
+      h("label", { for: "seat-name" }, "Name "),
+      name,
+      h("button", { type: "submit" }, "Take a seat"),
+    );
+    return form;
+  }
+
+  private async join(name: string): Promise<void> {
+    setPlayerName(name);
+    try {
+      const response = await gateway.takeSeat({ tableId: this.tableId, displayName: name });
+      this.key = { seat: response.seat, token: response.seatToken };
+      keepSeat(this.tableId, this.key);
+      this.stop();
+      location.hash = `#/table/${this.tableId}`;
+      window.dispatchEvent(new HashChangeEvent("hashchange"));
+    } catch (error) {
+      this.error = failure(error);
+      this.render();
+    }
+  }
+
+  private actions(ctx: Ctx): HTMLElement | null {
+    if (!this.key || this.table?.status !== TableStatus.IN_PROGRESS) return null;
+    if (!this.mustDecide || !this.legal.length) {
+      const deciding = this.table.decidingSeats;
+      return h(
+        "section",
+        { class: "actions waiting-turn", "aria-label": "Your actions" },
+        h("p", {}, deciding.length ? ["Waiting for ", deciding.map((s, i) => [i ? ", " : "", ctx.seats.tag(s)]), "…"] : "Waiting…"),
+      );
+    }
+    const labels = this.legal.map((item) => ctx.seats.text(item.label));
+    const paths = this.legal.map((item, i) => {
+      const action = unpack(item.action);
+      return (action && this.renderer?.actionPath?.(action, item.label, ctx)) || undefined;
+    });
+    const menu = buildMenu(paths.every(Boolean) ? (paths as string[][]) : wordPaths(labels));
+    let level: Choice[] = menu;
+    const trail: string[] = [];
+    for (const step of this.menuPath) {
+      const next = level[step];
+      if (!next || next.index !== undefined) break;
+      trail.push(next.label);
+      level = next.children;
+    }
+    return h(
+      "section",
+      { class: "actions", "aria-label": "Your actions", "data-testid": "actions" },
+      h("h3", {}, "Your move", trail.length ? `: ${trail.join(" ")}` : ""),
+      h(
+        "div",
+        { class: "choices" },
+        this.menuPath.length
+          ? h("button", { class: "secondary", "data-key": "back", onclick: () => this.openMenu(this.menuPath.slice(0, -1)) }, "← Back")
+          : null,
+        level.map((choice, i) =>
+          h(
+            "button",
+            {
+              "data-key": `${this.menuPath.join(".")}/${choice.label}`,
+              "data-action": choice.index !== undefined ? String(choice.index) : undefined,
+              disabled: this.submitting,
+              onclick: () => (choice.index !== undefined ? void this.submit(choice.index) : this.openMenu([...this.menuPath, i])),
+            },
+            choice.label,
+          ),
+        ),
+      ),
+    );
+  }
+
+  private openMenu(path: number[]): void {
+    this.menuPath = path;
+    this.render();
+    this.root.querySelector<HTMLElement>(".actions .choices button:not(.secondary), .actions .choices button")?.focus();
+  }
+
+  private async submit(index: number): Promise<void> {
+    const chosen = this.legal[index];
+    if (!chosen?.action || !this.key || !this.table) return;
+    this.submitting = true;
+    this.error = "";
+    this.render();
+    try {
+      await gateway.submitAction(
+        { tableId: this.tableId, action: chosen.action, expectedVersion: this.table.version, requestId: requestId() },
+        bearer(this.key.token),
+      );
+    } catch (error) {
+      this.error = `Not accepted: ${failure(error)}`;
+    }
+    this.submitting = false;
+    await this.refresh().catch(() => undefined);
+    this.render();
+  }
+
+  private history(ctx: Ctx): HTMLElement {
+    const items = this.log.map((event) => h("li", { "data-seq": String(event.seq) }, this.eventText(event, ctx)));
+    const list = h("ol", { class: "history-list", "data-testid": "history", "aria-live": "polite" }, items);
+    queueMicrotask(() => (list.scrollTop = list.scrollHeight));
+    return h("section", { class: "history", "aria-label": "History" }, h("h3", {}, "History"), list);
+  }
+
+  private eventText(event: TableEvent, ctx: Ctx): string {
+    const given = (event as unknown as { text?: string }).text;
+    if (given) return ctx.seats.text(given);
+    const body = event.body;
+    switch (body.case) {
+      case "seatTaken":
+        return `${body.value.kind === SeatKind.BOT ? ctx.seats.name(body.value.seat) : body.value.displayName || "A player"} sat down.`;
+      case "tableStarted":
+        return `The game is dealt. Seed commitment ${hex(body.value.seedCommitment).slice(0, 16)}…`;
+      case "decisionExpired":
+        return `${ctx.seats.who(body.value.seat)} ran out of time.`;
+      case "gameFinished":
+        return `The game is over. ${ctx.seats.text(body.value.outcome?.summary ?? "")}. Seed revealed: ${body.value.seedReveal?.seed ?? "?"}.`;
+      case "gameEvent": {
+        const message = unpack(body.value);
+        const schema = schemaOf(body.value);
+        if (!message || !schema) return `An event of type ${body.value.typeUrl}.`;
+        return ctx.seats.text(this.renderer?.eventText?.(message, ctx) ?? eventWords(schema, message, ctx.seats));
+      }
+      default:
+        return "";
+    }
+  }
+
+  private ending(table: Table, ctx: Ctx): HTMLElement {
+    const winners = table.outcome?.winners ?? [];
+    const me = this.key?.seat;
+    const headline =
+      me !== undefined && winners.includes(me)
+        ? winners.length > 1
+          ? `You win, with ${winners.filter((w) => w !== me).map((w) => ctx.seats.name(w)).join(", ")}!`
+          : "You win!"
+        : winners.length
+          ? `${winners.map((w) => ctx.seats.who(w)).join(" and ")} win${winners.length === 1 ? "s" : ""}.`
+          : "Nobody wins.";
+    const verdicts: Record<Verdict, string> = {
+      pending: "Checking the seed…",
+      verified: "Seed verified: the revealed seed matches the commitment published before the deal.",
+      failed: "Seed check FAILED: the revealed seed does not match the commitment published before the deal.",
+      unavailable: "The seed could not be checked: its commitment or reveal is missing.",
+    };
+    return h(
+      "section",
+      { class: "panel ending", "data-testid": "ending", "aria-label": "Game over" },
+      h("h3", {}, headline),
+      table.outcome?.summary ? h("p", { class: "summary" }, ctx.seats.text(table.outcome.summary)) : null,
+      this.view ? (this.renderer?.ending?.(this.view, ctx) ?? null) : null,
+      h("p", { class: `verdict ${this.verdict}`, "data-testid": "seed-verdict" }, verdicts[this.verdict]),
+      h("p", {}, h("a", { href: "#/" }, "Back to the lobby")),
+    );
+  }
+}
+
+const gameNames = new Map<string, string>();
+void listGames().then((games) => games.forEach((game) => gameNames.set(game.gameId, game.displayName)));
+
+function gameName(gameId: string): string {
+  return gameNames.get(gameId) ?? gameId;
+}
+
+function statusText(status: TableStatus): string {
+  const texts: Partial<Record<TableStatus, string>> = {
+    [TableStatus.OPEN]: "open",
+    [TableStatus.IN_PROGRESS]: "playing",
+    [TableStatus.FINISHED]: "finished",
+  };
+  return texts[status] ?? "";
+}
+

@@ -1,0 +1,238 @@
+"""The web client in a real browser (headless Chromium) against a real stack: whole
+tables of each game played by clicks against bots, secrets shown to their owner only,
+a rejected action's message, a reload that resumes the stream with no gap, a spectator
+page that follows live, the phone-width layout, a hostile display name shown as text,
+the replay-mode warning and the seed check. Every page fails its test on a console error.
+"""
+
+import re
+import time
+
+import grpc
+import pytest
+
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+# Short games: Mortadella to a turn limit, Pecunia to a low target.
+GAMES = {"borgia": {}, "mortadella": {"max_turns": "12"}, "pecunia": {"target": "8"}}
+MOVE_SELECTOR = ".actions .choices button:not(.secondary)"
+
+
+def create_table(page, base_url: str, game: str, name: str, seats: list[str], options=None, query: str = "") -> str:
+    """Through the lobby's form: a table of len(seats) + 1 players, seat 0 for this page."""
+    page.page.goto(f"{base_url}{query}#/")
+    page.page.fill("#player-name", name)
+    page.page.click(f"[data-testid=new-{game}]")
+    page.page.select_option("#player-count", str(len(seats) + 1))
+    for index, choice in enumerate(seats, start=1):
+        page.page.select_option(f"#seat-{index}", choice)
+    for option, value in (options or {}).items():
+        page.page.fill(f"#opt-{option}", value)
+    page.page.click("[data-testid=create]")
+    page.page.wait_for_url("**#/table/*")
+    page.page.wait_for_selector("[data-testid=history] li")
+    return page.page.url.rsplit("/", 1)[1]
+
+
+def my_turn(page, timeout: float = 20.0) -> None:
+    page.page.wait_for_selector(MOVE_SELECTOR, timeout=timeout * 1000)
+
+
+def click_a_move(page, by_keyboard: bool = False) -> bool:
+    """One step through the move menus (a submenu or an action); False when none is shown."""
+    buttons = page.page.locator(MOVE_SELECTOR)
+    if not buttons.count():
+        return False
+    try:
+        if by_keyboard:
+            buttons.first.focus(timeout=1000)
+            page.page.keyboard.press("Enter")
+        else:
+            buttons.first.click(timeout=1000)
+    except Exception:  # redrawn under the pointer by a new event: the next pass retries
+        return True
+    return True
+
+
+def play_to_end(page, limit_seconds: float = 90.0) -> None:
+    deadline = time.monotonic() + limit_seconds
+    while not page.page.locator("[data-testid=ending]").count():
+        assert time.monotonic() < deadline, "the game did not end in time"
+        if not click_a_move(page):
+            time.sleep(0.1)
+
+
+def seqs(page) -> list[int]:
+    items = page.page.locator("[data-testid=history] li")
+    return [int(seq) for seq in items.evaluate_all("items => items.map(item => item.dataset.seq)")]
+
+
+def seat_token(page, table_id: str) -> str:
+    return page.page.evaluate(f"JSON.parse(localStorage.getItem('tavola.seat.{table_id}')).token")
+
+
+@pytest.fixture(scope="module")
+def stub(web_stack):
+    with grpc.insecure_channel(web_stack.gateway_address) as channel:
+        yield gateway_pb2_grpc.GatewayServiceStub(channel)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_whole_table_is_played_by_clicks_with_secrets_kept(open_page, base_url, game):
+    page = open_page(name=f"play-{game}")
+    create_table(page, base_url, game, HOSTILE, ["bot:random"], GAMES[game])
+    my_turn(page)
+    page.shot("start")
+    # The hostile name is text in the page, never markup.
+    assert HOSTILE in page.page.locator(".seat-strip").inner_text()
+    assert page.page.locator("img").count() == 0
+    assert page.page.locator(".seat-strip .who.me").inner_text().endswith("(you)")
+    assert page.page.locator("[data-testid=commitment]").is_visible()
+    if game == "borgia":  # own dice faces; the bot's only as hidden dice (no call yet this round)
+        assert page.page.locator("[data-testid=dice-0] .die:not(.hidden)").count() > 0
+        assert page.page.locator("[data-testid=dice-1] .die:not(.hidden)").count() == 0
+    elif game == "mortadella":
+        assert page.page.locator("[data-testid=role-0]").inner_text() != "role hidden"
+        assert page.page.locator("[data-testid=role-1]").inner_text() in ("role hidden", "Brigand")
+    else:
+        assert "hidden" not in page.page.locator("[data-testid=hand-0]").inner_text()
+        assert "hidden" in page.page.locator("[data-testid=hand-1]").inner_text()
+    play_to_end(page)
+    page.shot("end")
+    verdict = page.page.locator("[data-testid=seed-verdict]")
+    page.page.wait_for_selector("[data-testid=seed-verdict]:not(.pending)")
+    assert "verified" in verdict.get_attribute("class"), verdict.inner_text()
+    ending = page.page.locator("[data-testid=ending]").inner_text()
+    assert "win" in ending.lower()
+    assert "Seed verified" in ending
+    if game == "borgia":  # puppets revealed
+        assert ending.count(" held ") == 2
+    elif game == "mortadella":  # roles revealed
+        assert page.page.locator("[data-testid=role-1]").inner_text() != "role hidden"
+    history = page.page.locator("[data-testid=history]").inner_text()
+    assert not re.search(r"\bseat \d", history), "seats are named in the history's words"
+
+
+def test_an_unknown_game_plays_through_the_generic_renderer(open_page, base_url):
+    page = open_page(name="generic-pecunia")
+    create_table(page, base_url, "pecunia", "Gen", ["bot:random"], GAMES["pecunia"], query="?renderer=generic")
+    my_turn(page)
+    assert page.page.locator(".board.generic > dl.tree").count() == 1
+    play_to_end(page)
+    page.shot("end")
+
+
+def test_a_rejected_action_says_why(open_page, base_url, stub):
+    page = open_page(name="rejected")
+    table_id = create_table(page, base_url, "borgia", "Rex", ["bot:random"])
+    token = seat_token(page, table_id)
+    # Reopen without its live stream, so the page keeps the decision it was shown...
+    page.page.route("**/tavola.gateway.v1.GatewayService/WatchTable", lambda route: route.abort())
+    page.page.reload()
+    my_turn(page)
+    # ...while the same seat decides elsewhere (another tab, another device).
+    auth = (("authorization", f"Bearer {token}"),)
+    view = stub.GetView(gw.GetViewRequest(table_id=table_id), metadata=auth)
+    stub.SubmitAction(
+        gw.SubmitActionRequest(table_id=table_id, action=view.legal_actions[0].action, request_id="elsewhere"),
+        metadata=auth,
+    )
+    while page.page.locator(".actions button[data-action]").count() == 0:
+        page.page.locator(MOVE_SELECTOR).first.click()
+    page.page.locator(".actions button[data-action]").first.click()
+    error = page.page.wait_for_selector("[data-testid=error]")
+    assert error.inner_text().startswith("Not accepted:")
+    assert "version" in error.inner_text() or "decide" in error.inner_text()
+    page.shot("rejected")
+    page.errors.clear()  # the aborted stream's network errors are this test's own doing
+
+
+def test_a_reload_resumes_the_stream_after_the_last_event(open_page, base_url, stub):
+    page = open_page(name="reload")
+    table_id = create_table(page, base_url, "borgia", "Rey", ["bot:random"])
+    for _ in range(4):
+        my_turn(page)
+        click_a_move(page, by_keyboard=True)
+        time.sleep(0.3)
+    my_turn(page)
+    before = seqs(page)
+    asked: list[bytes] = []
+    page.page.on(
+        "request",
+        lambda request: request.url.endswith("/WatchTable") and asked.append(request.post_data_buffer or b""),
+    )
+    page.page.reload()
+    page.page.wait_for_selector("[data-testid=history] li")
+    my_turn(page)
+    # The stream was asked from the last event this browser had seen, not from the start.
+    request = gw.WatchTableRequest.FromString(asked[0][5:])  # a Connect stream's envelope
+    assert request.after_seq >= before[-1]
+    click_a_move(page)
+    time.sleep(0.5)
+    after = seqs(page)
+    assert after[: len(before)] == before
+    token = seat_token(page, table_id)
+    auth = (("authorization", f"Bearer {token}"),)
+    replay = stub.GetReplay(gw.GetReplayRequest(table_id=table_id, seat=0), metadata=auth)
+    seen = [step.seq for step in replay.steps if step.HasField("event") and step.seq <= after[-1]]
+    assert after == seen, "the page's history is the seat's log, nothing missing, nothing twice"
+    page.shot("resumed")
+
+
+def test_a_spectator_page_follows_live_and_sees_no_secret(open_page, base_url):
+    player = open_page(name="watched-player")
+    table_id = create_table(player, base_url, "borgia", "Pia", ["bot:random"])
+    my_turn(player)
+    spectator = open_page(name="spectator")
+    spectator.page.goto(f"{base_url}#/watch/{table_id}")
+    spectator.page.wait_for_selector("[data-testid=spectator]")
+    count = len(seqs(spectator))
+    assert spectator.page.locator("[data-testid=my-secrets]").count() == 0
+    assert spectator.page.locator("[data-testid=dice-0] .die:not(.hidden)").count() == 0
+    assert spectator.page.locator(".actions").count() == 0
+    while player.page.locator(MOVE_SELECTOR).count():  # a whole move: through its menus
+        click_a_move(player)
+        time.sleep(0.2)
+    spectator.page.wait_for_function(
+        f"document.querySelectorAll('[data-testid=history] li').length > {count}", timeout=10_000
+    )
+    spectator.shot("live")
+
+
+def test_a_replay_mode_table_is_marked_before_a_seat_is_taken(open_page, base_url):
+    host = open_page(name="replay-host")
+    host.page.goto(f"{base_url}#/")
+    host.page.click("[data-testid=new-borgia]")
+    host.page.select_option("#player-count", "2")
+    host.page.select_option("#seat-1", "human")
+    host.page.click("summary")
+    host.page.check("#replay")
+    host.page.fill("#seed", "7")
+    host.page.click("[data-testid=create]")
+    host.page.wait_for_url("**#/table/*")
+    table_id = host.page.url.rsplit("/", 1)[1]
+    guest = open_page(name="replay-guest")
+    guest.page.goto(f"{base_url}#/")
+    row = guest.page.locator(f"[data-table='{table_id}']")
+    assert "its creator knows every secret" in row.inner_text()
+    guest.page.goto(f"{base_url}#/table/{table_id}")
+    warning = guest.page.wait_for_selector("[data-testid=replay-warning]")
+    assert "knows every secret" in warning.inner_text()
+    assert guest.page.locator(".take-seat").inner_text().count("knows every secret") == 1
+    guest.shot("before-seat")
+
+
+def test_the_phone_width_layout_has_no_sideways_scroll(open_page, base_url):
+    page = open_page(width=375, height=800, name="phone")
+    page.page.goto(f"{base_url}#/")
+    page.page.wait_for_selector("[data-testid=new-mortadella]")
+    page.shot("lobby")
+    create_table(page, base_url, "mortadella", "Pip", ["bot:random", "bot:random"], GAMES["mortadella"])
+    my_turn(page)
+    page.shot("table")
+    width = page.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, f"the page is {width} px wide at 375 px"
+    box = page.page.locator(MOVE_SELECTOR).first.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 375
