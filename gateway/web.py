@@ -53,6 +53,7 @@ from google.protobuf import descriptor_pool, json_format, message_factory
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 from protobuf.wkt import Any as WireAny
+from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 
@@ -335,7 +336,10 @@ class WebApp:
                 return
             await rpc(scope, receive, send)
         elif self._static is not None and scope["method"] in ("GET", "HEAD"):
-            await self._static(scope, receive, send)
+            try:
+                await self._static(scope, receive, send)
+            except HTTPException as error:  # no such file (StaticFiles answers by raising)
+                await _plain(send, error.status_code, error.detail)
         else:
             await _plain(send, 404, "not found")
 

@@ -4,6 +4,7 @@ tokens, ErrorInfo reasons, limits; both streams live and resumable; and bad inpu
 large, malformed, wrong content type, unknown method, another site's page, a client that
 never reads) answered clearly, holding nothing, slowing nothing else."""
 
+import asyncio
 import base64
 import http.client
 import json
@@ -395,3 +396,100 @@ def test_streams_never_read_slow_nothing_and_are_let_go(stack, gateway, web):
     while open_streams(stack) > 0 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert open_streams(stack) == 0
+
+
+def test_a_client_that_takes_no_bytes_is_let_go_after_the_write_timeout():
+    """The web port's write timeout (TAVOLA_WEB_WRITE_TIMEOUT_SECONDS), on the web
+    application and uvicorn as the gateway runs them, around an endless response: a client
+    that reads nothing is disconnected once the socket buffers are full and a write has
+    waited that long, and the response's writer is let go; meanwhile another client's call
+    answers at once."""
+    from gateway.web import WebApp, WebServer, WebSettings
+
+    async def run() -> tuple[float, int, float]:
+        ended = asyncio.Event()
+        sent = 0
+
+        async def endless(scope, receive, send) -> None:
+            nonlocal sent
+            if scope["path"].endswith("/Quick"):
+                await send({"type": "http.response.start", "status": 200, "headers": []})
+                await send({"type": "http.response.body", "body": b"ok"})
+                return
+            try:
+                await send({"type": "http.response.start", "status": 200, "headers": []})
+                while True:
+                    await send({"type": "http.response.body", "body": b"x" * 65536, "more_body": True})
+                    sent += 65536
+            finally:
+                ended.set()
+
+        settings = WebSettings("127.0.0.1", 0, None, (), None, None, write_timeout=0.5)
+        server = WebServer(WebApp({"/test.Endless": endless}, write_timeout=0.5), settings)
+        port = await server.start()
+        try:
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.setblocking(False)
+            await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+            sock.send(b"POST /test.Endless/Stream HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n")
+            started = time.monotonic()
+            await asyncio.sleep(0.2)
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            quick_began = time.monotonic()
+            writer.write(b"POST /test.Endless/Quick HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n")
+            assert b"200" in await asyncio.wait_for(reader.readline(), 5)
+            quick = time.monotonic() - quick_began
+            writer.close()
+            await asyncio.wait_for(ended.wait(), 30)
+            let_go = time.monotonic() - started
+            sock.close()
+            return let_go, sent, quick
+        finally:
+            await server.stop()
+
+    let_go, sent, quick = asyncio.run(run())
+    assert let_go < 15 and sent < 64 << 20, (let_go, sent)
+    assert quick < 1.0
+
+
+def test_the_web_port_serves_the_built_page_at_its_root(tmp_path):
+    """With a static directory (the built web client), / is its index.html and its files
+    are served beside the API; nothing is served above it."""
+    from gateway.web import WebApp, WebServer, WebSettings
+
+    (tmp_path / "index.html").write_text("<!doctype html><title>tavola</title>")
+    (tmp_path / "app.js").write_text("console.log('tavola')")
+
+    async def run() -> list[tuple[int, bytes]]:
+        async def api(scope, receive, send) -> None:
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"api"})
+
+        settings = WebSettings("127.0.0.1", 0, None, (), tmp_path, None, 30.0)
+        server = WebServer(WebApp({"/test.Api": api}, static_dir=tmp_path), settings)
+        port = await server.start()
+        try:
+            replies = []
+            for method, path in (
+                ("GET", "/"),
+                ("GET", "/app.js"),
+                ("GET", "/../etc/passwd"),
+                ("POST", "/test.Api/Call"),
+            ):
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.write(
+                    f"{method} {path} HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".encode()
+                )
+                reply = await asyncio.wait_for(reader.read(), 5)
+                writer.close()
+                head, _, body = reply.partition(b"\r\n\r\n")
+                replies.append((int(head.split()[1]), body))
+            return replies
+        finally:
+            await server.stop()
+
+    (index, index_body), (script, _), (escape, _), (call, call_body) = asyncio.run(run())
+    assert (index, script, call) == (200, 200, 200)
+    assert b"<title>tavola</title>" in index_body and b"api" in call_body
+    assert escape == 404
