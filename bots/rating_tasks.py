@@ -33,6 +33,7 @@ log = structlog.get_logger()
 MAX_ATTEMPTS = 50
 _model = PlackettLuce()
 _clients: dict[str, object] = {}
+_scripts: dict[int, object] = {}
 
 
 def _redis():
@@ -44,6 +45,14 @@ def _redis():
 
 def _keys() -> ratings.Keys:
     return ratings.Keys(os.environ.get("TAVOLA_KEY_PREFIX", "tavola"))
+
+
+def _apply_script(redis):
+    """The update script, run by its SHA (EVALSHA), loaded once per client."""
+    script = _scripts.get(id(redis))
+    if script is None:
+        script = _scripts[id(redis)] = redis.register_script(ratings.APPLY_SCRIPT)
+    return script
 
 
 def refusal(job: ratings_pb2.RatingJob) -> str | None:
@@ -112,7 +121,7 @@ def apply(redis, keys: ratings.Keys, table_id: str, pause_seconds: float = 0.0) 
         if pause_seconds:  # tests: a window in which to kill the worker mid-update
             log.warning("rating_paused", table_id=table_id, seconds=pause_seconds)
             time.sleep(pause_seconds)
-        result = redis.eval(ratings.APPLY_SCRIPT, len(script_keys), *script_keys, *args)
+        result = _apply_script(redis)(keys=script_keys, args=args)
         if result == 1:
             log.info("rating_applied", table_id=table_id, game=table.game_id, players=len(rated))
             return "applied"

@@ -343,23 +343,25 @@ class Matchmaker:
             return group, low
         return None
 
-    async def match_once(self, pool: str) -> bool:
+    async def match_once(self, pool: str, attempts: int = 5) -> bool:
         """Tries to make one table of the pool; True when one was made."""
-        tickets = await self._tickets(pool)
-        now = time.time()
-        for anchor in tickets:
-            found = self.group_for(anchor, tickets, now)
+        for _ in range(attempts):
+            tickets = await self._tickets(pool)
+            now = time.time()
+            found = next(
+                (match for anchor in tickets if (match := self.group_for(anchor, tickets, now)) is not None), None
+            )
             if found is None:
-                continue
+                return False
             group, count = found
             keys = [self._pool(pool), *(self._ticket(t.search_id) for t in group)]
             claimed = await self.redis.eval(
                 CLAIM_SCRIPT, len(keys), *keys, now, STALE_SECONDS, *(t.search_id for t in group)
             )
-            if not claimed:
-                return False  # another gateway was first, or a member left: look again
-            await self._seat(pool, group, count)
-            return True
+            if claimed:
+                await self._seat(pool, group, count)
+                return True
+            # Another gateway was first, or a member left: read the pool again.
         return False
 
     async def fill_bots(self, game_id: str, rating: float, count: int) -> list[str]:
