@@ -99,6 +99,9 @@ def apply(redis, keys: ratings.Keys, table_id: str, pause_seconds: float = 0.0) 
     if len(rated) < 2:
         rated = []
     finish_ns = table.update_time.ToNanoseconds() or time.time_ns()
+    bots = [who[len(ratings.BOT_PREFIX) :] for _, who in rated if who.startswith(ratings.BOT_PREFIX)]
+    if bots:  # listed before the update (a set: a task sent again adds nothing)
+        redis.sadd(keys.bots(table.game_id), *bots)
     for _ in range(MAX_ATTEMPTS):
         with redis.pipeline(transaction=False) as pipe:
             for _, who in rated:

@@ -19,7 +19,8 @@ touch all of them on a Redis Cluster:
 - ``board:<game>`` (sorted set: player -> conservative rating): the leaderboard, holding
   players past their provisional games only;
 - ``recent:<player>`` (list of JSON): the player's latest rated tables;
-  ``games:<player>`` (set): the games the player has a rating at.
+  ``games:<player>`` (set): the games the player has a rating at;
+- ``bots:<game>`` (set): the bot settings rated at the game, for ListBots.
 """
 
 import json
@@ -63,6 +64,10 @@ class Keys:
 
     def games(self, player_id: str) -> str:
         return f"{self.base}:games:{player_id}"
+
+    def bots(self, game_id: str) -> str:
+        """The bot settings rated at a game (a set of bot strings)."""
+        return f"{self.base}:bots:{game_id}"
 
 
 def participant(seat: gw.Seat) -> str | None:

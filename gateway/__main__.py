@@ -122,8 +122,6 @@ async def serve() -> None:
         ),
     )
     players = Players(PlayerStore(client, settings.key_prefix), core)
-    servicer = GatewayServicer(core, players)
-    add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
     rating_book = Ratings(
         client,
         settings.key_prefix,
@@ -131,6 +129,8 @@ async def serve() -> None:
         players.store,
         float(os.environ.get("TAVOLA_RATING_RESEND_SECONDS", "30")),
     )
+    servicer = GatewayServicer(core, players, rating_book)
+    add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
     core.on_rated_finish = rating_book.table_finished
     matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, QuickPlay.from_env())
     player_servicer = PlayerServicer(players, rating_book, matchmaker)

@@ -24,6 +24,7 @@ from common.errors import ApiError, invalid
 from gateway.commands import TableCore
 from gateway.limits import MAX_ID
 from gateway.players import PlayerStore, text
+from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.store.v1 import ratings_pb2, store_pb2
 
@@ -120,6 +121,22 @@ class Ratings:
                 pipe.hmget(self.keys.rating(game_id, player_id), ratings.FIELDS)
             replies = await pipe.execute()
         return [ratings.Standing.of(fields) for fields in replies]
+
+    async def bot_ratings(self, game_id: str) -> dict[str, list[gw.BotRating]]:
+        """The rated settings of each bot (by name) at ``game_id``, best first."""
+        specs = sorted(text(raw) for raw in await self.redis.smembers(self.keys.bots(game_id)))
+        standings = await self.standings(game_id, [ratings.BOT_PREFIX + spec for spec in specs])
+        by_bot: dict[str, list[gw.BotRating]] = {}
+        for spec, standing in sorted(zip(specs, standings, strict=True), key=lambda pair: -pair[1].rating):
+            by_bot.setdefault(spec.split(":", 1)[0], []).append(
+                gw.BotRating(
+                    bot=spec,
+                    rating=round(standing.rating, 1),
+                    uncertainty=round(standing.uncertainty, 1),
+                    games=standing.games,
+                )
+            )
+        return by_bot
 
     async def player_page(self, player_id: str, recent: int) -> pl.GetPlayerResponse:
         if recent < 0:

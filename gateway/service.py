@@ -200,15 +200,21 @@ def require_token(context) -> str:
 class GatewayServicer:
     """The public API (tavola.gateway.v1.GatewayService)."""
 
-    def __init__(self, core: TableCore, players: Players | None = None):
+    def __init__(self, core: TableCore, players: Players | None = None, ratings: Ratings | None = None):
         self.core = core
         self.players = players
+        self.ratings = ratings
 
     async def ListGames(self, request, context):
         return gw.ListGamesResponse(games=await self.core.rules.describe_all())
 
     async def ListBots(self, request: gw.ListBotsRequest, context) -> gw.ListBotsResponse:
-        return gw.ListBotsResponse(bots=self.core.bots.describe(request.game_id))
+        bots = self.core.bots.describe(request.game_id)
+        if request.game_id and self.ratings is not None:
+            rated = await self.ratings.bot_ratings(request.game_id[:64])
+            for bot in bots:
+                bot.ratings.extend(rated.get(bot.name, ()))
+        return gw.ListBotsResponse(bots=bots)
 
     async def CreateTable(self, request: gw.CreateTableRequest, context) -> gw.CreateTableResponse:
         record, host_token = await self.core.create_table(request, client_of(context))

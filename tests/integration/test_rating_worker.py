@@ -4,6 +4,7 @@ ratings once, through the Celery rating task, even when the worker applying it i
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 
@@ -120,6 +121,9 @@ def test_a_rating_update_survives_kill_9_of_its_worker_and_counts_once(rated_sta
         assert rating.game_id == "borgia" and rating.games == 1 and rating.provisional
         assert 0 < rating.uncertainty < 500
         assert [line.table_id for line in page.recent_tables] == [table_id]
+        listed = {bot.name: bot for bot in gateway.ListBots(gw.ListBotsRequest(game_id="borgia")).bots}
+        assert [(r.bot, r.games) for r in listed[BOTS[0]].ratings] == [(BOTS[0], 1)]
+        assert listed[BOTS[0]].ratings[0].uncertainty > 0
         # Still provisional (2 games here): on no leaderboard.
         assert players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="borgia")).total == 0
 
@@ -135,4 +139,33 @@ def test_a_rating_update_survives_kill_9_of_its_worker_and_counts_once(rated_sta
         with pytest.raises(grpc.RpcError) as caught:
             players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="borgia", around_player_id="nobody"))
         assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    redis.close()
+
+
+def test_the_ladder_plays_rated_bot_tables_that_rate_each_setting(rated_stack: Stack):
+    """Runs after the test above, whose second rating worker is still up."""
+    from bots.ladder import Ladder
+
+    keys = ratings.Keys(rated_stack.key_prefix)
+    redis = connect(rated_stack.redis_url)
+    with grpc.insecure_channel(rated_stack.gateway_address) as channel:
+        gateway = gateway_pb2_grpc.GatewayServiceStub(channel)
+        before = {bot: int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games") or 0) for bot in BOTS}
+        ladder = Ladder(gateway, ["borgia"], list(BOTS), tables=2)
+        runner = threading.Thread(target=ladder.run)
+        runner.start()
+        try:
+            wait_for(lambda: ladder.finished >= 3, 120, "three ladder tables")
+        finally:
+            ladder.stopping.set()
+            runner.join()
+        played = ladder.finished
+        wait_for(
+            lambda: (
+                sum(int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games") or 0) for bot in BOTS)
+                >= sum(before.values()) + 2 * played
+            ),
+            30,
+            "the ladder's tables to be rated",
+        )
     redis.close()
