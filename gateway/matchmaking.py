@@ -20,7 +20,10 @@ player at a time: a second is refused (ALREADY_SEARCHING).
 
 Keys, all under one hash tag (``<prefix>:{mm}:``) for the claim script: ``pool:<pool>``
 (sorted set: search id -> join time), ``t:<search id>`` (hash: the ticket),
-``searching:<player>`` (the player's search id) and ``result:<search id>``.
+``alive`` (sorted set: search id -> when its gateway last saw it waiting),
+``searching:<player>`` (the player's search id) and ``result:<search id>``. Each gateway
+serves its searchers in one trip every quarter second (alive, seated or not), not a
+round trip per searcher.
 """
 
 import asyncio
@@ -56,20 +59,20 @@ RESULT_TTL_SECONDS = 120
 STALE_SECONDS = 5.0
 # A claimed searcher with no seat after this long (its claimer died) goes back to the pool.
 CLAIM_TIMEOUT_SECONDS = 15.0
-POLL_SECONDS = 0.1
 PROGRESS_SECONDS = 2.0
 SCAN = 200
 
-# KEYS: the pool, then each member's ticket. ARGV: now, the stale limit, then the ids.
+# KEYS: the pool, the alive set, then each member's ticket. ARGV: now, the stale limit,
+# then the ids. Takes every member from the pool, or none.
 CLAIM_SCRIPT = """
 for i = 3, #ARGV do
   if not redis.call('ZSCORE', KEYS[1], ARGV[i]) then return 0 end
-  local seen = redis.call('HGET', KEYS[i - 1], 'seen')
+  local seen = redis.call('ZSCORE', KEYS[2], ARGV[i])
   if not seen or tonumber(seen) < tonumber(ARGV[1]) - tonumber(ARGV[2]) then return 0 end
 end
 for i = 3, #ARGV do
   redis.call('ZREM', KEYS[1], ARGV[i])
-  redis.call('HSET', KEYS[i - 1], 'claimed', ARGV[1])
+  redis.call('HSET', KEYS[i], 'claimed', ARGV[1])
 end
 return 1
 """
@@ -162,6 +165,11 @@ class Matchmaker:
         # The pools this gateway has searchers in, and each pool's table spec.
         self.local: Counter[str] = Counter()
         self.specs: dict[str, tuple[str, bool, dict[str, str]]] = {}
+        # The searches waiting on this gateway: the future of each one's seat, and its player.
+        self.waiting: dict[str, tuple[asyncio.Future, str]] = {}
+        self.alive = f"{self.base}:alive"
+        self.ticket_cache: dict[str, Ticket] = {}
+        self._seating: set[asyncio.Task] = set()
         self._loop: asyncio.Task | None = None
 
     def _pool(self, pool: str) -> str:
@@ -211,76 +219,94 @@ class Matchmaker:
         self.specs[pool] = (request.game_id, request.rated, options)
         self.local[pool] += 1
         ticket_key = self._ticket(search_id)
+        seated: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.waiting[search_id] = (seated, player_id)
         try:
             player = await self.players.get(player_id)
             standing = (await self.ratings.standings(request.game_id, [player_id]))[0]
             now = time.time()
-            await self.redis.hset(
-                ticket_key,
-                mapping={
-                    "player": player_id,
-                    "name": player.display_name,
-                    "rating": standing.rating,
-                    "low": low,
-                    "high": high,
-                    "since": now,
-                    "seen": now,
-                    "fill": "0" if request.HasField("bot_fill") and not request.bot_fill else "1",
-                },
-            )
-            await self.redis.expire(ticket_key, int(self.settings.timeout_seconds + 60))
-            await self.redis.zadd(self._pool(pool), {search_id: now})
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hset(
+                    ticket_key,
+                    mapping={
+                        "player": player_id,
+                        "name": player.display_name,
+                        "rating": standing.rating,
+                        "low": low,
+                        "high": high,
+                        "since": now,
+                        "fill": "0" if request.HasField("bot_fill") and not request.bot_fill else "1",
+                    },
+                )
+                pipe.expire(ticket_key, int(self.settings.timeout_seconds + 60))
+                pipe.zadd(self.alive, {search_id: now})
+                pipe.zadd(self._pool(pool), {search_id: now})
+                await pipe.execute()
             log.info("search_started", search_id=search_id, player_id=player_id, game=request.game_id)
             await send(pl.FindGameResponse(search_id=search_id, rating_window=self.settings.window(0)))
-            await self._wait(search_id, pool, player_id, now, send)
+            await self._wait(search_id, pool, now, seated, send)
         finally:
+            self.waiting.pop(search_id, None)
             self.local[pool] -= 1
             if self.local[pool] <= 0:
                 del self.local[pool]
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.zrem(self._pool(pool), search_id)
+                pipe.zrem(self.alive, search_id)
                 pipe.delete(ticket_key)
+                pipe.eval(RELEASE_SCRIPT, 1, searching, search_id)
                 await pipe.execute()
-            await self.redis.eval(RELEASE_SCRIPT, 1, searching, search_id)
 
-    async def _wait(self, search_id: str, pool: str, player_id: str, since: float, send) -> None:
-        searching = self._searching(player_id)
-        ticket_key = self._ticket(search_id)
-        last_progress = time.monotonic()
+    async def _wait(self, search_id: str, pool: str, since: float, seated: asyncio.Future, send) -> None:
+        """Waits for the heartbeat (below) to find the search's seat, sending progress."""
         while True:
-            result = await self.redis.getdel(self._result(search_id))
-            if result is not None:
-                seated = gw.TakeSeatResponse.FromString(bytes(result) if isinstance(result, bytes) else result.encode())
-                await self.players.note_table(player_id, seated.table.table_id)
-                log.info("search_seated", search_id=search_id, table_id=seated.table.table_id, seat=seated.seat)
-                await send(pl.FindGameResponse(search_id=search_id, waited_seconds=time.time() - since, seated=seated))
-                return
-            now = time.time()
-            waited = now - since
-            if waited > self.settings.timeout_seconds:
+            waited = time.time() - since
+            left = self.settings.timeout_seconds - waited
+            if left <= 0:
                 raise ApiError(
                     grpc.StatusCode.DEADLINE_EXCEEDED,
                     "SEARCH_TIMED_OUT",
                     f"no table found in {self.settings.timeout_seconds:.0f} s",
                     search_id=search_id,
                 )
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hset(ticket_key, "seen", now)
-                pipe.expire(searching, int(STALE_SECONDS * 3))
-                pipe.hget(ticket_key, "claimed")
-                _, _, claimed = await pipe.execute()
-            if claimed is not None and now - float(claimed) > CLAIM_TIMEOUT_SECONDS:
-                # Its claimer never seated it: back in the pool, with its place in the queue.
-                await self.redis.hdel(ticket_key, "claimed")
-                await self.redis.zadd(self._pool(pool), {search_id: since})
-            if time.monotonic() - last_progress >= PROGRESS_SECONDS:
-                last_progress = time.monotonic()
+            try:
+                response: gw.TakeSeatResponse = await asyncio.wait_for(
+                    asyncio.shield(seated), min(PROGRESS_SECONDS, left)
+                )
+            except TimeoutError:
+                claimed = await self.redis.hget(self._ticket(search_id), "claimed")
+                if claimed is not None and time.time() - float(claimed) > CLAIM_TIMEOUT_SECONDS:
+                    # Its claimer never seated it: back in the pool, with its place in the queue.
+                    await self.redis.hdel(self._ticket(search_id), "claimed")
+                    await self.redis.zadd(self._pool(pool), {search_id: since})
+                waited = time.time() - since
                 await send(
                     pl.FindGameResponse(
                         search_id=search_id, waited_seconds=waited, rating_window=self.settings.window(waited)
                     )
                 )
-            await asyncio.sleep(POLL_SECONDS)
+                continue
+            await self.players.note_table(self.waiting[search_id][1], response.table.table_id)
+            log.info("search_seated", search_id=search_id, table_id=response.table.table_id, seat=response.seat)
+            await send(pl.FindGameResponse(search_id=search_id, waited_seconds=time.time() - since, seated=response))
+            return
+
+    async def heartbeat(self) -> None:
+        """For every search waiting on this gateway, in one trip: marks it alive, refreshes
+        its player's one-search key, and collects the seat of those seated."""
+        waiting = list(self.waiting.items())
+        if not waiting:
+            return
+        now = time.time()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(self.alive, {search_id: now for search_id, _ in waiting})
+            for search_id, (_, player_id) in waiting:
+                pipe.getdel(self._result(search_id))
+                pipe.expire(self._searching(player_id), int(STALE_SECONDS * 3))
+            replies = await pipe.execute()
+        for (_, (future, _)), result in zip(waiting, replies[1::2], strict=True):
+            if result is not None and not future.done():
+                future.set_result(gw.TakeSeatResponse.FromString(bytes(result)))
 
     # -- matching -------------------------------------------------------------------------
 
@@ -288,40 +314,50 @@ class Matchmaker:
         async def loop() -> None:
             while True:
                 await asyncio.sleep(interval)
+                try:
+                    await self.heartbeat()
+                except Exception:
+                    log.error("search_heartbeat_failed", exc_info=True)
                 for pool in list(self.local):
                     try:
-                        while await self.match_once(pool):
-                            pass
+                        await self.match_pool(pool)
                     except Exception:
                         log.error("matching_failed", pool=pool, exc_info=True)
 
         self._loop = asyncio.create_task(loop())
 
     async def stop(self) -> None:
-        if self._loop is not None:
-            self._loop.cancel()
-            await asyncio.gather(self._loop, return_exceptions=True)
+        tasks = [task for task in (self._loop, *self._seating) if task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _tickets(self, pool: str) -> list[Ticket]:
-        entries = await self.redis.zrange(self._pool(pool), 0, SCAN - 1)
-        ids = [text(entry) for entry in entries]
+        """The pool's live tickets, oldest first: the fields from this gateway's cache (a
+        ticket does not change while it waits), liveness from the alive set."""
+        ids = [text(entry) for entry in await self.redis.zrange(self._pool(pool), 0, SCAN - 1)]
         if not ids:
             return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for search_id in ids:
-                pipe.hgetall(self._ticket(search_id))
-            replies = await pipe.execute()
+        seen = await self.redis.zmscore(self.alive, ids)
         now = time.time()
-        tickets, stale = [], []
-        for search_id, fields in zip(ids, replies, strict=True):
-            ticket = Ticket.of(search_id, fields) if fields else None
-            if ticket is None or now - float(fields.get(b"seen", 0)) > STALE_SECONDS:
-                stale.append(search_id)
-            else:
-                tickets.append(ticket)
+        live = [sid for sid, at in zip(ids, seen, strict=True) if at is not None and now - at <= STALE_SECONDS]
+        stale = [sid for sid in ids if sid not in set(live)]
         if stale:
             await self.redis.zrem(self._pool(pool), *stale)
-        return tickets
+        missing = [sid for sid in live if sid not in self.ticket_cache]
+        if missing:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for search_id in missing:
+                    pipe.hgetall(self._ticket(search_id))
+                replies = await pipe.execute()
+            for search_id, fields in zip(missing, replies, strict=True):
+                ticket = Ticket.of(search_id, fields) if fields else None
+                if ticket is not None:
+                    self.ticket_cache[search_id] = ticket
+        if len(self.ticket_cache) > 4 * SCAN * max(len(self.local), 1):
+            keep = set(live)
+            self.ticket_cache = {sid: t for sid, t in self.ticket_cache.items() if sid in keep}
+        return [self.ticket_cache[sid] for sid in live if sid in self.ticket_cache]
 
     def group_for(self, anchor: Ticket, tickets: list[Ticket], now: float) -> tuple[list[Ticket], int] | None:
         """The anchor's table: its people and its player count, or None (wait on)."""
@@ -343,26 +379,35 @@ class Matchmaker:
             return group, low
         return None
 
-    async def match_once(self, pool: str, attempts: int = 5) -> bool:
-        """Tries to make one table of the pool; True when one was made."""
-        for _ in range(attempts):
-            tickets = await self._tickets(pool)
-            now = time.time()
-            found = next(
-                (match for anchor in tickets if (match := self.group_for(anchor, tickets, now)) is not None), None
-            )
+    async def match_pool(self, pool: str) -> int:
+        """Makes what tables it can of the pool, each anchored on a searcher of this gateway
+        (the oldest first), so gateways seldom reach for the same group; returns how many."""
+        tickets = await self._tickets(pool)
+        now = time.time()
+        taken: set[str] = set()
+        made = 0
+        for anchor in tickets:
+            if anchor.search_id in taken or anchor.search_id not in self.waiting:
+                continue
+            free = [t for t in tickets if t.search_id not in taken]
+            found = self.group_for(anchor, free, now)
             if found is None:
-                return False
+                continue
             group, count = found
-            keys = [self._pool(pool), *(self._ticket(t.search_id) for t in group)]
+            keys = [self._pool(pool), self.alive, *(self._ticket(t.search_id) for t in group)]
             claimed = await self.redis.eval(
                 CLAIM_SCRIPT, len(keys), *keys, now, STALE_SECONDS, *(t.search_id for t in group)
             )
-            if claimed:
-                await self._seat(pool, group, count)
-                return True
-            # Another gateway was first, or a member left: read the pool again.
-        return False
+            taken.update(t.search_id for t in group)
+            if not claimed:  # another gateway took a member, or one left: the next round sees
+                continue
+            for ticket in group:
+                self.ticket_cache.pop(ticket.search_id, None)
+            task = asyncio.create_task(self._seat_logged(pool, group, count))
+            self._seating.add(task)
+            task.add_done_callback(self._seating.discard)
+            made += 1
+        return made
 
     async def fill_bots(self, game_id: str, rating: float, count: int) -> list[str]:
         """``count`` bots of the rating nearest ``rating`` among those that may fill seats."""
@@ -377,6 +422,12 @@ class Matchmaker:
         standings = await self.ratings.standings(game_id, [ratings.BOT_PREFIX + bot for bot in candidates])
         by_distance = sorted(zip(candidates, standings, strict=True), key=lambda c: abs(c[1].rating - rating))
         return [by_distance[0][0]] * count
+
+    async def _seat_logged(self, pool: str, group: list[Ticket], count: int) -> None:
+        try:
+            await self._seat(pool, group, count)
+        except Exception:  # its searchers go back to the pool after CLAIM_TIMEOUT_SECONDS
+            log.error("seating_failed", pool=pool, searches=[t.search_id for t in group], exc_info=True)
 
     async def _seat(self, pool: str, group: list[Ticket], count: int) -> None:
         game_id, rated, options = self.specs[pool]
