@@ -45,6 +45,7 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 import grpc
+import h11
 import structlog
 import uvicorn
 from connectrpc.code import Code
@@ -56,6 +57,7 @@ from protobuf.wkt import Any as WireAny
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from common.errors import ApiError
 from gateway.limits import RequestLimits
@@ -78,6 +80,8 @@ DEFAULT_STATIC = ROOT / "clients" / "web" / "dist"
 # The HTTP body of a request may be this many times the largest request limit.
 BODY_FACTOR = 2
 WRITE_TIMEOUT_SECONDS = 30.0
+# How long a request's head, and then its body, may take to arrive.
+READ_TIMEOUT_SECONDS = 10.0
 # Responses a stream's handler may write ahead of what the HTTP response has taken.
 STREAM_AHEAD = 8
 
@@ -268,6 +272,46 @@ def _header(scope: Mapping[str, Any], name: bytes) -> str | None:
     return None
 
 
+class HeadTimeoutH11(H11Protocol):
+    """uvicorn's h11 connection with a deadline on each request's head: a connection that
+    has not sent a whole request head READ_TIMEOUT_SECONDS after it opened (or after its
+    previous response) is closed. uvicorn has none: a client sending a header now and then
+    held its connection, and a file descriptor, for ever."""
+
+    head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def handle_events(self) -> None:
+        super().handle_events()
+        if self.conn.their_state is not h11.IDLE:  # a whole head came
+            self._disarm()
+
+    def _arm(self) -> None:
+        self._disarm()
+        self.head_timer = self.loop.call_later(READ_TIMEOUT_SECONDS, self._head_overdue)
+
+    def _disarm(self) -> None:
+        if self.head_timer is not None:
+            self.head_timer.cancel()
+            self.head_timer = None
+
+    def _head_overdue(self) -> None:
+        self.head_timer = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+
 class _Stalled(Exception):
     """The client took no bytes of its response for the write timeout."""
 
@@ -312,6 +356,23 @@ class WebApp:
             await _plain(send, 403, "this origin may not call the gateway (TAVOLA_WEB_ORIGINS)")
             return
         timeout = self.write_timeout
+        body_due = asyncio.get_running_loop().time() + READ_TIMEOUT_SECONDS
+        body_done = False
+
+        async def timed_receive():
+            """The body must have come READ_TIMEOUT_SECONDS after the head; after it, a
+            receive waits for the client to leave, as long as the response lasts."""
+            nonlocal body_done
+            if body_done:
+                return await receive()
+            try:
+                async with asyncio.timeout_at(body_due):
+                    message = await receive()
+            except TimeoutError:
+                raise ConnectError(Code.DEADLINE_EXCEEDED, "the request's body did not arrive in time") from None
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                body_done = True
+            return message
 
         async def timed_send(message) -> None:
             try:
@@ -321,7 +382,7 @@ class WebApp:
                 raise _Stalled from None
 
         try:
-            await self._routed(scope, receive, timed_send)
+            await self._routed(scope, timed_receive, timed_send)
         except _Stalled:
             log.warning("web_client_stalled", path=scope.get("path", "")[:200], timeout=timeout)
 
@@ -329,6 +390,9 @@ class WebApp:
         path = scope["path"]
         rpc = self.rpcs.get(path.rpartition("/")[0])
         if rpc is not None:
+            if scope["method"] != "POST":  # as over gRPC: no Connect GET
+                await _plain(send, 405, "calls are POST requests")
+                return
             content_type = _header(scope, b"content-type") or ""
             if content_type.startswith("application/grpc") and not content_type.startswith("application/grpc-web"):
                 # gRPC itself needs HTTP/2 trailers: it has the gateway's gRPC port.
@@ -420,7 +484,7 @@ class WebServer:
             access_log=False,
             server_header=False,
             # h11 bounds a request's head (16 KB), where httptools reads any length.
-            http="h11",
+            http=HeadTimeoutH11,
             ws="none",
             proxy_headers=settings.trusted_proxies is not None,
             forwarded_allow_ips=settings.trusted_proxies or "",

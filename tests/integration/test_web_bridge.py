@@ -324,8 +324,10 @@ def test_wrong_content_types_and_methods(stack):
     for path in (f"{SERVICE}/NoSuchMethod", "/tavola.gateway.v1.TimerService/ExpireDecision", "/x"):
         status, _, _ = post(stack, path, body, {"content-type": "application/proto"})
         assert status == 404, path
-    status, _, _ = post(stack, f"{SERVICE}/GetTable", body, {"content-type": "application/proto"}, method="PUT")
-    assert status in (404, 405)
+    # Calls are POSTs, as over gRPC (no Connect GET: nothing a link or an image could ask).
+    for method in ("PUT", "GET", "DELETE"):
+        status, _, _ = post(stack, f"{SERVICE}/GetTable", body, {"content-type": "application/proto"}, method=method)
+        assert status == 405, method
 
 
 def test_another_sites_page_is_refused(stack):
@@ -493,3 +495,31 @@ def test_the_web_port_serves_the_built_page_at_its_root(tmp_path):
     assert (index, script, call) == (200, 200, 200)
     assert b"<title>tavola</title>" in index_body and b"api" in call_body
     assert escape == 404
+
+
+def test_a_request_that_arrives_slowly_is_cut_off(stack):
+    """A head not whole 10 s after the connection opened: the connection is closed. A body
+    not whole 10 s after its head: deadline_exceeded. Meanwhile calls answer at once."""
+    host, port = stack.web_addresses[0].split(":")
+    head_only = socket.create_connection((host, int(port)))
+    head_only.sendall(f"POST {SERVICE}/ListGames HTTP/1.1\r\nhost: x\r\n".encode())
+    short_body = socket.create_connection((host, int(port)))
+    short_body.sendall(
+        f"POST {SERVICE}/ListGames HTTP/1.1\r\nhost: x\r\ncontent-type: application/proto\r\n"
+        "content-length: 100\r\n\r\nabc".encode()
+    )
+    started = time.monotonic()
+    with client(stack) as web:
+        answered = web.list_games(gw.ListGamesRequest())
+    assert answered.games and time.monotonic() - started < 2
+    with closing(head_only), closing(short_body):
+        head_only.settimeout(30)
+        short_body.settimeout(30)
+        assert head_only.recv(100) == b""  # closed, with no answer
+        reply = b""
+        while chunk := short_body.recv(4096):
+            reply += chunk
+            if b"deadline_exceeded" in reply:
+                break
+        assert b"deadline_exceeded" in reply
+    assert time.monotonic() - started < 20
