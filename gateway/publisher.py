@@ -68,6 +68,10 @@ class TaskPublisher:
                 "kwargsrepr": repr(sorted(kwargs)),  # names only: a view is long
                 "origin": self.origin,
                 "ignore_result": True,
+                # What Celery 5.3 and later send with every task (tests/integration/test_task_message.py).
+                "replaced_task_nesting": 0,
+                "stamped_headers": None,
+                "stamps": {},
             },
             "properties": {
                 "correlation_id": task_id,

@@ -119,8 +119,11 @@ class TableReads:
         record, _ = await self.load(table_id)
         response = gw.GetTableResponse(table=record.table)
         if record.table.status != gw.TABLE_STATUS_OPEN:
-            view = await self.rules.call(record.table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state))
-            response.spectator_view.CopyFrom(view.view)
+            view = await self.rules.view_if_up(record.table.game_id, rules_pb2.GetViewRequest(state=record.state))
+            if view is None:
+                response.view_unavailable = True
+            else:
+                response.spectator_view.CopyFrom(view.view)
         return response
 
     async def list_tables(

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import grpc
 from google.protobuf import any_pb2
 
-from common.errors import ApiError, invalid
+from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError, invalid
 from gateway.quotas import REPLAYS, Client, Quotas
 from gateway.reads import TableReads
 from gateway.rules import RulesDirectory
@@ -61,6 +61,14 @@ async def replay(
     table = response.table
     if not with_views or table.status == gw.TABLE_STATUS_OPEN:
         return response
+    if response.view_unavailable:
+        raise ApiError(
+            grpc.StatusCode.UNAVAILABLE,
+            "DEPENDENCY_UNAVAILABLE",
+            "a replay with views needs the game's rules service, which is unavailable",
+            retry_after=RETRY_UNAVAILABLE_SECONDS,
+            table_id=table_id,
+        )
     await quotas.charge(REPLAYS, client)
     # The log only grows: read again up to the table's last_seq as the replay above saw
     # it, it is the same log, and replays into the state whose view the answer holds.
@@ -120,8 +128,11 @@ async def logged(reads: TableReads, table_id: str, seat: int | None, token: str 
                 step.actor = taken.seat
                 step.action.CopyFrom(taken.action)
     if table.status != gw.TABLE_STATUS_OPEN:
-        view = await reads.rules.call(table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state, seat=seat))
-        response.view.CopyFrom(view.view)
+        view = await reads.rules.view_if_up(table.game_id, rules_pb2.GetViewRequest(state=record.state, seat=seat))
+        if view is None:
+            response.view_unavailable = True
+        else:
+            response.view.CopyFrom(view.view)
     return response
 
 

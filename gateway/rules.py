@@ -39,6 +39,17 @@ class RulesDirectory:
         except grpc.aio.AioRpcError as error:
             raise from_rpc_error(error) from None
 
+    async def view_if_up(self, game_id: str, request: rules_pb2.GetViewRequest) -> rules_pb2.GetViewResponse | None:
+        """A view for a read that can answer without it (GetTable, GetReplay): None, logged,
+        when the game's rules service is unavailable, so the store's part still answers."""
+        try:
+            return await self.call(game_id, "GetView", request)
+        except ApiError as error:
+            if error.code != grpc.StatusCode.UNAVAILABLE:
+                raise
+            log.warning("view_left_out", game=game_id, reason=error.reason)
+            return None
+
     async def describe(self, game_id: str) -> rules_pb2.GameDescription:
         if game_id not in self.descriptions:
             response = await self.call(game_id, "DescribeGame", rules_pb2.DescribeGameRequest())
