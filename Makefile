@@ -65,7 +65,7 @@ $(WEB)/src/gen/.stamp: $(PROTOS) $(WEB)/buf.gen.yaml $(WEB)/node_modules/.instal
 $(WEB)/dist/index.html: $(WEB)/src/gen/.stamp $(WEB_SOURCES) $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 	cd $(WEB) && npx tsc --noEmit && npx vite build --logLevel warn
 
-web-proto: $(WEB)/src/gen/.stamp
+web-proto: $(WEB)/src/gen/.stamp ## the web client's TypeScript types from proto/ (part of make proto)
 web: $(WEB)/dist/index.html ## build the web client (clients/web/dist, served on the gateway's web port)
 else
 web-proto web:
