@@ -21,7 +21,7 @@ import hmac
 import random
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 import grpc
 import structlog
@@ -200,6 +200,15 @@ class TableCore:
         self, request: gw.CreateTableRequest, client: Client | None = None
     ) -> tuple[store_pb2.TableRecord, str]:
         """A new table and its host token; ``client`` (gateway/quotas.py) is charged first."""
+        record, host_token, _ = await self.create_seated(request, client)
+        return record, host_token
+
+    async def create_seated(
+        self, request: gw.CreateTableRequest, client: Client | None = None, people: Sequence[tuple[str, str]] = ()
+    ) -> tuple[store_pb2.TableRecord, str, list[tuple[int, str]]]:
+        """A new table with ``people`` ((player id, display name), quick play's) seated in the
+        first seats that are not bots, in the same commit: the table, its host token, and
+        each person's seat and seat token."""
         await self.quotas.charge(CREATE, client)
         check_table_request(request)
         seed = draw_seed(request)
@@ -249,7 +258,17 @@ class TableCore:
         commit = Commit(record)
         for seat, bot in sorted(bot_of.items()):
             commit.public(seat_taken=gw.SeatTaken(seat=seat, kind=gw.SEAT_KIND_BOT, display_name=f"{bot} bot"))
-        if request.auto_start and len(bot_of) == request.player_count:
+        free = [place for place in record.table.seats if not place.taken]
+        if len(people) > len(free):
+            raise invalid("BAD_SEAT", "more people than free seats")
+        seated: list[tuple[int, str]] = []
+        for (player_id, name), place in zip(people, free, strict=False):
+            token = auth.new_token()
+            place.taken, place.display_name, place.player_id = True, name, player_id
+            record.seat_token_sha256[place.seat] = auth.digest(token)
+            commit.public(seat_taken=gw.SeatTaken(seat=place.seat, kind=gw.SEAT_KIND_HUMAN, display_name=name))
+            seated.append((place.seat, token))
+        if request.auto_start and all(place.taken for place in record.table.seats):
             await commit.start_game(self.rules, dealt=check)
         # Version 0: a new key, no race.
         commit.due_written = await self.store.commit(
@@ -264,7 +283,7 @@ class TableCore:
                 bots=len(bot_of),
                 replay_mode=request.replay_mode,
             )
-        return record, host_token
+        return record, host_token, seated
 
     async def take_seat(
         self,

@@ -10,8 +10,8 @@ its group is completed with bots of the rating nearest the people's. A group is 
 one Lua script that removes every member from the pool only if all are still there, so two
 gateways matching the same pool never seat a player twice: the loser's claim changes
 nothing. The winner creates the table (rated or not, auto-start, a decision timer after
-which a bot takes a silent seat), takes each person's seat for its player, and leaves the
-seat and its token for the searcher's own stream (a key read once and deleted, kept two
+which a bot takes a silent seat) with each person seated for its player in the same commit,
+and leaves the seat and its token for the searcher's own stream (a key read once and deleted, kept two
 minutes at most).
 
 A searcher whose stream closes (cancel, disconnect) leaves the pool at once; one whose
@@ -445,10 +445,12 @@ class Matchmaker:
                 seconds=self.settings.decision_seconds, policy=gw.TIMEOUT_POLICY_BOT_TAKES_SEAT
             ),
         )
-        record, _ = await self.core.create_table(request)
+        people_seats = [(ticket.player_id, ticket.name) for ticket in group]
+        record, _, seated = await self.core.create_seated(request, people=people_seats)
         table_id = record.table.table_id
-        for seat, ticket in enumerate(group):
-            taken, token, after = await self.core.take_seat(table_id, seat, ticket.name, None, ticket.player_id)
-            response = gw.TakeSeatResponse(seat=taken, seat_token=token, table=after.table)
-            await self.redis.set(self._result(ticket.search_id), response.SerializeToString(), ex=RESULT_TTL_SECONDS)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for ticket, (seat, token) in zip(group, seated, strict=True):
+                response = gw.TakeSeatResponse(seat=seat, seat_token=token, table=record.table)
+                pipe.set(self._result(ticket.search_id), response.SerializeToString(), ex=RESULT_TTL_SECONDS)
+            await pipe.execute()
         log.info("match_made", table_id=table_id, game=game_id, people=people, bots=len(bots), rated=rated)
