@@ -128,7 +128,13 @@ def test_json_requests_and_replies(stack, gateway):
     table.start()
     with client(stack, codec=google_protobuf_json_codec()) as json_client:
         view = json_client.get_view(gw.GetViewRequest(table_id=table.table_id), headers=bearer(table.tokens[0]))
+        events: list[gw.WatchTableResponse] = []
+        watch = json_client.watch_table(gw.WatchTableRequest(table_id=table.table_id), headers=bearer(table.tokens[0]))
+        _collect(watch, events, 3)
     assert view == table.view(0)
+    native = gateway.WatchTable(gw.WatchTableRequest(table_id=table.table_id), metadata=auth.metadata(table.tokens[0]))
+    assert events == [next(native) for _ in range(3)]  # a seat's own secrets in Any, too
+    native.cancel()
     status, headers, body = post(
         stack,
         f"{SERVICE}/GetTable",
