@@ -52,8 +52,9 @@ from bench.replies import bot_replies
 from bench.tables import print_progress, run_tables, stack_pids
 from bench.watchers import GAME as WATCH_GAME
 from bench.watchers import Spectated, percentile, redis_publish_latency, spread_of
-from bots import arena, registry
+from bots import arena
 from deploy.stack import NO_QUOTAS, ROOT, Stack
+from services import bot_specs
 from services.registry import game_ids, player_counts
 
 
@@ -142,7 +143,7 @@ def strength(report: Report, profile: Profile) -> None:
         f"bot strength (python -m bots.arena, 2 players, against random; seats rotated; "
         f"ismcts:budget_ms={profile.search_ms} in CPU time; 95% CI):"
     )
-    bots = registry.load_bots()
+    bots = bot_specs.load_bots()
     for game in game_ids():
         heuristic = f"{game}-heuristic"
         entrants = [(f"ismcts:budget_ms={profile.search_ms}", profile.search_games)]

@@ -31,6 +31,7 @@ from typing import TypedDict
 
 from bots import clock, registry
 from bots.offline import view_response
+from services import bot_specs
 from services.engine.api import parse_options
 from services.engine.errors import InvalidConfig
 from services.registry import game_ids, get_game
@@ -285,7 +286,7 @@ def gauntlet(
 ) -> list[dict]:
     """Each strong bot against each probe that plays the game, ``games`` 2-player games a
     cell: the strong bot's share of wins (Wilson 95%) and the games nobody won."""
-    from bots.probes import PROBES
+    from bots.specs import PROBES
 
     cells = []
     for game_id in game_ids_:
@@ -359,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_gauntlet(parser, args)
     if not args.game or not args.bots:
         parser.error("--game and --bots are required (or --gauntlet)")
-    bots = registry.split_bots(args.bots)
+    bots = bot_specs.split_bots(args.bots)
     if not bots:
         parser.error("--bots names no bot")
     try:
@@ -370,8 +371,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parse_options(game.engine.info, args.players, options)
         for bot in bots:
-            registry.resolve(bot, args.game)
-    except (InvalidConfig, registry.BotError) as error:
+            bot_specs.resolve(bot, args.game)
+    except (InvalidConfig, bot_specs.BotError) as error:
         parser.error(str(error))
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -388,12 +389,12 @@ def _run_gauntlet(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     if args.game and args.game not in game_ids():
         parser.error(f"no game {args.game!r} (games: {', '.join(game_ids())})")
     games = [args.game] if args.game else list(game_ids())
-    strong = registry.split_bots(args.bots) if args.bots else None
+    strong = bot_specs.split_bots(args.bots) if args.bots else None
     try:
         for game_id in games:
             for bot in strong_bots(game_id, strong):
-                registry.resolve(bot, game_id)
-    except registry.BotError as error:
+                bot_specs.resolve(bot, game_id)
+    except bot_specs.BotError as error:
         parser.error(str(error))
     cells = gauntlet(games, strong, args.games, args.seed, max(1, args.jobs), args.clock)
     print(json.dumps(cells, indent=2) if args.json else format_gauntlet(cells, args.clock))

@@ -50,8 +50,8 @@ from google.protobuf import text_format
 
 from bots import clock
 from bots.policy import Strategy, decode_legal, decode_view
-from bots.registry import BAD_BOT_OPTION, UNKNOWN_BOT, BotError, BotOption, BotSpec, OptionValue
-from services.engine.api import Game
+from services.bot_specs import UNKNOWN_BOT, BotError
+from services.engine.api import Game, OptionValue
 from services.engine.rng import Rng
 from services.registry import get_game, load_games
 from tavola.gateway.v1 import gateway_pb2
@@ -544,12 +544,12 @@ class _TimedISMCTS:
         return self._rng.choice(sorted(a for a, p in policy if p == best))
 
 
-def _make_random(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
+def make_random(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
     _require_for_bot("openspiel-random")
     return adapter_strategy(game_id, random_bot)
 
 
-def _make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
+def make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
     _require_for_bot("openspiel-ismcts")
     factory = ismcts_bot(
         iterations=int(options["iterations"]), budget_ms=float(options["budget_ms"]), c=float(options["c"])
@@ -560,35 +560,3 @@ def _make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
 def _require_for_bot(name: str) -> None:
     if pyspiel is None:
         raise BotError(UNKNOWN_BOT, f"bot {name!r} needs OpenSpiel: {INSTALL_HINT}")
-
-
-def _check_ismcts(options: Mapping[str, OptionValue]) -> None:
-    if not options["budget_ms"] and not options["iterations"]:
-        raise BotError(BAD_BOT_OPTION, "bot 'openspiel-ismcts' needs budget_ms or iterations above 0")
-
-
-OPENSPIEL_RANDOM = BotSpec(
-    name="openspiel-random",
-    description="OpenSpiel's uniform random bot, through the OpenSpiel adapter (needs the openspiel extra).",
-    strength=0,
-    strength_note="Plays like the random bot; it checks the adapter.",
-    make=_make_random,
-    available=pyspiel is not None,
-)
-
-OPENSPIEL_ISMCTS = BotSpec(
-    name="openspiel-ismcts",
-    description="OpenSpiel's information-set MCTS (random rollouts) through the OpenSpiel adapter "
-    "(needs the openspiel extra). Plays every game.",
-    strength=60,
-    strength_note="Beats random bots given some 30 simulations a decision (about 150 ms in Borgia); "
-    "tavola's ismcts beats it at the same time budget, doing 2-3 times more simulations.",
-    make=_make_ismcts,
-    check=_check_ismcts,
-    available=pyspiel is not None,
-    options=(
-        BotOption("budget_ms", "Thinking time per decision in milliseconds (0: no limit).", "int", "200", (), 0, 60000),
-        BotOption("iterations", "Simulations per decision (0: no limit).", "int", "0", (), 0, 1_000_000),
-        BotOption("c", "UCT exploration constant.", "float", "0.7", (), 0, 100),
-    ),
-)

@@ -1,5 +1,6 @@
 """Probe bots: simple, fixed ways of playing that a strong bot must beat, each aimed at one
-weakness (``python -m bots.arena --gauntlet`` plays every strong bot against each).
+weakness (``python -m bots.arena --gauntlet`` plays every strong bot against each). Their
+specs are in ``bots/specs.py``; here is how they play.
 
 - ``first-legal``: always its first legal action (every game). A bot that loses to it is
   broken, not merely weak.
@@ -21,9 +22,8 @@ from bots.borgia_heuristic import borgia_heuristic_policy
 from bots.borgia_odds import own_matching
 from bots.borgia_puppets import borgia_sharp_policy
 from bots.policy import Policy, Strategy, policy_strategy
-from bots.registry import BotSpec, OptionValue
 from services.borgia.model import CARDINALS, Allow, Bid, BorgiaAction, BorgiaView, Call, Cardinal, Phase
-from services.engine.api import Game
+from services.engine.api import Game, OptionValue
 from services.registry import get_game
 from tavola.gateway.v1 import gateway_pb2
 from tavola.rules.v1 import rules_pb2
@@ -92,63 +92,25 @@ borgia_always_call_policy = _always(Call)
 borgia_always_allow_policy = _always(Allow)
 
 
-def _make(policy: Policy):
-    def make(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
-        return policy_strategy(get_game(game_id), policy)
-
-    return make
+def _strategy(game_id: str, policy: Policy) -> Strategy:
+    return policy_strategy(get_game(game_id), policy)
 
 
-def _first_legal(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
+def make_first_legal(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
     return first_legal
 
 
-_NOTE = "A probe of one weakness: every strong bot must beat it (python -m bots.arena --gauntlet)."
+def make_decoy(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
+    return _strategy(game_id, borgia_decoy_policy)
 
-FIRST_LEGAL = BotSpec(
-    name="first-legal",
-    description="Probe: always plays its first legal action.",
-    strength=0,
-    strength_note=_NOTE,
-    make=_first_legal,
-)
 
-BORGIA_DECOY = BotSpec(
-    name="borgia-decoy",
-    description="Probe: reads the others' puppets and aims rumors, but its first two performs back a decoy "
-    "cardinal that is not its puppet.",
-    strength=45,
-    strength_note=_NOTE,
-    make=_make(borgia_decoy_policy),
-    games=("borgia",),
-)
+def make_honest_reader(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
+    return _strategy(game_id, borgia_honest_reader_policy)
 
-BORGIA_HONEST_READER = BotSpec(
-    name="borgia-honest-reader",
-    description="Probe: reads the others' puppets and aims rumors, and never bluffs: it bids only what its own "
-    "dice already make true, where it can.",
-    strength=45,
-    strength_note=_NOTE,
-    make=_make(borgia_honest_reader_policy),
-    games=("borgia",),
-)
 
-BORGIA_ALWAYS_CALL = BotSpec(
-    name="borgia-always-call",
-    description="Probe: the Borgia heuristic, but it calls every bid.",
-    strength=30,
-    strength_note=_NOTE,
-    make=_make(borgia_always_call_policy),
-    games=("borgia",),
-)
+def make_always_call(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
+    return _strategy(game_id, borgia_always_call_policy)
 
-BORGIA_ALWAYS_ALLOW = BotSpec(
-    name="borgia-always-allow",
-    description="Probe: the Borgia heuristic, but it allows every bid it may.",
-    strength=30,
-    strength_note=_NOTE,
-    make=_make(borgia_always_allow_policy),
-    games=("borgia",),
-)
 
-PROBES = (FIRST_LEGAL, BORGIA_DECOY, BORGIA_HONEST_READER, BORGIA_ALWAYS_CALL, BORGIA_ALWAYS_ALLOW)
+def make_always_allow(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
+    return _strategy(game_id, borgia_always_allow_policy)

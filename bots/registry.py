@@ -1,178 +1,17 @@
-"""The one list of bots. A bot is a plug-in: an entry point in the group ``tavola.bots``
-that loads a ``BotSpec``. tavola's own are in ``pyproject.toml`` (see ``bots/builtin.py``);
-a bot from another package registers the same way, with no tavola file changed.
+"""The bots of the ``tavola.bots`` registry (``services/bot_specs.py``, which lists them
+and checks bot strings without loading any bot's code), made to play on a worker:
 
-A bot is written ``name`` or ``name:key=value,...`` (e.g. ``ismcts:budget_ms=50``).
-The API, for the gateway and the worker:
-
-- ``load_bots()``: every registered bot by name.
-- ``parse_bot(text)``: ``(name, raw options)``, syntax only.
-- ``resolve(text, game_id=None)``: ``(spec, typed options)``, checked against the spec
-  (and the game when given); raises ``BotError`` with a ``reason`` and a message.
-- ``canonical(text)``: the one string form of a bot and its options (sorted, values
-  normalised, defaults left out). The bot task carries it; ``queue(text)`` is its queue.
-- ``make_strategy(text, game_id)``: the worker strategy, built once per process.
+- ``make_strategy(text, game_id)``: the worker strategy, built once per process, with
+  the bot's code imported then;
+- ``queue(text)``: the Celery queue of a bot string.
 """
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import importlib
 from functools import cache
-from importlib.metadata import entry_points
-from typing import Literal
 
 from bots.app import queue_for
 from bots.policy import Strategy
-from services.engine.api import OptionValue, parse_option_value
-from services.engine.errors import InvalidConfig
-
-GROUP = "tavola.bots"
-
-# Reasons carried by BotError; the gateway reports them in its ErrorInfo.
-UNKNOWN_BOT = "UNKNOWN_BOT"
-BAD_BOT_OPTION = "BAD_BOT_OPTION"
-BOT_NOT_FOR_GAME = "BOT_NOT_FOR_GAME"
-
-
-class BotError(ValueError):
-    """A bot string that names no bot, has a bad option, or a bot that does not play the game."""
-
-    def __init__(self, reason: str, message: str):
-        super().__init__(message)
-        self.reason = reason
-        self.message = message
-
-
-@dataclass(frozen=True)
-class BotOption:
-    """One bot option. Values travel as strings; ``parse`` checks and converts them."""
-
-    name: str
-    description: str
-    kind: Literal["bool", "int", "float", "enum"]
-    default: str
-    choices: tuple[str, ...] = ()
-    minimum: float | None = None
-    maximum: float | None = None
-
-    def parse(self, raw: str) -> OptionValue:
-        """Raises BotError(BAD_BOT_OPTION)."""
-        try:
-            return parse_option_value(self.name, self.kind, raw, self.choices, self.minimum, self.maximum)
-        except InvalidConfig as error:
-            raise BotError(BAD_BOT_OPTION, f"bot {error}") from None
-
-    def format(self, value: OptionValue) -> str:
-        if self.kind == "bool":
-            return "true" if value else "false"
-        if self.kind == "float":
-            return repr(float(value))
-        return str(value)
-
-
-@dataclass(frozen=True)
-class BotSpec:
-    """What the ``tavola.bots`` entry point of a bot loads."""
-
-    name: str  # as registered; also its worker queue, bots.<name>
-    description: str
-    strength: int  # 0 (random) to 100 (plays as well as we know how), for sorting and display
-    strength_note: str  # one sentence: what the strength is measured against
-    make: Callable[[str, Mapping[str, OptionValue]], Strategy]  # (game_id, typed options) -> strategy
-    games: tuple[str, ...] = ()  # the game ids it plays; empty: every game
-    options: tuple[BotOption, ...] = ()
-    # Checks a combination of options each valid alone; raises BotError(BAD_BOT_OPTION).
-    check: Callable[[Mapping[str, OptionValue]], None] | None = None
-    # False where an optional dependency is missing: the bot is then not offered at all.
-    available: bool = True
-
-    def plays(self, game_id: str) -> bool:
-        return not self.games or game_id in self.games
-
-    def parse_options(self, raw: Mapping[str, str]) -> dict[str, OptionValue]:
-        """Every option, defaults filled in. Raises BotError(BAD_BOT_OPTION)."""
-        specs = {option.name: option for option in self.options}
-        unknown = sorted(set(raw) - set(specs))
-        if unknown:
-            known = ", ".join(specs) or "none"
-            raise BotError(BAD_BOT_OPTION, f"bot {self.name!r} has no option {', '.join(unknown)} (options: {known})")
-        options = {name: option.parse(raw.get(name, option.default)) for name, option in specs.items()}
-        if self.check is not None:
-            self.check(options)
-        return options
-
-
-@cache
-def load_bots() -> dict[str, BotSpec]:
-    """Every registered bot by name, sorted by name."""
-    bots: dict[str, BotSpec] = {}
-    for entry in sorted(entry_points(group=GROUP), key=lambda e: e.name):
-        spec = entry.load()
-        if not isinstance(spec, BotSpec):
-            raise TypeError(f"entry point {entry.name} = {entry.value} in {GROUP} is not a bots.registry.BotSpec")
-        if spec.name != entry.name:
-            raise ValueError(f"entry point {entry.name} in {GROUP} names bot {spec.name!r}")
-        if spec.available:
-            bots[entry.name] = spec
-    return bots
-
-
-def parse_bot(text: str) -> tuple[str, dict[str, str]]:
-    """``name`` or ``name:key=value,...`` -> (name, raw options). Syntax only; raises BotError."""
-    name, _, rest = text.strip().partition(":")
-    name = name.strip()
-    if not name:
-        raise BotError(UNKNOWN_BOT, f"no bot name in {text!r}")
-    options: dict[str, str] = {}
-    for item in rest.split(",") if rest.strip() else ():
-        key, equals, value = item.partition("=")
-        key, value = key.strip(), value.strip()
-        if not equals or not key:
-            raise BotError(BAD_BOT_OPTION, f"bot option {item.strip()!r} is not key=value")
-        if key in options:
-            raise BotError(BAD_BOT_OPTION, f"bot option {key!r} given twice")
-        options[key] = value
-    return name, options
-
-
-def split_bots(text: str) -> list[str]:
-    """A comma-separated list of bots, where a bot's own options also use commas:
-    ``ismcts:budget_ms=50,c=0.5,random`` is ``ismcts:budget_ms=50,c=0.5`` and ``random``
-    (an item with ``=`` and no ``:`` continues the previous bot's options)."""
-    bots: list[str] = []
-    for item in (part.strip() for part in text.split(",")):
-        if not item:
-            continue
-        if "=" in item and ":" not in item and bots:
-            bots[-1] += "," + item
-        else:
-            bots.append(item)
-    return bots
-
-
-def resolve(text: str, game_id: str | None = None) -> tuple[BotSpec, dict[str, OptionValue]]:
-    """The bot and its typed options (defaults filled in). Raises BotError."""
-    name, raw = parse_bot(text)
-    bots = load_bots()
-    spec = bots.get(name)
-    if spec is None:
-        raise BotError(UNKNOWN_BOT, f"no bot named {name!r} (bots: {', '.join(bots)})")
-    options = spec.parse_options(raw)
-    if game_id is not None and not spec.plays(game_id):
-        raise BotError(BOT_NOT_FOR_GAME, f"bot {name!r} plays {', '.join(spec.games)}, not {game_id}")
-    return spec, options
-
-
-def canonical(text: str) -> str:
-    """The one string form of a bot: its name, then the options that differ from their
-    defaults, sorted, with normalised values. ``resolve(canonical(t))`` equals ``resolve(t)``."""
-    spec, options = resolve(text)
-    defaults = spec.parse_options({})
-    changed = [
-        f"{option.name}={option.format(options[option.name])}"
-        for option in sorted(spec.options, key=lambda o: o.name)
-        if options[option.name] != defaults[option.name]
-    ]
-    return spec.name + (":" + ",".join(changed) if changed else "")
+from services.bot_specs import parse_bot, resolve
 
 
 def queue(text: str) -> str:
@@ -184,4 +23,8 @@ def queue(text: str) -> str:
 def make_strategy(text: str, game_id: str) -> Strategy:
     """The strategy of a bot string for a game, built once per process. Raises BotError."""
     spec, options = resolve(text, game_id)
-    return spec.make(game_id, options)
+    make = spec.make
+    if isinstance(make, str):
+        module, _, attribute = make.partition(":")
+        make = getattr(importlib.import_module(module), attribute)
+    return make(game_id, options)

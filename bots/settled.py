@@ -23,6 +23,7 @@ from bots import clock, registry
 from bots.builtin import CERTAIN, _load, heuristic_policy
 from bots.offline import view_response
 from bots.policy import random_policy
+from services import bot_specs
 from services.registry import get_game
 
 PER_GAME = 4  # positions taken from one game at most, so they spread over many games
@@ -92,10 +93,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     clock.use(args.clock)
     try:
-        bots = registry.split_bots(args.bots)
+        bots = bot_specs.split_bots(args.bots)
         for bot in bots:
-            registry.resolve(bot, args.game)
-    except registry.BotError as error:
+            bot_specs.resolve(bot, args.game)
+    except bot_specs.BotError as error:
         parser.error(str(error))
     found = positions(args.game, args.positions, args.seed)
     kinds: dict[str, int] = {}

@@ -1,6 +1,6 @@
 """The bot task: play one decision of one bot seat, through the gateway, like any client.
 
-The task carries ids and the bot's canonical string (``bots.registry.canonical``, e.g.
+The task carries ids and the bot's canonical string (``services.bot_specs.canonical``, e.g.
 ``ismcts:budget_ms=50``). The worker derives the seat's token from that bot's key: given
 as TAVOLA_BOT_KEY to a worker of one bot (a third-party author holds nothing more), or
 derived from the platform's TAVOLA_BOT_SECRET by the platform's own worker. The gateway
@@ -43,6 +43,7 @@ from common import auth, defaults
 from common.channels import balanced_channel
 from common.errors import reason_of
 from common.tasks import ALL_BOT_PRIORITY
+from services.bot_specs import BotError
 from services.registry import get_game
 from tavola.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 from tavola.rules.v1 import rules_pb2
@@ -102,7 +103,7 @@ def strategy_for(bot_text: str, game_id: str, **context: object) -> Strategy | N
     try:
         get_game(game_id)
         return registry.make_strategy(bot_text, game_id)
-    except registry.BotError as error:
+    except BotError as error:
         log.error("bad_bot", reason=error.reason, message=error.message, **context)
     except KeyError:
         log.error("unknown_game", game_id=game_id, **context)

@@ -22,12 +22,12 @@ from celery.apps import worker as celery_worker
 
 from bots import metrics
 from bots.app import app
-from bots.registry import load_bots
 from common import defaults, tracing
 from common import logging as tavola_logging
 from common.ratings import RATINGS_QUEUE
 from common.redis_client import broker_url
 from common.tasks import TIMER_QUEUE, queue_for
+from services.bot_specs import load_bots
 
 
 def queues() -> list[str]:

@@ -7,7 +7,6 @@ import gc
 import os
 import signal
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import cast
 
 import grpc
 import structlog
@@ -96,21 +95,6 @@ class Server:
     async def stop(self, grace: float = 5.0) -> None:
         await self.health.enter_graceful_shutdown()
         await self.grpc.stop(grace)
-
-
-def game_proto_files() -> list[FileDescriptor]:
-    """The proto files of every registered game's messages: the gateway carries them in Any
-    fields, and reflection clients (grpcurl, generic clients) decode them from these."""
-    from services.registry import load_games  # only the gateway needs every game
-
-    files: dict[str, FileDescriptor] = {}
-    for game in load_games().values():
-        for message_type in (game.codec.view_type(), game.codec.action_type()):
-            # The stubs type it as the pure-Python or the upb descriptor; either backend's is
-            # an instance of descriptor.FileDescriptor.
-            file = cast(FileDescriptor, message_type.DESCRIPTOR.file)
-            files[file.name] = file
-    return list(files.values())
 
 
 def _add_to_default_pool(file: FileDescriptor) -> None:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import grpc
 
-from bots.registry import load_bots
 from deploy.stack import NO_QUOTAS, ROOT, Stack
+from services.bot_specs import load_bots
 from services.registry import game_ids, player_counts
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc

@@ -26,11 +26,11 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bots.registry import load_bots
 from common import defaults
 from common.redis_client import connect, is_cluster
 from deploy.processes import terminate
 from deploy.redis_local import RedisHandle, ensure_redis
+from services.bot_specs import load_bots
 from services.registry import game_ids
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -32,7 +32,7 @@ import structlog
 
 from common import auth, defaults, redis_client, tracing
 from common import logging as tavola_logging
-from common.server import Server, collect_less, game_proto_files, listen_address, serve_until_signal
+from common.server import Server, collect_less, listen_address, serve_until_signal
 from common.tasks import celery_app
 from gateway import metrics
 from gateway.bots import BotCatalog
@@ -49,6 +49,7 @@ from gateway.service import GatewayServicer, PlayerServicer, TimerServicer, add_
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
 from gateway.web import WebServer, WebSettings, build_app
+from services.registry import game_proto_files
 from tavola.gateway.v1 import gateway_pb2, players_pb2
 
 log = structlog.get_logger()

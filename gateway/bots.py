@@ -1,5 +1,6 @@
-"""The bots a table may seat, learnt from the ``tavola.bots`` registry (``bots/registry.py``),
-the same one workers and ``make run`` read.
+"""The bots a table may seat, learnt from the ``tavola.bots`` registry
+(``services/bot_specs.py``), the same one workers and ``make run`` read: the bots' specs
+alone, with none of their code (no search, no OpenSpiel) loaded into the gateway.
 
 ``TAVOLA_BOTS`` (optional) narrows the list: only the bots it names are accepted. A name
 there that this gateway's registry does not know is a bot whose worker runs elsewhere
@@ -9,15 +10,13 @@ there that this gateway's registry does not know is a bot whose worker runs else
 import grpc
 
 from common.errors import ApiError
+from services import bot_specs
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 
 class BotCatalog:
     def __init__(self, allowed: tuple[str, ...] = ()):
-        from bots import registry  # the plug-in registry; loading it imports the bots' packages
-
-        self.registry = registry
-        registered = registry.load_bots()
+        registered = bot_specs.load_bots()
         self.specs = {name: spec for name, spec in registered.items() if not allowed or name in allowed}
         self.external = tuple(name for name in allowed if name not in registered)
         self.thinking: dict[str, float] = {}  # thinking_seconds, by bot string
@@ -31,8 +30,8 @@ class BotCatalog:
             return known
         seconds = 0.0
         try:
-            spec, options = self.registry.resolve(bot)
-        except self.registry.BotError:
+            spec, options = bot_specs.resolve(bot)
+        except bot_specs.BotError:
             spec, options = None, {}
         for option in spec.options if spec is not None else ():
             if option.name == "budget_ms":
@@ -52,12 +51,12 @@ class BotCatalog:
         if text in self.external:
             return text
         try:
-            name, _ = self.registry.parse_bot(text)
+            name, _ = bot_specs.parse_bot(text)
             if name not in self.specs:
-                raise self.registry.BotError("UNKNOWN_BOT", f"no bot {name!r}; bots: {', '.join(self.names())}")
-            self.registry.resolve(text, game_id)
-            return self.registry.canonical(text)
-        except self.registry.BotError as error:
+                raise bot_specs.BotError("UNKNOWN_BOT", f"no bot {name!r}; bots: {', '.join(self.names())}")
+            bot_specs.resolve(text, game_id)
+            return bot_specs.canonical(text)
+        except bot_specs.BotError as error:
             raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, error.reason, error.message[:200]) from None
 
     def describe(self, game_id: str = "") -> list[gw.BotDescription]:

@@ -18,6 +18,9 @@ game's Deployment, Service, route and scrape target from here.
 import zlib
 from functools import cache
 from importlib.metadata import entry_points
+from typing import cast
+
+from google.protobuf.descriptor import FileDescriptor
 
 from services.engine.api import Game
 
@@ -65,6 +68,19 @@ def game_ids_of(distribution: str) -> tuple[str, ...]:
 def get_game(game_id: str) -> Game:
     """Raises KeyError for a game no entry point registers."""
     return load_games()[game_id]
+
+
+def game_proto_files() -> list[FileDescriptor]:
+    """The proto files of every registered game's messages: the gateway carries them in Any
+    fields, and reflection clients (grpcurl, generic clients) decode them from these."""
+    files: dict[str, FileDescriptor] = {}
+    for game in load_games().values():
+        for message_type in (game.codec.view_type(), game.codec.action_type()):
+            # The stubs type it as the pure-Python or the upb descriptor; either backend's is
+            # an instance of descriptor.FileDescriptor.
+            file = cast(FileDescriptor, message_type.DESCRIPTOR.file)
+            files[file.name] = file
+    return list(files.values())
 
 
 def player_counts(game_id: str) -> range:

@@ -12,11 +12,11 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from bots.registry import load_bots
 from bots.worker import queues
 from common.ratings import RATINGS_QUEUE
 from common.tasks import ALL_BOT_PRIORITY, TIMER_QUEUE, queue_for, queue_key
 from deploy import generate
+from services.bot_specs import load_bots
 from services.registry import game_ids, game_ids_of, rules_port
 
 DEPLOY = Path(__file__).resolve().parents[1] / "deploy"

@@ -1,14 +1,15 @@
-"""The bot registry (bots/registry.py): tavola's bots are entry points like any other,
+"""The bot registry (services/bot_specs.py, bots/registry.py): tavola's bots are entry points like any other,
 bot strings parse to a name and options, and every refusal carries a reason."""
 
 import pytest
 
 from bots import registry
-from bots.registry import BAD_BOT_OPTION, BOT_NOT_FOR_GAME, UNKNOWN_BOT, BotError
+from services import bot_specs
+from services.bot_specs import BAD_BOT_OPTION, BOT_NOT_FOR_GAME, UNKNOWN_BOT, BotError
 
 
 def test_tavolas_own_bots_are_registered():
-    bots = registry.load_bots()
+    bots = bot_specs.load_bots()
     assert {"random", "borgia-odds", "mortadella-heuristic", "pecunia-heuristic", "ismcts"} <= set(bots)
     assert bots["borgia-odds"].games == ("borgia",)
     assert bots["ismcts"].games == () and bots["ismcts"].plays("pecunia")
@@ -27,7 +28,7 @@ def test_tavolas_own_bots_are_registered():
     ],
 )
 def test_parse_bot(text, parsed):
-    assert registry.parse_bot(text) == parsed
+    assert bot_specs.parse_bot(text) == parsed
 
 
 @pytest.mark.parametrize(
@@ -51,13 +52,13 @@ def test_parse_bot(text, parsed):
 )
 def test_refusals_carry_a_reason_and_a_message(text, game, reason):
     with pytest.raises(BotError) as caught:
-        registry.resolve(text, game)
+        bot_specs.resolve(text, game)
     assert caught.value.reason == reason
     assert caught.value.message == str(caught.value) and caught.value.message
 
 
 def test_resolve_fills_defaults_and_types_values():
-    spec, options = registry.resolve("ismcts:iterations=500,rollout=heuristic", "borgia")
+    spec, options = bot_specs.resolve("ismcts:iterations=500,rollout=heuristic", "borgia")
     assert spec.name == "ismcts"
     assert options == {
         "budget_ms": 200,
@@ -81,9 +82,9 @@ def test_resolve_fills_defaults_and_types_values():
     ],
 )
 def test_canonical_form(text, canonical):
-    assert registry.canonical(text) == canonical
-    assert registry.canonical(canonical) == canonical
-    assert registry.resolve(canonical) == registry.resolve(text)
+    assert bot_specs.canonical(text) == canonical
+    assert bot_specs.canonical(canonical) == canonical
+    assert bot_specs.resolve(canonical) == bot_specs.resolve(text)
 
 
 def test_the_queue_is_the_bots_name():
@@ -92,7 +93,7 @@ def test_the_queue_is_the_bots_name():
 
 
 def test_a_list_of_bots_keeps_each_bots_options_together():
-    assert registry.split_bots("ismcts:budget_ms=50,c=0.5,random, borgia-odds") == [
+    assert bot_specs.split_bots("ismcts:budget_ms=50,c=0.5,random, borgia-odds") == [
         "ismcts:budget_ms=50,c=0.5",
         "random",
         "borgia-odds",
@@ -101,6 +102,6 @@ def test_a_list_of_bots_keeps_each_bots_options_together():
 
 @pytest.mark.parametrize("game_id", ["borgia", "mortadella", "pecunia"])
 def test_every_bot_that_plays_a_game_builds_a_strategy_for_it(game_id):
-    for name, spec in registry.load_bots().items():
+    for name, spec in bot_specs.load_bots().items():
         if spec.plays(game_id):
             assert callable(registry.make_strategy(name, game_id))

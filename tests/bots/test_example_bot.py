@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bots import arena, registry
+from services import bot_specs
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "bots" / "examples" / "tavola_lazy_bot"
 
@@ -28,21 +29,21 @@ def installed(tmp_path, monkeypatch):
     )
     monkeypatch.syspath_prepend(str(target))
     importlib.invalidate_caches()
-    registry.load_bots.cache_clear()
+    bot_specs.load_bots.cache_clear()
     registry.make_strategy.cache_clear()
     yield
-    registry.load_bots.cache_clear()
+    bot_specs.load_bots.cache_clear()
     registry.make_strategy.cache_clear()
     sys.modules.pop("tavola_lazy_bot", None)
 
 
 def test_the_example_bot_is_found_and_plays_in_the_arena(installed, capsys):
-    spec = registry.load_bots()["lazy"]
-    assert spec.plays("borgia") and registry.canonical("lazy:pick=last") == "lazy:pick=last"
+    spec = bot_specs.load_bots()["lazy"]
+    assert spec.plays("borgia") and bot_specs.canonical("lazy:pick=last") == "lazy:pick=last"
     assert arena.main(["--game", "borgia", "--bots", "lazy:pick=last,random", "--games", "4", "--jobs", "1"]) == 0
     assert "lazy:pick=last" in capsys.readouterr().out
 
 
 def test_without_the_package_there_is_no_such_bot():
-    registry.load_bots.cache_clear()
-    assert "lazy" not in registry.load_bots()
+    bot_specs.load_bots.cache_clear()
+    assert "lazy" not in bot_specs.load_bots()

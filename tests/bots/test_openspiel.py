@@ -14,7 +14,7 @@ from open_spiel.python.algorithms import evaluate_bots  # noqa: E402
 
 from bots import openspiel_adapter as adapter  # noqa: E402
 from bots.offline import play  # noqa: E402
-from bots.registry import BotError  # noqa: E402
+from services.bot_specs import BotError  # noqa: E402
 from services.registry import game_ids, get_game  # noqa: E402
 
 GAMES = game_ids()
@@ -130,21 +130,22 @@ def test_codebook_numbers_actions_by_their_proto():
 
 
 def test_bots_are_registered_and_checked():
-    from bots import registry
+    from bots import registry, specs
+    from services import bot_specs
 
-    bots = registry.load_bots()
+    bots = bot_specs.load_bots()
     if "openspiel-ismcts" not in bots:
         pytest.skip("the openspiel bots are not in this install's tavola.bots entry points (reinstall the project)")
-    spec, options = registry.resolve("openspiel-ismcts:budget_ms=20,c=1.5", "borgia")
-    assert spec is adapter.OPENSPIEL_ISMCTS and options["c"] == 1.5
+    spec, options = bot_specs.resolve("openspiel-ismcts:budget_ms=20,c=1.5", "borgia")
+    assert spec is specs.OPENSPIEL_ISMCTS and options["c"] == 1.5
     with pytest.raises(BotError):
-        registry.resolve("openspiel-ismcts:budget_ms=0,iterations=0")
+        bot_specs.resolve("openspiel-ismcts:budget_ms=0,iterations=0")
     assert registry.make_strategy("openspiel-random", "pecunia")
 
 
 def test_without_openspiel_the_bots_say_what_to_install(monkeypatch):
     monkeypatch.setattr(adapter, "pyspiel", None)
     with pytest.raises(BotError, match=r"tavola\[openspiel\]"):
-        adapter.OPENSPIEL_ISMCTS.make("borgia", {"budget_ms": 10, "iterations": 0, "c": 0.7})
+        adapter.make_ismcts("borgia", {"budget_ms": 10, "iterations": 0, "c": 0.7})
     with pytest.raises(adapter.OpenSpielMissing):
         adapter.TavolaGame("borgia")

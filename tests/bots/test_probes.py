@@ -11,16 +11,17 @@ from bots.borgia_puppets import puppet_odds
 from bots.offline import play
 from bots.policy import random_policy
 from bots.probes import (
-    PROBES,
     borgia_always_allow_policy,
     borgia_always_call_policy,
     borgia_decoy_policy,
     borgia_honest_reader_policy,
     decoy_cardinal,
 )
-from bots.registry import load_bots, make_strategy
+from bots.registry import make_strategy
+from bots.specs import PROBES
 from bots.strategies import random_legal
 from services.borgia.model import Allow, Bid, Call, Phase
+from services.bot_specs import load_bots
 from services.registry import game_ids, get_game
 
 

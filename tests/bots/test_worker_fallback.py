@@ -11,6 +11,7 @@ from structlog.testing import capture_logs
 
 from bots import registry, tasks
 from bots.offline import view_response
+from services import bot_specs
 from services.registry import get_game
 from tavola.gateway.v1 import gateway_pb2
 from tavola.rules.v1 import rules_pb2
@@ -59,12 +60,12 @@ def gateway(monkeypatch):
     response.table.table_id = "t1"
     fake = FakeGateway(response)
     monkeypatch.setattr(tasks, "gateway_stub", lambda: fake)
-    real = registry.load_bots()
+    real = bot_specs.load_bots()
     extra = {
         name: dataclasses.replace(real["random"], name=name, make=lambda game_id, options, s=strategy: s)
         for name, strategy in [("raises", _raises), ("illegal", _illegal), ("none", _not_an_action), ("last", _last)]
     }
-    monkeypatch.setattr(registry, "load_bots", lambda: {**real, **extra})
+    monkeypatch.setattr(bot_specs, "load_bots", lambda: {**real, **extra})
     registry.make_strategy.cache_clear()
     yield fake
     registry.make_strategy.cache_clear()

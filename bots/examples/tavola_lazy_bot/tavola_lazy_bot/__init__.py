@@ -8,7 +8,8 @@ of its legal actions, or the last with ``lazy:pick=last``. A real bot would read
 import random
 from collections.abc import Mapping
 
-from bots.registry import BotOption, BotSpec, OptionValue
+from services.bot_specs import BotOption, BotSpec
+from services.engine.api import OptionValue
 from tavola.gateway.v1 import gateway_pb2
 from tavola.rules.v1 import rules_pb2
 

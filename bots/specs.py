@@ -1,0 +1,205 @@
+"""tavola's own bots as the ``tavola.bots`` entry points in ``pyproject.toml`` load them:
+their specs alone (``services/bot_specs.py``), each naming the function that builds its
+strategy (``bots/builtin.py``, ``bots/openspiel_adapter.py``), so that reading the list
+of bots loads none of their code.
+"""
+
+from collections.abc import Mapping
+
+from services.bot_specs import BAD_BOT_OPTION, BotError, BotOption, BotSpec
+from services.engine.api import OptionValue
+
+
+def _check_ismcts(options: Mapping[str, OptionValue]) -> None:
+    if not options["budget_ms"] and not options["iterations"]:
+        raise BotError(BAD_BOT_OPTION, "bot 'ismcts' needs budget_ms or iterations above 0, or it never stops")
+
+
+def _check_openspiel_ismcts(options: Mapping[str, OptionValue]) -> None:
+    if not options["budget_ms"] and not options["iterations"]:
+        raise BotError(BAD_BOT_OPTION, "bot 'openspiel-ismcts' needs budget_ms or iterations above 0")
+
+
+RANDOM = BotSpec(
+    name="random",
+    description="Plays one of its legal actions uniformly at random.",
+    strength=0,
+    strength_note="The baseline every other bot is measured against.",
+    make="bots.builtin:make_random",
+)
+
+BORGIA_ODDS = BotSpec(
+    name="borgia-odds",
+    description="Reads its own dice and puppet and plays the odds: calls unlikely bids, bids its best margin, "
+    "helps its puppet up the ladder.",
+    strength=30,
+    strength_note="Beats random bots clearly; borgia-heuristic beats it four games to one.",
+    make="bots.builtin:make_borgia_odds",
+    games=("borgia",),
+)
+
+BORGIA_HEURISTIC = BotSpec(
+    name="borgia-heuristic",
+    description="Plays the odds like borgia-odds, and weighs what each action does to the standings: bids the "
+    "action worth most to its puppet among bids likely to hold, and performs what leaves its puppet best placed.",
+    strength=40,
+    strength_note="Wins 90% of 2-player games against a random bot and about three times its fair share with more "
+    "players; a search bot beats it.",
+    make="bots.builtin:make_heuristic",
+    games=("borgia",),
+)
+
+MORTADELLA_HEURISTIC = BotSpec(
+    name="mortadella-heuristic",
+    description="Hand-written rules for Il Trono di Mortadella, from its own view only.",
+    strength=40,
+    strength_note="Beats random bots; a search bot beats it.",
+    make="bots.builtin:make_heuristic",
+    games=("mortadella",),
+)
+
+PECUNIA_HEURISTIC = BotSpec(
+    name="pecunia-heuristic",
+    description="Hand-written rules for Pecunia non olet, from its own view only.",
+    strength=40,
+    strength_note="Beats random bots; a search bot beats it.",
+    make="bots.builtin:make_heuristic",
+    games=("pecunia",),
+)
+
+ISMCTS = BotSpec(
+    name="ismcts",
+    description="Information-set Monte Carlo tree search: plays out many games from states consistent with "
+    "what it sees and picks the action that wins most. Plays every game.",
+    strength=70,
+    strength_note="At its default budget it beats random bots in every game (Borgia: 96% of 2-player games, "
+    "about three times its fair share with 3 to 6 players) and is even with the Pecunia heuristic; the Mortadella "
+    "heuristic still wins 55-45. Against heuristic players choose paired=8,rollout=sharp,belief=inferred in "
+    "Borgia and Mortadella (Borgia: 90% against borgia-heuristic, whose performs give its puppet away; Mortadella: "
+    "57%, 800 games), paired=8,rollout=heuristic in Pecunia (58%, 400 games). More time plays better.",
+    make="bots.builtin:make_ismcts",
+    check=_check_ismcts,
+    options=(
+        BotOption("budget_ms", "Thinking time per decision in milliseconds (0: no limit).", "int", "200", (), 0, 60000),
+        BotOption("iterations", "Playouts per decision (0: no limit).", "int", "0", (), 0, 1_000_000),
+        BotOption("c", "UCB exploration constant.", "float", "0.7", (), 0, 100),
+        BotOption(
+            "rollout",
+            "How playouts choose: random, or the game's heuristic (random where the game has none), or "
+            "sharp: the bot's own seat by a sharper heuristic where the game has one (Mortadella: two-player "
+            "guesses by the odds of the deal and the tokens; Borgia: rumors aimed at the puppets the others' "
+            "performs point to), which also ranks its candidates.",
+            "enum",
+            "random",
+            ("random", "heuristic", "sharp"),
+        ),
+        BotOption(
+            "overrule",
+            "How sure the search must be to overrule the game's heuristic: the lead, in standard errors, "
+            "another action's playouts need over the heuristic's choice (0: follow the playouts alone).",
+            "float",
+            "2.0",
+            (),
+            0,
+            10,
+        ),
+        BotOption(
+            "paired",
+            "Where the game has a heuristic, compare only its first N choices, each played out from the "
+            "same sampled states with the same dice (0: grow a search tree over every action instead). "
+            "Stronger against heuristic players, weaker against random ones.",
+            "int",
+            "0",
+            (),
+            0,
+            16,
+        ),
+        BotOption(
+            "belief",
+            "How it redraws what it cannot see: uniform, or inferred (weighted by what the others' play "
+            "reveals, where the game has such a belief: Mortadella's roles from their tokens, Borgia's puppets "
+            "from their performs; fitted on heuristic players).",
+            "enum",
+            "uniform",
+            ("uniform", "inferred"),
+        ),
+    ),
+)
+
+
+OPENSPIEL_RANDOM = BotSpec(
+    name="openspiel-random",
+    description="OpenSpiel's uniform random bot, through the OpenSpiel adapter (needs the openspiel extra).",
+    strength=0,
+    strength_note="Plays like the random bot; it checks the adapter.",
+    make="bots.openspiel_adapter:make_random",
+    requires=("pyspiel",),
+)
+
+OPENSPIEL_ISMCTS = BotSpec(
+    name="openspiel-ismcts",
+    description="OpenSpiel's information-set MCTS (random rollouts) through the OpenSpiel adapter "
+    "(needs the openspiel extra). Plays every game.",
+    strength=60,
+    strength_note="Beats random bots given some 30 simulations a decision (about 150 ms in Borgia); "
+    "tavola's ismcts beats it at the same time budget, doing 2-3 times more simulations.",
+    make="bots.openspiel_adapter:make_ismcts",
+    check=_check_openspiel_ismcts,
+    requires=("pyspiel",),
+    options=(
+        BotOption("budget_ms", "Thinking time per decision in milliseconds (0: no limit).", "int", "200", (), 0, 60000),
+        BotOption("iterations", "Simulations per decision (0: no limit).", "int", "0", (), 0, 1_000_000),
+        BotOption("c", "UCT exploration constant.", "float", "0.7", (), 0, 100),
+    ),
+)
+
+# The probes: simple, fixed ways of playing that a strong bot must beat (bots/probes.py).
+_PROBE_NOTE = "A probe of one weakness: every strong bot must beat it (python -m bots.arena --gauntlet)."
+
+FIRST_LEGAL = BotSpec(
+    name="first-legal",
+    description="Probe: always plays its first legal action.",
+    strength=0,
+    strength_note=_PROBE_NOTE,
+    make="bots.probes:make_first_legal",
+)
+
+BORGIA_DECOY = BotSpec(
+    name="borgia-decoy",
+    description="Probe: reads the others' puppets and aims rumors, but its first two performs back a decoy "
+    "cardinal that is not its puppet.",
+    strength=45,
+    strength_note=_PROBE_NOTE,
+    make="bots.probes:make_decoy",
+    games=("borgia",),
+)
+
+BORGIA_HONEST_READER = BotSpec(
+    name="borgia-honest-reader",
+    description="Probe: reads the others' puppets and aims rumors, and never bluffs: it bids only what its own "
+    "dice already make true, where it can.",
+    strength=45,
+    strength_note=_PROBE_NOTE,
+    make="bots.probes:make_honest_reader",
+    games=("borgia",),
+)
+
+BORGIA_ALWAYS_CALL = BotSpec(
+    name="borgia-always-call",
+    description="Probe: the Borgia heuristic, but it calls every bid.",
+    strength=30,
+    strength_note=_PROBE_NOTE,
+    make="bots.probes:make_always_call",
+    games=("borgia",),
+)
+
+BORGIA_ALWAYS_ALLOW = BotSpec(
+    name="borgia-always-allow",
+    description="Probe: the Borgia heuristic, but it allows every bid it may.",
+    strength=30,
+    strength_note=_PROBE_NOTE,
+    make="bots.probes:make_always_allow",
+    games=("borgia",),
+)
+
+PROBES = (FIRST_LEGAL, BORGIA_DECOY, BORGIA_HONEST_READER, BORGIA_ALWAYS_CALL, BORGIA_ALWAYS_ALLOW)

@@ -1,0 +1,188 @@
+"""The one list of bots, as data: what each is called, plays, takes as options and how
+strong it is, read without loading any bot's code.
+
+A bot is a plug-in: an entry point in the group ``tavola.bots`` that loads a ``BotSpec``
+from a light module of its package (tavola's own are in ``bots/specs.py``, registered in
+``pyproject.toml``); a bot from another package registers the same way, with no tavola
+file changed. The spec names the function that builds the bot's strategy as
+``"module:attribute"`` (or holds it, where the package is light anyway): only a worker
+that plays the bot imports it (``bots/registry.py``, ``make_strategy``). So the gateway,
+which checks and lists bots, loads no search code, and no OpenSpiel.
+
+A bot is written ``name`` or ``name:key=value,...`` (e.g. ``ismcts:budget_ms=50``):
+
+- ``load_bots()``: every registered bot that can run here, by name.
+- ``parse_bot(text)``: ``(name, raw options)``, syntax only.
+- ``resolve(text, game_id=None)``: ``(spec, typed options)``, checked against the spec
+  (and the game when given); raises ``BotError`` with a ``reason`` and a message.
+- ``canonical(text)``: the one string form of a bot and its options (sorted, values
+  normalised, defaults left out). The bot task carries it.
+"""
+
+import importlib.util
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import entry_points
+from typing import Any, Literal
+
+from services.engine.api import OptionValue, parse_option_value
+from services.engine.errors import InvalidConfig
+
+GROUP = "tavola.bots"
+
+# Reasons carried by BotError; the gateway reports them in its ErrorInfo.
+UNKNOWN_BOT = "UNKNOWN_BOT"
+BAD_BOT_OPTION = "BAD_BOT_OPTION"
+BOT_NOT_FOR_GAME = "BOT_NOT_FOR_GAME"
+
+# (game_id, typed options) -> the worker's strategy (bots.policy.Strategy)
+Factory = Callable[[str, Mapping[str, OptionValue]], Any]
+
+
+class BotError(ValueError):
+    """A bot string that names no bot, has a bad option, or a bot that does not play the game."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+
+@dataclass(frozen=True)
+class BotOption:
+    """One bot option. Values travel as strings; ``parse`` checks and converts them."""
+
+    name: str
+    description: str
+    kind: Literal["bool", "int", "float", "enum"]
+    default: str
+    choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+
+    def parse(self, raw: str) -> OptionValue:
+        """Raises BotError(BAD_BOT_OPTION)."""
+        try:
+            return parse_option_value(self.name, self.kind, raw, self.choices, self.minimum, self.maximum)
+        except InvalidConfig as error:
+            raise BotError(BAD_BOT_OPTION, f"bot {error}") from None
+
+    def format(self, value: OptionValue) -> str:
+        if self.kind == "bool":
+            return "true" if value else "false"
+        if self.kind == "float":
+            return repr(float(value))
+        return str(value)
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """What the ``tavola.bots`` entry point of a bot loads."""
+
+    name: str  # as registered; also its worker queue, bots.<name>
+    description: str
+    strength: int  # 0 (random) to 100 (plays as well as we know how), for sorting and display
+    strength_note: str  # one sentence: what the strength is measured against
+    # The strategy's factory, or its "module:attribute", imported by the worker that plays it.
+    make: str | Factory
+    games: tuple[str, ...] = ()  # the game ids it plays; empty: every game
+    options: tuple[BotOption, ...] = ()
+    # Checks a combination of options each valid alone; raises BotError(BAD_BOT_OPTION).
+    check: Callable[[Mapping[str, OptionValue]], None] | None = None
+    # Modules the bot's code needs beyond tavola's own (an optional extra's): where one is
+    # missing the bot is not offered at all. Looked up, not imported.
+    requires: tuple[str, ...] = ()
+
+    @property
+    def available(self) -> bool:
+        return all(importlib.util.find_spec(module) is not None for module in self.requires)
+
+    def plays(self, game_id: str) -> bool:
+        return not self.games or game_id in self.games
+
+    def parse_options(self, raw: Mapping[str, str]) -> dict[str, OptionValue]:
+        """Every option, defaults filled in. Raises BotError(BAD_BOT_OPTION)."""
+        specs = {option.name: option for option in self.options}
+        unknown = sorted(set(raw) - set(specs))
+        if unknown:
+            known = ", ".join(specs) or "none"
+            raise BotError(BAD_BOT_OPTION, f"bot {self.name!r} has no option {', '.join(unknown)} (options: {known})")
+        options = {name: option.parse(raw.get(name, option.default)) for name, option in specs.items()}
+        if self.check is not None:
+            self.check(options)
+        return options
+
+
+@cache
+def load_bots() -> dict[str, BotSpec]:
+    """Every registered bot that can run here (``BotSpec.requires``), by name, sorted by name."""
+    bots: dict[str, BotSpec] = {}
+    for entry in sorted(entry_points(group=GROUP), key=lambda e: e.name):
+        spec = entry.load()
+        if not isinstance(spec, BotSpec):
+            raise TypeError(f"entry point {entry.name} = {entry.value} in {GROUP} is not a services.bot_specs.BotSpec")
+        if spec.name != entry.name:
+            raise ValueError(f"entry point {entry.name} in {GROUP} names bot {spec.name!r}")
+        if spec.available:
+            bots[entry.name] = spec
+    return bots
+
+
+def parse_bot(text: str) -> tuple[str, dict[str, str]]:
+    """``name`` or ``name:key=value,...`` -> (name, raw options). Syntax only; raises BotError."""
+    name, _, rest = text.strip().partition(":")
+    name = name.strip()
+    if not name:
+        raise BotError(UNKNOWN_BOT, f"no bot name in {text!r}")
+    options: dict[str, str] = {}
+    for item in rest.split(",") if rest.strip() else ():
+        key, equals, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not equals or not key:
+            raise BotError(BAD_BOT_OPTION, f"bot option {item.strip()!r} is not key=value")
+        if key in options:
+            raise BotError(BAD_BOT_OPTION, f"bot option {key!r} given twice")
+        options[key] = value
+    return name, options
+
+
+def split_bots(text: str) -> list[str]:
+    """A comma-separated list of bots, where a bot's own options also use commas:
+    ``ismcts:budget_ms=50,c=0.5,random`` is ``ismcts:budget_ms=50,c=0.5`` and ``random``
+    (an item with ``=`` and no ``:`` continues the previous bot's options)."""
+    bots: list[str] = []
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        if "=" in item and ":" not in item and bots:
+            bots[-1] += "," + item
+        else:
+            bots.append(item)
+    return bots
+
+
+def resolve(text: str, game_id: str | None = None) -> tuple[BotSpec, dict[str, OptionValue]]:
+    """The bot and its typed options (defaults filled in). Raises BotError."""
+    name, raw = parse_bot(text)
+    bots = load_bots()
+    spec = bots.get(name)
+    if spec is None:
+        raise BotError(UNKNOWN_BOT, f"no bot named {name!r} (bots: {', '.join(bots)})")
+    options = spec.parse_options(raw)
+    if game_id is not None and not spec.plays(game_id):
+        raise BotError(BOT_NOT_FOR_GAME, f"bot {name!r} plays {', '.join(spec.games)}, not {game_id}")
+    return spec, options
+
+
+def canonical(text: str) -> str:
+    """The one string form of a bot: its name, then the options that differ from their
+    defaults, sorted, with normalised values. ``resolve(canonical(t))`` equals ``resolve(t)``."""
+    spec, options = resolve(text)
+    defaults = spec.parse_options({})
+    changed = [
+        f"{option.name}={option.format(options[option.name])}"
+        for option in sorted(spec.options, key=lambda o: o.name)
+        if options[option.name] != defaults[option.name]
+    ]
+    return spec.name + (":" + ",".join(changed) if changed else "")

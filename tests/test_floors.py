@@ -1,0 +1,88 @@
+"""The floors of the house hold: each package imports only what stands below it.
+
+- ``common/`` is the ground: it imports no other tavola package (the generated contracts,
+  ``tavola.*``, are no package of ours above it).
+- ``gateway/`` imports nothing from ``bots/`` and no OpenSpiel: it learns the bots from
+  their specs (``services/bot_specs.py``), which the ``tavola.bots`` entry points load
+  without any bot's code. Loading the search bot and OpenSpiel took the gateway seconds.
+
+Read statically, every import of every file (inside functions too), as the engines' purity
+test does; and checked in a fresh interpreter, where what an import pulls in shows.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# tavola's own packages, each above common/.
+ABOVE_COMMON = {"services", "gateway", "bots", "clients", "deploy", "bench", "tests"}
+NEVER_IN_GATEWAY = {"bots", "open_spiel", "pyspiel"}
+
+
+def imported(path: Path) -> set[str]:
+    """Every module ``path`` imports, absolute (``from . import x`` does not occur here)."""
+    modules = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            modules.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path}: a relative import"
+            modules.add(node.module or "")
+    return modules
+
+
+def top_levels(package: str) -> dict[str, set[str]]:
+    """Each file of ``package`` (relative path) and the top-level packages it imports."""
+    return {
+        str(path.relative_to(ROOT)): {module.split(".")[0] for module in imported(path)}
+        for path in sorted((ROOT / package).rglob("*.py"))
+    }
+
+
+def test_common_imports_no_tavola_package_above_it():
+    bad = {path: sorted(tops & ABOVE_COMMON) for path, tops in top_levels("common").items() if tops & ABOVE_COMMON}
+    assert not bad, f"common/ imports packages above it: {bad}"
+
+
+def test_the_gateway_imports_no_bot_code_and_no_openspiel():
+    bad = {
+        path: sorted(tops & NEVER_IN_GATEWAY) for path, tops in top_levels("gateway").items() if tops & NEVER_IN_GATEWAY
+    }
+    assert not bad, f"gateway/ imports bots' code: {bad}"
+
+
+def _run(probe: str) -> str:
+    return subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.strip()
+
+
+@pytest.mark.parametrize("package", ["common", "gateway"])
+def test_importing_every_module_of_a_package_loads_no_bot_code(package):
+    names = sorted(f"{package}.{path.stem}" for path in (ROOT / package).glob("*.py") if path.stem not in ("__init__",))
+    probe = (
+        f"import importlib, sys\nfor name in {names!r}: importlib.import_module(name)\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {sorted(NEVER_IN_GATEWAY)!r}))"
+    )
+    assert _run(probe) == "[]"
+
+
+def test_the_gateway_s_bot_catalogue_loads_only_the_bots_declarations():
+    """Every registered bot is listed and checked, from the modules its entry point names
+    (``bots.specs`` for tavola's own) and none of the code that plays it."""
+    probe = (
+        "import sys\n"
+        "from importlib.metadata import entry_points\n"
+        "from gateway.bots import BotCatalog\n"
+        "catalog = BotCatalog()\n"
+        "assert 'ismcts' in catalog.names() and catalog.check('borgia', 'ismcts:budget_ms=50')\n"
+        "declared = {e.module for e in entry_points(group='tavola.bots')}\n"
+        "declared |= {m.rpartition('.')[0] for m in declared if '.' in m}\n"
+        "loaded = {m for m in sys.modules if m.split('.')[0] in ('bots', 'open_spiel', 'pyspiel')}\n"
+        "print(sorted(loaded - declared))"
+    )
+    assert _run(probe) == "[]"
