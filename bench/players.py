@@ -3,7 +3,8 @@
 - quick play: ``--searchers`` players search for one game (2 to 4 players) across two
   gateways, arriving at ``--rate`` a second, each on its own stream to one of the two
   gateways in turn; once with bot fill off (people only), once with it on
-  (``--fill-seconds``, the gateways' bot-fill wait for this run). Every searcher must end
+  (``--fill-seconds``, the gateways' bot-fill wait for this run), and once sparse (``--sparse``
+  searchers a second apart, for exactly 4 players: the bot fill seats most). Every searcher must end
   seated or cleanly timed out (DEADLINE_EXCEEDED, SEARCH_TIMED_OUT), and no player or seat
   twice; printed: the time from the search's start to its seat, p50 and p99, and how many
   tables had bots;
@@ -52,7 +53,7 @@ async def make_players(stubs, count: int) -> list[str]:
     return tokens
 
 
-async def quick_play(stubs, tokens: list[str], rate: float, bot_fill: bool) -> dict:
+async def quick_play(stubs, tokens: list[str], rate: float, bot_fill: bool, low: int = 2, high: int = 4) -> dict:
     waits: list[float] = []
     timed_out = 0
     failures: list[str] = []
@@ -62,7 +63,7 @@ async def quick_play(stubs, tokens: list[str], rate: float, bot_fill: bool) -> d
     async def searcher(index: int, token: str) -> None:
         nonlocal timed_out
         await asyncio.sleep(index / rate)
-        request = pl.FindGameRequest(game_id="borgia", min_players=2, max_players=4, bot_fill=bot_fill)
+        request = pl.FindGameRequest(game_id="borgia", min_players=low, max_players=high, bot_fill=bot_fill)
         started = time.perf_counter()
         try:
             async for message in stubs[index % 2].FindGame(request, metadata=auth.metadata(token)):
@@ -139,14 +140,21 @@ def rating_updates(stack: Stack, count: int) -> tuple[float, float]:
         redis.close()
 
 
-async def run_quick_play(stack: Stack, searchers: int, rate: float) -> dict[str, dict]:
+async def run_quick_play(stack: Stack, searchers: int, rate: float, sparse: int) -> dict[str, dict]:
     channels = [grpc.aio.insecure_channel(address) for address in stack.gateway_addresses]
     stubs = [players_pb2_grpc.PlayerServiceStub(channel) for channel in channels]
     results = {}
+    runs = [
+        (f"people only, {searchers} searchers at {rate:.0f}/s for 2-4 players", searchers, rate, False, 2, 4),
+        (f"with bot fill, {searchers} searchers at {rate:.0f}/s for 2-4 players", searchers, rate, True, 2, 4),
+        (f"with bot fill, {sparse} searchers at 1/s for 4 players", sparse, 1.0, True, 4, 4),
+    ]
     try:
-        for label, fill in (("people only", False), ("with bot fill", True)):
-            tokens = await make_players(stubs, searchers)
-            results[label] = await quick_play(stubs, tokens, rate, fill)
+        for label, count, pace, fill, low, high in runs:
+            if not count:
+                continue
+            tokens = await make_players(stubs, count)
+            results[label] = await quick_play(stubs, tokens, pace, fill, low, high)
     finally:
         for channel in channels:
             await channel.close()
@@ -159,6 +167,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=100.0, help="searchers arriving a second")
     parser.add_argument("--fill-seconds", type=float, default=2.0, help="the gateways' bot-fill wait")
     parser.add_argument("--timeout-seconds", type=float, default=30.0, help="the gateways' search timeout")
+    parser.add_argument("--sparse", type=int, default=40, help="searchers of the sparse run (1/s, 4 players)")
     parser.add_argument("--updates", type=int, default=2000)
     args = parser.parse_args()
     # The in-process updates' own log lines are not figures.
@@ -176,10 +185,10 @@ def main() -> None:
         },
     ) as stack:
         try:
-            quick = asyncio.run(run_quick_play(stack, args.searchers, args.rate))
+            quick = asyncio.run(run_quick_play(stack, args.searchers, args.rate, args.sparse))
             for label, figures in quick.items():
                 print(
-                    f"quick play, {label}: {args.searchers} searchers at {args.rate:.0f}/s over 2 gateways: "
+                    f"quick play, {label}, over 2 gateways: "
                     f"{figures['seated']} seated, {figures['timed_out']} timed out, {len(figures['failed'])} failed, "
                     f"none twice; {figures['tables']} tables ({figures['tables_with_bots']} with bots); "
                     f"time to a table p50 {figures['p50'] * 1000:.0f} ms, p99 {figures['p99'] * 1000:.0f} ms"
