@@ -114,9 +114,12 @@ class Schema:
         return to_pb, lambda number: _lookup(from_pb, number, engine.__name__)
 
     def union(self, members: Any, message: type[Message]) -> UnionMapper:
+        """``members``: a union of dataclasses (``Bid | Call``), or the one dataclass of a
+        game with a single kind of action (or event); ``message`` holds one oneof of them."""
         key = (members, message.DESCRIPTOR.full_name)
         if key not in self._unions:
-            self._unions[key] = UnionMapper(self, typing.get_args(members), message)
+            classes = typing.get_args(members) if _is_union(members) else (members,)
+            self._unions[key] = UnionMapper(self, classes, message)
         return self._unions[key]
 
     # ------------------------------------------------------------- one field
