@@ -13,13 +13,21 @@ export function level(strength: number): string {
   return "random";
 }
 
-export function botName(spec: string): string {
-  return spec.split(":")[0];
+/** A bot seat's name, as the gateway names it in event text: "ismcts", "ismcts L8" with a level option. */
+export function botDisplayName(spec: string): string {
+  const [name, options = ""] = spec.split(/:(.*)/s);
+  const level = options
+    .split(",")
+    .map((item) => item.split("="))
+    .find(([key]) => key.trim() === "level")?.[1]
+    ?.trim();
+  return level ? `${name.trim()} L${level}` : name.trim();
 }
 
 export class Seats {
   readonly names = new Map<number, string>();
   readonly hints = new Map<number, string>();
+  readonly levels = new Map<number, string>();
 
   constructor(
     readonly table: Table,
@@ -28,24 +36,23 @@ export class Seats {
   ) {
     const raw = new Map<number, string>();
     for (const seat of table.seats) {
-      if (seat.kind === SeatKind.BOT) {
-        const name = botName(seat.bot);
-        const bot = bots.get(name);
-        const rank = bot ? level(bot.strength) : "";
-        raw.set(seat.seat, rank && rank !== name ? `${name} · ${rank}` : `${name} bot`);
-        this.hints.set(
-          seat.seat,
-          `Bot: ${seat.bot}${bot ? ` · strength ${bot.strength}/100 ${bot.strengthNote ? `(${bot.strengthNote})` : ""}` : ""}`,
-        );
+      if (seat.kind === SeatKind.BOT && seat.bot) {
+        const name = botDisplayName(seat.bot);
+        const bot = bots.get(seat.bot.split(":")[0]);
+        raw.set(seat.seat, name);
+        if (bot) this.levels.set(seat.seat, level(bot.strength));
+        const strength = bot ? ` · strength ${bot.strength}/100${bot.strengthNote ? ` (${bot.strengthNote})` : ""}` : "";
+        this.hints.set(seat.seat, `Bot: ${seat.bot}${strength}`);
       } else {
-        raw.set(seat.seat, seat.displayName.trim() || (seat.taken ? `player ${seat.seat + 1}` : "open seat"));
+        raw.set(seat.seat, seat.displayName || `seat ${seat.seat}`);
         this.hints.set(seat.seat, seat.taken ? `Seat ${seat.seat}: a person` : `Seat ${seat.seat}: free`);
       }
     }
+    // The same name twice: told apart by seat number, as the gateway's event text does.
     const counts = new Map<string, number>();
     for (const name of raw.values()) counts.set(name, (counts.get(name) ?? 0) + 1);
     for (const [seat, name] of raw) {
-      this.names.set(seat, (counts.get(name) ?? 0) > 1 ? `${name} #${seat + 1}` : name);
+      this.names.set(seat, (counts.get(name) ?? 0) > 1 ? `${name} ${seat}` : name);
     }
   }
 
@@ -65,6 +72,7 @@ export class Seats {
       "span",
       { class: seat === this.me ? "who me" : "who", title: this.hints.get(seat) ?? "" },
       this.name(seat),
+      this.levels.has(seat) ? h("span", { class: "level" }, ` bot, ${this.levels.get(seat)}`) : null,
       seat === this.me ? h("span", { class: "you" }, " (you)") : null,
     );
   }
