@@ -134,6 +134,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     def __init__(self, game: Game):
         self.engine = game.engine
         self.codec = game.codec
+        self.words = game.words
         self._legal_cache: dict[object, bytes] = {}
         self._packed_actions: dict[bytes, object] = {}  # legal actions by their packed bytes
         self._states: dict[bytes, object] = {}
@@ -229,19 +230,30 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     def _project(self, into, events, player_count: int) -> None:
         """Each event as the spectators and each seat see it, added to ``into`` (a response's
-        repeated field: filled in place, not built apart and copied in)."""
+        repeated field: filled in place, not built apart and copied in), each projection with
+        its text: the game's words for that viewer, made from that viewer's projection only,
+        so a text tells no more than its event. A seat gets an entry of its own where its
+        event or its text differs from the spectators' (the text does where it names the seat
+        as "you")."""
+        project = self.engine.project_event
+        text_of = self.words.event_text if self.words is not None else None
         for event in events:
-            public = self.engine.project_event(event, None)
+            public = project(event, None)
             entry = into.add()
+            public_text = ""
             if public is not None:
                 entry.spectator.CopyFrom(self._pack_event(public))
+                if text_of is not None:
+                    public_text = entry.spectator_text = text_of(public, None)
             for seat in range(player_count):
-                seen = self.engine.project_event(event, seat)
-                if seen == public:
+                seen = project(event, seat)
+                text = text_of(seen, seat) if text_of is not None and seen is not None else ""
+                if seen == public and text == public_text:
                     continue
                 seat_event = entry.seats.add(seat=seat)
                 if seen is not None:
                     seat_event.event.CopyFrom(self._pack_event(seen))
+                    seat_event.text = text
 
     def _legal(self, state, seat: int) -> bytes:
         """The seat's legal actions, each packed in its Any with its label, serialized as the

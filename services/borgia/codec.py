@@ -79,6 +79,7 @@ SCHEMA = Schema(
             rename={
                 "viewer": "viewer_seat",
                 "responder": "responder_seat",
+                "bidder": "bidder_seat",
                 "round_starter": "round_starter_seat",
                 "active": "active_seat",
             },

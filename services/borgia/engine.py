@@ -298,6 +298,17 @@ def summarize(result: FinalResult) -> str:
 # --------------------------------------------------------------------------- transitions
 
 
+def _bidder(state: BorgiaState) -> int | None:
+    """Who made the round's standing bid. The bidder answers for it until it is performed
+    (RESPOND, PERFORM); after an allow the seat that allowed bids next (B4), so in BID the
+    bid on the table is the previous seat's: the responder is always the next seat (B4)."""
+    if state.bid is None or state.phase == Phase.OVER:
+        return None
+    if state.phase == Phase.BID:
+        return (state.active - 1) % state.player_count
+    return state.active
+
+
 def _decider(state: BorgiaState) -> int | None:
     """The one seat that decides now (None: the game is over)."""
     phase = state.phase
@@ -699,6 +710,7 @@ class BorgiaEngine:
             centre_rumors=tuple([c for c in CARDINALS if c not in held]),
             seats=seats,
             result=score(state) if over else None,
+            bidder=_bidder(state),
         )
 
     # ----------------------------------------------------------------- determinization

@@ -402,6 +402,9 @@ class BorgiaView:
     centre_rumors: tuple[Cardinal, ...]
     seats: tuple[SeatView, ...]
     result: FinalResult | None
+    # Who made ``bid`` (None with no bid, and once the game is over): after an allow the
+    # allower bids next (B4), so in BID it is not ``active``.
+    bidder: int | None = None
 
 
 fast_inits(__name__)  # every value above is built at each decision

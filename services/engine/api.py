@@ -193,17 +193,32 @@ class Codec(Protocol, Generic[State, Action, EventIn, View]):
     def event_to_proto(self, event: EventIn) -> "Message": ...
 
 
+class Words(Protocol[EventIn]):
+    """A game's events in words (``services/<game>/words.py``): the one text every client
+    shows, sent with each event a viewer receives (``TableEvent.text``)."""
+
+    def event_text(self, event: EventIn, viewer: int | None) -> str:
+        """``event`` as ``viewer`` (None: a spectator) reads it. ``event`` is that viewer's
+        projection (``Engine.project_event``), and the text tells nothing the projection
+        does not hold. Never empty. Seats are written "seat N" (the gateway writes each
+        seat's name in, as clients do in action labels), the viewer's own as "you"."""
+        ...
+
+
 @dataclass(frozen=True)
 class Game(Generic[State, Action, Event, View]):
-    """One playable game: its engine and its codec. Each ``services/<game>`` exports ``GAME``.
+    """One playable game: its engine, its codec and, where it has them, its words. Each
+    ``services/<game>`` exports ``GAME``.
 
     ``rules_port`` is the port its rules service listens on by default and in the deploy
     files: declared, it never moves when other games come and go (services/registry.py
-    derives one from the game id when it is left out)."""
+    derives one from the game id when it is left out). Without ``words``, events go out
+    without text and clients fall back on their own."""
 
     engine: Engine[State, Action, Event, View]
     codec: Codec[State, Action, Event, View]
     rules_port: int | None = None
+    words: Words[Event] | None = None
 
 
 fast_inits(__name__)  # an Outcome is built at the end of every playout

@@ -197,3 +197,27 @@ def test_dice_are_public_after_a_call_and_private_again_after_the_reroll():
         assert all(s.dice is None for s in ENGINE.view(state, None).seats)
         return
     pytest.fail("no true bid was called in 40 games")
+
+
+def test_the_view_names_the_standing_bids_bidder_also_after_an_allow():
+    """B4: after an allow the bidder performs, then the seat that allowed bids next: the bid
+    on the table is still the first bidder's while the allower decides."""
+    from services.borgia.model import Allow, Bid
+
+    state, _ = ENGINE.new_game(3, {}, 5)
+    bidder = state.active
+    assert ENGINE.view(state, None).bidder is None  # no bid yet
+    state, _ = ENGINE.apply(state, bidder, Bid(1, Face.BRIBE))
+    assert state.phase == Phase.RESPOND
+    assert ENGINE.view(state, None).bidder == bidder
+    allower = state.responder
+    state, _ = ENGINE.apply(state, allower, Allow())
+    assert state.phase == Phase.PERFORM and ENGINE.view(state, allower).bidder == bidder
+    state, _ = ENGINE.apply(state, bidder, ENGINE.legal_actions(state, bidder)[0])
+    assert state.phase == Phase.BID and state.active == allower
+    for viewer in viewers(state):
+        view = ENGINE.view(state, viewer)
+        assert view.bidder == bidder != view.active
+        message = CODEC.view_to_proto(view)
+        assert message.bidder_seat == bidder and message.HasField("bidder_seat")
+        assert CODEC.view_from_proto(message) == view

@@ -1,0 +1,175 @@
+"""House of Borgia in words: each event as one viewer's projection of it reads (see
+``services.engine.words``). Only what the projection holds is told: a seat's own dice and
+puppet, everyone's once revealed."""
+
+from services.borgia.model import (
+    CARDINAL_NAMES,
+    Accuse,
+    ActionPerformed,
+    Allowed,
+    Bid,
+    BidMade,
+    BorgiaAction,
+    BorgiaEvent,
+    Bribe,
+    Called,
+    Cardinal,
+    DiceRevealed,
+    DieLost,
+    Direction,
+    Face,
+    GameEnded,
+    GameStarted,
+    JudgementPair,
+    JudgementSplit,
+    PerformNothing,
+    Poison,
+    PuppetsDealt,
+    Rallied,
+    RollOff,
+    RoundStarted,
+    Rumor,
+)
+from services.engine.words import Voice, join, plural
+
+VARIANT_NAMES = {
+    "shadow_puppets": "Shadow Puppets",
+    "flame_of_thy_tongue": "Flame of Thy Tongue",
+    "poisoned_dice": "Poisoned Dice",
+}
+
+
+def cardinal(value: Cardinal) -> str:
+    return CARDINAL_NAMES[Cardinal(value)]
+
+
+def face(value: Face) -> str:
+    return Face(value).name.title()
+
+
+def bid(count: int, action: Face) -> str:
+    """ "3 x Bribe"."""
+    return f"{count} x {face(action)}"
+
+
+def dice(faces) -> str:
+    return " ".join(f"[{face(f)}]" for f in faces) or "no dice"
+
+
+def perform(action: BorgiaAction, voice: Voice) -> str:
+    """A performed bid action, as a clause: "bribes Medici to the top" reads after a seat."""
+    if isinstance(action, Bribe):
+        where = "top" if action.direction == Direction.TOP else "bottom"
+        return f"Bribe: {cardinal(action.cardinal)} to the {where}"
+    if isinstance(action, Poison):
+        if action.first == action.second:
+            return f"Poison: 2 from {cardinal(action.first)}"
+        return f"Poison: 1 from {cardinal(action.first)} and 1 from {cardinal(action.second)}"
+    if isinstance(action, JudgementPair):
+        return f"Judgement: 2 from {cardinal(action.source)} to {cardinal(action.target)}"
+    if isinstance(action, JudgementSplit):
+        (a, b), (c, d) = action.sources, action.targets
+        return f"Judgement: 1 each from {cardinal(a)} and {cardinal(b)} to {cardinal(c)} and {cardinal(d)}"
+    if isinstance(action, Accuse):
+        return f"Accusation: {cardinal(action.cardinal)} is the Antipope"
+    if isinstance(action, Rumor):
+        text = f"Rumor: {cardinal(action.card)} in front of {voice.whom(action.target)}"
+        return text + (f", {cardinal(action.returned)} back to the centre" if action.returned is not None else "")
+    if isinstance(action, PerformNothing):
+        return "nothing (no legal target)"
+    if isinstance(action, Bid):
+        return f"bid {bid(action.count, action.action)}"
+    return type(action).__name__
+
+
+def _changes(changes) -> str:
+    return ", ".join(f"{cardinal(c.cardinal)} {c.delta:+d}" for c in changes if c.delta)
+
+
+def event_text(event: BorgiaEvent, viewer: int | None) -> str:
+    voice = Voice(viewer)
+    if isinstance(event, BidMade):
+        return f"{voice.does(event.seat, 'bid')} {bid(event.count, event.action)}."
+    if isinstance(event, Allowed):
+        return f"{voice.does(event.seat, 'allow')} the bid."
+    if isinstance(event, Called):
+        return f"{voice.does(event.seat, 'call')} the bid a bluff!"
+    if isinstance(event, ActionPerformed):
+        changes = _changes(event.influence_changes)
+        text = f"{voice.who(event.seat)} performed {perform(event.action, voice)}"
+        return text + (f" ({changes})." if changes else ".")
+    if isinstance(event, DieLost):
+        return f"{voice.does(event.seat, 'lose')} a die ({event.remaining} left)."
+    if isinstance(event, RoundStarted):
+        return _round_started(event, voice)
+    if isinstance(event, DiceRevealed):
+        truth = "true" if event.truthful else "a bluff"
+        lines = [
+            f"Every die is revealed: {event.matching} show {face(event.bid.action)} or Fate;"
+            f" {voice.whose(event.bidder, start=False)} bid of {bid(event.bid.count, event.bid.action)} was {truth}."
+        ]
+        lines += [f"  {voice.who(s)}: {dice(faces)}" for s, faces in enumerate(event.dice)]
+        return "\n".join(lines)
+    if isinstance(event, Rallied):
+        return f"Rally: {_changes(event.gains) or 'no gains'}."
+    if isinstance(event, GameStarted):
+        variants = [name for field, name in VARIANT_NAMES.items() if getattr(event, field)]
+        extra = f" Variants: {', '.join(variants)}." if variants else ""
+        dice_each = ", ".join(sorted({str(count) for count in event.dice_counts}))
+        return f"House of Borgia, {event.player_count} players, {dice_each} dice each.{extra}"
+    if isinstance(event, PuppetsDealt):
+        own = event.puppets[viewer] if viewer is not None and viewer < len(event.puppets) else None
+        if own:
+            return f"The puppets are dealt in secret. Your puppet: {join(cardinal(c) for c in own)}."
+        return "The puppets are dealt in secret."
+    if isinstance(event, RollOff):
+        rounds = len(event.rounds)
+        again = f" after {plural(rounds, 'roll')}" if rounds > 1 else ""
+        return f"{voice.who(event.starter)} rolled the most Fate{again} and {voice.verb(event.starter, 'start')}."
+    if isinstance(event, GameEnded):
+        return _game_ended(event, voice)
+    return type(event).__name__
+
+
+def _round_started(event: RoundStarted, voice: Voice) -> str:
+    first = voice.does(event.starter, "bid", start=False)
+    text = f"Round {event.round_number}: everyone rolls in secret; {first} first."
+    own = event.dice[voice.viewer] if voice.viewer is not None and voice.viewer < len(event.dice) else None
+    return text + (f" Your dice: {dice(own)}." if own is not None else "")
+
+
+def _game_ended(event: GameEnded, voice: Voice) -> str:
+    """Why the game ended as it did, step by step as B9/B10 score it."""
+    result = event.result
+    lines = ["The game ends: a player has no dice left (B8)."]
+    puppets = "; ".join(f"{voice.who(s)}: {join(cardinal(c) for c in cards)}" for s, cards in enumerate(result.puppets))
+    lines.append(f"Puppets revealed: {puppets}.")
+    if result.bonuses:
+        lines.append(f"Remaining dice to the puppets: {_changes(result.bonuses) or 'nothing'}.")
+    if result.penalties:
+        lines.append(f"Rumors naming their own puppet cost: {_changes(result.penalties)}.")
+    for s in result.eliminated:
+        lines.append(f"{voice.is_(s)} eliminated: the rumor in front of {voice.whom(s)} names {voice.their(s)} puppet.")
+    if result.removed:
+        lines.append(
+            f"{join(cardinal(c) for c in result.removed)} {'leaves' if len(result.removed) == 1 else 'leave'}"
+            " the ladder."
+        )
+    if result.pope is None:
+        lines.append("No pope is elected: nobody wins.")
+    else:
+        pope = f"{cardinal(result.pope)} is elected pope with {result.influence[result.pope]} influence"
+        if result.winners:
+            lines.append(f"{pope}: {join(voice.whom(s) for s in result.winners)} {_win(result.winners, voice)}.")
+        else:
+            lines.append(f"{pope}, whom no player still in the game holds: nobody wins.")
+    return "\n".join(lines)
+
+
+def _win(winners, voice: Voice) -> str:
+    return "win" if voice.viewer in winners or len(winners) > 1 else "wins"
+
+
+class BorgiaWords:
+    def event_text(self, event: BorgiaEvent, viewer: int | None) -> str:
+        return event_text(event, viewer)

@@ -1,0 +1,183 @@
+"""Il Trono di Mortadella in words: each event as one viewer's projection of it reads (see
+``services.engine.words``). A role card is named only where the projection carries it: the
+viewer's own, a face-up one, and every one at the end (M18)."""
+
+from services.engine.words import Voice, join
+from services.mortadella.model import (
+    ROLE_INFO,
+    CancelDecided,
+    DiceChosen,
+    DiceRolled,
+    Effect,
+    EffectChosen,
+    EliminationCause,
+    EndReason,
+    Event,
+    GameEnded,
+    GuessMade,
+    LombardDecided,
+    NoEffect,
+    PlayerEliminated,
+    Role,
+    RoleDealt,
+    RoleReplaced,
+    SkipTurnGiven,
+    Special,
+    SpecialEventOccurred,
+    StartPlayerChosen,
+    StartRoll,
+    Symbol,
+    TargetChosen,
+    TokenCause,
+    TokensChanged,
+    TurnSkipped,
+    TurnStarted,
+)
+
+TOKEN_NAMES = ("People", "Tower", "Book", "Mortadella")  # the order of a seat's tokens (M2)
+
+CAUSES = {
+    TokenCause.SETUP: "to start",
+    TokenCause.ACQUIRE: "",
+    TokenCause.STEAL: "",
+    TokenCause.REVOLUTION: "in the Revolution",
+    TokenCause.DRUNKENNESS: "to Drunkenness",
+    TokenCause.CANCEL_PAYMENT: "to cancel",
+    TokenCause.PLAGUE: "to the Plague",
+    TokenCause.BLACK_DEATH: "to the Black Death",
+    TokenCause.PORCHETTA: "to the Porchetta",
+    TokenCause.EARTHQUAKE: "to the Earthquake",
+    TokenCause.GUESS_PENALTY: "for a wrong guess",
+}
+
+ENDINGS = {
+    EndReason.VICTORY_ROW: "meets the victory row",
+    EndReason.LAST_STANDING: "is the last player standing",
+    EndReason.MASTER_GUESS: "(the Master) guessed a role right",
+    EndReason.TWO_PLAYER_GUESS: "guessed the opponent's role",
+}
+
+
+def symbol(value: Symbol) -> str:
+    return Symbol(value).name.title()
+
+
+def dice(values) -> str:
+    return " ".join(f"[{symbol(v)}]" for v in values) or "no dice"
+
+
+def effect(value: Effect) -> str:
+    return Effect(value).name.replace("_", " ").capitalize()
+
+
+def role(value: Role) -> str:
+    return ROLE_INFO[Role(value)].name
+
+
+def event_text(event: Event, viewer: int | None) -> str:
+    voice = Voice(viewer)
+    if isinstance(event, TokensChanged):
+        gains = event.delta > 0
+        verb = voice.does(event.seat, "gain" if gains else "lose")
+        text = f"{verb} {abs(event.delta)} {symbol(event.symbol)}"
+        if event.cause is TokenCause.STEAL and event.other is not None:
+            text += f" {'from' if gains else 'to'} {voice.whom(event.other)}"
+        cause = CAUSES.get(event.cause, "")
+        return f"{text}{' ' + cause if cause else ''}."
+    if isinstance(event, DiceRolled):
+        kept = " (keeping the 2 passed on)" if event.kept else ""
+        return f"{voice.does(event.seat, 'roll')} {dice(event.dice)}{kept}."
+    if isinstance(event, DiceChosen):
+        passed = f" and {voice.verb(event.seat, 'pass')} {dice(event.passed_on)} on" if event.passed_on else ""
+        return f"{voice.does(event.seat, 'use')} {dice(event.chosen)}{passed}."
+    if isinstance(event, EffectChosen):
+        return f"{voice.does(event.seat, 'resolve')} {dice(event.dice)}: {effect(event.effect)}."
+    if isinstance(event, TurnStarted):
+        passed = f", with {dice(event.passed)} passed on" if event.passed else ""
+        return f"Turn {event.turn}: {voice.whose(event.seat, start=False)} turn{passed}."
+    if isinstance(event, TargetChosen):
+        what = f" (to discard a {symbol(event.symbol)})" if event.symbol is not None else ""
+        return f"{voice.does(event.seat, 'target')} {voice.whom(event.target)} with {effect(event.effect)}{what}."
+    if isinstance(event, CancelDecided):
+        if event.paid:
+            return f"{voice.does(event.seat, 'pay')} Mortadella to cancel {effect(event.effect)}."
+        return f"{voice.does(event.seat, 'take')} {effect(event.effect)}."
+    if isinstance(event, NoEffect):
+        return f"{effect(event.effect)} has no effect for {voice.whom(event.seat)}."
+    if isinstance(event, LombardDecided):
+        if event.reroll:
+            text = f"{voice.does(event.holder, 're-roll')} with the Lombard token: {dice(event.dice)}."
+        else:
+            text = f"{voice.does(event.holder, 'leave')} the dice as they lie (Lombard token)."
+        if event.new_holder is not None and event.new_holder != event.holder:
+            text += f" The Lombard token passes to {voice.whom(event.new_holder)}."
+        return text
+    if isinstance(event, SpecialEventOccurred):
+        what = f" ({symbol(event.symbol)})" if event.symbol is not None else ""
+        return f"Special event: {Special(event.kind).name.title()}{what}!"
+    if isinstance(event, TurnSkipped):
+        return f"{voice.does(event.seat, 'skip')} the turn (Skip Turn token)."
+    if isinstance(event, SkipTurnGiven):
+        return f"{voice.who(event.seat)} will skip the next turn."
+    if isinstance(event, RoleDealt):
+        if event.role is None:
+            return f"{voice.is_(event.seat)} dealt a secret role card."
+        if event.seat == viewer:
+            return f"Your role: {role(event.role)}."
+        return f"{voice.is_(event.seat)} dealt {role(event.role)}, face up."
+    if isinstance(event, RoleReplaced):
+        if event.new_role is None:
+            return f"{voice.does(event.seat, 'take')} a new secret role card."
+        old = f" instead of {role(event.old_role)}" if event.old_role is not None else ""
+        if event.seat == viewer:
+            return f"Your new role: {role(event.new_role)}{old}."
+        return f"{voice.whose(event.seat)} new role: {role(event.new_role)}{old}."
+    if isinstance(event, GuessMade):
+        right = "right" if event.correct else "wrong"
+        target = f"{voice.whom(event.target)} {voice.verb(event.target, 'are', 'is')}"
+        return f"{voice.does(event.seat, 'guess')} {target} the {role(event.role)}: {right}."
+    if isinstance(event, PlayerEliminated):
+        why = "a deadly sin: 8 tokens of one kind" if event.cause is EliminationCause.DEADLY_SIN else "a wrong guess"
+        text = f"{voice.is_(event.seat)} out of the game ({why})"
+        returned = [f"{count} {name}" for count, name in zip(event.returned, TOKEN_NAMES, strict=True) if count]
+        text += f"; {join(returned)} go back to the supply." if returned else "."
+        if event.lombard_to is not None:
+            text += f" The Lombard token passes to {voice.whom(event.lombard_to)}."
+        return text
+    if isinstance(event, StartRoll):
+        rolls = "; ".join(f"{voice.who(s)}: {dice(r)}" for s, r in zip(event.seats, event.rolls, strict=False))
+        return f"Rolling for the start player: {rolls}."
+    if isinstance(event, StartPlayerChosen):
+        text = f"{voice.does(event.seat, 'start')}."
+        if event.lombard_holder is not None:
+            text += f" {voice.does(event.lombard_holder, 'hold')} the Lombard token."
+        return text
+    if isinstance(event, GameEnded):
+        return _game_ended(event, voice)
+    return type(event).__name__
+
+
+def _game_ended(event: GameEnded, voice: Voice) -> str:
+    if event.reason is EndReason.TURN_LIMIT:
+        head = "The game ends at the turn limit (table option max_turns): nobody wins."
+    elif event.reason is EndReason.ALL_ELIMINATED:
+        head = "The game ends: every player is out: nobody wins."
+    else:
+        winners = join(voice.whom(s) for s in event.winners)
+        how = ENDINGS.get(event.reason, "wins")
+        if event.winners == (voice.viewer,):
+            how = how.replace("meets", "meet").replace("is the", "are the")
+        head = f"The game ends: {winners} {how} and {'win' if voice.viewer in event.winners else 'wins'}."
+    roles = "; ".join(f"{voice.who(s)}: {role(r)}" for s, r in enumerate(event.roles))
+    lines = [head, f"Roles revealed: {roles}."]
+    removed = [
+        f"{voice.who(s)}: {join(role(r) for r in cards)}" for s, cards in enumerate(event.removed_roles) if cards
+    ]
+    if removed:
+        lines.append(f"Role cards set aside: {'; '.join(removed)}.")
+    return "\n".join(lines)
+
+
+class MortadellaWords:
+    def event_text(self, event: Event, viewer: int | None) -> str:
+        return event_text(event, viewer)
