@@ -113,9 +113,11 @@ run: setup web ## the platform in the foreground, gateway on 127.0.0.1:50051 (GA
 # A game in the terminal against bots, through the gateway at TAVOLA_GATEWAY (or
 # 127.0.0.1:TAVOLA_PORT, as make run), or a private platform started for it when none
 # answers. JOIN=, SPECTATE= or REJOIN= a table id; PLAY_ARGS for more (--help lists them).
+# The other seats are the search bot with the defaults tuned for each game (the plain name
+# follows them; BOTS=ismcts:level=4 for a weaker one, BOTS=random for the weakest).
 GAME ?= borgia
 PLAYERS ?= 3
-BOTS ?= random
+BOTS ?= ismcts
 play: setup ## play in the terminal against bots (GAME= PLAYERS= BOTS= JOIN= SPECTATE= REJOIN=)
 	$(PY) -m clients.terminal --start-stack --game $(GAME) --players $(PLAYERS) --bots '$(BOTS)' \
 		$(if $(JOIN),--join $(JOIN)) $(if $(SPECTATE),--spectate $(SPECTATE)) $(if $(REJOIN),--rejoin $(REJOIN)) \

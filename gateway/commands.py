@@ -30,6 +30,7 @@ from google.protobuf import any_pb2
 from common import auth
 from common.errors import RETRY_CONTENTION_SECONDS, ApiError, failed, invalid
 from common.logging import bound
+from common.names import bot_display_name
 from gateway import metrics
 from gateway.bots import BotCatalog
 from gateway.commit import (
@@ -252,12 +253,13 @@ class TableCore:
                 record.table.seats.add(seat=seat, kind=gw.SEAT_KIND_HUMAN)
                 record.seat_token_sha256.append(b"")
             else:
-                name = f"{bot} bot"
+                name = bot_display_name(bot)  # its name and level; Seat.bot keeps the whole spec
                 record.table.seats.add(seat=seat, kind=gw.SEAT_KIND_BOT, bot=bot, taken=True, display_name=name)
                 record.seat_token_sha256.append(self.bot_seat_digest(bot, table_id, seat))
         commit = Commit(record)
         for seat, bot in sorted(bot_of.items()):
-            commit.public(seat_taken=gw.SeatTaken(seat=seat, kind=gw.SEAT_KIND_BOT, display_name=f"{bot} bot"))
+            taken = gw.SeatTaken(seat=seat, kind=gw.SEAT_KIND_BOT, display_name=bot_display_name(bot))
+            commit.public(seat_taken=taken)
         free = [place for place in record.table.seats if not place.taken]
         if len(people) > len(free):
             raise invalid("BAD_SEAT", "more people than free seats")

@@ -16,8 +16,11 @@ import grpc
 from google.protobuf import any_pb2, timestamp_pb2
 
 from common.errors import ApiError
+from common.names import for_viewer
 from gateway.rules import RulesDirectory
 from gateway.store import LogEntry, RequestKey, TableStore
+from gateway.text import game_text, platform_text
+from gateway.text import names as text_names
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import store_pb2
@@ -62,20 +65,27 @@ class Commit:
         return gw.TableEvent(seq=seq, version=self.version, time=self.stamp, **body)
 
     def public(self, **body) -> LogEntry:
-        """A table event every viewer sees alike."""
-        entry = LogEntry(spectator=self._event(self.next_seq, **body).SerializeToString())
+        """A table event every viewer sees alike, with its text."""
+        text = platform_text(text_names(self.record.table), **body)
+        entry = LogEntry(spectator=self._event(self.next_seq, text=text, **body).SerializeToString())
         self.entries.append(entry)
         return entry
 
     def game_events(self, projected: list[rules_pb2.ProjectedEvent]) -> None:
+        """The rules service's projections of each event, each with its text for that
+        viewer and the seats' names written in (every seat is taken once a game runs)."""
+        names = text_names(self.record.table)
         for item in projected:
             seq = self.next_seq
             spectator = b""
             if item.HasField("spectator"):
-                spectator = self._event(seq, game_event=item.spectator).SerializeToString()
+                text = game_text(item.spectator_text, names)
+                spectator = self._event(seq, game_event=item.spectator, text=text).SerializeToString()
             seats = {
                 seat_event.seat: (
-                    self._event(seq, game_event=seat_event.event).SerializeToString()
+                    self._event(
+                        seq, game_event=seat_event.event, text=game_text(seat_event.text, names)
+                    ).SerializeToString()
                     if seat_event.HasField("event")
                     else b""
                 )
@@ -89,7 +99,10 @@ class Commit:
         for entry in self.entries:
             data = entry.seats.get(seat, entry.spectator)
             if data:
-                events.add().MergeFromString(data)  # type: ignore[attr-defined]
+                event = events.add()  # type: ignore[attr-defined]
+                event.MergeFromString(data)
+                if "{" in event.text:  # the seat's own words of the text's choices
+                    event.text = for_viewer(event.text, seat)
 
     def finish(self) -> store_pb2.TableRecord:
         """Stamps the new version, last seq and update time on the record to be written

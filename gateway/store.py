@@ -53,6 +53,7 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
+from common.names import for_viewer, has_choices
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 
@@ -205,6 +206,7 @@ def _stored_event(data: bytes, type_urls: MutableSequence[str]) -> tuple[gw.Tabl
     if event.HasField("game_event"):
         stored.game_event = event.game_event.value
         stored.type_url = _type_index(type_urls, event.game_event.type_url)
+        stored.text = event.text
     else:
         body = gw.TableEvent()
         body.CopyFrom(event)
@@ -241,6 +243,8 @@ class LogEntry:
             seat_event = record.seats.add(seat=seat)
             if data:
                 event, stored = _stored_event(data, type_urls)
+                if stored.text == record.public.text:
+                    stored.ClearField("text")  # read back from the public one (StoredEntry._event)
                 seat_event.event.CopyFrom(stored)
                 heads.append(event)
         if any(event.version != version or nanos(event.time) != time_ns for event in heads):
@@ -299,7 +303,7 @@ class StoredEntry:
         if data is not None:
             self._record = store_pb2.LogRecord.FromString(data)
 
-    def _event(self, stored: store_pb2.StoredEvent) -> bytes:
+    def _event(self, stored: store_pb2.StoredEvent, viewer: int | None) -> bytes:
         body = stored.WhichOneof("body")
         if body is None:
             return b""
@@ -310,6 +314,9 @@ class StoredEntry:
         if body == "game_event":
             event.game_event.type_url = self.type_urls[stored.type_url]
             event.game_event.value = stored.game_event
+            # A seat's own event without text of its own reads the public one's (LogEntry.record).
+            text = stored.text or self._record.public.text
+            event.text = for_viewer(text, viewer)  # this viewer's words of the text's choices
         else:
             event.MergeFromString(stored.table_event)
         return event.SerializeToString()
@@ -324,14 +331,14 @@ class StoredEntry:
                     return own
             return self.fields.get(b"spec", b"")
         key = None
-        if seat is not None and any(seat_event.seat == seat for seat_event in record.seats):
-            key = seat
+        if seat is not None and (
+            any(seat_event.seat == seat for seat_event in record.seats) or has_choices(record.public.text)
+        ):
+            key = seat  # its own event, or its own words of the public one ("You bid")
         seen = self._seen.get(key)
         if seen is None:  # an entry read once is shown to every watcher of the table
-            stored = record.public
-            if key is not None:
-                stored = next(seat_event.event for seat_event in record.seats if seat_event.seat == key)
-            seen = self._seen[key] = self._event(stored)
+            stored = next((seat_event.event for seat_event in record.seats if seat_event.seat == key), record.public)
+            seen = self._seen[key] = self._event(stored, key)
         return seen
 
     def framed_for_viewer(self, seat: int | None) -> bytes:

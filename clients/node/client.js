@@ -5,7 +5,9 @@
 //
 //   npm ci && node client.js --gateway 127.0.0.1:50051 --game borgia --players 2
 //
-// Prints one JSON line: the table, the decisions made, the events seen, the outcome.
+// Prints one JSON line: the table, the decisions made, the events seen, the outcome; and on
+// stderr the spectators' history in words, each event's text as the gateway sends it (the
+// game's own words, the same in every client).
 
 "use strict";
 
@@ -68,13 +70,18 @@ function call(client, method, request, metadata) {
 // events arrive together, in one message).
 function spectate(client, tableId) {
   return new Promise((resolve, reject) => {
-    const seen = { events: 0, messages: 0, lastSeq: 0, finished: null };
+    const seen = { events: 0, messages: 0, lastSeq: 0, finished: null, texts: 0, ending: "" };
     const stream = client.SpectateTable({ table_id: tableId, after_seq: 0, batched: true });
     stream.on("data", (message) => {
       seen.messages += 1;
       for (const event of message.events.length ? message.events : [message.event]) {
         seen.events += 1;
         seen.lastSeq = event.seq;
+        if (event.text) {
+          seen.texts += 1;
+          process.stderr.write(`${event.text}\n`);
+          if (event.body === "game_event") seen.ending = event.text; // the last: who won and why
+        }
         if (event.body === "game_finished") seen.finished = event.game_finished.outcome;
       }
     });
@@ -123,6 +130,8 @@ async function main() {
         spectator_events: seen.events,
         spectator_messages: seen.messages,
         spectator_saw_the_end: seen.finished !== null,
+        spectator_texts: seen.texts,
+        ending: seen.ending,
         outcome: view.table.outcome,
       };
       console.log(JSON.stringify(result));

@@ -54,8 +54,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--players", type=int, default=3, help="seats at a new table, yours included (default 3)")
     parser.add_argument(
         "--bots",
-        default="random",
-        help="bots for the other seats in order, the last repeating: 'ismcts:budget_ms=50,random' (default random)",
+        default="ismcts",
+        help="bots for the other seats in order, the last repeating: 'ismcts:level=4,random'"
+        " (default ismcts: the search bot with its defaults)",
     )
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="table option, repeatable")
     parser.add_argument("--name", default=os.environ.get("USER") or "player", help="your display name")

@@ -7,6 +7,7 @@ the number keys, pick an action; Escape steps back out of a submenu.
 """
 
 import asyncio
+import hashlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,7 +40,7 @@ class Plan:
     mode: str = "create"  # create | join | spectate | rejoin | replay
     game: str = "borgia"
     players: int = 2
-    bots: list[str] = field(default_factory=lambda: ["random"])
+    bots: list[str] = field(default_factory=lambda: ["ismcts"])
     options: dict[str, str] = field(default_factory=dict)
     name: str = "you"
     timer_seconds: int = 0
@@ -47,6 +48,21 @@ class Plan:
     seed: int | None = None
     table_id: str = ""
     seat: int | None = None  # whose replay to read (replay mode); None: one's saved seat, else a spectator's
+
+
+def seed_check(commitment: bytes, reveal: gw.SeedReveal) -> str:
+    """Whether the seed revealed at the end is the one committed to at the deal (SHA-256
+    of the salt and the seed as 8 big-endian bytes): then no deal, roll or draw was chosen
+    after the game began."""
+    if not commitment:
+        return "Seed not checked: no commitment was shown at the deal."
+    opened = hashlib.sha256(reveal.salt + reveal.seed.to_bytes(8, "big")).digest()
+    if opened == commitment:
+        return f"Seed verified: the revealed seed matches the commitment {commitment.hex()[:16]}… shown at the deal."
+    return (
+        f"Seed check FAILED: the revealed seed does not match the commitment {commitment.hex()[:16]}…"
+        " shown at the deal."
+    )
 
 
 class EndScreen(ModalScreen[None]):
@@ -76,14 +92,16 @@ class EndScreen(ModalScreen[None]):
 class ConfirmQuit(ModalScreen[bool]):
     BINDINGS = [Binding("y", "answer(True)", "Leave"), Binding("n,escape", "answer(False)", "Stay")]
 
-    def __init__(self, warning: str):
+    def __init__(self, warning: str, keys: str = "Leave the table? y: leave · n: stay"):
         super().__init__()
         self.warning = warning
+        self.keys = keys
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
             yield Static(self.warning)
-            yield Static("Leave the table? y: leave · n: stay", id="confirm-keys")
+            if self.keys:
+                yield Static(self.keys, id="confirm-keys")
 
     def action_answer(self, leave: bool) -> None:
         self.dismiss(leave)
@@ -137,6 +155,9 @@ class TableApp(App[int]):
         self.notice = ""  # a rejection, or what happened to the seat, until the next decision
         self.last_seq = 0
         self.finished = False
+        self.commitment = b""  # the seed commitment shown at the deal
+        self.seed_check = ""  # once the seed is revealed: whether it matches the commitment
+        self.ending = ""  # the game's own last words: who won and why
         self.sending = False
         self._wake = asyncio.Event()
 
@@ -255,6 +276,13 @@ class TableApp(App[int]):
                 timer = gw.DecisionTimer(seconds=plan.timer_seconds, policy=plan.timer_policy)
             await session.create(plan.game, plan.players, plan.bots, plan.options, plan.name, timer, plan.seed)
         elif plan.mode == "join":
+            table = await session.peek(plan.table_id)
+            if table.replay_mode and not await self._confirm(
+                f"Table {table.table_id} is in REPLAY MODE: its creator chose the seed and knows every "
+                "secret (every die, hand and role). Play only for a replay or a test."
+                "\nTake a seat anyway? y: sit · n: leave",
+            ):
+                raise LookupError(f"did not sit at table {table.table_id} (replay mode)")
             await session.join(plan.table_id, plan.name)
         elif plan.mode == "spectate":
             await session.spectate(plan.table_id)
@@ -264,6 +292,11 @@ class TableApp(App[int]):
             await session.replay_only(plan.table_id, plan.seat)
         else:
             raise LookupError(f"unknown mode {plan.mode!r}")
+
+    async def _confirm(self, question: str) -> bool:
+        answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.push_screen(ConfirmQuit(question, keys=""), lambda yes: answer.set_result(bool(yes)))
+        return await answer
 
     def _prepare_types(self) -> None:
         """Resolves the game's message types once, off the event loop (reflection may call out)."""
@@ -326,7 +359,8 @@ class TableApp(App[int]):
             gw.TABLE_STATUS_IN_PROGRESS: "in progress",
             gw.TABLE_STATUS_FINISHED: "game over",
         }.get(snap.table.status, "")
-        return f"{game.display_name} · table {snap.table.table_id} · {role} · {status}"
+        trust = " · REPLAY MODE: its creator knows every secret" if snap.table.replay_mode else ""
+        return f"{game.display_name}{trust} · table {snap.table.table_id} · {role} · {status}"
 
     def _build_menu(self, snap: Snapshot) -> None:
         actions = [self.decoder.decode(legal.action) for legal in snap.legal_actions]
@@ -401,11 +435,24 @@ class TableApp(App[int]):
         self.help_widget.update(text)
 
     def _record(self, event: gw.TableEvent) -> None:
+        body = event.WhichOneof("body")
+        if body == "table_started" and event.table_started.seed_commitment:
+            self.commitment = event.table_started.seed_commitment
         text = self._event_text(event)
+        if body == "game_event" and text:
+            self.ending = text  # the game's last event says who won and why
         if text:
             self.history_widget.write(Text(text))
+        if body == "game_finished" and event.game_finished.HasField("seed_reveal"):
+            self.seed_check = seed_check(self.commitment, event.game_finished.seed_reveal)
+            ok = self.seed_check.startswith("Seed verified")
+            self.history_widget.write(Text(self.seed_check, style="bold green" if ok else "bold red"))
 
     def _event_text(self, event: gw.TableEvent, ctx: TableContext | None = None) -> str | None:
+        """The event in words: its text as the gateway sent it (the game's own words, the
+        same in every client), else made here (a game without words)."""
+        if event.text:
+            return event.text
         ctx = ctx or self.ctx or TableContext(gw.Table(), self._live.seat)
         body = event.WhichOneof("body")
         if body == "seat_taken":
@@ -442,7 +489,9 @@ class TableApp(App[int]):
             headline = f"You lost. {' and '.join(ctx.name(w) for w in winners)} won."
         else:
             headline = f"{' and '.join(ctx.name(w) for w in winners)} won."
-        details = [ctx.seats_text(outcome.summary)]
+        details = [self.ending or ctx.seats_text(outcome.summary)]
+        if self.seed_check:
+            details += ["", self.seed_check]
         if outcome.scores:
             details += ["", f"  {'':<28} score"]
             details += [f"  {ctx.name(seat):<28} {score:>5}" for seat, score in enumerate(outcome.scores)]

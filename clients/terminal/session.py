@@ -192,7 +192,7 @@ class Session:
     ) -> None:
         """A new table: this client at seat 0, bots at the others (the last bot repeats)."""
         await self.describe(game_id)
-        bots = bots or ["random"]
+        bots = bots or ["ismcts"]
         request = gw.CreateTableRequest(
             game_id=game_id,
             player_count=players,
@@ -205,6 +205,12 @@ class Session:
             request.seed = seed
         table = (await self._call(self.stub.CreateTable, request, timeout=10)).table
         await self._take(table.table_id, 0, name)
+
+    async def peek(self, table_id: str) -> gw.Table:
+        """The table before sitting at it (is it in replay mode?)."""
+        table = await self._table(table_id)
+        await self.describe(table.game_id)
+        return table
 
     async def join(self, table_id: str, name: str) -> None:
         """Takes the first free seat of an open table; starts it when it is the last."""

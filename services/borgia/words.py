@@ -104,12 +104,14 @@ def event_text(event: BorgiaEvent, viewer: int | None) -> str:
         return _round_started(event, voice)
     if isinstance(event, DiceRevealed):
         truth = "true" if event.truthful else "a bluff"
-        lines = [
-            f"Every die is revealed: {event.matching} show {face(event.bid.action)} or Fate;"
+        counts = ", ".join(
+            f"{voice.whom(s)} {sum(1 for f in faces if f in (event.bid.action, Face.FATE))}"
+            for s, faces in enumerate(event.dice)
+        )
+        return (
+            f"Every die is revealed: {event.matching} show {face(event.bid.action)} or Fate ({counts});"
             f" {voice.whose(event.bidder, start=False)} bid of {bid(event.bid.count, event.bid.action)} was {truth}."
-        ]
-        lines += [f"  {voice.who(s)}: {dice(faces)}" for s, faces in enumerate(event.dice)]
-        return "\n".join(lines)
+        )
     if isinstance(event, Rallied):
         return f"Rally: {_changes(event.gains) or 'no gains'}."
     if isinstance(event, GameStarted):
@@ -132,10 +134,8 @@ def event_text(event: BorgiaEvent, viewer: int | None) -> str:
 
 
 def _round_started(event: RoundStarted, voice: Voice) -> str:
-    first = voice.does(event.starter, "bid", start=False)
-    text = f"Round {event.round_number}: everyone rolls in secret; {first} first."
-    own = event.dice[voice.viewer] if voice.viewer is not None and voice.viewer < len(event.dice) else None
-    return text + (f" Your dice: {dice(own)}." if own is not None else "")
+    """One text for every seat: each sees its own dice on its board, not again here."""
+    return f"Round {event.round_number}: everyone rolls; {voice.does(event.starter, 'bid', start=False)} first."
 
 
 def _game_ended(event: GameEnded, voice: Voice) -> str:
@@ -167,7 +167,7 @@ def _game_ended(event: GameEnded, voice: Voice) -> str:
 
 
 def _win(winners, voice: Voice) -> str:
-    return "win" if voice.viewer in winners or len(winners) > 1 else "wins"
+    return voice.verb(winners[0], "win") if len(winners) == 1 else "win"
 
 
 class BorgiaWords:

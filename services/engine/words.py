@@ -2,9 +2,10 @@
 
 A game's ``words`` (``services/<game>/words.py``) turns each event, as one viewer's
 projection of it, into one or more sentences. Seats are written "seat N": the gateway
-writes each seat's name in (``common.names``), as clients do in action labels. The viewer's
-own seat is "you", with the verb to match, which is why a seat's text is made per viewer.
-Words are pure, like engines: the standard library and ``services.engine`` only.
+writes each seat's name in (``common.names``), as clients do in action labels. Where the
+words depend on who reads them ("You bid" / "seat 2 bids") the text holds a ``choice``,
+which the gateway resolves for each viewer. Words are pure, like engines: the standard
+library and ``services.engine`` only.
 """
 
 from collections.abc import Iterable
@@ -28,8 +29,18 @@ def plural(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
+def choice(number: int, yours: str, theirs: str) -> str:
+    """Words that depend on who reads them: seat ``number`` reads ``yours``, every other
+    viewer ``theirs`` ("{2|You bid|seat 2 bids}"). The gateway keeps one text for all and
+    picks each viewer's words as it sends the event (``common.names.for_viewer``), so a
+    viewer's "you" costs no copy of the event per seat."""
+    return f"{{{number}|{yours}|{theirs}}}"
+
+
 class Voice:
-    """One viewer's way of naming seats (None: a spectator, who is none of them)."""
+    """Naming seats in a text that every viewer reads: the viewer's own seat as "you",
+    with the verb to match, through ``choice``. ``viewer`` (None: a spectator) is whose
+    projection is being told: the content differs by it (one's own dice), not the grammar."""
 
     __slots__ = ("viewer",)
 
@@ -37,35 +48,31 @@ class Voice:
         self.viewer = viewer
 
     def who(self, number: int, start: bool = True) -> str:
-        """The seat as a sentence's subject: "You" (or "you" mid-sentence) for the viewer."""
-        if number == self.viewer:
-            return "You" if start else "you"
-        return seat(number)
+        """The seat as a sentence's subject: "You" (or "you" mid-sentence) for its own seat."""
+        return choice(number, "You" if start else "you", seat(number))
 
     def whom(self, number: int) -> str:
-        """The seat as an object: "you" for the viewer."""
-        return "you" if number == self.viewer else seat(number)
+        """The seat as an object: "you" for its own seat."""
+        return choice(number, "you", seat(number))
 
     def whose(self, number: int, start: bool = True) -> str:
         """ "Your" / "seat 2's"."""
-        if number == self.viewer:
-            return "Your" if start else "your"
-        return f"{seat(number)}'s"
+        return choice(number, "Your" if start else "your", f"{seat(number)}'s")
 
     def their(self, number: int) -> str:
-        """The seat's own, after it was named: "your" for the viewer, else "their"."""
-        return "your" if number == self.viewer else "their"
+        """The seat's own, after it was named: "your" for its own seat, else "their"."""
+        return choice(number, "your", "their")
 
     def verb(self, number: int, verb: str, third: str | None = None) -> str:
-        """The verb agreeing with the seat: "bid" for the viewer, else "bids" (``third``
+        """The verb agreeing with the seat: "bid" for its own seat, else "bids" (``third``
         for an irregular third person: "has")."""
-        if number == self.viewer:
-            return verb
-        return third or verb + ("es" if verb.endswith(("s", "sh", "ch", "x", "o")) else "s")
+        third = third or verb + ("es" if verb.endswith(("s", "sh", "ch", "x", "o")) else "s")
+        return choice(number, verb, third)
 
     def does(self, number: int, verb: str, third: str | None = None, start: bool = True) -> str:
-        """ "You bid" / "seat 2 bids"."""
-        return f"{self.who(number, start)} {self.verb(number, verb, third)}"
+        """ "You bid" / "seat 2 bids", as one choice."""
+        third = third or verb + ("es" if verb.endswith(("s", "sh", "ch", "x", "o")) else "s")
+        return choice(number, f"{'You' if start else 'you'} {verb}", f"{seat(number)} {third}")
 
     def is_(self, number: int, start: bool = True) -> str:
         """ "You are" / "seat 2 is"."""

@@ -50,11 +50,11 @@ CAUSES = {
     TokenCause.GUESS_PENALTY: "for a wrong guess",
 }
 
-ENDINGS = {
-    EndReason.VICTORY_ROW: "meets the victory row",
-    EndReason.LAST_STANDING: "is the last player standing",
-    EndReason.MASTER_GUESS: "(the Master) guessed a role right",
-    EndReason.TWO_PLAYER_GUESS: "guessed the opponent's role",
+ENDINGS = {  # how the winner won, after its name: (verb, third person, the rest)
+    EndReason.VICTORY_ROW: ("meet", "meets", "the victory row"),
+    EndReason.LAST_STANDING: ("are", "is", "the last player standing"),
+    EndReason.MASTER_GUESS: ("guessed", "guessed", "a role right, as the Master"),
+    EndReason.TWO_PLAYER_GUESS: ("guessed", "guessed", "the opponent's role"),
 }
 
 
@@ -122,15 +122,12 @@ def event_text(event: Event, viewer: int | None) -> str:
     if isinstance(event, RoleDealt):
         if event.role is None:
             return f"{voice.is_(event.seat)} dealt a secret role card."
-        if event.seat == viewer:
-            return f"Your role: {role(event.role)}."
-        return f"{voice.is_(event.seat)} dealt {role(event.role)}, face up."
+        face_up = ", face up" if ROLE_INFO[event.role].face_up else ""
+        return f"{voice.whose(event.seat)} role: {role(event.role)}{face_up}."
     if isinstance(event, RoleReplaced):
         if event.new_role is None:
             return f"{voice.does(event.seat, 'take')} a new secret role card."
         old = f" instead of {role(event.old_role)}" if event.old_role is not None else ""
-        if event.seat == viewer:
-            return f"Your new role: {role(event.new_role)}{old}."
         return f"{voice.whose(event.seat)} new role: {role(event.new_role)}{old}."
     if isinstance(event, GuessMade):
         right = "right" if event.correct else "wrong"
@@ -163,11 +160,10 @@ def _game_ended(event: GameEnded, voice: Voice) -> str:
     elif event.reason is EndReason.ALL_ELIMINATED:
         head = "The game ends: every player is out: nobody wins."
     else:
-        winners = join(voice.whom(s) for s in event.winners)
-        how = ENDINGS.get(event.reason, "wins")
-        if event.winners == (voice.viewer,):
-            how = how.replace("meets", "meet").replace("is the", "are the")
-        head = f"The game ends: {winners} {how} and {'win' if voice.viewer in event.winners else 'wins'}."
+        winner = event.winners[0]  # one winner (M14-M16, M19)
+        verb, third, rest = ENDINGS[event.reason]
+        how = f"{voice.verb(winner, verb, third)} {rest}"
+        head = f"The game ends: {voice.whom(winner)} {how} and {voice.verb(winner, 'win')}."
     roles = "; ".join(f"{voice.who(s)}: {role(r)}" for s, r in enumerate(event.roles))
     lines = [head, f"Roles revealed: {roles}."]
     removed = [

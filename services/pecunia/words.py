@@ -120,7 +120,7 @@ def event_text(event: PecuniaEvent, viewer: int | None) -> str:
             why = "reached the target"
         else:
             why = "held the most sesterces at the turn limit"
-        wins = "win" if viewer in event.winners or len(event.winners) > 1 else "wins"
+        wins = voice.verb(event.winners[0], "win") if len(event.winners) == 1 else "win"
         held = ", ".join(f"{voice.who(s)} {amount}" for s, amount in enumerate(event.sesterces))
         return f"The game ends: {winners} {why} and {wins}. Sesterces: {held}."
     return type(event).__name__

@@ -37,5 +37,8 @@ def test_the_node_client_plays_and_watches_a_table(stack, node_client, game):
     assert result["view_type"].endswith(f"tavola.{game}.v1.View")
     assert result["outcome"]["summary"]
     assert result["spectator_saw_the_end"] and result["spectator_events"] > 2
+    # Every event came with its text, and the game's last one says how it ended.
+    assert result["spectator_texts"] == result["spectator_events"]
+    assert result["ending"].startswith("The game ends")
     # It asks for batched streams: the setup's events, at least, arrive in one message.
     assert 0 < result["spectator_messages"] < result["spectator_events"]

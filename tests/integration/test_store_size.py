@@ -1,4 +1,4 @@
-"""What a finished table keeps in Redis: within the goal of 16 KB for a 3-player Borgia
+"""What a finished table keeps in Redis: within the goal of 20 KB for a 3-player Borgia
 game, the request ids only for a retry window, and every reader still served."""
 
 import time
@@ -10,7 +10,9 @@ from gateway.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.bot_tables import create_bot_table
 
-FINISHED_BYTES = 16 * 1024
+# 16 KB until every event carried its text (TableEvent.text): about 6 KB more a game, one
+# text an event shared by every viewer ("you" is a choice in it, not a copy per seat).
+FINISHED_BYTES = 20 * 1024
 
 
 def test_finished_borgia_tables_stay_small_and_readable(gateway, stack, redis_url, key_prefix) -> None:

@@ -1,6 +1,5 @@
 """The renderer interface, and the generic renderer every game's renderer builds on."""
 
-import re
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -9,9 +8,8 @@ from google.protobuf.message import Message
 from rich.console import RenderableType
 from rich.text import Text
 
+from common.names import SEAT_IN_TEXT, seat_names
 from tavola.gateway.v1 import gateway_pb2 as gw
-
-SEAT_IN_LABEL = re.compile(r"\bseat (\d+)")
 
 
 @dataclass
@@ -24,13 +22,8 @@ class TableContext:
 
     @classmethod
     def of(cls, table: gw.Table, me: int | None) -> "TableContext":
-        raw = {seat.seat: seat.display_name or f"seat {seat.seat}" for seat in table.seats}
-        counts: dict[str, int] = {}
-        for name in raw.values():
-            counts[name] = counts.get(name, 0) + 1
-        # Two "random bot"s: tell them apart by seat number.
-        names = {seat: name if counts[name] == 1 else f"{name} {seat}" for seat, name in raw.items()}
-        return cls(table, me, names)
+        # Short names (a bot by its name and level), as the gateway writes them into event text.
+        return cls(table, me, seat_names(table.seats))
 
     def name(self, seat: int) -> str:
         """The seat's display name, with "(you)" for the viewer's own seat."""
@@ -54,7 +47,7 @@ class TableContext:
 
     def seats_text(self, text: str) -> str:
         """A label with "seat 2" replaced by the seat's name."""
-        return SEAT_IN_LABEL.sub(lambda m: self.name(int(m.group(1))), text)
+        return SEAT_IN_TEXT.sub(lambda m: self.name(int(m.group(1))), text)
 
 
 def words(enum_name: str, prefix: str) -> str:
@@ -82,7 +75,9 @@ class Renderer(Generic[ViewT, EventT, ActionT]):
         return Text("\n".join(_lines(fields, 0)))
 
     def event_text(self, event: EventT, ctx: TableContext) -> str | None:
-        """The event in words; None to leave it out of the history."""
+        """The event in words where it came without text (a game without words): its
+        fields as they are. Games with words need nothing here: ``TableEvent.text`` is the
+        history."""
         kind = _oneof(event)
         body = getattr(event, kind) if kind else event
         text = text_format.MessageToString(body, as_one_line=True)

@@ -64,7 +64,8 @@ class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         total = sum(seat.dice_count for seat in view.seats)
         text = Text(f"Round {view.round_number}, {total} dice on the table. ", style="bold")
         if view.HasField("bid"):
-            text.append(f"Bid on the table: {bid_text(view.bid)} by {ctx.name(view.active_seat)}.", style="yellow")
+            bidder = f" by {ctx.name(view.bidder_seat)}" if view.HasField("bidder_seat") else ""
+            text.append(f"Bid on the table: {bid_text(view.bid)}{bidder}.", style="yellow")
         else:
             text.append("No bid yet this round.")
         if view.phase == pb.PHASE_RESPOND and view.HasField("responder_seat"):
@@ -144,64 +145,6 @@ class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         winners = ", ".join(ctx.name(w) for w in result.winners) or "nobody"
         text.append(f"Winner: {winners}", style="bold green")
         return text
-
-    # -- events ------------------------------------------------------------------
-
-    def event_text(self, event: pb.Event, ctx: TableContext) -> str | None:
-        which = event.WhichOneof("kind")
-        if which == "game_started":
-            game_started = event.game_started
-            return f"House of Borgia, {game_started.player_count} players."
-        if which == "puppets_dealt":
-            puppets_dealt = event.puppets_dealt
-            own = [p for p in puppets_dealt.seats if p.seat == ctx.me and p.puppets]
-            return f"Your puppet: {', '.join(cardinal(c) for c in own[0].puppets)}." if own else None
-        if which == "roll_off":
-            roll_off = event.roll_off
-            starts = "start" if roll_off.starter_seat == ctx.me else "starts"
-            return f"{ctx.who(roll_off.starter_seat)} won the roll-off and {starts}."
-        if which == "round_started":
-            round_started = event.round_started
-            own_dice = [d for d in round_started.dice if d.seat == ctx.me and d.faces]
-            first = "you bid" if round_started.starter_seat == ctx.me else f"{ctx.who(round_started.starter_seat)} bids"
-            text = f"Round {round_started.round_number}: everyone rolls; {first} first."
-            return text + (f" Your dice: {dice_text(own_dice[0].faces)}." if own_dice else "")
-        if which == "bid_made":
-            bid_made = event.bid_made
-            return f"{ctx.verb(bid_made.seat, 'bid')} {bid_text(bid_made.bid)}."
-        if which == "allowed":
-            allowed = event.allowed
-            return f"{ctx.verb(allowed.seat, 'allow')} the bid."
-        if which == "called":
-            called = event.called
-            return f"{ctx.verb(called.seat, 'call')} the bid a bluff!"
-        if which == "dice_revealed":
-            dice_revealed = event.dice_revealed
-            lines = [
-                f"Dice revealed: {dice_revealed.matching} show {kind(dice_revealed.bid.action)} or Fate;"
-                f" the bid of {bid_text(dice_revealed.bid)} was {'true' if dice_revealed.truthful else 'a bluff'}."
-            ]
-            lines += [f"  {ctx.name(d.seat)}: {dice_text(d.faces)}" for d in dice_revealed.dice]
-            return "\n".join(lines)
-        if which == "action_performed":
-            action_performed = event.action_performed
-            changes = ", ".join(f"{cardinal(c.cardinal)} {c.delta:+d}" for c in action_performed.influence_changes)
-            text = f"{ctx.who(action_performed.seat)}: {describe(action_performed.action, ctx)}"
-            return text + (f" ({changes})" if changes else "") + "."
-        if which == "die_lost":
-            die_lost = event.die_lost
-            return f"{ctx.verb(die_lost.seat, 'lose')} a die ({die_lost.remaining} left)."
-        if which == "rallied":
-            rallied = event.rallied
-            gains = ", ".join(f"{cardinal(c.cardinal)} +{c.delta}" for c in rallied.gains if c.delta)
-            return f"Rally: {gains or 'no gains'}."
-        if which == "game_ended":
-            game_ended = event.game_ended
-            result = game_ended.result
-            pope = cardinal(result.pope) if result.pope else "nobody"
-            winners = ", ".join(ctx.name(w) for w in result.winners) or "nobody"
-            return f"The game ends. Pope: {pope}. Winner: {winners}."
-        return super().event_text(event, ctx)
 
     # -- choices -------------------------------------------------------------------
 

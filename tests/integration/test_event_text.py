@@ -1,0 +1,66 @@
+"""Every event a viewer receives comes in words (TableEvent.text): the game's own words for
+that viewer, made from what it may see, with the seats' names written in; the same on
+SubmitAction responses, WatchTable, SpectateTable and GetReplay."""
+
+import re
+
+from common import auth
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tests.integration.conftest import HumanTable
+
+
+def _texts(events) -> list[str]:
+    return [event.text for event in events]
+
+
+def _watch(gateway, table_id: str, token: str | None) -> list[gw.TableEvent]:
+    if token is None:
+        stream = gateway.SpectateTable(gw.SpectateTableRequest(table_id=table_id, batched=True), timeout=60)
+    else:
+        request = gw.WatchTableRequest(table_id=table_id, batched=True)
+        stream = gateway.WatchTable(request, metadata=auth.metadata(token), timeout=60)
+    return [event for message in stream for event in message.events]
+
+
+def test_every_event_arrives_in_words_for_its_viewer(gateway):
+    # Two people (p0, p1) and a bot, so that each person reads the others by name.
+    table = HumanTable(gateway, 3, game="borgia", seed=17, bots={2: "random"})
+    table.start()
+    submitted: list[gw.TableEvent] = []
+    while table.table().status != gw.TABLE_STATUS_FINISHED:
+        seat = table.decider()
+        if seat == 2:
+            continue  # the bot's turn: its worker plays it
+        legal = table.view(seat).legal_actions
+        try:
+            response = table.submit(seat, legal[0].action)
+        except Exception:  # the bot acted first: look again
+            continue
+        if seat == 0:
+            submitted.extend(response.events)
+    # SubmitAction: the acting seat's own events, "You" for itself, the others by name.
+    assert submitted and all(event.text for event in submitted)
+    assert any(text.startswith("You ") for text in _texts(submitted)), _texts(submitted)
+    watched = _watch(gateway, table.table_id, table.tokens[0])
+    spectated = _watch(gateway, table.table_id, None)
+    for events, viewer in ((watched, 0), (spectated, None)):
+        texts = _texts(events)
+        assert all(texts), [event for event in events if not event.text][:3]
+        assert "p0 sits down." in texts and "random sits down." in texts
+        assert any(text.startswith("The game begins. Seed commitment (SHA-256): ") for text in texts)
+        assert texts[-1].startswith("Game over: ")
+        # Names are written in: no "seat N" is left for a client to resolve.
+        assert not any(re.search(r"\bseat \d\b", text) for text in texts), texts
+        deal = next(text for text in texts if text.startswith("The puppets are dealt"))
+        if viewer is None:  # a spectator sees no puppet, and is nobody's "you"
+            assert "Your puppet" not in deal
+            assert not any(re.search(r"\b[Yy]ou\b", text) for text in texts)
+        else:
+            assert "Your puppet: " in deal
+            assert any("p1 " in text for text in texts) and any(text.startswith("You ") for text in texts)
+    # What p1 reads of p0's bids is not what p0 reads.
+    theirs = _texts(_watch(gateway, table.table_id, table.tokens[1]))
+    assert any("p0 bids" in text for text in theirs) and not any("p0 bids" in text for text in _texts(watched))
+    # A replay keeps the text each viewer was shown.
+    replay = gateway.GetReplay(gw.GetReplayRequest(table_id=table.table_id, seat=0))
+    assert [step.event.text for step in replay.steps if step.HasField("event")] == _texts(watched)
