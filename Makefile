@@ -114,7 +114,7 @@ run: setup web ## the platform in the foreground, gateway on 127.0.0.1:50051 (GA
 # 127.0.0.1:TAVOLA_PORT, as make run), or a private platform started for it when none
 # answers. JOIN=, SPECTATE= or REJOIN= a table id; PLAY_ARGS for more (--help lists them).
 # The other seats are the search bot with the defaults tuned for each game (the plain name
-# follows them; BOTS=ismcts:level=4 for a weaker one, BOTS=random for the weakest).
+# follows them; BOTS=ismcts:budget_ms=50 for a quicker one, BOTS=random for the weakest).
 GAME ?= borgia
 PLAYERS ?= 3
 BOTS ?= ismcts

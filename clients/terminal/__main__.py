@@ -55,7 +55,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--bots",
         default="ismcts",
-        help="bots for the other seats in order, the last repeating: 'ismcts:level=4,random'"
+        help="bots for the other seats in order, the last repeating: 'ismcts:budget_ms=50,random'"
         " (default ismcts: the search bot with its defaults)",
     )
     parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="table option, repeatable")
