@@ -1,0 +1,28 @@
+"""Seats named to people (common.names): a bot by its name and level, names written into
+game text, and each viewer's words of a text's choices."""
+
+from common.names import bot_display_name, for_viewer, seat_names, with_names
+from tavola.gateway.v1 import gateway_pb2 as gw
+
+
+def test_a_bot_is_named_by_its_name_and_level_never_its_options():
+    assert bot_display_name("ismcts:belief=inferred,paired=8,rollout=sharp") == "ismcts"
+    assert bot_display_name("ismcts:level=8,budget_ms=50") == "ismcts L8"
+    assert bot_display_name("random") == "random"
+
+
+def test_seats_of_one_name_are_told_apart():
+    seats = [
+        gw.Seat(seat=0, kind=gw.SEAT_KIND_HUMAN, display_name="Ada", taken=True),
+        gw.Seat(seat=1, kind=gw.SEAT_KIND_BOT, bot="ismcts:rollout=sharp", display_name="x", taken=True),
+        gw.Seat(seat=2, kind=gw.SEAT_KIND_BOT, bot="ismcts:paired=8", display_name="y", taken=True),
+        gw.Seat(seat=3, kind=gw.SEAT_KIND_HUMAN),
+    ]
+    assert seat_names(seats) == {0: "Ada", 1: "ismcts 1", 2: "ismcts 2", 3: "seat 3"}
+
+
+def test_each_viewer_reads_its_own_words_and_names_cannot_forge_a_choice():
+    text = with_names("{2|You bid|seat 2 bids} 3 x Bribe; seat 0 allows.", {0: "A|b}", 2: "Bea"})
+    assert text == "{2|You bid|Bea bids} 3 x Bribe; A/b) allows."
+    assert for_viewer(text, 2) == "You bid 3 x Bribe; A/b) allows."
+    assert for_viewer(text, 0) == for_viewer(text, None) == "Bea bids 3 x Bribe; A/b) allows."
