@@ -1,7 +1,7 @@
 """Run the gateway:  python -m gateway
 
 Environment: REDIS_URL (redis:// or redis+cluster://), TAVOLA_REDIS_CLUSTER, TAVOLA_BROKER_URL,
-TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SECRET,
+TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SPECS, TAVOLA_BOT_SECRET,
 TAVOLA_DEVELOPMENT, TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS (default 30),
 TAVOLA_DUE_SWEEP_SECONDS (default 1), TAVOLA_TASK_GRACE_SECONDS (default 5),
 TAVOLA_RECENT_RECORDS (4096), TAVOLA_GC_THRESHOLD (20000),
@@ -35,7 +35,7 @@ from common import logging as tavola_logging
 from common.server import Server, collect_less, listen_address, serve_until_signal
 from common.tasks import celery_app
 from gateway import metrics
-from gateway.bots import BotCatalog
+from gateway.bots import BotCatalog, read_declarations
 from gateway.commands import TableCore
 from gateway.config import Settings
 from gateway.hub import Hub
@@ -61,6 +61,7 @@ async def serve() -> None:
     try:
         settings = Settings.from_env()
         web_settings = WebSettings.from_env(os.environ)
+        declared_bots = read_declarations(settings.bot_specs_file) if settings.bot_specs_file else ()
     except ValueError as error:  # e.g. a Redis Cluster without a broker for Celery
         log.critical("bad_configuration", error=str(error))
         raise SystemExit(2) from None
@@ -105,7 +106,7 @@ async def serve() -> None:
         ),
         hub,
         rules,
-        BotCatalog(settings.bots),
+        BotCatalog(settings.bots, declared_bots),
         settings.bot_secret,
         celery_app("tavola-gateway", settings.broker_url, settings.key_prefix),
         Quotas(client, settings.key_prefix, settings.quotas),

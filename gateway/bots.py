@@ -5,7 +5,16 @@ alone, with none of their code (no search, no OpenSpiel) loaded into the gateway
 ``TAVOLA_BOTS`` (optional) narrows the list: only the bots it names are accepted. A name
 there that this gateway's registry does not know is a bot whose worker runs elsewhere
 (its package is installed only on that worker): it is accepted by name, without options.
+
+A bot whose worker runs elsewhere may also be declared: ``TAVOLA_BOT_SPECS`` names a JSON
+file of declarations (``python -m services.bot_specs <bot>`` prints one from the bot's
+package), each its name, games, options and strength, none of its code. A declared bot is
+accepted with its options checked like a registered one's, and ListBots shows them.
 """
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
 
 import grpc
 
@@ -14,11 +23,27 @@ from services import bot_specs
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 
+def read_declarations(path: str | Path) -> tuple[bot_specs.BotSpec, ...]:
+    """The bots declared in a TAVOLA_BOT_SPECS file (a JSON list); raises ValueError."""
+    try:
+        declared = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"TAVOLA_BOT_SPECS: {path} is not a readable JSON file ({error})") from None
+    if not isinstance(declared, list):
+        raise ValueError(f"TAVOLA_BOT_SPECS: {path} must hold a JSON list of bot declarations")
+    try:
+        return tuple(bot_specs.from_declaration(item) for item in declared)
+    except ValueError as error:
+        raise ValueError(f"TAVOLA_BOT_SPECS: {path}: {error}") from None
+
+
 class BotCatalog:
-    def __init__(self, allowed: tuple[str, ...] = ()):
+    def __init__(self, allowed: tuple[str, ...] = (), declared: Sequence[bot_specs.BotSpec] = ()):
         registered = bot_specs.load_bots()
         self.specs = {name: spec for name, spec in registered.items() if not allowed or name in allowed}
-        self.external = tuple(name for name in allowed if name not in registered)
+        # Declared by the operator: accepted with their options, whatever TAVOLA_BOTS says.
+        self.specs.update((spec.name, spec) for spec in declared)
+        self.external = tuple(name for name in allowed if name not in self.specs)
         self.thinking: dict[str, float] = {}  # thinking_seconds, by bot string
 
     def thinking_seconds(self, bot: str) -> float:
@@ -30,7 +55,7 @@ class BotCatalog:
             return known
         seconds = 0.0
         try:
-            spec, options = bot_specs.resolve(bot)
+            spec, options = bot_specs.resolve(bot, bots=self.specs)
         except bot_specs.BotError:
             spec, options = None, {}
         for option in spec.options if spec is not None else ():
@@ -54,8 +79,8 @@ class BotCatalog:
             name, _ = bot_specs.parse_bot(text)
             if name not in self.specs:
                 raise bot_specs.BotError("UNKNOWN_BOT", f"no bot {name!r}; bots: {', '.join(self.names())}")
-            bot_specs.resolve(text, game_id)
-            return bot_specs.canonical(text)
+            bot_specs.resolve(text, game_id, bots=self.specs)
+            return bot_specs.canonical(text, bots=self.specs)
         except bot_specs.BotError as error:
             raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, error.reason, error.message[:200]) from None
 

@@ -44,6 +44,8 @@ class Settings:
     key_prefix: str = defaults.KEY_PREFIX
     rules: dict[str, str] = field(default_factory=lambda: parse_rules(default_rules()))
     bots: tuple[str, ...] = ()  # empty: every registered bot (gateway/bots.py)
+    # A JSON file of declared bots whose workers run elsewhere (TAVOLA_BOT_SPECS; gateway/bots.py).
+    bot_specs_file: str = ""
     bot_secret: str = defaults.DEV_BOT_SECRET
     table_ttl_seconds: int = 7 * 24 * 3600
     open_table_ttl_seconds: int = 3600
@@ -78,6 +80,7 @@ class Settings:
             key_prefix=env.get("TAVOLA_KEY_PREFIX", cls.key_prefix),
             rules=parse_rules(env.get("TAVOLA_RULES") or default_rules()),
             bots=tuple(name.strip() for name in env.get("TAVOLA_BOTS", "").split(",") if name.strip()),
+            bot_specs_file=env.get("TAVOLA_BOT_SPECS", ""),
             bot_secret=env.get("TAVOLA_BOT_SECRET", cls.bot_secret),
             table_ttl_seconds=int(env.get("TAVOLA_TABLE_TTL_SECONDS", cls.table_ttl_seconds)),
             open_table_ttl_seconds=int(env.get("TAVOLA_OPEN_TABLE_TTL_SECONDS", cls.open_table_ttl_seconds)),

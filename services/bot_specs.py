@@ -20,6 +20,7 @@ A bot is written ``name`` or ``name:key=value,...`` (e.g. ``ismcts:budget_ms=50`
 """
 
 import importlib.util
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -162,10 +163,13 @@ def split_bots(text: str) -> list[str]:
     return bots
 
 
-def resolve(text: str, game_id: str | None = None) -> tuple[BotSpec, dict[str, OptionValue]]:
-    """The bot and its typed options (defaults filled in). Raises BotError."""
+def resolve(
+    text: str, game_id: str | None = None, bots: Mapping[str, BotSpec] | None = None
+) -> tuple[BotSpec, dict[str, OptionValue]]:
+    """The bot and its typed options (defaults filled in), among ``bots`` (the registered
+    ones when None). Raises BotError."""
     name, raw = parse_bot(text)
-    bots = load_bots()
+    bots = load_bots() if bots is None else bots
     spec = bots.get(name)
     if spec is None:
         raise BotError(UNKNOWN_BOT, f"no bot named {name!r} (bots: {', '.join(bots)})")
@@ -175,10 +179,10 @@ def resolve(text: str, game_id: str | None = None) -> tuple[BotSpec, dict[str, O
     return spec, options
 
 
-def canonical(text: str) -> str:
+def canonical(text: str, bots: Mapping[str, BotSpec] | None = None) -> str:
     """The one string form of a bot: its name, then the options that differ from their
     defaults, sorted, with normalised values. ``resolve(canonical(t))`` equals ``resolve(t)``."""
-    spec, options = resolve(text)
+    spec, options = resolve(text, bots=bots)
     defaults = spec.parse_options({})
     changed = [
         f"{option.name}={option.format(options[option.name])}"
@@ -186,3 +190,116 @@ def canonical(text: str) -> str:
         if options[option.name] != defaults[option.name]
     ]
     return spec.name + (":" + ",".join(changed) if changed else "")
+
+
+# A declaration: what a gateway needs of a bot whose worker runs elsewhere (its name, games,
+# options and strength), as JSON, with none of its code. ``python -m services.bot_specs
+# <bot>`` prints one from an installed bot's spec; the gateway reads a list of them from
+# TAVOLA_BOT_SPECS (gateway/bots.py).
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+_KINDS = ("bool", "int", "float", "enum")
+
+
+def declaration(spec: BotSpec) -> dict[str, Any]:
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "strength": spec.strength,
+        "strength_note": spec.strength_note,
+        "games": list(spec.games),
+        "options": [
+            {
+                "name": option.name,
+                "description": option.description,
+                "kind": option.kind,
+                "default": option.default,
+                **({"choices": list(option.choices)} if option.choices else {}),
+                **({"minimum": option.minimum} if option.minimum is not None else {}),
+                **({"maximum": option.maximum} if option.maximum is not None else {}),
+            }
+            for option in spec.options
+        ],
+    }
+
+
+def from_declaration(declared: Mapping[str, Any]) -> BotSpec:
+    """A spec from a declaration, every field checked (raises ValueError, naming what is
+    wrong). Its ``make`` is empty: the gateway never plays a bot."""
+
+    def text(value: Any, what: str, longest: int = 2000) -> str:
+        if not isinstance(value, str) or len(value) > longest:
+            raise ValueError(f"{what} must be a string of at most {longest} characters")
+        return value
+
+    def number(value: Any, what: str) -> float | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{what} must be a number")
+        return float(value)
+
+    if not isinstance(declared, Mapping):
+        raise ValueError("a bot declaration is a JSON object")
+    name = text(declared.get("name"), "name", 64)
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"bot name {name!r}: lowercase letters, digits, '-' and '_'")
+    strength = declared.get("strength", 0)
+    if isinstance(strength, bool) or not isinstance(strength, int) or not 0 <= strength <= 100:
+        raise ValueError(f"bot {name!r}: strength must be a whole number from 0 to 100")
+    games = declared.get("games", [])
+    if not isinstance(games, list):
+        raise ValueError(f"bot {name!r}: games must be a list of game ids")
+    options = []
+    for item in declared.get("options", []):
+        if not isinstance(item, Mapping):
+            raise ValueError(f"bot {name!r}: each option is a JSON object")
+        option_name = text(item.get("name"), f"bot {name!r}: an option's name", 64)
+        kind = item.get("kind")
+        if kind not in _KINDS:
+            raise ValueError(f"bot {name!r}: option {option_name!r} has kind {kind!r}, not one of {', '.join(_KINDS)}")
+        choices = item.get("choices", [])
+        if not isinstance(choices, list) or not all(isinstance(choice, str) for choice in choices):
+            raise ValueError(f"bot {name!r}: option {option_name!r}: choices must be a list of strings")
+        option = BotOption(
+            option_name,
+            text(item.get("description", ""), f"bot {name!r}: option {option_name!r}'s description"),
+            kind,
+            text(item.get("default", ""), f"bot {name!r}: option {option_name!r}'s default", 256),
+            tuple(choices),
+            number(item.get("minimum"), f"bot {name!r}: option {option_name!r}'s minimum"),
+            number(item.get("maximum"), f"bot {name!r}: option {option_name!r}'s maximum"),
+        )
+        try:
+            option.parse(option.default)
+        except BotError as error:
+            raise ValueError(f"bot {name!r}: its default is not a valid value: {error.message}") from None
+        options.append(option)
+    return BotSpec(
+        name=name,
+        description=text(declared.get("description", ""), f"bot {name!r}: description"),
+        strength=strength,
+        strength_note=text(declared.get("strength_note", ""), f"bot {name!r}: strength_note"),
+        make="",
+        games=tuple(text(game, f"bot {name!r}: a game id", 64) for game in games),
+        options=tuple(options),
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    """python -m services.bot_specs <bot> ...: the declarations of installed bots, as JSON, for
+    the operator of a gateway that accepts them from a worker of their own (TAVOLA_BOT_SPECS)."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m services.bot_specs", description=main.__doc__)
+    parser.add_argument("bots", nargs="+", help="names of installed bots (their tavola.bots entry points)")
+    args = parser.parse_args(argv)
+    bots = load_bots()
+    missing = [name for name in args.bots if name not in bots]
+    if missing:
+        parser.error(f"no installed bot {', '.join(missing)} (installed: {', '.join(bots)})")
+    print(json.dumps([declaration(bots[name]) for name in args.bots], indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -2,11 +2,15 @@
 their options and strength, a table seats them with options, and bad bot input is
 INVALID_ARGUMENT with a reason."""
 
+import json
+
 import grpc
 import pytest
 
 from common.errors import reason_of
+from deploy.stack import NO_QUOTAS, Stack
 from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc
 from tests.integration.games import CASES
 from tests.integration.test_bots import spectate_to_end
 
@@ -52,3 +56,48 @@ def test_a_search_bot_with_options_plays_a_table_to_the_end(gateway, game):
     assert created.table.seats[0].bot == "ismcts:budget_ms=5"  # the canonical form the task carries
     events = spectate_to_end(gateway, created.table.table_id, timeout=240)
     assert events[-1].HasField("game_finished")
+
+
+def test_a_gateway_checks_the_options_of_a_bot_declared_to_it(redis_url, key_prefix, tmp_path):
+    """A bot whose worker runs elsewhere, declared in TAVOLA_BOT_SPECS: CreateTable takes its
+    options, checked (before: UNKNOWN_BOT for any option), and ListBots shows them."""
+    declared = tmp_path / "bots.json"
+    declared.write_text(
+        json.dumps(
+            [
+                {
+                    "name": "caller",
+                    "description": "Calls every bid it doubts.",
+                    "games": ["borgia"],
+                    "options": [{"name": "eager", "kind": "bool", "default": "true"}],
+                }
+            ]
+        )
+    )
+    with (
+        Stack(
+            redis_url=redis_url,
+            key_prefix=f"{key_prefix}-declared",
+            games=("borgia",),
+            with_worker=False,
+            gateway_env={**NO_QUOTAS, "TAVOLA_BOT_SPECS": str(declared)},
+            log_dir=tmp_path / "logs",
+        ) as stack,
+        grpc.insecure_channel(stack.gateway_address) as channel,
+    ):
+        stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+        created = stub.CreateTable(
+            gw.CreateTableRequest(
+                game_id="borgia", player_count=2, bot_seats=[gw.BotSeat(seat=0, bot="caller:eager=false")]
+            )
+        )
+        assert created.table.seats[0].bot == "caller:eager=false"
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.CreateTable(
+                gw.CreateTableRequest(
+                    game_id="borgia", player_count=2, bot_seats=[gw.BotSeat(seat=0, bot="caller:x=1")]
+                )
+            )
+        assert reason_of(caught.value) == "BAD_BOT_OPTION"
+        listed = {bot.name: bot for bot in stub.ListBots(gw.ListBotsRequest(game_id="borgia")).bots}
+        assert [option.name for option in listed["caller"].options] == ["eager"]
