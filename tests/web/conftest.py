@@ -112,6 +112,9 @@ def open_page(browser, request) -> Iterator:
         return page
 
     yield opener
+    for page in pages:  # what each page showed last, passed or failed
+        if page.page.url.startswith("http"):
+            page.shot("last")
     for context in contexts:
         context.close()
     for page in pages:

@@ -83,14 +83,17 @@ def stub(web_stack):
 def test_a_whole_table_is_played_by_clicks_with_secrets_kept(open_page, base_url, game):
     page = open_page(name=f"play-{game}")
     create_table(page, base_url, game, HOSTILE, ["bot:random"], GAMES[game])
-    my_turn(page)
+    # (A Mortadella bot may guess your role before your first turn, which ends the game.)
+    page.page.wait_for_selector(f"{MOVE_SELECTOR}, [data-testid=ending]")
     page.shot("start")
     # The hostile name is text in the page, never markup.
     assert HOSTILE in page.page.locator(".seat-strip").inner_text()
     assert page.page.locator("img").count() == 0
     assert page.page.locator(".seat-strip .who.me").inner_text().endswith("(you)")
     assert page.page.locator("[data-testid=commitment]").is_visible()
-    if game == "borgia":  # own dice faces; the bot's only as hidden dice (no call yet this round)
+    if page.page.locator("[data-testid=ending]").count():
+        pass  # over before a secret could be kept: the end's checks below still hold
+    elif game == "borgia":  # own dice faces; the bot's only as hidden dice (no call yet this round)
         assert page.page.locator("[data-testid=dice-0] .die:not(.hidden)").count() > 0
         assert page.page.locator("[data-testid=dice-1] .die:not(.hidden)").count() == 0
     elif game == "mortadella":
@@ -128,6 +131,7 @@ def test_a_rejected_action_says_why(open_page, base_url, stub):
     page = open_page(name="rejected")
     table_id = create_table(page, base_url, "borgia", "Rex", ["bot:random"])
     token = seat_token(page, table_id)
+    my_turn(page)  # (without its stream the page would not see the bot's turns)
     # Reopen without its live stream, so the page keeps the decision it was shown...
     page.page.route("**/tavola.gateway.v1.GatewayService/WatchTable", lambda route: route.abort())
     page.page.reload()

@@ -215,8 +215,8 @@ export class Lobby {
           "li",
           { class: "table-row", "data-table": table.tableId },
           h("strong", {}, games.get(table.gameId) ?? table.gameId),
-          h("span", { class: "small" }, ` ${table.playerCount} players · ${table.seats.filter((s) => s.kind === SeatKind.BOT).length} bots`),
-          joinable ? h("span", { class: "small" }, ` · ${free} seat(s) free`) : null,
+          h("span", { class: "small" }, ` ${table.playerCount} players · ${plural(table.seats.filter((s) => s.kind === SeatKind.BOT).length, "bot")}`),
+          joinable ? h("span", { class: "small" }, ` · ${plural(free, "seat")} free`) : null,
           table.replayMode ? h("span", { class: "badge warn", title: "its creator knows every secret" }, "replay mode: its creator knows every secret") : null,
           h(
             "span",
@@ -243,4 +243,8 @@ export class Lobby {
       this.error.textContent = `The tables could not be listed: ${failure(error)}`;
     }
   }
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
 }

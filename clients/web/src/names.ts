@@ -72,7 +72,7 @@ export class Seats {
       "span",
       { class: seat === this.me ? "who me" : "who", title: this.hints.get(seat) ?? "" },
       this.name(seat),
-      this.levels.has(seat) ? h("span", { class: "level" }, ` bot, ${this.levels.get(seat)}`) : null,
+      this.levels.has(seat) ? h("span", { class: "level" }, this.levels.get(seat) === "random" ? " bot" : ` bot, ${this.levels.get(seat)}`) : null,
       seat === this.me ? h("span", { class: "you" }, " (you)") : null,
     );
   }

@@ -423,7 +423,7 @@ export class TablePage {
     return h(
       "section",
       { class: "panel ending", "data-testid": "ending", "aria-label": "Game over" },
-      h("h3", {}, headline),
+      h("h3", { "data-testid": "headline" }, headline.charAt(0).toUpperCase() + headline.slice(1)),
       table.outcome?.summary ? h("p", { class: "summary" }, ctx.seats.text(table.outcome.summary)) : null,
       this.view ? (this.renderer?.ending?.(this.view, ctx) ?? null) : null,
       h("p", { class: `verdict ${this.verdict}`, "data-testid": "seed-verdict" }, verdicts[this.verdict]),
