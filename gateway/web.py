@@ -272,6 +272,16 @@ def _header(scope: Mapping[str, Any], name: bytes) -> str | None:
     return None
 
 
+def _utf8_headers(scope: Mapping[str, Any]) -> bool:
+    try:
+        for key, value in scope.get("headers", ()):
+            key.decode()
+            value.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 class HeadTimeoutH11(H11Protocol):
     """uvicorn's h11 connection with a deadline on each request's head: a connection that
     has not sent a whole request head READ_TIMEOUT_SECONDS after it opened (or after its
@@ -392,6 +402,9 @@ class WebApp:
         if rpc is not None:
             if scope["method"] != "POST":  # as over gRPC: no Connect GET
                 await _plain(send, 405, "calls are POST requests")
+                return
+            if not _utf8_headers(scope):  # the library would fail on them with a traceback
+                await _plain(send, 400, "request headers must be UTF-8")
                 return
             content_type = _header(scope, b"content-type") or ""
             if content_type.startswith("application/grpc") and not content_type.startswith("application/grpc-web"):

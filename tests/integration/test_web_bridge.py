@@ -330,6 +330,10 @@ def test_wrong_content_types_and_methods(stack):
     for path in (f"{SERVICE}/NoSuchMethod", "/tavola.gateway.v1.TimerService/ExpireDecision", "/x"):
         status, _, _ = post(stack, path, body, {"content-type": "application/proto"})
         assert status == 404, path
+    # Headers that are not UTF-8: a plain refusal.
+    headers = {"content-type": "application/proto", "authorization": "Bearer \xff\xfe"}
+    status, _, _ = post(stack, f"{SERVICE}/GetTable", body, headers)
+    assert status == 400
     # Calls are POSTs, as over gRPC (no Connect GET: nothing a link or an image could ask).
     for method in ("PUT", "GET", "DELETE"):
         status, _, _ = post(stack, f"{SERVICE}/GetTable", body, {"content-type": "application/proto"}, method=method)
