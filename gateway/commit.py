@@ -195,9 +195,8 @@ class Idempotency:
     command_sha256: bytes = b""
 
     def check(self, stored: store_pb2.StoredResponse) -> None:
-        # Records keep the digest's first COMMAND_BYTES bytes (earlier ones 16, or all of it).
         known = stored.command_sha256
-        if len(known) < COMMAND_BYTES or not hmac.compare_digest(known, self.command_sha256[: len(known)]):
+        if not hmac.compare_digest(known, self.command_sha256[:COMMAND_BYTES]):
             raise ApiError(
                 grpc.StatusCode.ALREADY_EXISTS, "REQUEST_ID_REUSED", "this request_id was used for another action"
             )
@@ -239,10 +238,8 @@ async def replayed(
     if stored.status != gw.TABLE_STATUS_FINISHED:
         table.ClearField("outcome")
     entries = await store.read_log(table_id, stored.first_seq - 1, stored.last_seq - stored.first_seq + 1)
-    if stored.HasField("update_time"):  # a record written before the log kept every entry's time
-        table.update_time.CopyFrom(stored.update_time)
-    elif entries and (stamp := entries[0].time_ns) is not None:
-        table.update_time.FromNanoseconds(stamp)
+    if entries:  # the time of the action's entries
+        table.update_time.FromNanoseconds(entries[0].time_ns)
     events = [gw.TableEvent.FromString(data) for entry in entries if (data := entry.for_viewer(stored.seat))]
     return gw.SubmitActionResponse(table=table, events=events, replayed=True)
 

@@ -9,15 +9,12 @@ Cluster) and one pub/sub channel:
                           share stored once (version, time, the public body; a seat's own
                           body only where it differs), the mark of a finished game's last
                           entry, a seat whose token stops working at this entry, and the
-                          SeatAction that made the entry (for replays; never streamed).
-                          Entries written before kept each viewer's TableEvent whole in
-                          fields "spec" and "s<n>", with "end", "revoke" and "act": they
-                          are still read (StoredEntry), so a table survives the upgrade
+                          SeatAction that made the entry (for replays; never streamed)
   <prefix>:{id}:archive   string: the log of a finished game, frozen in one value (the
                           stream costs about 27 bytes an entry more): its first seq (4
                           bytes, big-endian), then each entry's LogRecord after its length
                           (2 bytes); entries committed after the game ended are appended.
-                          A log holding entries of the earlier format stays a stream
+                          A log with an entry over 64 KB stays a stream
   <prefix>:{id}:requests  hash: RequestKey.field -> StoredResponse (compact:
                           where the action's events are in the log, the table's new
                           version and status), for idempotency; once the game is over it
@@ -67,12 +64,11 @@ else
 end
 if ARGV[6] ~= '' then
   local prior = redis.call('HGET', KEYS[3], ARGV[6])
-  if not prior and ARGV[15] ~= '' then prior = redis.call('HGET', KEYS[3], ARGV[15]) end
   if prior then return {-4, prior} end
 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3], 'seq', ARGV[4])
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'types', ARGV[9]) end
-local i = 16
+local i = 15
 for e = 1, tonumber(ARGV[11]) do
   local id = ARGV[i]
   local n = tonumber(ARGV[i + 1])
@@ -83,31 +79,24 @@ for e = 1, tonumber(ARGV[11]) do
 end
 if ARGV[12] == '1' then
   -- A finished log gets no more entries (but for the odd one, appended): its stream's
-  -- entries move into the archive (KEYS[4]), when every one is a LogRecord alone under
-  -- 64 KB, their seqs following on each other.
+  -- entries move into the archive (KEYS[4]), each under 64 KB (its length takes 2 bytes
+  -- there) and their seqs following on each other; else the stream stays.
   local entries = redis.call('XRANGE', KEYS[2], '-', '+')
   local parts, next_seq = {}, nil
   for _, entry in ipairs(entries) do
     local seq = tonumber(string.match(entry[1], '^(%d+)%-0$'))
-    local fields = entry[2]
-    if not seq or (next_seq and seq ~= next_seq) or #fields ~= 2 or fields[1] ~= 'e' or #fields[2] > 65535 then
+    local record = entry[2][2]
+    if not seq or (next_seq and seq ~= next_seq) or #record > 65535 then
       parts = nil
       break
     end
     if not next_seq and redis.call('EXISTS', KEYS[4]) == 0 then parts[1] = struct.pack('>I4', seq) end
     next_seq = seq + 1
-    parts[#parts + 1] = struct.pack('>I2', #fields[2]) .. fields[2]
+    parts[#parts + 1] = struct.pack('>I2', #record) .. record
   end
   if parts and next_seq then
     redis.call('APPEND', KEYS[4], table.concat(parts))
     redis.call('DEL', KEYS[2])
-  elseif not parts then
-    -- Entries of the earlier format: the stream stays, rewritten without the room for
-    -- appends a stream keeps (stream-node-max-bytes, 4 KB by default). Only a saving:
-    -- where DUMP or RESTORE is refused (an ACL) the log stays as it is, and the commit
-    -- goes on (pcall: an error here would leave it half written).
-    local dumped = redis.pcall('DUMP', KEYS[2])
-    if type(dumped) == 'string' then redis.pcall('RESTORE', KEYS[2], 0, dumped, 'REPLACE') end
   end
 end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], ARGV[6], ARGV[7]) end
@@ -145,17 +134,13 @@ return 0
 class RequestKey:
     """Where a request id's response is kept in its table's requests hash: 16 bytes of the
     request id digested with the caller's token digest as the key (request ids are scoped
-    to the token), about a fifth of the field written before: the token digest's first 32
-    hex digits, ":" and the request id. ``legacy`` is that earlier field, still looked up,
-    so that a retry across an upgrade gets its first answer."""
+    to the token)."""
 
     field: bytes
-    legacy: str
 
     @classmethod
     def of(cls, token_digest: bytes, request_id: str) -> "RequestKey":
-        digest = hashlib.blake2b(request_id.encode(), digest_size=16, key=token_digest).digest()
-        return cls(digest, f"{token_digest.hex()[:32]}:{request_id}")
+        return cls(hashlib.blake2b(request_id.encode(), digest_size=16, key=token_digest).digest())
 
 
 class TableExists(Exception):
@@ -286,28 +271,24 @@ def _varint(value: int) -> bytes:
 
 @dataclass
 class StoredEntry:
-    """One entry read back from the log: ``fields`` as stored, "e" (a LogRecord, with the
-    table's ``type_urls``) or, in entries written before it, the spectator's event under
-    "spec", each seat's own under "s<n>", "end", "revoke" and "act"."""
+    """One entry read back from the log: its LogRecord (``data``, the stream's field "e" or
+    the archive's), with the table's ``type_urls``."""
 
     seq: int
-    fields: dict[bytes, bytes]
+    data: bytes
     type_urls: Sequence[str] = ()
-    _record: store_pb2.LogRecord | None = field(default=None, init=False, repr=False, compare=False)
+    _record: store_pb2.LogRecord = field(init=False, repr=False, compare=False)
     _seen: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
     _framed: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
     _framed_in_batch: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        data = self.fields.get(b"e")
-        if data is not None:
-            self._record = store_pb2.LogRecord.FromString(data)
+        self._record = store_pb2.LogRecord.FromString(self.data)
 
     def _event(self, stored: store_pb2.StoredEvent, viewer: int | None) -> bytes:
         body = stored.WhichOneof("body")
         if body is None:
             return b""
-        assert self._record is not None
         seconds, nanos = divmod(self._record.time_ns, 10**9)
         event = gw.TableEvent(seq=self.seq, version=self._record.version)
         event.time.seconds, event.time.nanos = seconds, nanos
@@ -324,12 +305,6 @@ class StoredEntry:
     def for_viewer(self, seat: int | None) -> bytes:
         """The entry as ``seat`` (None: spectator) sees it; b'' when it sees nothing."""
         record = self._record
-        if record is None:
-            if seat is not None:
-                own = self.fields.get(f"s{seat}".encode())
-                if own is not None:
-                    return own
-            return self.fields.get(b"spec", b"")
         key = None
         if seat is not None and (
             any(seat_event.seat == seat for seat_event in record.seats) or has_choices(record.public.text)
@@ -363,10 +338,6 @@ class StoredEntry:
 
     def seen(self) -> bytes:
         """The entry as somebody saw it, the spectators first, else a seat; b'' when nobody."""
-        if self._record is None:
-            return self.fields.get(b"spec") or next(
-                (v for k, v in sorted(self.fields.items()) if k.startswith(b"s") and k[1:].isdigit() and v), b""
-            )
         seats = sorted(seat_event.seat for seat_event in self._record.seats)
         return next((data for viewer in (None, *seats) if (data := self.for_viewer(viewer))), b"")
 
@@ -374,8 +345,6 @@ class StoredEntry:
     def action(self) -> bytes:
         """The SeatAction that made this entry (bytes), b'' if none."""
         record = self._record
-        if record is None:
-            return self.fields.get(b"act", b"")
         if not record.HasField("action"):
             return b""
         stored = record.action
@@ -385,26 +354,16 @@ class StoredEntry:
         return taken.SerializeToString()
 
     @property
-    def time_ns(self) -> int | None:
-        """The time of the command that made the entry (None: unknown, an entry written
-        before, seen by nobody)."""
-        if self._record is not None:
-            return self._record.time_ns
-        seen = self.seen()
-        return gw.TableEvent.FromString(seen).time.ToNanoseconds() if seen else None
+    def time_ns(self) -> int:
+        """The time of the command that made the entry."""
+        return self._record.time_ns
 
     @property
     def is_end(self) -> bool:
-        if self._record is None:
-            return b"end" in self.fields
         return self._record.end
 
     def revokes(self, seat: int | None) -> bool:
-        if seat is None:
-            return False
-        if self._record is None:
-            return self.fields.get(b"revoke") == str(seat).encode()
-        return self._record.revoked_seat_plus_one == seat + 1
+        return seat is not None and self._record.revoked_seat_plus_one == seat + 1
 
 
 class TableStore:
@@ -487,7 +446,7 @@ class TableStore:
         if request_key:
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.hmget(table_key, ["record", "types"])
-                pipe.hmget(requests_key, [request_key.field, request_key.legacy])
+                pipe.hget(requests_key, request_key.field)
                 replies = await pipe.execute()
         else:  # one command: no pipeline's own cost
             replies = [await self.redis.hmget(table_key, ["record", "types"])]
@@ -504,8 +463,7 @@ class TableStore:
             self._remember(table_id, data, tuple(record.type_urls))
         stored = None
         if request_key:
-            found = next((data for data in replies[1] if data is not None), None)
-            stored = store_pb2.StoredResponse.FromString(found) if found is not None else None
+            stored = store_pb2.StoredResponse.FromString(replies[1]) if replies[1] is not None else None
         return record, stored
 
     async def commit(
@@ -567,7 +525,6 @@ class TableStore:
             keys.append(self.due_key)
         else:
             args += ["", ""]
-        args.append(request_key.legacy if request_key else "")
         for offset, fields in enumerate(encoded):
             args += [f"{first_seq + offset}-0", len(fields) // 2, *fields]
         try:  # EVALSHA itself: redis-py's Script call checks for a pipeline at every call
@@ -579,7 +536,7 @@ class TableStore:
             self._remember(table.table_id, data, type_urls)
             if written is not None:
                 written += [
-                    StoredEntry(seq=first_seq + offset, fields={b"e": fields[1]}, type_urls=type_urls)
+                    StoredEntry(seq=first_seq + offset, data=fields[1], type_urls=type_urls)
                     for offset, fields in enumerate(encoded)
                     if isinstance(fields[1], bytes)
                 ]
@@ -611,7 +568,7 @@ class TableStore:
             break
         type_urls = self._type_urls(types) if types else ()
         entries = [
-            StoredEntry(seq=seq, fields={b"e": record}, type_urls=type_urls)
+            StoredEntry(seq=seq, data=record, type_urls=type_urls)
             for seq, record in archived_entries(archive or b"")
             if seq > after_seq
         ][:count]
@@ -621,7 +578,7 @@ class TableStore:
         for entry_id, fields in raw:
             seq = int(entry_id.split(b"-")[0])
             if seq > last_seq and len(entries) < count:
-                entries.append(StoredEntry(seq=seq, fields=fields, type_urls=type_urls))
+                entries.append(StoredEntry(seq=seq, data=fields[b"e"], type_urls=type_urls))
         return entries
 
     # -- indexes across tables ---------------------------------------------------------

@@ -1,6 +1,5 @@
 """The event log's stored format (gateway/store.py): every viewer reads back exactly the
-bytes it was given, entries in the format written before still read the same, and the
-new format stores less."""
+bytes it was given, and each part the viewers share is stored once."""
 
 from google.protobuf import any_pb2, timestamp_pb2
 
@@ -22,18 +21,9 @@ def _game(seq: int, value: bytes, type_url: str = EVENT_TYPE) -> bytes:
     return _event(seq, game_event=any_pb2.Any(type_url=type_url, value=value))
 
 
-def _old_fields(entry: LogEntry) -> dict[bytes, bytes]:
-    """The entry as the log kept it before LogRecord."""
-    fields = {b"spec": entry.spectator}
-    for seat, data in sorted(entry.seats.items()):
-        fields[f"s{seat}".encode()] = data
-    if entry.end:
-        fields[b"end"] = b"1"
-    if entry.revoked_seat is not None:
-        fields[b"revoke"] = str(entry.revoked_seat).encode()
-    if entry.action:
-        fields[b"act"] = entry.action
-    return fields
+def _whole_events(entry: LogEntry) -> int:
+    """The bytes of every viewer's event whole, each kept apart."""
+    return len(entry.spectator) + sum(map(len, entry.seats.values()))
 
 
 def _entries() -> list[tuple[int, LogEntry]]:
@@ -59,42 +49,25 @@ def _entries() -> list[tuple[int, LogEntry]]:
 def test_every_viewer_reads_back_what_it_was_given() -> None:
     type_urls: list[str] = []
     for seq, entry in _entries():
-        new = StoredEntry(
-            seq=seq,
-            fields={b"e": entry.record(type_urls, 7, STAMP.ToNanoseconds()).SerializeToString()},
-            type_urls=type_urls,
+        stored = StoredEntry(
+            seq=seq, data=entry.record(type_urls, 7, STAMP.ToNanoseconds()).SerializeToString(), type_urls=type_urls
         )
-        old = StoredEntry(seq=seq, fields=_old_fields(entry))
         for viewer in VIEWERS:
             expected = entry.seats.get(viewer, entry.spectator) if viewer is not None else entry.spectator
-            assert old.for_viewer(viewer) == expected, (seq, viewer)
-            assert new.for_viewer(viewer) == expected, (seq, viewer)
-            assert new.revokes(viewer) == old.revokes(viewer)
-        assert new.action == old.action == entry.action
-        assert new.is_end == old.is_end == entry.end
-        assert new.seen() == old.seen()
-        assert new.time_ns == STAMP.ToNanoseconds()
-        assert old.time_ns == (STAMP.ToNanoseconds() if old.seen() else None)
+            assert stored.for_viewer(viewer) == expected, (seq, viewer)
+            assert stored.revokes(viewer) == (viewer is not None and viewer == entry.revoked_seat)
+        assert stored.action == entry.action
+        assert stored.is_end == entry.end
+        assert stored.seen() == next((data for data in (entry.spectator, *entry.seats.values()) if data), b"")
+        assert stored.time_ns == STAMP.ToNanoseconds()
     assert type_urls == [EVENT_TYPE, ACTION_TYPE, "type.example/other.Event"]
 
 
-def test_an_entry_written_before_still_reads() -> None:
-    seat_event = _game(4, b"zero")
-    fields = {b"spec": _game(4, b"spec"), b"s0": seat_event, b"s1": b"", b"end": b"1", b"revoke": b"1"}
-    entry = StoredEntry(seq=4, fields=fields)
-    assert entry.for_viewer(0) == seat_event
-    assert entry.for_viewer(1) == b""
-    assert entry.for_viewer(2) == entry.for_viewer(None) == fields[b"spec"]
-    assert entry.is_end and entry.revokes(1) and not entry.revokes(0) and entry.action == b""
-
-
-def test_the_new_format_stores_each_shared_part_once() -> None:
+def test_each_shared_part_is_stored_once() -> None:
     for seq, entry in _entries():
         type_urls: list[str] = []
-        stored = len(b"e") + len(entry.record(type_urls, 7, STAMP.ToNanoseconds()).SerializeToString())
-        before = sum(len(name) + len(value) for name, value in _old_fields(entry).items())
-        assert stored <= before, seq
+        stored = len(entry.record(type_urls, 7, STAMP.ToNanoseconds()).SerializeToString())
+        marks = 2 * (entry.end + (entry.revoked_seat is not None))  # a field each: a tag and a value
+        assert stored <= _whole_events(entry) + len(entry.action) + marks, seq
     private = _entries()[3][1]
-    assert len(private.record([], 7, STAMP.ToNanoseconds()).SerializeToString()) * 2 < sum(
-        map(len, _old_fields(private).values())
-    )
+    assert len(private.record([], 7, STAMP.ToNanoseconds()).SerializeToString()) * 2 < _whole_events(private)

@@ -13,7 +13,7 @@ from google.protobuf import any_pb2
 from common import auth
 from common.errors import reason_of
 from gateway.replay import commands
-from gateway.store import StoredEntry
+from gateway.store import LogEntry, StoredEntry
 from services.registry import player_counts
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
@@ -192,13 +192,14 @@ def test_an_open_table_replays_without_views(gateway):
 
 
 def _entry(seq: int, event: gw.TableEvent | None = None, action: int | None = None, seats=()) -> StoredEntry:
-    fields: dict[bytes, bytes] = {b"spec": event.SerializeToString() if event is not None and not seats else b""}
-    for seat in seats:
-        fields[f"s{seat}".encode()] = event.SerializeToString() if event is not None else b""
+    data = event.SerializeToString() if event is not None else b""
+    entry = LogEntry(spectator=b"" if seats else data, seats=dict.fromkeys(seats, data))
     if action is not None:
         taken = store_pb2.SeatAction(seat=action, action=any_pb2.Any(type_url="type.googleapis.com/game.v1.Action"))
-        fields[b"act"] = taken.SerializeToString()
-    return StoredEntry(seq=seq, fields=fields)
+        entry.action = taken.SerializeToString()
+    version = event.version if event is not None else 0
+    type_urls: list[str] = []
+    return StoredEntry(seq=seq, data=entry.record(type_urls, version, 0).SerializeToString(), type_urls=type_urls)
 
 
 def test_the_log_is_cut_into_commands_even_where_nobody_saw_an_entry():

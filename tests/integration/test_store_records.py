@@ -1,8 +1,6 @@
-"""The store against a real Redis: a log holding entries of the earlier format and of the
-current one reads back alike, a finishing commit gives the table the finished tables'
+"""The store against a real Redis: a finishing commit gives the table the finished tables'
 TTL and its request ids the retry window, a finished game's log is archived in one value
-(unless it holds entries of the earlier format) and reads back alike, and a request id
-stored in the earlier, longer field is still answered and still refused."""
+and reads back alike, and a used request id is answered and refused."""
 
 import asyncio
 import contextlib
@@ -24,16 +22,18 @@ async def _scenario(redis_url: str, prefix: str) -> None:
     table_id = secrets.token_hex(8)
     table_key, log_key, requests_key = (f"{prefix}:{{{table_id}}}:{suffix}" for suffix in ("table", "log", "requests"))
     try:
-        # A table in play, as an earlier version left it: each viewer's event whole.
+        # A table in play, its first entry committed: each viewer's own event.
         stamp = timestamp_pb2.Timestamp(seconds=1_796_000_000, nanos=5)
         spec = gw.TableEvent(seq=1, version=1, time=stamp, game_event=any_pb2.Any(type_url=EVENT_TYPE, value=b"p"))
         own = gw.TableEvent(seq=1, version=1, time=stamp, game_event=any_pb2.Any(type_url=EVENT_TYPE, value=b"0"))
-        await client.xadd(log_key, {"spec": spec.SerializeToString(), "s0": own.SerializeToString()}, id="1-0")
         table = gw.Table(table_id=table_id, status=gw.TABLE_STATUS_IN_PROGRESS, version=1, last_seq=1)
-        await client.hset(table_key, mapping={"record": store_pb2.TableRecord(table=table).SerializeToString()})
-        await client.hset(table_key, mapping={"version": 1, "seq": 1})
+        record = store_pb2.TableRecord(table=table)
+        record.table.update_time.CopyFrom(stamp)
+        await store.commit(
+            record, 0, [LogEntry(spectator=spec.SerializeToString(), seats={0: own.SerializeToString()})]
+        )
 
-        # The commit that ends the game, in the current format.
+        # The commit that ends the game.
         record, _ = await store.load(table_id)
         record.table.version, record.table.last_seq = 2, 2
         record.table.status = gw.TABLE_STATUS_FINISHED
@@ -41,12 +41,12 @@ async def _scenario(redis_url: str, prefix: str) -> None:
         last = gw.TableEvent(seq=2, version=2, time=record.table.update_time, game_finished=gw.GameFinished())
         action = store_pb2.SeatAction(seat=0, action=any_pb2.Any(type_url="type.example/A", value=b"a"))
         entry = LogEntry(spectator=last.SerializeToString(), end=True, action=action.SerializeToString())
-        stored = store_pb2.StoredResponse(command_sha256=b"c" * 16, seat=0, first_seq=2, last_seq=2, version=2)
+        stored = store_pb2.StoredResponse(command_sha256=b"c" * 8, seat=0, first_seq=2, last_seq=2, version=2)
         request = RequestKey.of(b"t" * 32, "r1")
         await store.commit(record, 1, [entry], request, stored)
 
-        # A log holding entries of the earlier format stays a stream.
-        assert await client.type(log_key) == b"stream" and not await client.exists(log_key[: -len("log")] + "archive")
+        # The finished game's log is archived; both entries read back as written.
+        assert not await client.exists(log_key) and await client.exists(log_key[: -len("log")] + "archive")
         first, second = await store.read_log(table_id, 0)
         assert first.for_viewer(0) == own.SerializeToString()
         assert first.for_viewer(None) == first.for_viewer(1) == spec.SerializeToString()
@@ -56,18 +56,19 @@ async def _scenario(redis_url: str, prefix: str) -> None:
         assert second.time_ns == 1_796_000_001 * 10**9
 
         reloaded, found = await store.load(table_id, request)
-        assert list(reloaded.type_urls) == ["type.example/A"] and found == stored
+        assert list(reloaded.type_urls) == [EVENT_TYPE, "type.example/A"] and found == stored
         assert await client.hkeys(requests_key) == [request.field] and len(request.field) == 16
         raw = store_pb2.TableRecord.FromString(await client.hget(table_key, "record"))
         assert not raw.type_urls  # kept once, beside the record
-        assert 86000 < await client.ttl(table_key) <= 86400 and 86000 < await client.ttl(log_key) <= 86400
+        archive_key = log_key[: -len("log")] + "archive"
+        assert 86000 < await client.ttl(table_key) <= 86400 and 86000 < await client.ttl(archive_key) <= 86400
         assert 0 < await client.ttl(requests_key) <= 600
     finally:
-        await client.delete(table_key, log_key, requests_key)
+        await client.delete(table_key, log_key, requests_key, log_key[: -len("log")] + "archive")
         await client.aclose()
 
 
-def test_old_and_new_log_entries_and_a_finished_tables_ttls(redis_url, key_prefix) -> None:
+def test_a_finished_tables_log_and_ttls(redis_url, key_prefix) -> None:
     asyncio.run(_scenario(redis_url, f"{key_prefix}-records"))
 
 
@@ -85,34 +86,35 @@ async def _fresh_table(redis_url: str, prefix: str, **store_options):
         await client.aclose()
 
 
-async def _legacy_request(redis_url: str, prefix: str) -> None:
+async def _used_request(redis_url: str, prefix: str) -> None:
     async with _fresh_table(redis_url, prefix) as (client, store, table_id, keys):
         table = gw.Table(table_id=table_id, status=gw.TABLE_STATUS_IN_PROGRESS, version=1, last_seq=1)
-        await client.hset(keys["table"], mapping={"record": store_pb2.TableRecord(table=table).SerializeToString()})
-        await client.hset(keys["table"], mapping={"version": 1, "seq": 1})
-        # A response stored by an earlier version, under the token digest's hex and the id.
+        await store.commit(store_pb2.TableRecord(table=table), 0, [])
         request = RequestKey.of(b"t" * 32, "r1")
-        stored = store_pb2.StoredResponse(command_sha256=b"c" * 16, seat=0, first_seq=1, last_seq=1, version=1)
-        await client.hset(keys["requests"], request.legacy, stored.SerializeToString())
-        assert request.legacy == f"{(b't' * 32).hex()[:32]}:r1"
+        stored = store_pb2.StoredResponse(command_sha256=b"c" * 8, seat=0, first_seq=1, last_seq=1, version=2)
+        record, found = await store.load(table_id, request)
+        assert found is None
+        record.table.version = 2
+        await store.commit(record, 1, [], request, stored)
+        assert await client.hkeys(keys["requests"]) == [request.field] and len(request.field) == 16
 
         record, found = await store.load(table_id, request)
-        assert found == stored  # a retry across the upgrade gets its first answer
-        record.table.version, record.table.last_seq = 2, 2
+        assert found == stored  # a retry gets its first answer
+        record.table.version = 3
         try:
-            await store.commit(record, 1, [], request, stored)
+            await store.commit(record, 2, [], request, stored)
         except RequestUsed as used:
             assert used.stored == stored
         else:
             raise AssertionError("the commit script took a request id already used")
-        assert await client.hget(keys["table"], "version") == b"1"  # nothing written
+        assert await client.hget(keys["table"], "version") == b"2"  # nothing written
         # Another token's same request id is another request.
         _, other = await store.load(table_id, RequestKey.of(b"u" * 32, "r1"))
         assert other is None
 
 
-def test_a_request_id_stored_by_an_earlier_version_is_still_answered(redis_url, key_prefix) -> None:
-    asyncio.run(_legacy_request(redis_url, f"{key_prefix}-legacy-request"))
+def test_a_used_request_id_is_answered_and_refused(redis_url, key_prefix) -> None:
+    asyncio.run(_used_request(redis_url, f"{key_prefix}-used-request"))
 
 
 def _event(seq: int, version: int, stamp: timestamp_pb2.Timestamp, value: bytes) -> bytes:
