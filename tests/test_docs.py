@@ -248,3 +248,13 @@ def test_every_path_the_docs_name_exists():
     assert len(named_paths()) >= 40
     missing = [f"{page}: {path}" for page, path in named_paths() if not (ROOT / path).exists()]
     assert not missing, "the docs name files that are gone:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("page", PAGES[1:], ids=relative)
+def test_a_pages_contents_list_every_section(page):
+    """Each docs page opens with a list of its sections: a new ``##`` section goes in it."""
+    text = page.read_text()
+    listed = set(re.findall(r"^\s*- \[[^\]]+\]\(#([^)]+)\)", text, re.MULTILINE))
+    sections = [github_anchor(title) for title in re.findall(r"^## (.+)$", without_blocks(text), re.MULTILINE)]
+    missing = [section for section in sections if section not in listed]
+    assert not missing, f"add to the contents at the top of {relative(page)}: {missing}"
