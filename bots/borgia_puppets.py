@@ -103,13 +103,81 @@ def puppet_odds(view: BorgiaView, seat: int, target: int) -> dict[Cardinal, floa
     return {c: min(1.0, per_seat * weights.get(c, 0.0) / total) if total else 0.0 for c in CARDINALS}
 
 
+# --------------------------------------------------------------------------- a reading that expects deceit
+
+DECEIT_PRIOR = 0.2  # how likely a player is, before its play shows anything, to open with decoys
+DECOY_PERFORMS = 2  # the opening performs a decoy spends on a cardinal that is not its puppet
+
+
+def decoy_clues(action: BorgiaAction) -> dict[Cardinal, float]:
+    """The likelihood ratios of an opening perform under the deceptive model: a cardinal it
+    raises is one the performer does *not* puppet (the decoy), and nothing it hurts tells."""
+    ratios = dict.fromkeys(CARDINALS, 1.0)
+    for cardinal, ratio in clues(action).items():
+        if ratio > 1:
+            ratios[cardinal] = LOWERED
+    return ratios
+
+
+def _deceptive_weights(view: BorgiaView, seat: int, target: int) -> dict[Cardinal, float]:
+    weights = dict.fromkeys(candidates(view, seat, target), 1.0)
+    for index, action in enumerate(view.seats[target].performed):
+        ratios = decoy_clues(action) if index < DECOY_PERFORMS else clues(action)
+        for cardinal, ratio in ratios.items():
+            if cardinal in weights:
+                weights[cardinal] *= ratio
+    return weights
+
+
+def puppet_deceit(view: BorgiaView, seat: int, target: int) -> float:
+    """How likely ``target`` is, as ``seat`` reads its performs so far, to have opened with
+    decoys: the posterior weight of the deceptive model against the honest one. Each model
+    gives each candidate's performs a likelihood (against a player whose performs say
+    nothing); a model's evidence is their mean, so a player whose later performs contradict
+    its first ones moves the weight to deceit, and one who stays consistent keeps it honest."""
+    return _mixture(view, seat, target)[0]
+
+
+def _mixture(view: BorgiaView, seat: int, target: int) -> tuple[float, dict[Cardinal, float], dict[Cardinal, float]]:
+    honest, deceptive = puppet_weights(view, seat, target), _deceptive_weights(view, seat, target)
+    honest_total, deceptive_total = sum(honest.values()), sum(deceptive.values())
+    if not honest_total or not deceptive_total:
+        return 0.0, honest, deceptive
+    deceit = DECEIT_PRIOR * deceptive_total / (DECEIT_PRIOR * deceptive_total + (1 - DECEIT_PRIOR) * honest_total)
+    return (
+        deceit,
+        {c: w / honest_total for c, w in honest.items()},
+        {c: w / deceptive_total for c, w in deceptive.items()},
+    )
+
+
+def wary_puppet_weights(view: BorgiaView, seat: int, target: int) -> dict[Cardinal, float]:
+    """The chance of each candidate being ``target``'s puppet under a mixture of an honest
+    reading (``puppet_weights``) and a deceptive one (its first performs are decoys), each
+    weighed by how well it explains that player's performs (``puppet_deceit``): a decoy
+    fools the reading only until its later play contradicts it."""
+    deceit, honest, deceptive = _mixture(view, seat, target)
+    return {c: (1 - deceit) * honest[c] + deceit * deceptive.get(c, 0.0) for c in honest}
+
+
 def puppet_belief(game: Game, view: BorgiaView, seat: int) -> Callable[[BorgiaState], float]:
     """A search bot's belief about the hidden puppets (``bots.policy.Belief``): a sampled
     deal is kept in proportion to how well each seat's performs fit its puppets."""
+    return _belief(view, seat, puppet_weights)
+
+
+def wary_puppet_belief(game: Game, view: BorgiaView, seat: int) -> Callable[[BorgiaState], float]:
+    """``puppet_belief`` with the reading that expects decoys (``wary_puppet_weights``)."""
+    return _belief(view, seat, wary_puppet_weights)
+
+
+def _belief(
+    view: BorgiaView, seat: int, weigh: Callable[[BorgiaView, int, int], dict[Cardinal, float]]
+) -> Callable[[BorgiaState], float]:
     relative: dict[int, dict[Cardinal, float]] = {}
     for other in view.seats:
         if other.puppets is None and other.performed:
-            weights = puppet_weights(view, seat, other.seat)
+            weights = weigh(view, seat, other.seat)
             top = max(weights.values(), default=0.0)
             if top > 0:
                 relative[other.seat] = {c: w / top for c, w in weights.items()}

@@ -38,6 +38,12 @@ BELIEFS = {
 }
 
 
+# game id -> "module:attribute" of a search belief that expects deception (``belief=wary``):
+# a mixture of an honest and a deceptive reading, weighed per player by its play
+WARY_BELIEFS = {
+    "borgia": "bots.borgia_puppets:wary_puppet_belief",
+}
+
 # game id -> "module:attribute" of the answers its own view settles (bots.policy.Certain), which
 # the search plays without searching
 CERTAIN = {
@@ -84,11 +90,24 @@ def make_borgia_odds(game_id: str, options: Mapping[str, OptionValue]) -> Strate
     return policy_strategy(get_game(game_id), borgia_odds_policy)
 
 
+def _belief(game_id: str, kind: str) -> Belief | None:
+    if kind == "wary":
+        return _load(WARY_BELIEFS, game_id) or search_belief(game_id)
+    return search_belief(game_id) if kind == "inferred" else None
+
+
+def make_borgia_sly(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
+    from bots.borgia_sly import borgia_sly_policy
+
+    return policy_strategy(get_game(game_id), borgia_sly_policy)
+
+
 def make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
-    heuristic = heuristic_policy(game_id)
+    # guide=none: no heuristic anywhere (plain SO-ISMCTS with random playouts), for low levels.
+    heuristic = heuristic_policy(game_id) if options["guide"] == "heuristic" else None
     # rollout=sharp: the bot's own seat plays (and ranks its candidates) by the game's sharper
     # heuristic, while the others are still modelled by the plain one.
-    own = sharp_policy(game_id) if options["rollout"] == "sharp" else heuristic
+    own = (sharp_policy(game_id) if heuristic is not None else None) if options["rollout"] == "sharp" else heuristic
     policy = ismcts_policy(
         iterations=int(options["iterations"]),
         budget_ms=float(options["budget_ms"]),
@@ -102,7 +121,7 @@ def make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
         overrule=float(options["overrule"]),
         # Paired playouts rank the candidates by the heuristic: without one, the tree.
         paired=int(options["paired"]) if heuristic is not None else 0,
-        belief=search_belief(game_id) if options["belief"] == "inferred" else None,
+        belief=_belief(game_id, str(options["belief"])) if heuristic is not None else None,
         certain=_load(CERTAIN, game_id),
     )
     return policy_strategy(get_game(game_id), policy)

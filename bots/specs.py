@@ -49,6 +49,16 @@ BORGIA_HEURISTIC = BotSpec(
     games=("borgia",),
 )
 
+BORGIA_SLY = BotSpec(
+    name="borgia-sly",
+    description="Reads the others' puppets from their performs and aims its rumors at them, and in about half "
+    "of its games opens with two performs for a decoy cardinal, so its own opening does not give its puppet away.",
+    strength=45,
+    strength_note="A light bot that is not read at a glance; not yet measured against the others.",
+    make="bots.builtin:make_borgia_sly",
+    games=("borgia",),
+)
+
 MORTADELLA_HEURISTIC = BotSpec(
     name="mortadella-heuristic",
     description="Hand-written rules for Il Trono di Mortadella, from its own view only.",
@@ -67,20 +77,66 @@ PECUNIA_HEURISTIC = BotSpec(
     games=("pecunia",),
 )
 
+# The search bot's levels: level -> (the ismcts options it stands for, what it is). Lower
+# levels are weaker by budget and by simpler play; bots/levels.py lists them, and
+# docs/bots.md ("Bot strength and levels") says how they are to be calibrated.
+_PLAIN = {"guide": "none", "rollout": "random", "overrule": "0.0", "paired": "0", "belief": "uniform"}
+_GUIDED = {"guide": "heuristic", "rollout": "random", "overrule": "2.0", "paired": "0", "belief": "uniform"}
+_STRONG = {"guide": "heuristic", "rollout": "sharp", "overrule": "2.0", "paired": "8", "belief": "inferred"}
+DEFAULT_LEVEL = 8
+LEVELS: dict[int, tuple[dict[str, str], str]] = {
+    1: ({**_PLAIN, "budget_ms": "10"}, "plain search with no heuristic, random playouts, 10 ms a decision"),
+    2: ({**_PLAIN, "budget_ms": "40"}, "as level 1 with 40 ms"),
+    3: ({**_PLAIN, "budget_ms": "150"}, "as level 1 with 150 ms"),
+    4: ({**_GUIDED, "budget_ms": "50"}, "the heuristic models the others and ranks its candidates, 50 ms"),
+    5: ({**_GUIDED, "budget_ms": "200"}, "as level 4 with 200 ms (the default before levels)"),
+    6: (
+        {**_STRONG, "budget_ms": "50"},
+        "paired playouts of the heuristic's first 8 choices, reading the others, 50 ms",
+    ),
+    7: ({**_STRONG, "budget_ms": "100"}, "as level 6 with 100 ms"),
+    8: ({**_STRONG, "budget_ms": "200"}, "as level 6 with 200 ms: the strongest settings measured (the default)"),
+}
+
 ISMCTS = BotSpec(
     name="ismcts",
     description="Information-set Monte Carlo tree search: plays out many games from states consistent with "
-    "what it sees and picks the action that wins most. Plays every game.",
+    "what it sees and picks the action that wins most. Plays every game. level=1..8 picks a preset of the other "
+    "options (8, the default, plays the strongest settings known).",
     strength=70,
-    strength_note="At its default budget it beats random bots in every game (Borgia: 96% of 2-player games, "
-    "about three times its fair share with 3 to 6 players) and is even with the Pecunia heuristic; the Mortadella "
-    "heuristic still wins 55-45. Against heuristic players choose paired=8,rollout=sharp,belief=inferred in "
-    "Borgia and Mortadella (Borgia: 90% against borgia-heuristic, whose performs give its puppet away; Mortadella: "
-    "57%, 800 games), paired=8,rollout=heuristic in Pecunia (58%, 400 games). More time plays better.",
+    strength_note="At its default level it compares the heuristic's first eight choices on paired playouts and "
+    "reads the others' hidden roles from their play: Borgia 90% of 2-player games against borgia-heuristic, "
+    "Mortadella 57% against its heuristic (800 games), Pecunia 58% (400 games). More time plays better.",
     make="bots.builtin:make_ismcts",
     check=_check_ismcts,
+    presets=("level", {str(level): options for level, (options, _) in LEVELS.items()}),
     options=(
-        BotOption("budget_ms", "Thinking time per decision in milliseconds (0: no limit).", "int", "200", (), 0, 60000),
+        BotOption(
+            "level",
+            "1 (weakest) to 8 (strongest): a preset of the options below; any option given overrides it.",
+            "int",
+            str(DEFAULT_LEVEL),
+            (),
+            min(LEVELS),
+            max(LEVELS),
+        ),
+        BotOption(
+            "budget_ms",
+            "Thinking time per decision in milliseconds (0: no limit; the level sets it).",
+            "int",
+            "200",
+            (),
+            0,
+            60000,
+        ),
+        BotOption(
+            "guide",
+            "heuristic: the game's heuristic models the other players and ranks its own candidates; none: plain "
+            "search with no heuristic anywhere (the level sets it).",
+            "enum",
+            "heuristic",
+            ("heuristic", "none"),
+        ),
         BotOption("iterations", "Playouts per decision (0: no limit).", "int", "0", (), 0, 1_000_000),
         BotOption("c", "UCB exploration constant.", "float", "0.7", (), 0, 100),
         BotOption(
@@ -90,7 +146,7 @@ ISMCTS = BotSpec(
             "guesses by the odds of the deal and the tokens; Borgia: rumors aimed at the puppets the others' "
             "performs point to), which also ranks its candidates.",
             "enum",
-            "random",
+            "sharp",
             ("random", "heuristic", "sharp"),
         ),
         BotOption(
@@ -109,7 +165,7 @@ ISMCTS = BotSpec(
             "same sampled states with the same dice (0: grow a search tree over every action instead). "
             "Stronger against heuristic players, weaker against random ones.",
             "int",
-            "0",
+            "8",
             (),
             0,
             16,
@@ -118,10 +174,12 @@ ISMCTS = BotSpec(
             "belief",
             "How it redraws what it cannot see: uniform, or inferred (weighted by what the others' play "
             "reveals, where the game has such a belief: Mortadella's roles from their tokens, Borgia's puppets "
-            "from their performs; fitted on heuristic players).",
+            "from their performs; fitted on heuristic players), or wary: inferred, expecting that a player may "
+            "open with decoys (Borgia: a mixture of an honest and a deceptive reading of each player's performs, "
+            "weighed by how well each explains that player's play; elsewhere as inferred).",
             "enum",
-            "uniform",
-            ("uniform", "inferred"),
+            "inferred",
+            ("uniform", "inferred", "wary"),
         ),
     ),
 )

@@ -94,6 +94,13 @@ class BotSpec:
     # Modules the bot's code needs beyond tavola's own (an optional extra's): where one is
     # missing the bot is not offered at all. Looked up, not imported.
     requires: tuple[str, ...] = ()
+    # An option whose value stands for a preset of the others (ismcts's ``level``): (its name,
+    # its value as written -> the raw options it stands for). Options given override the preset.
+    presets: tuple[str, Mapping[str, Mapping[str, str]]] | None = None
+
+    @property
+    def options_by_name(self) -> dict[str, BotOption]:
+        return {option.name: option for option in self.options}
 
     @property
     def available(self) -> bool:
@@ -109,6 +116,10 @@ class BotSpec:
         if unknown:
             known = ", ".join(specs) or "none"
             raise BotError(BAD_BOT_OPTION, f"bot {self.name!r} has no option {', '.join(unknown)} (options: {known})")
+        if self.presets is not None:
+            chooser, presets = self.presets
+            chosen = specs[chooser].format(specs[chooser].parse(raw.get(chooser, specs[chooser].default)))
+            raw = {**presets[chosen], **raw}
         options = {name: option.parse(raw.get(name, option.default)) for name, option in specs.items()}
         if self.check is not None:
             self.check(options)
@@ -183,11 +194,15 @@ def canonical(text: str, bots: Mapping[str, BotSpec] | None = None) -> str:
     """The one string form of a bot: its name, then the options that differ from their
     defaults, sorted, with normalised values. ``resolve(canonical(t))`` equals ``resolve(t)``."""
     spec, options = resolve(text, bots=bots)
-    defaults = spec.parse_options({})
+    plain = spec.parse_options({})
+    # With presets, the preset option is written when it is not the default, and the
+    # others when they differ from the chosen preset's.
+    chooser = spec.presets[0] if spec.presets else None
+    defaults = spec.parse_options({chooser: spec.options_by_name[chooser].format(options[chooser])} if chooser else {})
     changed = [
         f"{option.name}={option.format(options[option.name])}"
         for option in sorted(spec.options, key=lambda o: o.name)
-        if options[option.name] != defaults[option.name]
+        if options[option.name] != (plain if option.name == chooser else defaults)[option.name]
     ]
     return spec.name + (":" + ",".join(changed) if changed else "")
 

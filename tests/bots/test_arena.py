@@ -22,13 +22,13 @@ def check_rate(entry: dict) -> None:
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_json_report_shape(capsys, jobs):
-    bots = "random,ismcts:iterations=5,budget_ms=0"
+    bots = "random,ismcts:level=5,iterations=5,budget_ms=0"
     report = run_json(
         capsys, "--game", "borgia", "--players", "3", "--bots", bots, "--games", "4", "--seed", "3", "--jobs", jobs
     )
     assert report["game"] == "borgia" and report["players"] == 3 and report["games"] == 4
     assert "1/len(winners)" in report["ties"]
-    assert list(report["bots"]) == ["random", "ismcts:iterations=5,budget_ms=0"]
+    assert list(report["bots"]) == ["random", "ismcts:level=5,iterations=5,budget_ms=0"]
     for entry in report["bots"].values():
         check_rate(entry)
         assert entry["mean_decision_ms"] >= 0
@@ -76,10 +76,19 @@ def test_a_bad_bot_is_refused_before_any_game(capsys, bots):
 
 
 def test_cpu_clock_is_reported(capsys):
-    argv = ["--game", "borgia", "--bots", "ismcts:iterations=3,budget_ms=0,random", "--games", "2", "--jobs", "1"]
+    argv = [
+        "--game",
+        "borgia",
+        "--bots",
+        "ismcts:level=5,iterations=3,budget_ms=0,random",
+        "--games",
+        "2",
+        "--jobs",
+        "1",
+    ]
     report = run_json(capsys, *argv, "--clock", "cpu")
     assert report["clock"] == "cpu"
-    assert report["bots"]["ismcts:iterations=3,budget_ms=0"]["mean_decision_ms"] > 0
+    assert report["bots"]["ismcts:level=5,iterations=3,budget_ms=0"]["mean_decision_ms"] > 0
     assert arena.main([*argv, "--clock", "cpu"]) == 0
     assert "budgets in CPU time" in capsys.readouterr().out
     assert run_json(capsys, *argv)["clock"] == "wall"

@@ -60,15 +60,27 @@ def test_refusals_carry_a_reason_and_a_message(text, game, reason):
 def test_resolve_fills_defaults_and_types_values():
     spec, options = bot_specs.resolve("ismcts:iterations=500,rollout=heuristic", "borgia")
     assert spec.name == "ismcts"
-    assert options == {
+    assert options == {  # level 8's preset, and what was given
+        "level": 8,
         "budget_ms": 200,
+        "guide": "heuristic",
         "iterations": 500,
         "c": 0.7,
         "rollout": "heuristic",
         "overrule": 2.0,
-        "paired": 0,
-        "belief": "uniform",
+        "paired": 8,
+        "belief": "inferred",
     }
+
+
+def test_a_level_stands_for_its_preset_and_options_given_override_it():
+    _, level_one = bot_specs.resolve("ismcts:level=1")
+    assert level_one["budget_ms"] == 10 and level_one["guide"] == "none" and level_one["paired"] == 0
+    _, overridden = bot_specs.resolve("ismcts:level=1,budget_ms=300")
+    assert overridden == {**level_one, "budget_ms": 300}
+    with pytest.raises(BotError) as caught:
+        bot_specs.resolve("ismcts:level=9")
+    assert caught.value.reason == BAD_BOT_OPTION
 
 
 @pytest.mark.parametrize(
@@ -79,6 +91,10 @@ def test_resolve_fills_defaults_and_types_values():
         ("ismcts:budget_ms=200", "ismcts"),  # the default is left out
         ("ismcts: rollout=heuristic, budget_ms=050", "ismcts:budget_ms=50,rollout=heuristic"),
         ("ismcts:c=1,iterations=0,budget_ms=100", "ismcts:budget_ms=100,c=1.0"),
+        ("ismcts:level=8,paired=8", "ismcts"),  # level 8 is the default, and its preset pairs 8
+        ("ismcts:level=5", "ismcts:level=5"),
+        ("ismcts:paired=0,level=5", "ismcts:level=5"),  # level 5's preset pairs none
+        ("ismcts:level=5,budget_ms=300", "ismcts:budget_ms=300,level=5"),
     ],
 )
 def test_canonical_form(text, canonical):

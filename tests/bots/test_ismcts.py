@@ -59,14 +59,14 @@ def test_it_chooses_a_legal_action_from_its_view_in_every_game(game_id, variant)
 @pytest.mark.parametrize("game_id", game_ids())
 def test_the_bot_plays_whole_games_through_what_the_gateway_sends(game_id):
     """As the worker runs it: from the GetViewResponse, decoded with the game's codec."""
-    ismcts = make_strategy("ismcts:iterations=8,budget_ms=0", game_id)
+    ismcts = make_strategy("ismcts:level=5,iterations=8,budget_ms=0", game_id)
     outcome = play(get_game(game_id), [random_legal, ismcts], {}, seed=11)
     assert outcome is not None
 
 
 def test_it_beats_random_play_at_borgia():
     games = 16
-    ismcts = make_strategy("ismcts:iterations=60,budget_ms=0", "borgia")
+    ismcts = make_strategy("ismcts:level=5,iterations=60,budget_ms=0", "borgia")
     borgia = get_game("borgia")
     wins = 0.0
     for seed in range(games):

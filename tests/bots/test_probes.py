@@ -7,7 +7,7 @@ import pytest
 
 from bots import arena
 from bots.borgia_odds import own_matching
-from bots.borgia_puppets import puppet_odds
+from bots.borgia_puppets import puppet_deceit, puppet_odds, puppet_weights, wary_puppet_weights
 from bots.offline import play
 from bots.policy import random_policy
 from bots.probes import (
@@ -91,3 +91,51 @@ def test_the_gauntlet_plays_each_strong_bot_against_each_probe_of_the_game(capsy
     out = capsys.readouterr().out
     rows = [line for line in out.splitlines() if line.startswith("mortadella")]
     assert len(rows) == 1 and "first-legal" in rows[0], out
+
+
+def test_a_wary_reading_sees_through_the_decoy_once_its_later_play_contradicts_it():
+    """bots.borgia_puppets.wary_puppet_weights: after the decoy's opening performs and two
+    performs for its puppet, the wary reading names the puppet likelier than the decoy
+    more often than the honest reading does, and grows its weight on deceit."""
+    engine = get_game("borgia").engine
+    honest_right = wary_right = seen = 0
+    deceit_before, deceit_after = [], []
+    for state, view, _, _ in _decisions(borgia_decoy_policy, 40):
+        performed = len(view.seats[0].performed)
+        reader_view = engine.view(state, 1)
+        decoy, puppet = decoy_cardinal(view, 0), view.seats[0].puppets[0]
+        if decoy in (reader_view.seats[1].puppets or ()):
+            continue  # the reader knows its own puppet is nobody else's
+        if performed == 2:
+            deceit_before.append(puppet_deceit(reader_view, 1, 0))
+        if performed == 4:
+            honest, wary = puppet_weights(reader_view, 1, 0), wary_puppet_weights(reader_view, 1, 0)
+            honest_right += honest[puppet] > honest[decoy]
+            wary_right += wary[puppet] > wary[decoy]
+            deceit_after.append(puppet_deceit(reader_view, 1, 0))
+            seen += 1
+    assert seen >= 8
+    assert wary_right > honest_right, (wary_right, honest_right, seen)
+    assert sum(deceit_after) / len(deceit_after) > sum(deceit_before) / len(deceit_before)
+
+
+def test_a_wary_reading_of_an_honest_player_keeps_the_honest_reading():
+    engine = get_game("borgia").engine
+    agree = seen = 0
+    for state, view, _, _ in _decisions(borgia_honest_reader_policy, 20):
+        if len(view.seats[0].performed) == 3:
+            reader_view = engine.view(state, 1)
+            honest, wary = puppet_weights(reader_view, 1, 0), wary_puppet_weights(reader_view, 1, 0)
+            agree += max(honest, key=honest.get) == max(wary, key=wary.get)
+            seen += 1
+    assert seen >= 5 and agree >= 0.8 * seen, (agree, seen)
+
+
+def test_the_sly_bot_opens_with_decoys_in_about_half_its_games_and_plays_whole_games():
+    from bots.borgia_sly import borgia_sly_policy, decoy_game
+
+    engine = get_game("borgia").engine
+    decoys = [decoy_game(engine.view(engine.new_game(2, {}, seed)[0], 0), 0) for seed in range(200)]
+    assert 0.35 < sum(decoys) / len(decoys) < 0.65
+    assert sum(1 for _ in _decisions(borgia_sly_policy, 2)) > 0
+    assert play(get_game("borgia"), [make_strategy("borgia-sly", "borgia"), random_legal], {}, seed=4) is not None

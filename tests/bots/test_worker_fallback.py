@@ -108,7 +108,7 @@ def test_a_good_choice_is_submitted_with_the_legal_actions_own_label(gateway):
 
 
 def test_a_bot_with_options_is_resolved_for_the_tables_game(gateway):
-    label = tasks.decide("t1", gateway.response.seat, VERSION, "ismcts:iterations=20,budget_ms=0")
+    label = tasks.decide("t1", gateway.response.seat, VERSION, "ismcts:level=5,iterations=20,budget_ms=0")
     assert label in _labels(gateway)
 
 
