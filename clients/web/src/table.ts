@@ -380,8 +380,8 @@ export class TablePage {
   }
 
   private eventText(event: TableEvent, ctx: Ctx): string {
-    const given = (event as unknown as { text?: string }).text;
-    if (given) return ctx.seats.text(given);
+    // The gateway's words, the same in every client; the client's own only where it sent none.
+    if (event.text) return event.text;
     const body = event.body;
     switch (body.case) {
       case "seatTaken":
@@ -414,6 +414,7 @@ export class TablePage {
         : winners.length
           ? `${winners.map((w) => ctx.seats.who(w)).join(" and ")} win${winners.length === 1 ? "s" : ""}.`
           : "Nobody wins.";
+    const why = [...this.log].reverse().find((event) => event.body.case === "gameEvent")?.text;
     const verdicts: Record<Verdict, string> = {
       pending: "Checking the seed…",
       verified: "Seed verified: the revealed seed matches the commitment published before the deal.",
@@ -424,7 +425,9 @@ export class TablePage {
       "section",
       { class: "panel ending", "data-testid": "ending", "aria-label": "Game over" },
       h("h3", { "data-testid": "headline" }, headline.charAt(0).toUpperCase() + headline.slice(1)),
-      table.outcome?.summary ? h("p", { class: "summary" }, ctx.seats.text(table.outcome.summary)) : null,
+      // Why, in the game's own words (its last event's text), else the outcome's one line.
+      why ? h("p", { class: "summary", "data-testid": "why" }, why) : null,
+      !why && table.outcome?.summary ? h("p", { class: "summary" }, ctx.seats.text(table.outcome.summary)) : null,
       this.view ? (this.renderer?.ending?.(this.view, ctx) ?? null) : null,
       h("p", { class: `verdict ${this.verdict}`, "data-testid": "seed-verdict" }, verdicts[this.verdict]),
       h("p", {}, h("a", { href: "#/" }, "Back to the lobby")),

@@ -10,7 +10,6 @@ import {
   Phase,
   type Action,
   type Bid,
-  type Event,
   type FinalResult,
   type View,
 } from "../gen/tavola/borgia/v1/borgia_pb";
@@ -37,16 +36,9 @@ function hiddenDice(count: number): HTMLElement {
   );
 }
 
-/** The seat whose bid stands: the view names it when the gateway does, else the last bid seen. */
-function bidder(view: View, ctx: Ctx): number | undefined {
-  const named = (view as unknown as { bidderSeat?: number }).bidderSeat;
-  if (typeof named === "number") return named;
-  for (let i = ctx.events.length - 1; i >= 0; i--) {
-    const event = ctx.events[i] as Event;
-    if (event.kind?.case === "bidMade") return event.kind.value.seat;
-    if (event.kind?.case === "roundStarted") return undefined;
-  }
-  return undefined;
+/** The seat whose bid stands (after an allow it is not the active seat, B4). */
+function bidder(view: View): number | undefined {
+  return view.bidderSeat;
 }
 
 function performedText(action: Action): string {
@@ -74,7 +66,7 @@ function performedText(action: Action): string {
 function status(view: View, ctx: Ctx): HTMLElement {
   if (view.phase === Phase.OVER) return h("p", { class: "status" }, "The game is over.");
   const total = view.seats.reduce((sum, seat) => sum + seat.diceCount, 0);
-  const standing = bidder(view, ctx);
+  const standing = bidder(view);
   const lines: (HTMLElement | string)[] = [h("strong", {}, `Round ${view.roundNumber}`), ` · ${total} dice on the table · `];
   if (view.bid) {
     lines.push("Bid: ", h("strong", { class: "bid", "data-testid": "standing-bid" }, bidText(view.bid)));
@@ -206,44 +198,6 @@ export const borgia: GameRenderer = {
     );
   },
   ending: (message, ctx) => ending(message as View, ctx),
-  eventText(message: Message, ctx: Ctx): string | undefined {
-    const kindCase = (message as Event).kind;
-    const who = (seat: number) => ctx.seats.who(seat);
-    switch (kindCase.case) {
-      case "gameStarted":
-        return `${kindCase.value.playerCount} players; the ladder from the top: ${kindCase.value.ladder.map(cardinal).join(", ")}.`;
-      case "puppetsDealt": {
-        const mine = kindCase.value.seats.find((s) => s.seat === ctx.me && !s.hidden);
-        return mine ? `Puppets dealt; yours: ${mine.puppets.map(cardinal).join(", ")}.` : "Puppets dealt face down.";
-      }
-      case "rollOff":
-        return `${who(kindCase.value.starterSeat)} won the roll-off and starts.`;
-      case "roundStarted": {
-        const mine = kindCase.value.dice.find((d) => d.seat === ctx.me && !d.hidden);
-        return `Round ${kindCase.value.roundNumber}: everyone rolls${mine ? `; you rolled ${mine.faces.map(face).join(", ")}` : ""}.`;
-      }
-      case "bidMade":
-        return `${who(kindCase.value.seat)} bid ${kindCase.value.bid ? bidText(kindCase.value.bid) : "?"}.`;
-      case "allowed":
-        return `${who(kindCase.value.seat)} allowed the bid.`;
-      case "called":
-        return `${who(kindCase.value.seat)} called the bid a bluff.`;
-      case "diceRevealed": {
-        const r = kindCase.value;
-        return `Dice revealed: ${r.matching} match ${r.bid ? bidText(r.bid) : "the bid"}: the bid was ${r.truthful ? "true" : "a bluff"}.`;
-      }
-      case "actionPerformed":
-        return `${who(kindCase.value.seat)} performed: ${kindCase.value.action ? performedText(kindCase.value.action) : "?"}.`;
-      case "dieLost":
-        return `${who(kindCase.value.seat)} lost a die (${kindCase.value.remaining} left).`;
-      case "rallied":
-        return `Rally: ${kindCase.value.gains.map((g) => `${cardinal(g.cardinal)} +${g.delta}`).join(", ")}.`;
-      case "gameEnded":
-        return "The game ended: puppets revealed, bonuses counted.";
-      default:
-        return undefined;
-    }
-  },
   actionPath(message: Message, label: string, ctx: Ctx): string[] | undefined {
     const action = message as Action;
     const kindCase = action.kind;
