@@ -40,12 +40,12 @@ from gateway.commit import (
     NothingToDo,
     Replay,
     compact_response,
-    now,
     replayed,
     set_deadline,
 )
 from gateway.hub import Hub
 from gateway.limits import MAX_DISPLAY_NAME, MAX_REQUEST_ID, check_table_request
+from gateway.new_tables import draw_seed, new_record
 from gateway.publisher import Tasks
 from gateway.quotas import CREATE, SEATS, Client, Limits, Quotas
 from gateway.reads import INDEX_OF_STATUS, TableReads
@@ -60,7 +60,6 @@ from gateway.store import (
     nanos,
 )
 from gateway.streams import TableStreams
-from gateway.verify import commitment
 from gateway.wakeups import Wakeups, next_of_same_bot
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
@@ -69,17 +68,6 @@ from tavola.store.v1 import store_pb2
 log = structlog.get_logger()
 
 MAX_RETRIES = 8
-
-
-def draw_seed(request: gw.CreateTableRequest) -> int:
-    """The table's seed: the client's only in replay mode; otherwise drawn from the OS's
-    CSPRNG, and a client's seed is mixed with 256 bits of it, so it predicts nothing."""
-    if request.replay_mode:
-        if not request.HasField("seed"):
-            raise invalid("SEED_REQUIRED", "replay mode plays a seed given by the creator")
-        return request.seed
-    entropy = secrets.token_bytes(32) + (request.seed.to_bytes(8, "big") if request.HasField("seed") else b"")
-    return int.from_bytes(hashlib.sha256(entropy).digest()[:8], "big") >> 1
 
 
 class TableCore:
@@ -224,38 +212,9 @@ class TableCore:
             if not 0 <= bot_seat.seat < request.player_count or bot_seat.seat in bot_of:
                 raise invalid("BAD_SEAT", f"bot seat {bot_seat.seat} is not a free seat")
             bot_of[bot_seat.seat] = self.bots.check(request.game_id, bot_seat.bot)
-        timer = request.decision_timer
         table_id = secrets.token_hex(8)
-        salt = secrets.token_bytes(16)
-        host_token = auth.new_token()
-        table = gw.Table(
-            table_id=table_id,
-            game_id=request.game_id,
-            player_count=request.player_count,
-            options=dict(check.options),
-            status=gw.TABLE_STATUS_OPEN,
-            create_time=now(),
-            decision_timer=timer,
-            replay_mode=request.replay_mode,
-            seed_commitment=commitment(seed, salt),
-            rated=request.rated,
-        )
-        record = store_pb2.TableRecord(
-            table=table,
-            seed=seed,
-            seed_salt=salt,
-            host_token_sha256=auth.digest(host_token),
-            auto_start=request.auto_start,
-        )
-        for seat in range(request.player_count):
-            bot = bot_of.get(seat)
-            if bot is None:
-                record.table.seats.add(seat=seat, kind=gw.SEAT_KIND_HUMAN)
-                record.seat_token_sha256.append(b"")
-            else:
-                name = bot_display_name(bot)  # its name and level; Seat.bot keeps the whole spec
-                record.table.seats.add(seat=seat, kind=gw.SEAT_KIND_BOT, bot=bot, taken=True, display_name=name)
-                record.seat_token_sha256.append(self.bot_seat_digest(bot, table_id, seat))
+        digests = {seat: self.bot_seat_digest(bot, table_id, seat) for seat, bot in bot_of.items()}
+        record, host_token = new_record(table_id, request, check.options, seed, bot_of, digests)
         commit = Commit(record)
         for seat, bot in sorted(bot_of.items()):
             taken = gw.SeatTaken(seat=seat, kind=gw.SEAT_KIND_BOT, display_name=bot_display_name(bot))
