@@ -53,10 +53,10 @@ class Terminated(KeyboardInterrupt):
 
 
 _running: set[int] = set()  # ids of the stacks started and not yet stopped
-_previous_handler: object = None
+_previous_handlers: dict[int, object] = {}
 
 
-def _on_sigterm(signum: int, frame: object) -> None:
+def _on_signal(signum: int, frame: object) -> None:
     if _running:
         raise Terminated(f"signal {signum}")
 
@@ -64,21 +64,24 @@ def _on_sigterm(signum: int, frame: object) -> None:
 def _watch_signals(stack_id: int) -> None:
     """While a stack runs in the main thread: SIGTERM ends the owner as SIGINT does (Python
     raises KeyboardInterrupt for SIGINT already; the children, in sessions of their own,
-    do not get a terminal's Ctrl-C). An owner's own SIGTERM handler is left alone."""
-    global _previous_handler
+    do not get a terminal's Ctrl-C). SIGINT is caught too where the owner started with it
+    ignored, as a shell's background job does (Python then leaves it ignored). An owner's
+    own handlers are left alone."""
     if threading.current_thread() is not threading.main_thread():
         return
-    if not _running and signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
-        _previous_handler = signal.signal(signal.SIGTERM, _on_sigterm)
+    if not _running:
+        for signum, unhandled in ((signal.SIGTERM, (signal.SIG_DFL, None)), (signal.SIGINT, (signal.SIG_IGN,))):
+            if signal.getsignal(signum) in unhandled:
+                _previous_handlers[signum] = signal.signal(signum, _on_signal)
     _running.add(stack_id)
 
 
 def _unwatch_signals(stack_id: int) -> None:
-    global _previous_handler
     _running.discard(stack_id)
-    if not _running and _previous_handler is not None and threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _previous_handler)  # type: ignore[arg-type]
-        _previous_handler = None
+    if not _running and threading.current_thread() is threading.main_thread():
+        for signum, handler in _previous_handlers.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        _previous_handlers.clear()
 
 
 @dataclass

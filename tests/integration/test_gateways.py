@@ -139,39 +139,7 @@ def test_a_view_kept_from_the_applied_action_is_the_view_the_rules_service_gives
             table.submit(seats[0], table.view(seats[0]).legal_actions[0].action)
 
 
-def test_killing_a_gateway_loses_nothing(gateways: Stack, stubs):
-    doomed, survivor = stubs
-    tables = [create_bot_table(doomed, game) for game in ("borgia", "mortadella", "pecunia")]
-    seen: dict[str, list[gw.TableEvent]] = {table_id: [] for table_id in tables}
-    failures: list[BaseException] = []
-
-    def watch(table_id: str) -> None:
-        try:
-            stream = doomed.SpectateTable(gw.SpectateTableRequest(table_id=table_id), timeout=120)
-            for message in stream:
-                seen[table_id].append(message.event)
-        except grpc.RpcError as error:  # the gateway died under the stream: resume elsewhere
-            assert error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED), error
-            after = seen[table_id][-1].seq if seen[table_id] else 0
-            request = gw.SpectateTableRequest(table_id=table_id, after_seq=after)
-            seen[table_id] += [message.event for message in survivor.SpectateTable(request, timeout=120)]
-        except BaseException as error:
-            failures.append(error)
-
-    watchers = [threading.Thread(target=watch, args=(table_id,)) for table_id in tables]
-    for thread in watchers:
-        thread.start()
-    time.sleep(0.5)
-    first = next(p for p in gateways.processes if p.name == "gateway-0")
-    first.popen.kill()  # SIGKILL: no drain, streams and in-flight commands cut
-    first.popen.wait()
-    for thread in watchers:
-        thread.join(timeout=150)
-    assert not failures, failures
-    for table_id in tables:
-        assert_complete(seen[table_id], spectator_log(survivor, table_id))
-
-
+# Before test_killing_a_gateway_loses_nothing, which leaves one gateway dead.
 def test_each_gateway_serves_a_share_of_the_calls(gateways: Stack):
     """Client-side balancing: the bot worker's channel and a client's balanced channel
     (common/channels.py, round_robin) each send every gateway 30-70% of their calls, as
@@ -203,3 +171,36 @@ def test_each_gateway_serves_a_share_of_the_calls(gateways: Stack):
         assert sum(served) >= 20, (method, served)
         for share in served:
             assert 0.3 <= share / sum(served) <= 0.7, (method, served)
+
+
+def test_killing_a_gateway_loses_nothing(gateways: Stack, stubs):
+    doomed, survivor = stubs
+    tables = [create_bot_table(doomed, game) for game in ("borgia", "mortadella", "pecunia")]
+    seen: dict[str, list[gw.TableEvent]] = {table_id: [] for table_id in tables}
+    failures: list[BaseException] = []
+
+    def watch(table_id: str) -> None:
+        try:
+            stream = doomed.SpectateTable(gw.SpectateTableRequest(table_id=table_id), timeout=120)
+            for message in stream:
+                seen[table_id].append(message.event)
+        except grpc.RpcError as error:  # the gateway died under the stream: resume elsewhere
+            assert error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED), error
+            after = seen[table_id][-1].seq if seen[table_id] else 0
+            request = gw.SpectateTableRequest(table_id=table_id, after_seq=after)
+            seen[table_id] += [message.event for message in survivor.SpectateTable(request, timeout=120)]
+        except BaseException as error:
+            failures.append(error)
+
+    watchers = [threading.Thread(target=watch, args=(table_id,)) for table_id in tables]
+    for thread in watchers:
+        thread.start()
+    time.sleep(0.5)
+    first = next(p for p in gateways.processes if p.name == "gateway-0")
+    first.popen.kill()  # SIGKILL: no drain, streams and in-flight commands cut
+    first.popen.wait()
+    for thread in watchers:
+        thread.join(timeout=150)
+    assert not failures, failures
+    for table_id in tables:
+        assert_complete(seen[table_id], spectator_log(survivor, table_id))

@@ -40,7 +40,9 @@ def web_bundle() -> Path:
     return WEB / "dist"
 
 
-@pytest.fixture(scope="session")
+# Package-scoped: Playwright's sync API runs an event loop in this thread while it is open,
+# so it must close with the browser tests, before any test that calls asyncio.run.
+@pytest.fixture(scope="package")
 def browser(web_bundle) -> Iterator:
     if not CHROMIUM.exists():
         pytest.skip(f"no Chromium at {CHROMIUM} (make browser installs Debian's chromium): the browser tests skip")
