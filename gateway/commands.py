@@ -174,8 +174,18 @@ class TableCore:
         )
         if commit.views and table.status == gw.TABLE_STATUS_IN_PROGRESS:
             self.reads.keep_views(table, commit.views)
-        if commit.status_changed and table.status == gw.TABLE_STATUS_FINISHED and table.rated and self.on_rated_finish:
-            await self.on_rated_finish(commit.record)
+        if commit.status_changed and table.status == gw.TABLE_STATUS_FINISHED:
+            log.info(
+                "game_finished",
+                table_id=table.table_id,
+                game=table.game_id,
+                winners=list(table.outcome.winners),
+                summary=table.outcome.summary[:200],
+                version=table.version,
+                rated=table.rated,
+            )
+            if table.rated and self.on_rated_finish:
+                await self.on_rated_finish(commit.record)
 
     async def _index(self, table_id: str, status: str | None) -> None:
         try:

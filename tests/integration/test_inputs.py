@@ -140,6 +140,13 @@ def test_undecodable_requests_are_invalid_argument(channel, stack):
     )
 
 
+def test_a_game_end_is_one_info_line(gateway, stack, finished):
+    lines = [json.loads(line) for line in (stack.log_dir / "gateway.log").read_text().splitlines()]
+    ends = [line for line in lines if line["event"] == "game_finished" and line["table_id"] == finished.table_id]
+    assert len(ends) == 1
+    assert ends[0]["level"] == "info" and ends[0]["winners"] == list(finished.outcome.winners)
+
+
 def test_every_line_of_every_process_is_json(stack):
     """The gateway, the rules services and the bot workers (Celery's own start-up and
     shutdown lines included) write one JSON object per line."""
