@@ -62,7 +62,7 @@ def _on_signal(signum: int, frame: object) -> None:
 
 
 def _watch_signals(stack_id: int) -> None:
-    """While a stack runs in the main thread: SIGTERM ends the owner as SIGINT does (Python
+    """While a stack runs in the main thread: SIGTERM and SIGHUP end the owner as SIGINT does (Python
     raises KeyboardInterrupt for SIGINT already; the children, in sessions of their own,
     do not get a terminal's Ctrl-C). SIGINT is caught too where the owner started with it
     ignored, as a shell's background job does (Python then leaves it ignored). An owner's
@@ -70,7 +70,12 @@ def _watch_signals(stack_id: int) -> None:
     if threading.current_thread() is not threading.main_thread():
         return
     if not _running:
-        for signum, unhandled in ((signal.SIGTERM, (signal.SIG_DFL, None)), (signal.SIGINT, (signal.SIG_IGN,))):
+        watched = (
+            (signal.SIGTERM, (signal.SIG_DFL, None)),
+            (signal.SIGHUP, (signal.SIG_DFL, None)),  # the terminal closed (make play's window)
+            (signal.SIGINT, (signal.SIG_IGN,)),
+        )
+        for signum, unhandled in watched:
             if signal.getsignal(signum) in unhandled:
                 _previous_handlers[signum] = signal.signal(signum, _on_signal)
     _running.add(stack_id)

@@ -87,7 +87,7 @@ def _log_refusal(method: str, error: ApiError) -> None:
 def _too_large(raw: bytes, limit: int, method: str) -> ApiError | None:
     if len(raw) <= limit:
         return None
-    log.warning("request_too_large", method=method, size=len(raw), limit=limit)
+    # Logged once, as every refusal is (_log_refusal), with the limit and size in it.
     return ApiError(
         grpc.StatusCode.RESOURCE_EXHAUSTED,
         "REQUEST_TOO_LARGE",

@@ -1,6 +1,7 @@
 """python -m clients.terminal: play a hosted game in the terminal (see --help)."""
 
 import argparse
+import contextlib
 import os
 import sys
 
@@ -144,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         code = app.run()
     finally:
         if stack is not None:
-            print("Stopping the private platform…", flush=True)
+            with contextlib.suppress(OSError):  # the terminal may be gone (its window closed)
+                print("Stopping the private platform…", flush=True)
             stack.stop()
     return code if isinstance(code, int) else app.return_code or 0
 

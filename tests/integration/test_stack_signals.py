@@ -36,7 +36,7 @@ def alive(pid: int) -> bool:
     return status.exists() and status.read_text().split(") ", 1)[1][0] != "Z"
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP], ids=["SIGTERM", "SIGINT", "SIGHUP"])
 def test_a_signal_to_the_owner_stops_the_stacks_processes(redis_url, key_prefix, signum):
     owner = subprocess.Popen(
         [sys.executable, "-c", OWNER, redis_url, f"{key_prefix}-signals"],
