@@ -161,7 +161,9 @@ class Schema:
         dec_items: Callable[[Any], Any]
         if fd.enum_type is not None:
             to_pb, from_pb = self._enum_tables(element, fd.enum_type, what)
-            identical = all(int(member) == number for member, number in to_pb.items())
+            # An optional element (``tuple[E | None, ...]``) is written as UNSPECIFIED (0): a
+            # repeated field has no presence per element, so None always needs the lookup.
+            identical = all(member is not None and int(member) == number for member, number in to_pb.items())
             enc = None if identical else partial(map, to_pb.__getitem__)
             lookup = from_pb.__getitem__
 
