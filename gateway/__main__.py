@@ -133,6 +133,7 @@ async def serve() -> None:
     )
     servicer = GatewayServicer(core, players, rating_book)
     add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
+    core.rating_job = rating_book.job
     core.on_rated_finish = rating_book.table_finished
     matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, QuickPlay.from_env())
     player_servicer = PlayerServicer(players, rating_book, matchmaker)

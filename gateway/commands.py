@@ -51,6 +51,7 @@ from gateway.quotas import CREATE, SEATS, Client, Limits, Quotas
 from gateway.reads import INDEX_OF_STATUS, TableReads
 from gateway.rules import RulesDirectory
 from gateway.store import (
+    RatingJobWrite,
     RequestKey,
     RequestUsed,
     StoredEntry,
@@ -92,8 +93,11 @@ class TableCore:
         self.tasks = Tasks(celery_app)
         self.wakeups = Wakeups(store, rules, self.tasks, bots)
         self.streams = TableStreams(self.reads, hub, self.quotas)
-        # Called with the record of a rated table that has just finished (gateway/ratings.py).
-        self.on_rated_finish: Callable[[store_pb2.TableRecord], Awaitable[None]] | None = None
+        # A rated table's finishing commit writes its rating job (gateway/ratings.py), made by
+        # ``rating_job``; ``on_rated_finish`` is then called with the record and whether the
+        # commit's script wrote the job (a single Redis) or it is still to be written.
+        self.rating_job: Callable[[store_pb2.TableRecord], RatingJobWrite] | None = None
+        self.on_rated_finish: Callable[[store_pb2.TableRecord, bool], Awaitable[None]] | None = None
 
     def bot_seat_digest(self, bot: str, table_id: str, seat: int) -> bytes:
         """SHA-256 of a bot seat's token, derived from that bot's own key."""
@@ -136,9 +140,10 @@ class TableCore:
             to_store = result if key and isinstance(result, store_pb2.StoredResponse) else None
             record = commit.finish()
             written: list[StoredEntry] | None = [] if self.hub.watching(self.store.channel(table_id)) else None
+            job = self.rating_job(record) if self.rating_job and commit.finishes_rated else None
             try:
                 commit.due_written = await self.store.commit(
-                    record, expected, commit.entries, key, to_store, self.wakeups.due_of(record), written
+                    record, expected, commit.entries, key, to_store, self.wakeups.due_of(record), written, job
                 )
             except VersionConflict:
                 continue
@@ -167,6 +172,11 @@ class TableCore:
         """Files a table whose status changed in its index, then wakes who must act."""
         table = commit.record.table
         metrics.count_commit(commit.record.table, commit.status_before, commit.entries)
+        if commit.finishes_rated and self.on_rated_finish:
+            # Before the table leaves the in-progress index: where the commit could not write
+            # the job (a Redis Cluster) it is written now, and until then the sweep finds the
+            # finished table in that index and writes it (gateway/sweeper.py).
+            await self.on_rated_finish(commit.record, self.rating_job is not None and self.store.jobs_in_commit)
         if commit.status_changed:
             await self._index(table.table_id, INDEX_OF_STATUS.get(table.status))
         commit.kept_view = await self.wakeups.wake(
@@ -184,8 +194,6 @@ class TableCore:
                 version=table.version,
                 rated=table.rated,
             )
-            if table.rated and self.on_rated_finish:
-                await self.on_rated_finish(commit.record)
 
     async def _index(self, table_id: str, status: str | None) -> None:
         try:

@@ -177,6 +177,12 @@ class Commit:
     def status_changed(self) -> bool:
         return self.record.table.status != self.status_before
 
+    @property
+    def finishes_rated(self) -> bool:
+        """Whether this commit ends a rated table's game (its rating job goes with it)."""
+        table = self.record.table
+        return table.rated and self.status_changed and table.status == gw.TABLE_STATUS_FINISHED
+
 
 def set_deadline(record: store_pb2.TableRecord) -> None:
     """A timed table gives the human seats that must decide now a common deadline."""

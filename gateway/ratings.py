@@ -7,10 +7,22 @@ goes to Redis with a time to send its task again, then the task is sent. Until t
 script clears the job, the rating sweep (every gateway runs one) sends it again each
 TAVOLA_RATING_RESEND_SECONDS: a worker killed mid-update loses nothing, and the update
 script's done marker makes the copies harmless.
+
+The job is written by the game's finishing commit itself, in its script (gateway/store.py),
+so a gateway that dies right after that commit leaves the job pending, and another
+gateway's sweep sends it: the table is rated, once. On a Redis Cluster that script runs on
+the table's slot (hash tag ``{<table id>}``), and the jobs live under ``{ratings}``, where
+the update script needs them beside the ratings: one script cannot write both. There the
+table's own record stands for its job until it is written: the finished rated table stays
+in the in-progress index (written outside the commit, after it) until the gateway has
+written the job, and the sweep's walk of that index (gateway/sweeper.py) writes the job of
+any finished rated table it finds there (a gateway died in between) before filing it. A
+job written twice is harmless: its table's done marker makes the second a no-op.
 """
 
 import asyncio
 import json
+import os
 import time
 from typing import cast
 
@@ -24,6 +36,7 @@ from common.errors import ApiError, invalid
 from gateway.commands import TableCore
 from gateway.limits import MAX_ID
 from gateway.players import PlayerStore, text
+from gateway.store import RatingJobWrite
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.store.v1 import ratings_pb2, store_pb2
@@ -32,6 +45,9 @@ log = structlog.get_logger()
 
 MAX_PAGE_SIZE = 100
 MAX_RECENT = 50
+# Tests only: a gateway blocks this long after a rated table's finishing commit, before
+# anything else (the window in which a test kills it).
+FINISH_PAUSE_SECONDS = float(os.environ.get("TAVOLA_RATING_FINISH_PAUSE_SECONDS", "0") or 0)
 
 
 def rating_message(game_id: str, standing: ratings.Standing) -> pl.Rating:
@@ -64,18 +80,29 @@ class Ratings:
 
     # -- updates ---------------------------------------------------------------------
 
-    async def table_finished(self, record: store_pb2.TableRecord) -> None:
-        """The game-end hook (TableCore.on_rated_finish): queue the table's update."""
-        table_id = record.table.table_id
+    def job(self, record: store_pb2.TableRecord) -> RatingJobWrite:
+        """The finishing commit's rating job (TableCore.rating_job), to send by a time."""
         job = ratings_pb2.RatingJob(table=record.table, seed=record.seed, seed_salt=record.seed_salt)
-        try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hset(self.keys.jobs, table_id, job.SerializeToString())
-                pipe.zadd(self.keys.pending, {table_id: time.time() + self.resend_seconds})
-                await pipe.execute()
-        except Exception:  # the game stands; its result is not rated
-            log.error("rating_job_lost", table_id=table_id, exc_info=True)
-            return
+        send_at = time.time() + self.resend_seconds
+        return RatingJobWrite(self.keys.jobs, self.keys.pending, job.SerializeToString(), send_at)
+
+    async def table_finished(self, record: store_pb2.TableRecord, written: bool = False) -> None:
+        """The game-end hook (TableCore.on_rated_finish): the job, unless the finishing
+        commit wrote it (``written``), then the task."""
+        if FINISH_PAUSE_SECONDS:  # tests only: the gateway hangs whole, as if it had died
+            log.warning("rating_finish_paused", table_id=record.table.table_id, seconds=FINISH_PAUSE_SECONDS)
+            time.sleep(FINISH_PAUSE_SECONDS)
+        table_id = record.table.table_id
+        if not written:
+            job = self.job(record)
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    pipe.hset(self.keys.jobs, table_id, job.job)
+                    pipe.zadd(self.keys.pending, {table_id: job.send_at})
+                    await pipe.execute()
+            except Exception:  # the game stands; the sweep's walk writes the job later
+                log.error("rating_job_not_written", table_id=table_id, exc_info=True)
+                return
         await self._send(table_id)
 
     async def _send(self, table_id: str) -> None:

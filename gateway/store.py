@@ -68,7 +68,7 @@ if ARGV[6] ~= '' then
 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3], 'seq', ARGV[4])
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'types', ARGV[9]) end
-local i = 15
+local i = 17
 for e = 1, tonumber(ARGV[11]) do
   local id = ARGV[i]
   local n = tonumber(ARGV[i + 1])
@@ -113,6 +113,12 @@ if ARGV[13] == 'rem' then
 elseif ARGV[13] ~= '' then
   redis.call('ZADD', KEYS[5], ARGV[13], ARGV[14])
 end
+-- A rated table's finishing commit: its rating job (KEYS[6], a hash of every job) and the
+-- time to send its task again (KEYS[7]), on a single Redis only (gateway/ratings.py).
+if ARGV[15] ~= '' then
+  redis.call('HSET', KEYS[6], ARGV[14], ARGV[15])
+  redis.call('ZADD', KEYS[7], ARGV[16], ARGV[14])
+end
 redis.call('PUBLISH', ARGV[8], ARGV[4])
 return {1}
 """
@@ -128,6 +134,17 @@ local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if score and tonumber(score) <= tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
 return 0
 """
+
+
+@dataclass(frozen=True)
+class RatingJobWrite:
+    """A finished rated table's rating job, written by its finishing commit's script (a
+    single Redis; on a cluster its keys are in another slot: gateway/ratings.py)."""
+
+    jobs_key: str
+    pending_key: str
+    job: bytes
+    send_at: float
 
 
 @dataclass(frozen=True)
@@ -390,6 +407,8 @@ class TableStore:
         self._commit = client.register_script(_COMMIT)
         # On a Redis Cluster the due set is in a slot of its own: written outside the commit.
         self.due_in_commit = not isinstance(client, RedisCluster)
+        # So are the rating jobs (gateway/ratings.py).
+        self.jobs_in_commit = self.due_in_commit
         self._forget_due = client.register_script(_FORGET_DUE)
         self.due_key = f"{prefix}:due"
         # The records this gateway loaded or committed last, by table: (record bytes, type
@@ -475,6 +494,7 @@ class TableStore:
         stored: store_pb2.StoredResponse | None = None,
         due: object = NO_DUE_WRITE,
         written: list["StoredEntry"] | None = None,
+        rating_job: RatingJobWrite | None = None,
     ) -> bool:
         """Writes ``record`` (whose table.version/last_seq are already the new ones) if the
         table is still at ``expected_version`` (0: create it). Raises TableExists,
@@ -483,7 +503,8 @@ class TableStore:
         ``due``: the table's new due time (a float, or None: it waits on no task), written
         with the rest when ``due_in_commit`` (one trip, and no window between the commit and
         its due time). Returns whether it was written: on a cluster the caller writes it.
-        ``written``: filled with the entries as the log now holds them (for watchers here)."""
+        ``written``: filled with the entries as the log now holds them (for watchers here).
+        ``rating_job``: written with the rest when ``jobs_in_commit`` (else the caller's)."""
         table = record.table
         first_seq = table.last_seq - len(entries) + 1
         known_types = len(record.type_urls)
@@ -520,9 +541,13 @@ class TableStore:
         ]
         keys = list(self._keys(table.table_id))
         due_written = due is not NO_DUE_WRITE and self.due_in_commit
-        if due_written:
-            args += ["rem" if due is None else repr(due), table.table_id]
+        job = rating_job if self.jobs_in_commit else None
+        if due_written or job is not None:
             keys.append(self.due_key)
+        args += ["rem" if due is None else repr(due), table.table_id] if due_written else ["", table.table_id]
+        if job is not None:
+            args += [job.job, repr(job.send_at)]
+            keys += [job.jobs_key, job.pending_key]
         else:
             args += ["", ""]
         for offset, fields in enumerate(encoded):

@@ -17,6 +17,7 @@ from deploy.stack import Stack
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
+from tavola.store.v1 import ratings_pb2
 
 pytestmark = pytest.mark.integration
 
@@ -169,3 +170,68 @@ def test_the_ladder_plays_rated_bot_tables_that_rate_each_setting(rated_stack: S
             "the ladder's tables to be rated",
         )
     redis.close()
+
+
+def test_a_gateway_killed_right_after_a_rated_finishing_commit_leaves_the_table_rated_once(
+    redis_url: str, key_prefix: str, tmp_path_factory
+):
+    """The finishing commit writes the rating job in its own script: a gateway killed -9
+    right after it (before it sends the task, or files the table) loses nothing, and
+    another gateway's sweep sends the task that a real worker applies, once."""
+    with Stack(
+        redis_url=redis_url,
+        key_prefix=f"{key_prefix}-rated-gateway-death",
+        games=("borgia",),
+        bots=BOTS,
+        with_worker=False,
+        gateway_env={"TAVOLA_RATING_RESEND_SECONDS": "1", "TAVOLA_RATING_FINISH_PAUSE_SECONDS": "300"},
+        log_dir=tmp_path_factory.mktemp("rated-gateway-death"),
+    ) as stack:
+        start_worker(stack, "worker", TAVOLA_WORKER_BOTS=",".join(BOTS))
+        keys = ratings.Keys(stack.key_prefix)
+        redis = connect(stack.redis_url)
+        (gateway_process,) = [process for process in stack.processes if process.name == "gateway"]
+        with grpc.insecure_channel(stack.gateway_address) as channel:
+            created = gateway_pb2_grpc.GatewayServiceStub(channel).CreateTable(
+                gw.CreateTableRequest(
+                    game_id="borgia",
+                    player_count=2,
+                    rated=True,
+                    auto_start=True,
+                    bot_seats=[gw.BotSeat(seat=0, bot=BOTS[0]), gw.BotSeat(seat=1, bot=BOTS[1])],
+                )
+            )
+        table_id = created.table.table_id
+        wait_for(
+            lambda: b"rating_finish_paused" in gateway_process.log_path.read_bytes(),
+            120,
+            "the finishing commit (the gateway then hangs)",
+        )
+        os.kill(gateway_process.popen.pid, signal.SIGKILL)
+        gateway_process.popen.wait()
+        # The commit landed with its job; no task was sent, nothing is rated yet.
+        job = ratings_pb2.RatingJob.FromString(redis.hget(keys.jobs, table_id))
+        assert job.table.status == gw.TABLE_STATUS_FINISHED and job.table.rated
+        assert redis.zscore(keys.pending, table_id) is not None
+        assert not redis.exists(keys.done(table_id))
+        assert redis.hget(keys.rating("borgia", f"bot:{BOTS[0]}"), "games") is None
+
+        # Another gateway (no pause): its rating sweep sends the task again.
+        stack._spawn_server(
+            "gateway-b",
+            ["-m", "gateway"],
+            0,
+            TAVOLA_RULES=f"borgia={stack.rules_addresses['borgia']}",
+            TAVOLA_BOTS=",".join(BOTS),
+            TAVOLA_TIMER_PORT="0",
+            TAVOLA_WEB_PORT="0",
+            TAVOLA_RATING_RESEND_SECONDS="1",
+        )
+        wait_for(lambda: redis.exists(keys.done(table_id)), 60, "the update to be sent again and applied")
+        for bot in BOTS:
+            assert int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games")) == 1
+        time.sleep(2.5)  # past the resend time: nothing more is sent, nothing doubles
+        for bot in BOTS:
+            assert int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games")) == 1
+        assert not redis.hexists(keys.jobs, table_id) and redis.zscore(keys.pending, table_id) is None
+        redis.close()
