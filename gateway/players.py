@@ -32,6 +32,7 @@ from gateway.commands import TableCore
 from gateway.commit import Commit
 from gateway.limits import MAX_DISPLAY_NAME, MAX_ID
 from gateway.quotas import PLAYERS, Client
+from gateway.store import LogEntry
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.store.v1 import store_pb2
@@ -229,8 +230,10 @@ class Players:
         return response
 
     async def rejoin(self, player_id: str, table_id: str) -> pl.RejoinSeatResponse:
-        """A new token for the player's seat; the seat's previous token stops working (the
-        device that held it can no longer act, though a stream it has open runs on)."""
+        """A new token for the player's seat; the seat's previous token stops working: the
+        device that held it can no longer act, and a stream it has open on the seat ends
+        (SEAT_REJOINED) at the log entry this commit adds, which revokes the seat's token
+        (on every gateway: the log and its wake-up carry it; gateway/streams.py)."""
         token = auth.new_token()
         found: list[int] = []
 
@@ -247,6 +250,7 @@ class Players:
             if record.table.status == gw.TABLE_STATUS_FINISHED:
                 raise ApiError(grpc.StatusCode.FAILED_PRECONDITION, "TABLE_FINISHED", "the game is over")
             record.seat_token_sha256[seat] = auth.digest(token)
+            commit.entries.append(LogEntry(spectator=b"", revoked_seat=seat))  # seen by nobody
             found[:] = [seat]
 
         record, _ = await self.core.transact(table_id, change)

@@ -93,9 +93,7 @@ class TableStreams:
                         if end:
                             return
                         if revoked:
-                            raise ApiError(
-                                grpc.StatusCode.PERMISSION_DENIED, "TOKEN_REVOKED", "a bot has taken this seat"
-                            )
+                            await self._check_token(table_id, seat, token)
                         continue
                     for entry in entries:
                         last = entry.seq
@@ -105,10 +103,25 @@ class TableStreams:
                         if entry.is_end:
                             return
                         if entry.revokes(seat):
-                            raise ApiError(
-                                grpc.StatusCode.PERMISSION_DENIED, "TOKEN_REVOKED", "a bot has taken this seat"
-                            )
+                            await self._check_token(table_id, seat, token)
                     if not entries:
                         await self.hub.wait(channel, generation, WATCH_POLL_SECONDS)
             finally:
                 await self.hub.leave(channel)
+
+    async def _check_token(self, table_id: str, seat: int | None, token: str | None) -> None:
+        """At a log entry that revokes the stream's seat's token (a bot took the seat, or
+        its player rejoined it from another device): ends the stream unless its token still
+        holds the seat (a stream opened with the rejoined token, reading the log from before
+        the rejoin, goes on). The table's record says which token holds the seat now."""
+        record, _ = await self.reads.load(table_id)
+        if seat is None or token is None or self.reads.seat_of(record, token) == seat:
+            return
+        if record.table.seats[seat].kind == gw.SEAT_KIND_BOT:
+            raise ApiError(grpc.StatusCode.PERMISSION_DENIED, "TOKEN_REVOKED", "a bot has taken this seat", seat=seat)
+        raise ApiError(
+            grpc.StatusCode.PERMISSION_DENIED,
+            "SEAT_REJOINED",
+            "this seat was rejoined from another device: this device's seat token no longer works",
+            seat=seat,
+        )

@@ -14,6 +14,8 @@ from common import auth
 from common.errors import reason_of
 from deploy.stack import Stack
 from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
+from tavola.gateway.v1 import players_pb2 as pl
 from tests.integration.bot_tables import assert_complete, create_bot_table, play_every_game, spectator_log, stub_for
 from tests.integration.conftest import HumanTable
 
@@ -140,6 +142,86 @@ def test_a_view_kept_from_the_applied_action_is_the_view_the_rules_service_gives
 
 
 # Before test_killing_a_gateway_loses_nothing, which leaves one gateway dead.
+def _watch(stub, table_id: str, token: str, batched: bool) -> tuple[threading.Thread, list, list]:
+    """A seat's WatchTable read in a thread: (the thread, the events so far, how it ended)."""
+    events: list[gw.TableEvent] = []
+    ended: list[grpc.RpcError | None] = []
+    stream = stub.WatchTable(
+        gw.WatchTableRequest(table_id=table_id, batched=batched), metadata=auth.metadata(token), timeout=120
+    )
+
+    def read() -> None:
+        try:
+            for response in stream:
+                events.extend(response.events if batched else [response.event])
+            ended.append(None)
+        except grpc.RpcError as error:
+            ended.append(error)
+
+    thread = threading.Thread(target=read, daemon=True)
+    thread.start()
+    thread.stream = stream  # type: ignore[attr-defined]
+    return thread, events, ended
+
+
+def test_rejoining_a_seat_through_one_gateway_ends_the_old_devices_streams_on_the_other(gateways: Stack):
+    """RejoinSeat on gateway 1: the streams the old device holds on the seat at gateway 0
+    end (PERMISSION_DENIED, SEAT_REJOINED) and its seat token stops working; the new
+    device's stream, reading the log from before the rejoin, goes on."""
+    channels = [grpc.insecure_channel(address) for address in gateways.gateway_addresses]
+    try:
+        stubs = [gateway_pb2_grpc.GatewayServiceStub(channel) for channel in channels]
+        players = [players_pb2_grpc.PlayerServiceStub(channel) for channel in channels]
+        token = players[0].CreatePlayer(pl.CreatePlayerRequest(display_name="lin")).player_token
+        table_id = stubs[0].CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2, auto_start=True))
+        table_id = table_id.table.table_id
+        old = stubs[0].TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=auth.metadata(token))
+        guest = stubs[0].TakeSeat(gw.TakeSeatRequest(table_id=table_id, display_name="guest"))
+        assert guest.table.status == gw.TABLE_STATUS_IN_PROGRESS
+        watches = [_watch(stubs[0], table_id, old.seat_token, batched) for batched in (False, True)]
+        for _, events, _ in watches:  # both streams have read the log so far: they are live
+            deadline = time.monotonic() + 30
+            while not any(event.HasField("table_started") for event in events):
+                assert time.monotonic() < deadline, "the old device's stream read nothing"
+                time.sleep(0.05)
+
+        rejoined = players[1].RejoinSeat(pl.RejoinSeatRequest(table_id=table_id), metadata=auth.metadata(token))
+        assert rejoined.seat == old.seat
+        for thread, _, ended in watches:
+            thread.join(60)
+            assert ended and ended[0] is not None, "the old device's stream did not end"
+            assert ended[0].code() == grpc.StatusCode.PERMISSION_DENIED, ended[0].details()
+            assert reason_of(ended[0]) == "SEAT_REJOINED"
+        for stub in stubs:  # the old seat token no longer works, on either gateway
+            with pytest.raises(grpc.RpcError) as caught:
+                stub.GetView(gw.GetViewRequest(table_id=table_id), metadata=auth.metadata(old.seat_token))
+            assert reason_of(caught.value) == "TOKEN_NOT_FOR_TABLE"
+            with pytest.raises(grpc.RpcError) as caught:
+                list(stub.WatchTable(gw.WatchTableRequest(table_id=table_id), metadata=auth.metadata(old.seat_token)))
+            assert reason_of(caught.value) == "TOKEN_NOT_FOR_TABLE"
+
+        # The new device's stream reads past the rejoin and sees the next action live.
+        thread, events, ended = _watch(stubs[1], table_id, rejoined.seat_token, batched=False)
+        tokens = {old.seat: rejoined.seat_token, guest.seat: guest.seat_token}
+        decider = stubs[1].GetTable(gw.GetTableRequest(table_id=table_id)).table.deciding_seats[0]
+        view = stubs[1].GetView(gw.GetViewRequest(table_id=table_id), metadata=auth.metadata(tokens[decider]))
+        submitted = stubs[0].SubmitAction(
+            gw.SubmitActionRequest(table_id=table_id, action=view.legal_actions[0].action),
+            metadata=auth.metadata(tokens[decider]),
+        )
+        assert submitted.table.last_seq > rejoined.table.last_seq
+        deadline = time.monotonic() + 30
+        while not any(event.seq > rejoined.table.last_seq for event in events) and not ended:
+            assert time.monotonic() < deadline, "the new device's stream did not see the action"
+            time.sleep(0.05)
+        assert not ended, ended
+        thread.stream.cancel()  # type: ignore[attr-defined]
+        thread.join(10)
+    finally:
+        for channel in channels:
+            channel.close()
+
+
 def test_each_gateway_serves_a_share_of_the_calls(gateways: Stack):
     """Client-side balancing: the bot worker's channel and a client's balanced channel
     (common/channels.py, round_robin) each send every gateway 30-70% of their calls, as
