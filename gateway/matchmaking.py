@@ -33,6 +33,7 @@ import os
 import secrets
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import grpc
@@ -40,6 +41,7 @@ import structlog
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
+from bots.levels import level_presets
 from common import ratings
 from common.errors import ApiError, failed, invalid
 from gateway.commands import TableCore
@@ -84,6 +86,13 @@ return 0
 """
 
 
+# Quick play fills seats with the search bot's levels (bots/levels.py), each a rated player
+# (``bot:ismcts:level=N``); until one has played a rated game, with level 4, a middle level
+# quick to play (50 ms a decision).
+FILL_LEVELS = tuple(preset["bot"] for preset in level_presets())
+DEFAULT_FILL = "ismcts:level=4"
+
+
 @dataclass(frozen=True)
 class Settings:
     bot_fill_seconds: float = 20.0
@@ -93,9 +102,11 @@ class Settings:
     window_per_second: float = 50.0
     # A decision timer for quick-play tables: a silent seat is taken over by a bot.
     decision_seconds: int = 120
-    # The bots that may fill seats (each must play the game); empty: every bot the gateway
-    # accepts for the game.
-    fill_bots: tuple[str, ...] = ()
+    # The bots that may fill seats (those the gateway accepts for the game count): the search
+    # bot's levels by default; when the gateway accepts none of them, every bot it accepts.
+    fill_bots: tuple[str, ...] = FILL_LEVELS
+    # The one that fills seats while none of them has a rating at the game yet.
+    fill_default: str = DEFAULT_FILL
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -106,7 +117,9 @@ class Settings:
             window_base=float(env.get("TAVOLA_QUICKPLAY_WINDOW", cls.window_base)),
             window_per_second=float(env.get("TAVOLA_QUICKPLAY_WINDOW_PER_SECOND", cls.window_per_second)),
             decision_seconds=int(env.get("TAVOLA_QUICKPLAY_DECISION_SECONDS", cls.decision_seconds)),
-            fill_bots=tuple(b.strip() for b in env.get("TAVOLA_QUICKPLAY_BOTS", "").split(";") if b.strip()),
+            fill_bots=tuple(b.strip() for b in env.get("TAVOLA_QUICKPLAY_BOTS", "").split(";") if b.strip())
+            or FILL_LEVELS,
+            fill_default=env.get("TAVOLA_QUICKPLAY_DEFAULT_BOT", "").strip() or DEFAULT_FILL,
         )
 
     def window(self, waited: float) -> float:
@@ -409,19 +422,37 @@ class Matchmaker:
             made += 1
         return made
 
-    async def fill_bots(self, game_id: str, rating: float, count: int) -> list[str]:
-        """``count`` bots of the rating nearest ``rating`` among those that may fill seats."""
-        candidates = []
-        for spec in self.settings.fill_bots or tuple(b.name for b in self.core.bots.describe(game_id)):
+    def _accepted(self, game_id: str, bots: Iterable[str]) -> list[str]:
+        """The canonical form of each of ``bots`` that the gateway accepts for ``game_id``."""
+        accepted: list[str] = []
+        for spec in bots:
             try:
-                candidates.append(self.core.bots.check(game_id, spec))
+                bot = self.core.bots.check(game_id, spec)
             except ApiError:
                 continue
+            if bot not in accepted:
+                accepted.append(bot)
+        return accepted
+
+    async def fill_bots(self, game_id: str, rating: float, count: int) -> list[str]:
+        """``count`` seats of the bot whose rating at ``game_id`` is nearest ``rating`` (the
+        people's mean) among the candidates (TAVOLA_QUICKPLAY_BOTS, by default the search
+        bot's levels) rated there; with none rated yet, the default one
+        (TAVOLA_QUICKPLAY_DEFAULT_BOT, else the first candidate). When the gateway accepts
+        no candidate for the game, every bot it accepts is one."""
+        candidates = self._accepted(game_id, self.settings.fill_bots)
+        if not candidates:
+            candidates = self._accepted(game_id, (b.name for b in self.core.bots.describe(game_id)))
         if not candidates:
             raise failed("NO_BOTS", f"no bot may fill a seat of {game_id}")
         standings = await self.ratings.standings(game_id, [ratings.BOT_PREFIX + bot for bot in candidates])
-        by_distance = sorted(zip(candidates, standings, strict=True), key=lambda c: abs(c[1].rating - rating))
-        return [by_distance[0][0]] * count
+        rated = [(bot, standing) for bot, standing in zip(candidates, standings, strict=True) if standing.games]
+        if rated:
+            chosen = min(rated, key=lambda pair: abs(pair[1].rating - rating))[0]
+        else:
+            default = self._accepted(game_id, [self.settings.fill_default])
+            chosen = default[0] if default else candidates[0]
+        return [chosen] * count
 
     async def _seat_logged(self, pool: str, group: list[Ticket], count: int) -> None:
         try:

@@ -9,8 +9,9 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from common import auth
+from common import auth, ratings
 from common.errors import reason_of
+from common.redis_client import connect
 from deploy.stack import Stack
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
@@ -167,3 +168,58 @@ def test_bad_searches_are_refused(doors):
     with pytest.raises(grpc.RpcError) as caught:
         next(doors[0].FindGame(pl.FindGameRequest(game_id="borgia", min_players=2), metadata=auth.metadata("p.x.y")))
     assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+@pytest.fixture(scope="module")
+def levels_stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
+    """A gateway that accepts the search bot, with no worker: the tables it fills are only
+    looked at, never played."""
+    with Stack(
+        redis_url=redis_url,
+        key_prefix=f"{key_prefix}-quick-levels",
+        games=("borgia",),
+        bots=("random", "ismcts"),
+        with_worker=False,
+        gateway_env={
+            "TAVOLA_QUICKPLAY_BOT_FILL_SECONDS": "0.5",
+            "TAVOLA_QUICKPLAY_TIMEOUT_SECONDS": "20",
+            "TAVOLA_QUOTA_CREATE_PER_MINUTE": "0",
+            "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": "0",
+        },
+        log_dir=tmp_path_factory.mktemp("quick-levels"),
+    ) as stack:
+        yield stack
+        stack.delete_keys()
+
+
+def test_bot_fill_seats_the_level_nearest_the_peoples_rating(levels_stack: Stack):
+    """Quick play's bots are the search bot's levels, each a rated player: the one whose
+    rating (in the ratings store) is nearest the people's; level 4 while none is rated."""
+    keys = ratings.Keys(levels_stack.key_prefix)
+    redis = connect(levels_stack.redis_url)
+
+    def rate(player_id: str, rating: float) -> None:
+        fields = {"mu": rating / ratings.SCALE, "sigma": 2.0, "games": 12, "wins": 5, "v": 12}
+        redis.hset(keys.rating("borgia", player_id), mapping=fields)
+
+    def filled(name: str, rating: float | None) -> list[str]:
+        player_id, token = player(door, name)
+        if rating is not None:
+            rate(player_id, rating)
+        table = search(door, token, min_players=3, max_players=3, rated=True).table
+        assert table.status == gw.TABLE_STATUS_IN_PROGRESS
+        return [seat.bot for seat in table.seats if seat.kind == gw.SEAT_KIND_BOT]
+
+    with grpc.insecure_channel(levels_stack.gateway_address) as channel:
+        door = players_pb2_grpc.PlayerServiceStub(channel)
+        assert filled("first", None) == ["ismcts:level=4", "ismcts:level=4"]  # no level rated yet
+        rate("bot:ismcts:level=2", 1200)
+        rate("bot:ismcts:level=5", 1600)
+        rate("bot:ismcts", 1950)  # level 8, the default: its bot string is the plain name
+        rate("bot:random", 1700)  # not a level: never chosen, however near
+        assert filled("strong", 1700) == ["ismcts:level=5"] * 2
+        assert filled("weak", 1000) == ["ismcts:level=2"] * 2
+        assert filled("best", 2400) == ["ismcts"] * 2
+        # A new player (1500, the scale's start) between 1200 and 1600: the nearer.
+        assert filled("new", None) == ["ismcts:level=5"] * 2
+    redis.close()
