@@ -9,7 +9,10 @@ lowest priority (tables with nobody at them: common/tasks.py ALL_BOT_PRIORITY), 
 takes them only when no person's table waits. Its share of the workers is capped by the
 number of its tables in play at once (``--tables``, TAVOLA_LADDER_TABLES, default 1): a
 table's bots decide one at a time, so N tables hold at most N worker slots, whatever the
-bots' budgets. 0 tables: the ladder does nothing (the default of ``make run``).
+bots' budgets. 0 tables: the ladder does nothing (``make run`` starts none; the compose and
+Kubernetes files run one with 2 tables, deploy/generate.py). With TAVOLA_METRICS_PORT it
+serves its metrics (tables finished, its cap) there, and when off it waits to be stopped
+rather than exit, so a container that runs it is not restarted over and over.
 
 Each table seats 2 distinct settings, the first drawn at random and the second among its
 neighbours by rating (the nearest few), so neighbouring settings meet most: what calibrates
@@ -17,14 +20,17 @@ the scale between them.
 """
 
 import argparse
+import contextlib
 import os
 import random
+import signal
 import threading
 
 import grpc
 import structlog
+from prometheus_client import Counter, Gauge
 
-from common import defaults
+from common import defaults, metrics
 from common import logging as tavola_logging
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
@@ -32,6 +38,8 @@ from tavola.gateway.v1 import gateway_pb2_grpc
 log = structlog.get_logger()
 
 NEIGHBOURS = 2
+FINISHED = Counter("tavola_ladder_tables_finished", "Rated bot tables the ladder saw to their end", ["game"])
+CAP = Gauge("tavola_ladder_tables_cap", "The ladder's tables in play at once (TAVOLA_LADDER_TABLES), its worker slots")
 
 
 def pairing(bots: list[str], ratings: dict[str, float], rng: random.Random) -> list[str]:
@@ -76,6 +84,7 @@ class Ladder:
             table = self.stub.GetTable(gw.GetTableRequest(table_id=table_id)).table
             if table.status == gw.TABLE_STATUS_FINISHED:
                 self.finished += 1
+                FINISHED.labels(game_id).inc()
                 log.info("ladder_table_finished", table_id=table_id, game=game_id, bots=seats)
                 break
             self.stopping.wait(1.0)
@@ -112,8 +121,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=None, help="stop after this long (default: never)")
     args = parser.parse_args()
     tavola_logging.configure("ladder")
+    serving = metrics.serve_from_env() is not None
+    CAP.set(max(args.tables, 0))
     if args.tables <= 0:
         log.info("ladder_off")
+        if serving:  # a container's: wait to be stopped
+            stop = threading.Event()
+            signal.signal(signal.SIGTERM, lambda *_: stop.set())
+            with contextlib.suppress(KeyboardInterrupt):
+                stop.wait()
         return
     with grpc.insecure_channel(args.gateway) as channel:
         ladder = Ladder(

@@ -132,6 +132,29 @@ def test_compose_runs_every_game_and_routes_to_it():
     assert services["gateway"]["environment"]["REDIS_URL"].startswith("redis://tavola:${TAVOLA_REDIS_PASSWORD")
 
 
+def test_the_ladder_runs_in_compose_and_kubernetes_with_its_cap_configurable():
+    """On in the container files (off in make run, which starts none): its cap, the tables
+    in play at once, from deploy/.env in compose and the ConfigMap tavola-ladder in
+    Kubernetes; it rates the search bot's levels at every game."""
+    services = yaml.safe_load(GENERATED[Path("compose.yaml")])["services"]
+    ladder = services["ladder"]
+    assert ladder["command"] == ["python", "-m", "bots.ladder"]
+    assert ladder["environment"]["TAVOLA_LADDER_TABLES"] == "${TAVOLA_LADDER_TABLES:-2}"
+    assert ladder["environment"]["TAVOLA_LADDER_GAMES"].split(",") == list(game_ids())
+    assert "ismcts:level=1" in ladder["environment"]["TAVOLA_LADDER_BOTS"].split(";")
+    assert "REDIS_URL" not in ladder["environment"], "the ladder is a client of the public API"
+    assert "ladder:9150" in GENERATED[Path("prometheus.yml")]
+    docs = by_key(BASE)
+    settings = docs["ConfigMap", "tavola-ladder"]["data"]
+    assert int(settings["TAVOLA_LADDER_TABLES"]) > 0
+    assert settings["TAVOLA_LADDER_GAMES"].split(",") == list(game_ids())
+    deployment = docs["Deployment", "ladder"]
+    assert deployment["spec"]["replicas"] == 1, "each ladder pod plays its own tables: one, or the cap doubles"
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    assert container["envFrom"] == [{"configMapRef": {"name": "tavola-ladder"}}]
+    assert env_of(container)["TAVOLA_GATEWAY"]["value"].startswith("dns:///gateway:")
+
+
 def test_kubernetes_runs_every_game_and_routes_to_it():
     docs = by_key(BASE)
     gateway_env = env_of(docs["Deployment", "gateway"]["spec"]["template"]["spec"]["containers"][0])
