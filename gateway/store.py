@@ -3,7 +3,8 @@
 Per table, four keys sharing the hash tag ``{table_id}`` (so the layout works on Redis
 Cluster) and one pub/sub channel:
   <prefix>:{id}:table     hash: record (TableRecord proto), version, seq, types (TypeUrls:
-                          the Any type URLs the log refers to by index)
+                          the Any type URLs the log refers to by index, and the seats'
+                          names its game events' text writes in, from which seq on)
   <prefix>:{id}:log       stream: the durable event log, entry id "<seq>-0", one field "e":
                           a LogRecord holding what each viewer sees with the parts they
                           share stored once (version, time, the public body; a seat's own
@@ -50,7 +51,8 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
-from common.names import for_viewer, has_choices
+from common.names import for_viewer, has_choices, with_names
+from gateway.text import game_words, names_list, teller
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 
@@ -126,6 +128,24 @@ return {1}
 # What ``commit`` writes as the table's due time: nothing (an open table, which never
 # waits on a task), or a time (None: it waits on none now, the entry goes).
 NO_DUE_WRITE = object()
+
+
+# The seats' names a log's text writes in, each list from a seq on (TableRecord.seat_names).
+SeatNames = tuple[tuple[int, tuple[str, ...]], ...]
+
+
+def _names_from(stored) -> SeatNames:
+    return tuple((item.from_seq, tuple(item.names)) for item in stored)
+
+
+def names_at(names: SeatNames, seq: int) -> dict[int, str]:
+    """The seats' names that entry ``seq``'s text writes in: the last list set at or before it."""
+    current: tuple[str, ...] = ()
+    for from_seq, listed in names:
+        if from_seq > seq:
+            break
+        current = listed
+    return dict(enumerate(current))
 
 
 # Forgets a table's due time only if nobody moved it later meanwhile (a newer commit did).
@@ -208,7 +228,8 @@ def _stored_event(data: bytes, type_urls: MutableSequence[str]) -> tuple[gw.Tabl
     if event.HasField("game_event"):
         stored.game_event = event.game_event.value
         stored.type_url = _type_index(type_urls, event.game_event.type_url)
-        stored.text = event.text
+        if teller(event.game_event.type_url) is None:  # else told as it is read (gateway/text.py)
+            stored.text = event.text
     else:
         body = gw.TableEvent()
         body.CopyFrom(event)
@@ -289,20 +310,42 @@ def _varint(value: int) -> bytes:
 @dataclass
 class StoredEntry:
     """One entry read back from the log: its LogRecord (``data``, the stream's field "e" or
-    the archive's), with the table's ``type_urls``."""
+    the archive's), with the table's ``type_urls`` and ``names`` (the seats' names its
+    text writes in, TableRecord.seat_names)."""
 
     seq: int
     data: bytes
     type_urls: Sequence[str] = ()
+    names: SeatNames = ()
     _record: store_pb2.LogRecord = field(init=False, repr=False, compare=False)
     _seen: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
     _framed: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
     _framed_in_batch: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # Each game event's text, told once, by whose projection it is (None: the public one).
+    _told: dict[int | None, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._record = store_pb2.LogRecord.FromString(self.data)
 
-    def _event(self, stored: store_pb2.StoredEvent, viewer: int | None) -> bytes:
+    def _text(self, stored: store_pb2.StoredEvent, projection: int | None) -> str:
+        """A game event's text, its choices unmade: stored with it (a game whose words the
+        gateway lacks, or logged before text was told on reading), else the game's words for
+        the projection it is (``projection``: its seat, None for the public event), with the
+        names the seats had when it was logged."""
+        text = stored.text or self._record.public.text
+        if text:
+            return text
+        told = self._told.get(projection)
+        if told is None:
+            words = game_words(self.type_urls[stored.type_url], stored.game_event, projection)
+            told = self._told[projection] = with_names(words, names_at(self.names, self.seq))
+        return told
+
+    def _public_text(self) -> str:
+        public = self._record.public
+        return self._text(public, None) if public.WhichOneof("body") == "game_event" else ""
+
+    def _event(self, stored: store_pb2.StoredEvent, viewer: int | None, projection: int | None) -> bytes:
         body = stored.WhichOneof("body")
         if body is None:
             return b""
@@ -312,8 +355,7 @@ class StoredEntry:
         if body == "game_event":
             event.game_event.type_url = self.type_urls[stored.type_url]
             event.game_event.value = stored.game_event
-            # A seat's own event without text of its own reads the public one's (LogEntry.record).
-            text = stored.text or self._record.public.text
+            text = self._text(stored, projection)
             event.text = for_viewer(text, viewer)  # this viewer's words of the text's choices
         else:
             event.MergeFromString(stored.table_event)
@@ -324,13 +366,14 @@ class StoredEntry:
         record = self._record
         key = None
         if seat is not None and (
-            any(seat_event.seat == seat for seat_event in record.seats) or has_choices(record.public.text)
+            any(seat_event.seat == seat for seat_event in record.seats) or has_choices(self._public_text())
         ):
             key = seat  # its own event, or its own words of the public one ("You bid")
         seen = self._seen.get(key)
         if seen is None:  # an entry read once is shown to every watcher of the table
-            stored = next((seat_event.event for seat_event in record.seats if seat_event.seat == key), record.public)
-            seen = self._seen[key] = self._event(stored, key)
+            own = next((seat_event.event for seat_event in record.seats if seat_event.seat == key), None)
+            seen = self._event(record.public, key, None) if own is None else self._event(own, key, key)
+            self._seen[key] = seen
         return seen
 
     def framed_for_viewer(self, seat: int | None) -> bytes:
@@ -414,29 +457,30 @@ class TableStore:
         # The records this gateway loaded or committed last, by table: (record bytes, type
         # URLs). A command may start from one instead of a load (``recent``); its commit's
         # compare-and-set on the version tells whether it was still the table's record.
-        self.recent_records: dict[str, tuple[bytes, tuple[str, ...]]] = {}
+        self.recent_records: dict[str, tuple[bytes, tuple[str, ...], SeatNames]] = {}
         self.recent_limit = recent_records
-        # Decoded "types" fields, by their bytes (_type_urls).
-        self.known_types: dict[bytes, tuple[str, ...]] = {}
+        # Decoded "types" fields, by their bytes (_types).
+        self.known_types: dict[bytes, tuple[tuple[str, ...], SeatNames]] = {}
 
-    def _type_urls(self, data: bytes) -> tuple[str, ...]:
-        """A table's "types" field, decoded once for every table that has the same (a game's
-        tables share a few lists)."""
+    def _types(self, data: bytes) -> tuple[tuple[str, ...], SeatNames]:
+        """A table's "types" field, its type URLs and seats' names, decoded once for every
+        table that has the same (a game's tables share a few lists of type URLs)."""
         known = self.known_types.get(data)
         if known is None:
             if len(self.known_types) >= 1024:
                 self.known_types.clear()
-            known = self.known_types[data] = tuple(store_pb2.TypeUrls.FromString(data).type_urls)
+            types = store_pb2.TypeUrls.FromString(data)
+            known = self.known_types[data] = (tuple(types.type_urls), _names_from(types.seat_names))
         return known
 
-    def _remember(self, table_id: str, data: bytes, type_urls: Sequence[str]) -> None:
+    def _remember(self, table_id: str, data: bytes, type_urls: Sequence[str], names: SeatNames = ()) -> None:
         if self.recent_limit <= 0:
             return
         recent = self.recent_records
         recent.pop(table_id, None)  # the newest last
         while len(recent) >= self.recent_limit:
             del recent[next(iter(recent))]  # the oldest
-        recent[table_id] = (data, type_urls if isinstance(type_urls, tuple) else tuple(type_urls))
+        recent[table_id] = (data, type_urls if isinstance(type_urls, tuple) else tuple(type_urls), names)
 
     def recent(self, table_id: str) -> store_pb2.TableRecord | None:
         """The record this gateway last loaded or committed for the table, if it has one:
@@ -447,6 +491,8 @@ class TableStore:
             return None
         record = store_pb2.TableRecord.FromString(known[0])
         record.type_urls.extend(known[1])
+        for from_seq, names in known[2]:
+            record.seat_names.add(from_seq=from_seq, names=names)
         return record
 
     def _keys(self, table_id: str) -> tuple[str, str, str, str]:
@@ -474,10 +520,12 @@ class TableStore:
             raise TableMissing(table_id)
         record = store_pb2.TableRecord.FromString(data)
         if types:
-            type_urls = self._type_urls(types)
+            type_urls, names = self._types(types)
             record.ClearField("type_urls")
             record.type_urls.extend(type_urls)
-            self._remember(table_id, data, type_urls)
+            for from_seq, listed in names:
+                record.seat_names.add(from_seq=from_seq, names=listed)
+            self._remember(table_id, data, type_urls, names)
         else:
             self._remember(table_id, data, tuple(record.type_urls))
         stored = None
@@ -510,9 +558,17 @@ class TableStore:
         known_types = len(record.type_urls)
         stamp = nanos(table.update_time)  # the time of every entry of the command
         encoded = [entry.fields(record.type_urls, table.version, stamp) for entry in entries]
+        # The seats' names the text of the log's game events writes in, from this command's
+        # entries on: set as the game starts and again when they change (a bot takes a seat).
+        names_changed = False
+        if table.status != gw.TABLE_STATUS_OPEN and entries:
+            names = names_list(table)
+            if not record.seat_names or list(record.seat_names[-1].names) != names:
+                record.seat_names.add(from_seq=first_seq, names=names)
+                names_changed = True
         types = b""
-        if len(record.type_urls) != known_types:
-            types = store_pb2.TypeUrls(type_urls=record.type_urls).SerializeToString()
+        if len(record.type_urls) != known_types or names_changed:
+            types = store_pb2.TypeUrls(type_urls=record.type_urls, seat_names=record.seat_names).SerializeToString()
         ttl = requests_ttl = self.ttl
         if table.status == gw.TABLE_STATUS_OPEN:
             ttl = requests_ttl = self.open_ttl
@@ -520,11 +576,15 @@ class TableStore:
             ttl = requests_ttl = self.finished_ttl
             if self.retry_seconds > 0 and not 0 < ttl <= self.retry_seconds:
                 requests_ttl = self.retry_seconds
-        # The type URLs are kept once, in the hash's "types" field, not in the record.
+        # The type URLs and names are kept once, in the hash's "types" field, not in the record.
         type_urls = list(record.type_urls)
+        seat_names = _names_from(record.seat_names)
         record.ClearField("type_urls")
+        record.ClearField("seat_names")
         data = record.SerializeToString()
         record.type_urls.extend(type_urls)
+        for from_seq, listed in seat_names:
+            record.seat_names.add(from_seq=from_seq, names=listed)
         args: list[bytes | str | int] = [
             expected_version,
             data,
@@ -558,10 +618,10 @@ class TableStore:
             result = await self._commit(keys=keys, args=args)
         status = int(result[0])
         if status == 1:
-            self._remember(table.table_id, data, type_urls)
+            self._remember(table.table_id, data, type_urls, seat_names)
             if written is not None:
                 written += [
-                    StoredEntry(seq=first_seq + offset, data=fields[1], type_urls=type_urls)
+                    StoredEntry(seq=first_seq + offset, data=fields[1], type_urls=type_urls, names=seat_names)
                     for offset, fields in enumerate(encoded)
                     if isinstance(fields[1], bytes)
                 ]
@@ -591,9 +651,9 @@ class TableStore:
             if archive is None and not stream and int(last or 0) > after_seq:
                 continue
             break
-        type_urls = self._type_urls(types) if types else ()
+        type_urls, names = self._types(types) if types else ((), ())
         entries = [
-            StoredEntry(seq=seq, data=record, type_urls=type_urls)
+            StoredEntry(seq=seq, data=record, type_urls=type_urls, names=names)
             for seq, record in archived_entries(archive or b"")
             if seq > after_seq
         ][:count]
@@ -603,7 +663,7 @@ class TableStore:
         for entry_id, fields in raw:
             seq = int(entry_id.split(b"-")[0])
             if seq > last_seq and len(entries) < count:
-                entries.append(StoredEntry(seq=seq, data=fields[b"e"], type_urls=type_urls))
+                entries.append(StoredEntry(seq=seq, data=fields[b"e"], type_urls=type_urls, names=names))
         return entries
 
     # -- indexes across tables ---------------------------------------------------------

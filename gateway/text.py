@@ -1,11 +1,74 @@
-"""The text of each TableEvent (``TableEvent.text``), made once when the event is logged:
-a game event's is the game's own words for that viewer (the rules service's, from that
-viewer's projection) with the seats' names written in; the platform's events are told
-here. Every viewer and every client then reads the same sentence, and replays keep it."""
+"""The text of each TableEvent (``TableEvent.text``). A game event's is the game's own
+words for that viewer, from that viewer's projection, with the seats' names written in:
+told when the event is read (``game_words``), from the event the log keeps and the names
+the seats had when it was logged, so the log stores no text (a finished Borgia table held
+about 7 KB of it). The platform's events are told here when they are logged (a few a
+game). Every viewer and every client reads the same sentence, and replays keep it.
+
+A game whose words the gateway does not have (a rules service in another language) has
+the rules service's text stored with each event instead, as made on the command's path.
+"""
+
+from collections.abc import Callable
+from functools import cache
+
+import structlog
 
 from common.names import seat_names, with_names
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
+
+log = structlog.get_logger()
+
+# An event's serialized message and whose projection it is (None: the spectators') -> the
+# game's words for it, seats written "seat N" and the reader's choices unmade.
+Teller = Callable[[bytes, int | None], str]
+
+
+@cache
+def _tellers() -> dict[str, Teller]:
+    """Every registered game with words, by the full name of its Event message."""
+    from services.registry import load_games  # the gateway's games: loaded once, on first use
+
+    tellers: dict[str, Teller] = {}
+    for game in load_games().values():
+        words, codec = game.words, game.codec
+        decode = getattr(codec, "event_from_bytes", None)
+        event_type = getattr(codec, "event_type", None)
+        if words is None or decode is None or event_type is None:
+            continue
+
+        def tell(data: bytes, viewer: int | None, words=words, decode=decode) -> str:
+            return words.event_text(decode(data), viewer)
+
+        tellers[event_type().DESCRIPTOR.full_name] = tell
+    return tellers
+
+
+def teller(type_url: str) -> Teller | None:
+    """How the game whose events have ``type_url`` tells them; None: the gateway has no
+    words for it (their text is stored, as the rules service made it)."""
+    return _tellers().get(type_url.rpartition("/")[2])
+
+
+def game_words(type_url: str, data: bytes, viewer: int | None) -> str:
+    """The game's words for one logged event (``viewer``: whose projection it is), "seat N"
+    and choices left in; "" for a game without words here, or an event they cannot read
+    (logged, since the log was written by the same games)."""
+    tell = teller(type_url)
+    if tell is None:
+        return ""
+    try:
+        return tell(data, viewer)
+    except Exception:  # a damaged entry, or an engine changed since: the event goes without text
+        log.exception("event_text_failed", type_url=type_url)
+        return ""
+
+
+def names_list(table: gw.Table) -> list[str]:
+    """The seats' names in seat order, as the log keeps them for its readers."""
+    named = seat_names(table.seats)
+    return [named[seat.seat] for seat in table.seats]
 
 
 def names(table: gw.Table) -> dict[int, str]:

@@ -526,6 +526,14 @@ class DerivedCodec:
     def event_to_bytes(self, event: Any) -> bytes:
         return self._event.to_bytes(event)
 
+    def event_type(self) -> type[Message]:
+        return self._event.message
+
+    def event_from_bytes(self, data: bytes) -> Any:
+        """The inverse of ``event_to_bytes``: the gateway tells a logged event in the game's
+        words from it. Raises ValueError for a corrupt message."""
+        return self._event.from_proto(self._event.message.FromString(data))
+
 
 # --------------------------------------------------------------------------- helpers
 

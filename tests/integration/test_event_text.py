@@ -58,9 +58,38 @@ def test_every_event_arrives_in_words_for_its_viewer(gateway):
         else:
             assert "Your puppet: " in deal
             assert any("p1 " in text for text in texts) and any(text.startswith("You ") for text in texts)
+    # The words told as the log is read are those the rules service sent with each command.
+    assert set(_texts(submitted)) <= set(_texts(watched))
     # What p1 reads of p0's bids is not what p0 reads.
     theirs = _texts(_watch(gateway, table.table_id, table.tokens[1]))
     assert any("p0 bids" in text for text in theirs) and not any("p0 bids" in text for text in _texts(watched))
     # A replay keeps the text each viewer was shown.
     replay = gateway.GetReplay(gw.GetReplayRequest(table_id=table.table_id, seat=0))
     assert [step.event.text for step in replay.steps if step.HasField("event")] == _texts(watched)
+
+
+def test_a_seat_a_bot_took_over_keeps_its_name_in_the_events_before(gateway):
+    # The text is told as the log is read, with the names the seats had when each event
+    # was logged: the people's before a bot took their seats, the bots' after.
+    timer = gw.DecisionTimer(seconds=1, policy=gw.TIMEOUT_POLICY_BOT_TAKES_SEAT)
+    table = HumanTable(gateway, players=2, game="borgia", seed=77, decision_timer=timer)
+    table.start()
+    spectated = _watch(gateway, table.table_id, None)
+    texts = _texts(spectated)
+    assert all(texts) and texts[-1].startswith("Game over: ")
+    expired = [index for index, event in enumerate(spectated) if event.HasField("decision_expired")]
+    assert len(expired) == 2, texts
+    game = [index for index, event in enumerate(spectated) if event.HasField("game_event")]
+    before = [texts[index] for index in game if index < expired[0]]
+    after = [texts[index] for index in game if index > expired[1]]
+    assert any(re.search(r"\bp[01]\b", text) for text in before), before
+    assert not any("random" in text for text in before), before
+    assert any("random 0" in text or "random 1" in text for text in after), after
+    assert not any(re.search(r"\bp[01]\b", text) for text in after), after
+    # Read again, from a replay and from the middle of the log: the same sentences.
+    replay = gateway.GetReplay(gw.GetReplayRequest(table_id=table.table_id))
+    assert [step.event.text for step in replay.steps if step.HasField("event")] == texts
+    middle = spectated[expired[0]].seq
+    request = gw.SpectateTableRequest(table_id=table.table_id, after_seq=middle, batched=True)
+    later = [event for message in gateway.SpectateTable(request, timeout=60) for event in message.events]
+    assert _texts(later) == [event.text for event in spectated if event.seq > middle]
