@@ -65,7 +65,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--timer", type=int, default=300, metavar="SECONDS", help="decision time per human decision; 0: none (300)"
     )
     parser.add_argument("--timer-policy", choices=sorted(POLICIES), default="bot", help="when it runs out (bot)")
-    parser.add_argument("--seed", type=int, help="fix the game's random draws")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="create the table in replay mode with this seed: every random draw fixed (the same seed"
+        " deals the same game), the seed known to you and so every secret, the table unrated and"
+        " marked REPLAY MODE to everyone at it",
+    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--join", metavar="TABLE_ID", help="take a free seat of an open table")
     where.add_argument("--spectate", metavar="TABLE_ID", help="watch a table")

@@ -190,7 +190,9 @@ class Session:
         timer: gw.DecisionTimer | None = None,
         seed: int | None = None,
     ) -> None:
-        """A new table: this client at seat 0, bots at the others (the last bot repeats)."""
+        """A new table: this client at seat 0, bots at the others (the last bot repeats).
+        ``seed``: a table in replay mode with that seed (the gateway uses a seed as given only
+        in replay mode; otherwise it would mix it with its own entropy and fix nothing)."""
         await self.describe(game_id)
         bots = bots or ["ismcts"]
         request = gw.CreateTableRequest(
@@ -203,6 +205,7 @@ class Session:
         )
         if seed is not None:
             request.seed = seed
+            request.replay_mode = True
         table = (await self._call(self.stub.CreateTable, request, timeout=10)).table
         await self._take(table.table_id, 0, name)
 

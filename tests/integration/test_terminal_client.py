@@ -10,6 +10,7 @@ from clients.terminal import __main__ as cli
 from clients.terminal import choices
 from clients.terminal.app import Plan, TableApp
 from clients.terminal.replay import ReplayScreen
+from clients.terminal.session import Session
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 SIZE = (100, 40)  # the columns that decide a game must fit a 100-column terminal
@@ -324,3 +325,43 @@ def test_reading_a_finished_tables_replay_as_any_seat(stack, gateway):
         return app
 
     assert asyncio.run(main()).return_code == 1
+
+
+def test_a_seed_makes_a_replay_mode_table_that_deals_the_same_game(stack, gateway):
+    """--seed creates the table in replay mode, where the gateway uses the seed as given: two
+    tables of one seed are dealt alike (without replay mode the gateway mixes a seed with its
+    own entropy, so --seed fixed nothing though its help said it did)."""
+    args = cli.parse_args(["--game", "pecunia", "--players", "2", "--bots", "random", "--seed", "7", "--timer", "0"])
+    plan = cli.plan_of(args)
+    assert plan.seed == 7
+
+    async def create() -> list[gw.Table]:
+        tables = []
+        for _ in range(2):
+            session = Session(stack.gateway_address)
+            try:
+                await session.create(plan.game, plan.players, plan.bots, plan.options, "Ada", None, plan.seed)
+                tables.append(gateway.GetTable(gw.GetTableRequest(table_id=session.table_id)).table)
+            finally:
+                await session.close()
+        return tables
+
+    tables = asyncio.run(create())
+    assert all(table.replay_mode and not table.rated for table in tables)
+    # The same seed, the same deal: the events of the game's start (a bot may have moved since).
+    deals = []
+    for table in tables:
+        events = [step.event for step in gateway.GetReplay(gw.GetReplayRequest(table_id=table.table_id)).steps]
+        started = next(event.version for event in events if event.HasField("table_started"))
+        deals.append(
+            [event.game_event for event in events if event.version == started and event.HasField("game_event")]
+        )
+    assert deals[0] and deals[0] == deals[1]
+
+
+def test_the_seed_option_says_what_replay_mode_means(capsys):
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--seed SEED create the table in replay mode with this seed" in help_text
+    assert "unrated" in help_text and "REPLAY MODE" in help_text
