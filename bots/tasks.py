@@ -17,9 +17,13 @@ A task may play several decisions of its bot at the table: it asks the gateway t
 continue (SubmitActionRequest.continue_as_bot) and, when its action leaves a seat of the
 same bot to decide, the gateway answers that seat's view instead of sending a task for it,
 saving the trip through the broker. A task continues for at most TAVOLA_BOT_CHAIN
-decisions (default 16; 1: one decision a task) and TAVOLA_BOT_CHAIN_SECONDS (default
-0.25 s), so that the tasks of other tables wait no longer than that for a worker. A
-decision continued to is a task like any other: the gateway set its due time, so the due
+decisions (default 1,000; 1: one decision a task); every TAVOLA_BOT_CHAIN_SECONDS
+(default 0.25 s) it looks whether a task of a table with people (or a timer) waits in a
+queue this worker consumes, and if one does it stops, so that a person's table waits no
+longer than that for a worker. All-bot tables wait for each other instead: the tasks of
+those under way go before those of tables not yet begun (common/tasks.py), so a table
+once begun is played to its end by one task, with no trip through the broker, and tables
+finish one after another. A decision continued to is a task like any other: the gateway set its due time, so the due
 sweep sends it should this worker stop; one that meets an unavailable gateway is sent
 again as its own task.
 
@@ -31,9 +35,11 @@ import base64
 import hashlib
 import os
 import random
+import threading
 import time
 
 import grpc
+import redis
 import structlog
 
 from bots import metrics, registry
@@ -42,7 +48,7 @@ from bots.policy import Strategy
 from common import auth, defaults
 from common.channels import balanced_channel
 from common.errors import reason_of
-from common.tasks import ALL_BOT_PRIORITY
+from common.tasks import ALL_BOT_UNDER_WAY_PRIORITY, queue_key
 from services.bot_specs import BotError
 from services.registry import get_game
 from tavola.gateway.v1 import gateway_pb2, gateway_pb2_grpc
@@ -50,26 +56,30 @@ from tavola.rules.v1 import rules_pb2
 
 log = structlog.get_logger()
 
-_channels: dict[str, grpc.Channel] = {}
-_stubs: dict[str, gateway_pb2_grpc.GatewayServiceStub] = {}
+# Each thread of a worker's pool has its own channels and stubs: the calls of one channel
+# take its lock to start and to wait, so the threads of a pool sharing one spent a third of
+# their time waiting on each other.
+_local = threading.local()
 
 
 def channel(address: str | None = None) -> grpc.Channel:
-    """One channel per gateway address (default TAVOLA_GATEWAY) per worker process,
-    opened after the fork; round_robin over every gateway the address resolves to."""
+    """One channel per gateway address (default TAVOLA_GATEWAY) per thread of the worker
+    process, opened after the fork; round_robin over every gateway the address resolves to."""
     address = address or os.environ.get("TAVOLA_GATEWAY", defaults.GATEWAY_ADDRESS)
-    if address not in _channels:
-        _channels[address] = balanced_channel(address)
-    return _channels[address]
+    channels: dict[str, grpc.Channel] = _local.__dict__.setdefault("channels", {})
+    if address not in channels:
+        channels[address] = balanced_channel(address)
+    return channels[address]
 
 
 def gateway_stub() -> gateway_pb2_grpc.GatewayServiceStub:
-    """One stub per gateway address and worker process: making one per task (a callable
-    per method) is a noticeable share of a cheap bot's CPU."""
+    """One stub per gateway address and thread: making one per task (a callable per method)
+    is a noticeable share of a cheap bot's CPU."""
     address = os.environ.get("TAVOLA_GATEWAY", defaults.GATEWAY_ADDRESS)
-    if address not in _stubs:
-        _stubs[address] = gateway_pb2_grpc.GatewayServiceStub(channel(address))
-    return _stubs[address]
+    stubs: dict[str, gateway_pb2_grpc.GatewayServiceStub] = _local.__dict__.setdefault("stubs", {})
+    if address not in stubs:
+        stubs[address] = gateway_pb2_grpc.GatewayServiceStub(channel(address))
+    return stubs[address]
 
 
 def platform_secret() -> str:
@@ -87,10 +97,46 @@ class GatewayUnavailable(Exception):
 
 
 def chain_limits() -> tuple[int, float]:
-    """(decisions, seconds): how far one task continues at its table."""
-    decisions = int(os.environ.get("TAVOLA_BOT_CHAIN", "16"))
+    """(decisions, seconds): how far one task continues at its table, and how often it
+    looks whether a person's table waits (then it stops)."""
+    decisions = int(os.environ.get("TAVOLA_BOT_CHAIN", "1000"))
     seconds = float(os.environ.get("TAVOLA_BOT_CHAIN_SECONDS", "0.25"))
     return max(1, decisions), seconds
+
+
+_broker: redis.Redis | None = None
+_waiting_lists: list[str] | None = None
+
+
+def _people_lists(bot: str) -> list[str]:
+    """The broker lists of the tasks that come before all-bot tables' in the queues this
+    worker consumes (tables with people, timers, ratings): each queue's own list."""
+    global _waiting_lists
+    if _waiting_lists is None:
+        prefix = (app.conf.broker_transport_options or {}).get("global_keyprefix", "")
+        try:
+            consumed = list(app.amqp.queues.consume_from or ())
+        except Exception:
+            consumed = []
+        _waiting_lists = [f"{prefix}{queue_key(queue)}" for queue in consumed or [queue_for(bot)]]
+    return _waiting_lists
+
+
+def people_wait(bot: str) -> bool:
+    """Whether a task of a table with people (or a timer, or a rating) waits in a queue this
+    worker consumes: a task that continues at an all-bot table (decide) then gives up its
+    worker slot. True when the broker cannot be asked: a person never waits on a guess."""
+    global _broker
+    try:
+        if _broker is None:
+            _broker = redis.Redis.from_url(app.conf.broker_url)
+        with _broker.pipeline(transaction=False) as pipe:
+            for name in _people_lists(bot):
+                pipe.llen(name)
+            return any(pipe.execute())
+    except redis.RedisError:
+        log.warning("queue_check_failed", exc_info=True)
+        return True
 
 
 def _seeded_rng(table_id: str, seat: int, version: int) -> random.Random:
@@ -148,7 +194,11 @@ def decide(table_id: str, seat: int, version: int, bot: str, view: str | None = 
     response = gateway_pb2.GetViewResponse.FromString(base64.b64decode(view)) if view is not None else None
     result = ""
     for played in range(decisions):
-        more = played + 1 < decisions and time.monotonic() < deadline
+        more = played + 1 < decisions
+        if more and time.monotonic() >= deadline:
+            # Time's up: on, for another while, unless a person's table waits for a worker.
+            more = not people_wait(bot)
+            deadline = time.monotonic() + seconds
         try:
             result, response = _play(stub, key, table_id, seat, version, bot, response, more)
         except GatewayUnavailable:
@@ -157,7 +207,7 @@ def decide(table_id: str, seat: int, version: int, bot: str, view: str | None = 
             # A decision continued to: no task was sent for it; it becomes one.
             assert response is not None
             people = any(info.kind == gateway_pb2.SEAT_KIND_HUMAN for info in response.table.seats)
-            priority = 0 if people else ALL_BOT_PRIORITY
+            priority = 0 if people else ALL_BOT_UNDER_WAY_PRIORITY
             decide.apply_async(
                 args=[table_id, seat, version, bot], queue=queue_for(bot), priority=priority, countdown=0.2
             )

@@ -8,17 +8,23 @@ DECIDE_TASK = "tavola.bots.decide"  # (table_id, seat, version, bot): one bot de
 EXPIRE_TASK = "tavola.timers.expire"  # (table_id, seat, version): a decision deadline passed
 TIMER_QUEUE = "timers"
 VISIBILITY_TIMEOUT_SECONDS = 86_400 + 3_600  # the longest decision timer, and an hour
-# The tasks of tables with no person at them go at this priority (kombu's Redis transport:
-# a list of its own, ``<queue>\x06\x169``, which a worker pops only when the queue's
-# own list, where the tasks of tables with people go, is empty): a bot answers a person
-# first, however many all-bot tables wait.
-ALL_BOT_PRIORITY = 9
+# The tasks of tables with no person at them go at a lower priority (kombu's Redis
+# transport: a list of its own, ``<queue>\x06\x16<n>``, which a worker pops only when the
+# lists before it are empty; the queue's own list, where the tasks of tables with people
+# go, comes first): a bot answers a person first, however many all-bot tables wait.
+# Among all-bot tables, those under way (a bot has acted since the start) go before those
+# that wait to begin: a table once begun is played on to its end, so the tables in play at
+# once are about as many as the workers' slots, each turn waits behind those few tables
+# only, and tables finish one after another rather than all together at the end.
+ALL_BOT_PRIORITY = 9  # an all-bot table's first task, at its start
+ALL_BOT_UNDER_WAY_PRIORITY = 6  # its later tasks
+ALL_BOT_PRIORITIES = (ALL_BOT_UNDER_WAY_PRIORITY, ALL_BOT_PRIORITY)
 PRIORITY_SEPARATOR = "\x06\x16"  # kombu's Redis transport's, between a queue and its priority
 
 
 def queue_key(queue: str, priority: int = 0) -> str:
     """The Redis list (without the key prefix) of ``queue``'s tasks at ``priority``
-    (0 or ALL_BOT_PRIORITY, steps of kombu's Redis transport)."""
+    (0 or one of ALL_BOT_PRIORITIES, steps of kombu's Redis transport)."""
     return f"{queue}{PRIORITY_SEPARATOR}{priority}" if priority else queue
 
 

@@ -25,7 +25,7 @@ import yaml  # type: ignore[import-untyped]
 
 from bots.levels import level_presets
 from common.ratings import RATINGS_QUEUE
-from common.tasks import ALL_BOT_PRIORITY, TIMER_QUEUE, queue_for, queue_key
+from common.tasks import ALL_BOT_PRIORITIES, TIMER_QUEUE, queue_for, queue_key
 from services.registry import game_ids, game_ids_of, rules_port
 
 DEPLOY = Path(__file__).resolve().parent
@@ -452,12 +452,11 @@ it off. One replica: each pod plays its own tables.
 
 
 def keda(bots: list[str], key_prefix: str = "tavola") -> str:
-    queues = [(queue_for(bot), ALL_BOT_PRIORITY) for bot in bots] + [(TIMER_QUEUE, 0), (RATINGS_QUEUE, 0)]
+    queues = [(queue_for(bot), ALL_BOT_PRIORITIES) for bot in bots] + [(TIMER_QUEUE, ()), (RATINGS_QUEUE, ())]
     lists = []
-    for queue, priority in queues:
+    for queue, priorities in queues:
         lists.append(queue)
-        if priority:
-            lists.append(queue_key(queue, priority))
+        lists += [queue_key(queue, priority) for priority in priorities]
     triggers = [
         {
             "type": "redis",

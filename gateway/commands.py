@@ -179,8 +179,9 @@ class TableCore:
             await self.on_rated_finish(commit.record, self.rating_job is not None and self.store.jobs_in_commit)
         if commit.status_changed:
             await self._index(table.table_id, INDEX_OF_STATUS.get(table.status))
+        starting = commit.status_changed and table.status == gw.TABLE_STATUS_IN_PROGRESS
         commit.kept_view = await self.wakeups.wake(
-            commit.record, views=commit.views, keep=commit.keep_seat, due_written=commit.due_written
+            commit.record, views=commit.views, keep=commit.keep_seat, due_written=commit.due_written, starting=starting
         )
         if commit.views and table.status == gw.TABLE_STATUS_IN_PROGRESS:
             self.reads.keep_views(table, commit.views)

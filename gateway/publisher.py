@@ -13,7 +13,9 @@ import base64
 import json
 import os
 import socket
+import time
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as redis_async
@@ -80,18 +82,49 @@ class TaskPublisher:
                 "delivery_info": {"exchange": "", "routing_key": queue},
                 "priority": priority,
                 "body_encoding": "base64",
-                "delivery_tag": str(uuid.uuid4()),
+                # Unique, opaque to kombu; begins with the send time, so the due sweep
+                # can tell a task sent after a table's commit (``sent_at``).
+                "delivery_tag": f"{time.time_ns()}.{uuid.uuid4().hex}",
             },
         }
         tracing.inject_into(message["headers"])  # the worker's task continues this trace
         await self.redis.lpush(f"{self.key_prefix}{queue_key(queue, priority)}", json.dumps(message))
 
-    async def queued(self, name: str) -> int:
-        """How many tasks wait in the broker's list ``name`` (``queue_key``'s)."""
-        return int(await self.redis.llen(f"{self.key_prefix}{name}"))
+    async def backlog(self, name: str) -> "Backlog":
+        """How many tasks wait in the broker's list ``name``, and when the next one to be
+        taken (the oldest) was sent, when this publisher sent it."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.llen(f"{self.key_prefix}{name}")
+            pipe.lindex(f"{self.key_prefix}{name}", -1)
+            length, oldest = await pipe.execute()
+        return Backlog(int(length), sent_at(oldest) if oldest else None)
 
     async def close(self) -> None:
         await self.redis.aclose()
+
+
+@dataclass(frozen=True)
+class Backlog:
+    length: int
+    oldest_sent: float | None  # epoch seconds; None: unknown (another sender's task), or none waits
+
+    def may_hold(self, committed: float, slack: float) -> bool:
+        """Whether a task sent after a commit at ``committed`` may still wait in the list:
+        tasks are taken oldest first, so not once the oldest was sent later (``slack``:
+        how long after its commit a table's task may be sent)."""
+        if not self.length:
+            return False
+        return self.oldest_sent is None or self.oldest_sent <= committed + slack
+
+
+def sent_at(raw: bytes) -> float | None:
+    """The send time of a task message this publisher wrote (its delivery tag's), else None."""
+    try:
+        tag = json.loads(raw)["properties"]["delivery_tag"]
+        stamp, _ = tag.split(".", 1)
+        return int(stamp) / 1e9
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 class Tasks:

@@ -14,8 +14,9 @@ at a time (a self-expiring lock):
 
 - every ``due_interval`` seconds (TAVOLA_DUE_SWEEP_SECONDS, 1) the due sweep takes the
   tables whose time has passed and wakes them again, unless the table moved on meanwhile
-  or its bot's queue holds enough tasks to explain the wait (then it looks again once
-  they should be done). A table woken again is next looked at after as long again as it
+  or its bot's queue may still hold its task (a queue is taken oldest first: it may while
+  its oldest task was sent no later than the table's last commit; then it looks again
+  once the tasks in the queue should be done). A table woken again is next looked at after as long again as it
   has been quiet (doubling, at most a minute), so a task that keeps getting lost does not
   flood its queue;
 - every ``interval`` seconds (TAVOLA_SWEEP_SECONDS, 30) the walk takes the next batch of
@@ -34,9 +35,10 @@ from collections.abc import Awaitable, Callable
 import structlog
 from redis.exceptions import RedisError
 
-from common.tasks import ALL_BOT_PRIORITY, queue_for, queue_key
+from common.tasks import ALL_BOT_PRIORITY, ALL_BOT_UNDER_WAY_PRIORITY, queue_for, queue_key
 from gateway import metrics
 from gateway.commands import TableCore
+from gateway.publisher import Backlog
 from gateway.wakeups import due_time
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
@@ -51,6 +53,10 @@ BACKOFF_CAP = 60.0
 # next decisions of its bot (bots/tasks.py), ten or so. A search bot's task adds its budget.
 QUEUED_TASK_SECONDS = 0.02
 QUEUED_CONTINUING_TASK_SECONDS = 0.06
+# How long after a table's commit its task may be sent (the commit's wake-up, on a busy
+# gateway): a queue whose oldest task was sent later no longer holds it.
+SENT_SLACK_SECONDS = 2.0
+RESENT_KEPT = 100_000
 
 
 class Sweeper:
@@ -59,6 +65,13 @@ class Sweeper:
         self.interval = interval
         self.due_interval = due_interval
         self.tasks: list[asyncio.Task] = []
+        # When the sweeps last sent a table's task again (this gateway's; bounded).
+        self.resent: dict[str, float] = {}
+
+    def _sent_again(self, table_id: str, now: float) -> None:
+        if len(self.resent) >= RESENT_KEPT:
+            self.resent.clear()  # a gateway that lost track looks for a task sent at the commit: one copy too many
+        self.resent[table_id] = now
 
     def start(self) -> None:
         if self.interval > 0:
@@ -95,35 +108,47 @@ class Sweeper:
         records = await store.load_many([table_id for table_id, _ in overdue])
         wakeups = self.core.wakeups
         grace = wakeups.grace_seconds
-        backlogs: dict[str, int] = {}
+        backlogs: dict[str, Backlog] = {}
         woken = 0
         for (table_id, seen), record in zip(overdue, records, strict=True):
             due = None if record is None else due_time(record, grace, wakeups.bots.thinking_seconds)
             if record is None or due is None:  # expired, finished, or it waits on no task now
                 await store.forget_due(table_id, seen)
+                self.resent.pop(table_id, None)
                 continue
             if due > now:  # it moved on since; its own time stands
                 await store.set_due(table_id, due)
+                self.resent.pop(table_id, None)
                 continue
             queued = await self._queued_wait(record, backlogs)
-            if due + queued > now:  # its task may still be in the queue behind the others
-                await store.set_due(table_id, due + queued)
+            if queued:  # its task may still be in the queue behind the others: look again later
+                await store.set_due(table_id, max(due + queued, now + min(queued, BACKOFF_CAP)))
                 continue
             quiet = now - record.table.update_time.ToNanoseconds() / 1e9
             await self.core.wakeups.wake(record, not_before=now + min(BACKOFF_CAP, max(grace, quiet)))
+            self._sent_again(table_id, now)
             woken += 1
         if woken:
             metrics.SWEPT.inc(woken)
             log.info("woken_overdue", tables=len(overdue), woken=woken)
         return woken
 
-    async def _queued_wait(self, record: store_pb2.TableRecord, backlogs: dict[str, int]) -> float:
-        """How long the tasks now in the queues of the table's deciding bots may take: those
-        of tables with people, and for an all-bot table those of all-bot tables too."""
+    async def _queued_wait(self, record: store_pb2.TableRecord, backlogs: dict[str, Backlog]) -> float:
+        """0 when no queue of the table's deciding bots may still hold its task; else how
+        long the tasks now in those queues may take: those of tables with people, and for
+        an all-bot table those of all-bot tables too.
+
+        A task of an all-bot table that waits to begin waits behind whole games (common/tasks.py
+        ALL_BOT_PRIORITY), longer than any estimate by task: so it is looked for by time
+        rather than counted. A queue is taken oldest first, so it may still hold the task
+        (sent just after the table's last commit) only while its oldest task was sent no
+        later than that."""
         publisher = self.core.tasks.publisher
         if publisher is None:  # a broker read only through Celery: no backlog known
             return 0.0
         table = record.table
+        # Its task was sent just after its last commit, or when a sweep sent it again.
+        sent = max(table.update_time.ToNanoseconds() / 1e9, self.resent.get(table.table_id, 0.0))
         people = any(info.kind == gw.SEAT_KIND_HUMAN for info in table.seats)
         wait = 0.0
         for seat in table.deciding_seats:
@@ -131,16 +156,25 @@ class Sweeper:
             if info.kind != gw.SEAT_KIND_BOT:
                 continue
             queue = queue_for(info.bot)
-            lists = [queue_key(queue)] if people else [queue_key(queue), queue_key(queue, ALL_BOT_PRIORITY)]
+            lists = [queue_key(queue)]
+            if not people:
+                # A table's first task waits with those of the tables not yet begun: at its
+                # first versions (created and started at once, or created then started).
+                waiting = [ALL_BOT_PRIORITY] if table.version <= 2 and table.table_id not in self.resent else []
+                lists += [queue_key(queue, priority) for priority in [ALL_BOT_UNDER_WAY_PRIORITY, *waiting]]
             for name in lists:
                 if name not in backlogs:
-                    backlogs[name] = await publisher.queued(name)
-            people_tasks = backlogs[lists[0]]
-            bot_tasks = backlogs[lists[1]] if len(lists) > 1 else 0
+                    backlogs[name] = await publisher.backlog(name)
+            own = lists[:1] if people else lists[1:]  # where the table's task went
+            if not any(backlogs[name].may_hold(sent, SENT_SLACK_SECONDS) for name in own):
+                continue
+            people_tasks = backlogs[lists[0]].length
+            bot_tasks = sum(backlogs[name].length for name in lists[1:])
             each = self.core.bots.thinking_seconds(info.bot)
             wait = max(
                 wait,
                 people_tasks * (QUEUED_TASK_SECONDS + each) + bot_tasks * (QUEUED_CONTINUING_TASK_SECONDS + each),
+                self.due_interval,
             )
         return wait
 
@@ -166,6 +200,7 @@ class Sweeper:
                 await store.index(table_id, None, 0)  # expired or finished: no longer played
             elif due is None and record.table.update_time.ToNanoseconds() / 1e9 < quiet_before:
                 await self.core.wakeups.wake(record)
+                self._sent_again(table_id, time.time())
                 woken += 1
         if woken:
             metrics.SWEPT.inc(woken)

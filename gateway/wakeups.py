@@ -12,7 +12,14 @@ from collections.abc import Callable
 import structlog
 
 from common.errors import ApiError
-from common.tasks import ALL_BOT_PRIORITY, DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, queue_for
+from common.tasks import (
+    ALL_BOT_PRIORITY,
+    ALL_BOT_UNDER_WAY_PRIORITY,
+    DECIDE_TASK,
+    EXPIRE_TASK,
+    TIMER_QUEUE,
+    queue_for,
+)
 from gateway import metrics
 from gateway.bots import BotCatalog
 from gateway.publisher import Tasks
@@ -77,6 +84,7 @@ class Wakeups:
         views: dict[int, rules_pb2.GetViewResponse] | None = None,
         keep: int | None = None,
         due_written: bool = False,
+        starting: bool = False,
     ) -> bytes | None:
         """Enqueue a task per bot seat that must decide now, and a timer per human seat that
         must decide on a timed table. A bot's task carries the seat's view, exactly what
@@ -88,16 +96,22 @@ class Wakeups:
 
         The table's due time is written first (``due_written``: the commit wrote it, in the
         same script): should this gateway stop before the enqueue, or a worker die holding
-        the task, the due sweep finds the table within seconds."""
+        the task, the due sweep finds the table within seconds.
+
+        ``starting``: the commit started the game. An all-bot table's first tasks then wait
+        behind those of the all-bot tables under way (common/tasks.py ALL_BOT_PRIORITY); its
+        later ones, and those the sweeps send again, go before them
+        (ALL_BOT_UNDER_WAY_PRIORITY)."""
         table = record.table
         if not due_written:
             await self._set_due(record, not_before)
         if table.status != gw.TABLE_STATUS_IN_PROGRESS:
             return None
         kept = None
-        # A bot answers a person first: the tasks of all-bot tables wait behind theirs.
+        # A bot answers a person first: the tasks of all-bot tables wait behind theirs, and
+        # those of all-bot tables not yet begun behind those under way.
         people = any(info.kind == gw.SEAT_KIND_HUMAN for info in table.seats)
-        priority = 0 if people else ALL_BOT_PRIORITY
+        priority = 0 if people else ALL_BOT_PRIORITY if starting else ALL_BOT_UNDER_WAY_PRIORITY
         for seat in table.deciding_seats:
             info = table.seats[seat]
             if info.kind == gw.SEAT_KIND_BOT:

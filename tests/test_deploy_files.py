@@ -14,7 +14,7 @@ import yaml
 
 from bots.worker import queues
 from common.ratings import RATINGS_QUEUE
-from common.tasks import ALL_BOT_PRIORITY, TIMER_QUEUE, queue_for, queue_key
+from common.tasks import ALL_BOT_PRIORITIES, TIMER_QUEUE, queue_for, queue_key
 from deploy import generate
 from services.bot_specs import load_bots
 from services.registry import game_ids, game_ids_of, rules_port
@@ -282,7 +282,9 @@ def test_the_optional_keda_object_scales_workers_on_every_queue():
     assert scaled["spec"]["scaleTargetRef"]["name"] == "bot-worker"
     lists = {trigger["metadata"]["listName"] for trigger in scaled["spec"]["triggers"]}
     expected = {f"tavola:celery:{queue}" for queue in [*map(queue_for, load_bots()), TIMER_QUEUE, RATINGS_QUEUE]}
-    expected |= {f"tavola:celery:{queue_key(queue_for(bot), ALL_BOT_PRIORITY)}" for bot in load_bots()}
+    expected |= {
+        f"tavola:celery:{queue_key(queue_for(bot), priority)}" for bot in load_bots() for priority in ALL_BOT_PRIORITIES
+    }
     assert lists == expected, "deploy/k8s/optional/keda-bot-worker.yaml: one redis trigger per queue"
     assert OPTIONAL["servicemonitor.yaml"][0]["kind"] == "ServiceMonitor"
 

@@ -3,6 +3,7 @@ overdue is woken within seconds, unless its bot's queue explains the wait, and t
 wakes a quiet table that lost its due time. No worker runs: the tasks stay in their
 queues to be counted, and a test loses one by deleting its queue."""
 
+import json
 import time
 from collections.abc import Iterator
 
@@ -12,6 +13,7 @@ import redis
 
 from deploy.stack import NO_QUOTAS, Stack
 from gateway.bots import BotCatalog
+from gateway.sweeper import SENT_SLACK_SECONDS
 from gateway.wakeups import due_time
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
@@ -64,6 +66,14 @@ def held_table(stub) -> str:
     return created.table.table_id
 
 
+def forget(stack: Stack, client: redis.Redis, *table_ids: str) -> None:
+    """Deletes the tables, so the sweeps no longer send their tasks into the next tests' queues."""
+    for table_id in table_ids:
+        keys = list(client.scan_iter(match=f"{stack.key_prefix}:{{{table_id}}}:*"))
+        if keys:
+            client.delete(*keys)
+
+
 def tasks_for(client: redis.Redis, queue: str, table_id: str) -> int:
     return sum(table_id.encode() in message for message in client.lrange(queue, 0, -1))
 
@@ -79,18 +89,21 @@ def wait_for_task(client: redis.Redis, queue: str, table_id: str, timeout: float
 
 def test_a_lost_bot_task_is_sent_again_within_seconds(swept, stub):
     stack, client = swept
-    queue = f"{stack.key_prefix}:celery:bots.held\x06\x169"  # an all-bot table's tasks
+    queue = f"{stack.key_prefix}:celery:bots.held\x06\x169"  # an all-bot table's first tasks
+    again = f"{stack.key_prefix}:celery:bots.held\x06\x166"  # ... and those sent again
     table_id = held_table(stub)
     assert tasks_for(client, queue, table_id) == 1
     client.delete(queue)  # the task is lost
-    assert wait_for_task(client, queue, table_id, timeout=10) <= GRACE + 2
+    assert wait_for_task(client, again, table_id, timeout=10) <= GRACE + 2
     # Lost each time: the table is looked at again after as long as it has been quiet, so
     # the waits double rather than repeat a grace.
-    client.delete(queue)
-    second = wait_for_task(client, queue, table_id, timeout=10)
-    client.delete(queue)
-    third = wait_for_task(client, queue, table_id, timeout=10)
+    client.delete(again)
+    second = wait_for_task(client, again, table_id, timeout=10)
+    client.delete(again)
+    third = wait_for_task(client, again, table_id, timeout=10)
     assert third >= 1.5 * second >= 1.5 * GRACE
+    forget(stack, client, table_id)
+    client.delete(again)
 
 
 def test_a_lost_timer_is_sent_again_soon_after_its_deadline(swept, stub):
@@ -115,18 +128,56 @@ def test_a_table_behind_a_long_queue_is_not_woken_again(swept, stub):
     client.rpush(queue, *[b"another table's task"] * 200)  # 4 s of work at 20 ms a task
     time.sleep(GRACE + 1.5)
     assert tasks_for(client, queue, table_id) == 1, "woken again while its task could still be queued"
+    forget(stack, client, table_id)
     client.delete(queue)
+
+
+def test_a_table_behind_older_tasks_is_not_woken_again_however_long_it_waits(swept, stub):
+    """An all-bot table that waits to begin waits behind whole games: its queue is looked
+    at for a task sent no later than its commit, not counted."""
+    stack, client = swept
+    queue = f"{stack.key_prefix}:celery:bots.held\x06\x169"
+    again = f"{stack.key_prefix}:celery:bots.held\x06\x166"
+    client.delete(queue, again)
+    ahead = held_table(stub)  # its task, sent first, is the next one taken
+    table_id = held_table(stub)
+    time.sleep(GRACE + 2)  # far past what two tasks could take
+    assert tasks_for(client, queue, table_id) == 1
+    assert tasks_for(client, again, table_id) == tasks_for(client, again, ahead) == 0, "woken again while queued"
+    forget(stack, client, ahead, table_id)
+    client.delete(queue, again)
+
+
+def test_a_table_whose_queue_has_moved_past_its_task_is_woken_again(swept, stub):
+    """However many tasks wait, none sent after a table's commit can be ahead of its task:
+    the task was taken, and lost."""
+    stack, client = swept
+    queue = f"{stack.key_prefix}:celery:bots.held\x06\x169"
+    again = f"{stack.key_prefix}:celery:bots.held\x06\x166"
+    client.delete(queue, again)
+    table_id = held_table(stub)
+    # Its task taken by a worker that died with it, and 300 tasks sent after it (18 s of
+    # work by count): other tables' tasks, as the gateway stamps them (their send time).
+    message = json.loads(client.rpop(queue))
+    message["properties"]["delivery_tag"] = f"{time.time_ns() + int(SENT_SLACK_SECONDS * 2e9)}.later"
+    client.lpush(queue, *[json.dumps(message).replace(table_id, "another-table")] * 300)
+    assert wait_for_task(client, again, table_id, timeout=10) <= GRACE + 2
+    forget(stack, client, table_id)
+    client.delete(queue, again)
 
 
 def test_the_walk_wakes_a_quiet_table_that_lost_its_due_time(swept, stub):
     stack, client = swept
-    queue = f"{stack.key_prefix}:celery:bots.held\x06\x169"  # an all-bot table's tasks
-    client.delete(queue)
+    queue = f"{stack.key_prefix}:celery:bots.held\x06\x169"  # an all-bot table's first tasks
+    again = f"{stack.key_prefix}:celery:bots.held\x06\x166"  # ... and those sent again
+    client.delete(queue, again)
     table_id = held_table(stub)
     client.delete(queue)  # lost between the commit and the enqueue...
     client.zrem(f"{stack.key_prefix}:due", table_id)  # ...by a gateway that stopped before its due time
-    wait_for_task(client, queue, table_id, timeout=10)
+    wait_for_task(client, again, table_id, timeout=10)
     assert client.zscore(f"{stack.key_prefix}:due", table_id) is not None
+    forget(stack, client, table_id)
+    client.delete(again)
 
 
 def test_due_times_cover_a_bot_s_thinking_and_a_timer_s_deadline():

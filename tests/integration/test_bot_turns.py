@@ -1,0 +1,119 @@
+"""All-bot tables take turns fairly, and a person's table goes first (common/tasks.py): an
+all-bot table's first task waits behind those of the all-bot tables under way, its later
+ones go before them, and a task plays on at its all-bot table to the end unless a task of
+a table with people waits for a worker (bots/tasks.py). The 'held' bot has no worker, so
+the tests look at its queues and run its tasks by hand."""
+
+import random
+from collections.abc import Iterator
+
+import pytest
+import redis
+
+from bots import tasks
+from common import auth
+from common.tasks import ALL_BOT_PRIORITY, ALL_BOT_UNDER_WAY_PRIORITY, queue_for, queue_key
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tests.integration.conftest import HumanTable
+
+
+@pytest.fixture
+def broker(stack) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(stack.redis_url)
+    yield client
+    client.close()
+
+
+def held_list(stack, priority: int = 0) -> str:
+    return f"{stack.key_prefix}:celery:{queue_key(queue_for('held'), priority)}"
+
+
+def tasks_for(client: redis.Redis, key: str, table_id: str) -> int:
+    return sum(table_id.encode() in message for message in client.lrange(key, 0, -1))
+
+
+def all_held(gateway, players: int = 2) -> str:
+    created = gateway.CreateTable(
+        gw.CreateTableRequest(
+            game_id="borgia",
+            player_count=players,
+            bot_seats=[gw.BotSeat(seat=seat, bot="held") for seat in range(players)],
+            auto_start=True,
+        )
+    )
+    return created.table.table_id
+
+
+@pytest.fixture
+def held_worker(stack, broker, monkeypatch) -> None:
+    """This process plays the held bot's tasks (tasks.decide) against the stack's gateway,
+    looking for waiting people's tasks in the held queue's list, every decision."""
+    monkeypatch.setenv("TAVOLA_GATEWAY", stack.gateway_address)
+    monkeypatch.setenv("TAVOLA_BOT_KEY", auth.bot_key(stack.bot_secret, "held"))
+    monkeypatch.setenv("TAVOLA_BOT_CHAIN_SECONDS", "0")
+    monkeypatch.setattr(tasks, "_broker", broker)
+    monkeypatch.setattr(tasks, "_waiting_lists", [held_list(stack)])
+
+
+def test_an_all_bot_table_s_first_task_waits_behind_those_under_way(gateway, stack, broker):
+    table_id = all_held(gateway)
+    assert tasks_for(broker, held_list(stack, ALL_BOT_PRIORITY), table_id) == 1
+    assert tasks_for(broker, held_list(stack, ALL_BOT_UNDER_WAY_PRIORITY), table_id) == 0
+    # A held seat acts (no continuing): the table is under way, its next task goes first.
+    table = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table
+    seat = table.deciding_seats[0]
+    token = auth.metadata(auth.bot_token(auth.bot_key(stack.bot_secret, "held"), table_id, seat))
+    view = gateway.GetView(gw.GetViewRequest(table_id=table_id), metadata=token)
+    gateway.SubmitAction(
+        gw.SubmitActionRequest(
+            table_id=table_id, action=view.legal_actions[0].action, expected_version=table.version, request_id="first"
+        ),
+        metadata=token,
+    )
+    assert tasks_for(broker, held_list(stack, ALL_BOT_UNDER_WAY_PRIORITY), table_id) == 1
+    assert tasks_for(broker, held_list(stack, ALL_BOT_PRIORITY), table_id) == 1  # the first, never run
+
+
+def test_a_table_with_people_goes_first(gateway, stack, broker):
+    table = HumanTable(gateway, players=2, seed=46, bots={0: "held"})
+    table.start()
+    chooser = random.Random(4)
+    while 0 not in table.table().deciding_seats:
+        table.submit(1, chooser.choice(list(table.view(1).legal_actions)).action)
+    assert tasks_for(broker, held_list(stack), table.table_id) == 1
+    for priority in (ALL_BOT_UNDER_WAY_PRIORITY, ALL_BOT_PRIORITY):
+        assert tasks_for(broker, held_list(stack, priority), table.table_id) == 0
+
+
+def test_a_task_plays_its_all_bot_table_to_the_end_when_no_person_waits(gateway, stack, broker, held_worker):
+    broker.delete(held_list(stack))  # no person's task waits
+    table_id = all_held(gateway, players=3)
+    table = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table
+    seat = table.deciding_seats[0]
+    tasks.decide(table_id, seat, table.version, "held")
+    finished = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table
+    assert finished.status == gw.TABLE_STATUS_FINISHED
+    assert finished.version > table.version + 3  # many decisions, of every seat, in one task
+    # No task was sent for a decision it continued to.
+    assert tasks_for(broker, held_list(stack, ALL_BOT_UNDER_WAY_PRIORITY), table_id) == 0
+
+
+def test_a_task_gives_up_its_worker_to_a_person_s_table(gateway, stack, broker, held_worker):
+    table_id = all_held(gateway, players=3)
+    table = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table
+    broker.lpush(held_list(stack), b"a task of a table with people")
+    try:
+        tasks.decide(table_id, table.deciding_seats[0], table.version, "held")
+    finally:
+        broker.delete(held_list(stack))
+    after = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table
+    assert after.version == table.version + 1  # one decision, then the worker slot is free
+    assert after.status == gw.TABLE_STATUS_IN_PROGRESS
+    # The table's next decision is a task, ahead of the all-bot tables not yet begun.
+    assert tasks_for(broker, held_list(stack, ALL_BOT_UNDER_WAY_PRIORITY), table_id) == len(after.deciding_seats)
+
+
+def test_a_broker_that_cannot_be_asked_stops_the_chain(monkeypatch):
+    monkeypatch.setattr(tasks, "_broker", redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.5))
+    monkeypatch.setattr(tasks, "_waiting_lists", ["nothing-here"])
+    assert tasks.people_wait("held")
