@@ -2,10 +2,11 @@
 // gRPC-Web with ?protocol=grpc-web), and the registry that opens every Any it sends.
 import { createRegistry, type DescMessage, type Message, type Registry } from "@bufbuild/protobuf";
 import { anyUnpack, type Any } from "@bufbuild/protobuf/wkt";
-import { ConnectError, createClient, type Client } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { file_tavola_borgia_v1_borgia } from "./gen/tavola/borgia/v1/borgia_pb";
 import { GatewayService, file_tavola_gateway_v1_gateway } from "./gen/tavola/gateway/v1/gateway_pb";
+import { PlayerService } from "./gen/tavola/gateway/v1/players_pb";
 import { file_tavola_mortadella_v1_mortadella } from "./gen/tavola/mortadella/v1/mortadella_pb";
 import { file_tavola_pecunia_v1_pecunia } from "./gen/tavola/pecunia/v1/pecunia_pb";
 import { file_tavola_rules_v1_rules } from "./gen/tavola/rules/v1/rules_pb";
@@ -30,6 +31,7 @@ const transport =
     : createConnectTransport({ baseUrl: gatewayUrl, useBinaryFormat: true });
 
 export const gateway: Client<typeof GatewayService> = createClient(GatewayService, transport);
+export const players: Client<typeof PlayerService> = createClient(PlayerService, transport);
 
 export function bearer(token: string): { headers: Record<string, string> } {
   return { headers: { authorization: `Bearer ${token}` } };
@@ -50,9 +52,19 @@ export function schemaOf(any: Any | undefined): DescMessage | undefined {
 
 /** A failed call in words for a person: the gateway's message, which names what is wrong. */
 export function failure(error: unknown): string {
-  if (error instanceof ConnectError) return error.rawMessage || error.message;
+  if (error instanceof ConnectError) {
+    if (error.code === Code.Unavailable && !error.rawMessage) return "the gateway does not answer; try again in a moment";
+    return error.rawMessage || error.message;
+  }
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The gateway's status code of a failed call ("" for other failures). */
+export function codeOf(error: unknown): Code | undefined {
+  return error instanceof ConnectError ? error.code : undefined;
+}
+
+export { Code };
 
 export function requestId(): string {
   return crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`;

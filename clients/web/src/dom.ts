@@ -15,6 +15,12 @@ export interface Attrs {
   href?: string;
   placeholder?: string;
   disabled?: boolean;
+  required?: boolean;
+  scope?: string;
+  autocomplete?: string;
+  "aria-labelledby"?: string;
+  "aria-pressed"?: string;
+  "aria-describedby"?: string;
   checked?: boolean;
   min?: string;
   max?: string;

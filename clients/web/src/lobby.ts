@@ -6,7 +6,7 @@ import { fill, h } from "./dom";
 import { SeatKind, TableStatus, TimeoutPolicy, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { level } from "./names";
-import { keepSeat, playerName, seatKey, seatedTables, setPlayerName } from "./storage";
+import { asPlayer, keepSeat, playerName, seatKey, seatedTables, setPlayerName } from "./storage";
 
 export class Lobby {
   private readonly root = h("main", { class: "lobby" });
@@ -38,6 +38,12 @@ export class Lobby {
     fill(
       this.root,
       h("section", { class: "panel" }, h("label", { for: "player-name" }, "Your name "), name),
+      h(
+        "p",
+        { class: "quick-link" },
+        h("a", { href: "#/quick", class: "button", "data-testid": "lobby-quick" }, "Quick play"),
+        h("span", { class: "small" }, " a table of the game you pick, with people searching now or bots, rated if you like."),
+      ),
       this.error,
       h("section", { "aria-label": "Games" }, h("h2", {}, "Games"), h("div", { class: "games" }, "Loading…")),
       this.creator,
@@ -182,7 +188,7 @@ export class Lobby {
         seed: choice.replay && choice.seed ? BigInt(choice.seed) : undefined,
       });
       const tableId = created.table!.tableId;
-      const seated = await gateway.takeSeat({ tableId, seat: 0, displayName: playerName() });
+      const seated = await gateway.takeSeat({ tableId, seat: 0, displayName: playerName() }, asPlayer());
       keepSeat(tableId, { seat: seated.seat, token: seated.seatToken });
       location.hash = `#/table/${tableId}`;
     } catch (error) {
@@ -192,7 +198,7 @@ export class Lobby {
 
   private async join(table: Table): Promise<void> {
     try {
-      const seated = await gateway.takeSeat({ tableId: table.tableId, displayName: playerName() });
+      const seated = await gateway.takeSeat({ tableId: table.tableId, displayName: playerName() }, asPlayer());
       keepSeat(table.tableId, { seat: seated.seat, token: seated.seatToken });
       location.hash = `#/table/${table.tableId}`;
     } catch (error) {

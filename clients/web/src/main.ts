@@ -1,8 +1,14 @@
 // tavola in the browser: #/ the lobby, #/table/<id> a table (as its seat when this browser
-// holds its token), #/watch/<id> a table as a spectator.
+// holds its token), #/watch/<id> a table as a spectator, #/quick quick play, #/me the
+// player this browser plays as, #/leaderboard/<game> a game's board, #/player/<id> a
+// player's page.
 import "./style.css";
+import { LeaderboardPage, PlayerPage } from "./boards";
 import { fill, h } from "./dom";
 import { Lobby } from "./lobby";
+import { MePage } from "./me";
+import { QuickPlayPage } from "./quick";
+import { playerKey } from "./storage";
 import { TablePage } from "./table";
 
 interface Page {
@@ -14,13 +20,64 @@ interface Page {
 const app = document.getElementById("app")!;
 let current: Page | undefined;
 
+function decoded(part: string | undefined): string | undefined {
+  if (!part) return undefined;
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
+}
+
+function page(hash: string): { page: Page; section: string } {
+  const [, kind, id] = hash.match(/^#\/(table|watch)\/([\w-]+)/) ?? [];
+  if (kind) return { page: new TablePage(id, kind === "watch"), section: "" };
+  const [, name, rest] = hash.match(/^#\/(quick|me|leaderboard|player)(?:\/([^/?#]*))?/) ?? [];
+  switch (name) {
+    case "quick":
+      return { page: new QuickPlayPage(decoded(rest)), section: "quick" };
+    case "me":
+      return { page: new MePage(), section: "me" };
+    case "leaderboard":
+      return { page: new LeaderboardPage(decoded(rest)), section: "leaderboard" };
+    case "player": {
+      const playerId = decoded(rest);
+      if (playerId) return { page: new PlayerPage(playerId), section: "" };
+      return { page: new MePage(), section: "me" };
+    }
+    default:
+      return { page: new Lobby(), section: "lobby" };
+  }
+}
+
+function nav(section: string): HTMLElement {
+  const me = playerKey();
+  const link = (href: string, id: string, label: string | HTMLElement[]) =>
+    h("a", { href, class: "nav-link", "aria-current": section === id ? "page" : undefined, "data-testid": `nav-${id}` }, label);
+  return h(
+    "header",
+    { class: "site" },
+    h("a", { href: "#/", class: "brand" }, "tavola"),
+    h(
+      "nav",
+      { "aria-label": "Site" },
+      link("#/", "lobby", "Lobby"),
+      link("#/quick", "quick", "Quick play"),
+      link("#/leaderboard", "leaderboard", "Leaderboards"),
+      link("#/me", "me", me ? [h("span", { class: "nav-name" }, me.name || "Your player")] : "Your player"),
+    ),
+  );
+}
+
 function route(): void {
   current?.stop();
-  const [, kind, id] = location.hash.match(/^#\/(table|watch)\/([\w-]+)/) ?? [];
-  current = kind ? new TablePage(id, kind === "watch") : new Lobby();
-  fill(app, h("header", { class: "site" }, h("a", { href: "#/", class: "brand" }, "tavola")), current.element());
+  const chosen = page(location.hash);
+  current = chosen.page;
+  fill(app, nav(chosen.section), current.element());
   void current.start();
 }
 
 window.addEventListener("hashchange", route);
+// The name in the header follows a player made, renamed or forgotten on any page.
+window.addEventListener("tavola-player", () => app.querySelector("header.site")?.replaceWith(nav(location.hash.match(/^#\/(\w+)/)?.[1] ?? "lobby")));
 route();

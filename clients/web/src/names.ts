@@ -4,6 +4,7 @@
 import { h } from "./dom";
 import type { BotDescription, Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { SeatKind } from "./gen/tavola/gateway/v1/gateway_pb";
+import { ratingText, type SeatRating } from "./ratings";
 
 /** A bot's level in words, from its 0-100 strength hint. */
 export function level(strength: number): string {
@@ -33,6 +34,7 @@ export class Seats {
     readonly table: Table,
     readonly me: number | undefined,
     bots: Map<string, BotDescription>,
+    readonly ratings: Map<number, SeatRating> = new Map(),
   ) {
     const raw = new Map<number, string>();
     for (const seat of table.seats) {
@@ -74,6 +76,25 @@ export class Seats {
       this.name(seat),
       this.levels.has(seat) ? h("span", { class: "level" }, this.levels.get(seat) === "random" ? " bot" : ` bot, ${this.levels.get(seat)}`) : null,
       seat === this.me ? h("span", { class: "you" }, " (you)") : null,
+    );
+  }
+
+  /** The seat's rating at this game as a link to its player's page, when it has one. */
+  rating(seat: number): HTMLElement | null {
+    const found = this.ratings.get(seat);
+    if (!found) return null;
+    const { rating, playerId } = found;
+    const games = `${rating.games} rated game${rating.games === 1 ? "" : "s"}${rating.provisional ? ", provisional" : ""}`;
+    return h(
+      "a",
+      {
+        class: "rating",
+        href: `#/player/${encodeURIComponent(playerId)}`,
+        "data-testid": `rating-${seat}`,
+        title: `Rating ${ratingText(rating)} (± one standard deviation), ${games}: open the player's page`,
+        "aria-label": `${this.name(seat)}'s rating: ${Math.round(rating.rating)}, give or take ${Math.round(rating.uncertainty)}; ${games}`,
+      },
+      ratingText(rating),
     );
   }
 

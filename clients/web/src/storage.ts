@@ -74,3 +74,42 @@ export function saveLog(tableId: string, seat: number | undefined, events: Table
     events.map((event) => base64Encode(toBinary(TableEventSchema, event))),
   );
 }
+
+/** The player this browser plays as (PlayerService): its secret token, id and name. */
+export interface PlayerKey {
+  token: string;
+  playerId: string;
+  name: string;
+}
+
+/** The player id inside a player token ("p.<player id>.<secret>"), or undefined. */
+export function playerIdOf(token: string): string | undefined {
+  const match = /^p\.([^.]+)\.(.+)$/.exec(token.trim());
+  return match ? match[1] : undefined;
+}
+
+export function playerKey(): PlayerKey | undefined {
+  const key = read<PlayerKey>("player");
+  return key && typeof key.token === "string" && typeof key.playerId === "string" ? key : undefined;
+}
+
+export function keepPlayer(key: PlayerKey): void {
+  write("player", key);
+  setPlayerName(key.name);
+  window.dispatchEvent(new Event("tavola-player"));
+}
+
+export function forgetPlayer(): void {
+  try {
+    localStorage.removeItem(`${PREFIX}player`);
+  } catch {
+    // A disabled storage held nothing.
+  }
+  window.dispatchEvent(new Event("tavola-player"));
+}
+
+/** Call options that seat the player this browser plays as (a guest's seat without one). */
+export function asPlayer(): { headers?: Record<string, string> } {
+  const key = playerKey();
+  return key ? { headers: { authorization: `Bearer ${key.token}` } } : {};
+}

@@ -20,7 +20,8 @@ import type { Ctx, GameRenderer } from "./games/api";
 import { rendererFor } from "./games";
 import { buildMenu, wordPaths, type Choice } from "./menu";
 import { Seats } from "./names";
-import { keepSeat, loadLog, playerName, saveLog, seatKey, setPlayerName, type SeatKey } from "./storage";
+import { seatRatings, type SeatRating } from "./ratings";
+import { asPlayer, keepSeat, loadLog, playerName, saveLog, seatKey, setPlayerName, type SeatKey } from "./storage";
 import { hex, verifySeed } from "./verify";
 
 type Verdict = "pending" | "verified" | "failed" | "unavailable";
@@ -41,6 +42,8 @@ export class TablePage {
   private submitting = false;
   private verdict: Verdict = "pending";
   private seats: Seats | undefined;
+  private ratings = new Map<number, SeatRating>();
+  private ratingsFor = ""; // the seats (and status) the ratings were read for
   private renderer: GameRenderer | undefined;
   private readonly abort = new AbortController();
   private readonly timer: number;
@@ -139,7 +142,13 @@ export class TablePage {
       this.mustDecide = false;
     }
     if (this.table) {
-      this.seats = new Seats(this.table, this.key?.seat, await botsByName(this.table.gameId));
+      // Ratings, read again when a seat changes hands and once more at the end (updated then).
+      const who = `${this.table.seats.map((s) => `${s.playerId}/${s.bot}`).join(",")}|${this.table.status === TableStatus.FINISHED}`;
+      if (who !== this.ratingsFor) {
+        this.ratingsFor = who;
+        this.ratings = await seatRatings(this.table);
+      }
+      this.seats = new Seats(this.table, this.key?.seat, await botsByName(this.table.gameId), this.ratings);
       this.renderer ??= rendererFor(this.table.gameId);
       if (this.table.version !== this.menuVersion) {
         this.menuVersion = this.table.version;
@@ -202,6 +211,7 @@ export class TablePage {
         h("a", { href: "#/", class: "back", "aria-label": "Back to the lobby" }, "← Lobby"),
         h("h2", {}, gameName(table.gameId)),
         h("span", { class: `badge status-${TableStatus[table.status].toLowerCase()}` }, statusText(table.status)),
+        table.rated ? h("span", { class: "badge", "data-testid": "rated", title: "the result changes the players' ratings" }, "rated") : null,
         this.key ? null : h("span", { class: "badge", "data-testid": "spectator" }, "watching"),
         this.countdown,
       ),
@@ -228,6 +238,7 @@ export class TablePage {
             "li",
             { class: `${table.decidingSeats.includes(seat.seat) ? "deciding" : ""}${seat.seat === this.key?.seat ? " me" : ""}` },
             seats.tag(seat.seat),
+            seats.rating(seat.seat),
             table.decidingSeats.includes(seat.seat) ? h("span", { class: "turn-mark", title: "deciding now" }, " ● to decide") : null,
           ),
         ),
@@ -285,7 +296,7 @@ export class TablePage {
   private async join(name: string): Promise<void> {
     setPlayerName(name);
     try {
-      const response = await gateway.takeSeat({ tableId: this.tableId, displayName: name });
+      const response = await gateway.takeSeat({ tableId: this.tableId, displayName: name }, asPlayer());
       this.key = { seat: response.seat, token: response.seatToken };
       keepSeat(this.tableId, this.key);
       this.stop();
@@ -430,7 +441,18 @@ export class TablePage {
       !why && table.outcome?.summary ? h("p", { class: "summary" }, ctx.seats.text(table.outcome.summary)) : null,
       this.view ? (this.renderer?.ending?.(this.view, ctx) ?? null) : null,
       h("p", { class: `verdict ${this.verdict}`, "data-testid": "seed-verdict" }, verdicts[this.verdict]),
-      h("p", {}, h("a", { href: "#/" }, "Back to the lobby")),
+      table.rated
+        ? h(
+            "p",
+            { class: "small" },
+            "A rated game: the new ratings are counted a moment after the end; see ",
+            h("a", { href: "#/me" }, "your player"),
+            " and the ",
+            h("a", { href: `#/leaderboard/${encodeURIComponent(table.gameId)}` }, "leaderboard"),
+            ".",
+          )
+        : null,
+      h("p", {}, h("a", { href: "#/" }, "Back to the lobby"), " · ", h("a", { href: "#/quick" }, "Quick play again")),
     );
   }
 }

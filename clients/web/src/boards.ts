@@ -1,0 +1,228 @@
+// A game's leaderboard (PlayerService.ListLeaderboard: the top, or the page around the
+// player this browser plays as) and a player's public page (GetPlayer: ratings per game,
+// recent rated tables with links to them).
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { Code, codeOf, failure, players } from "./api";
+import { listGames } from "./catalog";
+import { fill, h } from "./dom";
+import type { LeaderboardEntry } from "./gen/tavola/gateway/v1/players_pb";
+import type { GameDescription } from "./gen/tavola/rules/v1/rules_pb";
+import { change, ordinal, ratingText } from "./ratings";
+import { playerKey } from "./storage";
+
+const PAGE = 20;
+
+function playerLink(playerId: string, name: string, bot: boolean): HTMLElement {
+  return h(
+    "a",
+    { href: `#/player/${encodeURIComponent(playerId)}` },
+    name || playerId,
+    bot && !/\bbot$/.test(name) ? h("span", { class: "level" }, " (bot)") : null,
+  );
+}
+
+export class LeaderboardPage {
+  private readonly root = h("main", { class: "boards" });
+  private around = false;
+
+  constructor(private readonly gameId: string | undefined) {}
+
+  element(): HTMLElement {
+    return this.root;
+  }
+
+  stop(): void {}
+
+  async start(): Promise<void> {
+    let games: GameDescription[];
+    try {
+      games = await listGames();
+    } catch (error) {
+      fill(this.root, h("h2", {}, "Leaderboards"), h("p", { class: "error", role: "alert" }, `The gateway does not answer: ${failure(error)}`));
+      return;
+    }
+    const game = games.find((g) => g.gameId === this.gameId) ?? games[0];
+    if (!game) return;
+    const board = h("div", { "data-testid": "leaderboard" }, h("p", {}, "Loading…"));
+    const me = playerKey();
+    const mode = (around: boolean, label: string) =>
+      h(
+        "button",
+        {
+          type: "button",
+          class: this.around === around ? "" : "secondary",
+          "aria-pressed": String(this.around === around),
+          "data-testid": around ? "around-me" : "top",
+          onclick: () => {
+            this.around = around;
+            void this.start();
+          },
+        },
+        label,
+      );
+    fill(
+      this.root,
+      h("h2", {}, "Leaderboards"),
+      h(
+        "nav",
+        { class: "tabs", "aria-label": "Games" },
+        games.map((g) =>
+          h(
+            "a",
+            { href: `#/leaderboard/${encodeURIComponent(g.gameId)}`, class: "tab", "aria-current": g.gameId === game.gameId ? "page" : undefined },
+            g.displayName,
+          ),
+        ),
+      ),
+      h(
+        "p",
+        { class: "small muted" },
+        "Sorted by the conservative rating (rating − 3 × uncertainty), so a player is listed high only once the rating is sure. Players appear after their first (provisional) rated games.",
+      ),
+      me ? h("p", {}, mode(false, `Top ${PAGE}`), mode(true, "Around me")) : null,
+      board,
+    );
+    await this.fillBoard(board, game, me?.playerId);
+  }
+
+  private async fillBoard(board: HTMLElement, game: GameDescription, me: string | undefined): Promise<void> {
+    try {
+      const page = await players.listLeaderboard({ gameId: game.gameId, pageSize: PAGE, aroundPlayerId: this.around && me ? me : "" });
+      if (!page.entries.length) {
+        fill(board, h("p", { class: "muted" }, `Nobody is on the ${game.displayName} leaderboard yet.`));
+        return;
+      }
+      fill(
+        board,
+        h(
+          "table",
+          { class: "board-table" },
+          h("caption", {}, `${game.displayName}: ${page.total} player${page.total === 1 ? "" : "s"} ranked`),
+          h(
+            "thead",
+            {},
+            h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col", class: "num", title: "rating − 3 × uncertainty: what the board sorts by" }, "Conservative"), h("th", { scope: "col", class: "num" }, "Games"), h("th", { scope: "col", class: "num" }, "Wins")),
+          ),
+          h("tbody", {}, page.entries.map((entry) => this.row(entry, me))),
+        ),
+      );
+    } catch (error) {
+      const words =
+        codeOf(error) === Code.NotFound && this.around
+          ? `You are not on this leaderboard yet: players appear after their provisional rated games (the gateway says: ${failure(error)}).`
+          : `The leaderboard could not be read: ${failure(error)}`;
+      fill(board, h("p", { class: "note", role: "status" }, words));
+    }
+  }
+
+  private row(entry: LeaderboardEntry, me: string | undefined): HTMLElement {
+    const rating = entry.rating;
+    const player = entry.player;
+    const mine = player?.playerId === me;
+    return h(
+      "tr",
+      { class: mine ? "me" : "", "data-player": player?.playerId ?? "" },
+      h("td", { class: "num" }, String(entry.rank)),
+      h("td", {}, player ? playerLink(player.playerId, player.displayName, player.bot) : "?", mine ? h("span", { class: "you" }, " (you)") : null),
+      h("td", {}, rating ? ratingText(rating) : ""),
+      h("td", { class: "num" }, rating ? String(Math.round(rating.conservative)) : ""),
+      h("td", { class: "num" }, rating ? String(rating.games) : ""),
+      h("td", { class: "num" }, rating ? String(rating.wins) : ""),
+    );
+  }
+}
+
+export class PlayerPage {
+  private readonly root = h("main", { class: "player-page" });
+
+  constructor(private readonly playerId: string) {}
+
+  element(): HTMLElement {
+    return this.root;
+  }
+
+  stop(): void {}
+
+  async start(): Promise<void> {
+    fill(this.root, h("p", {}, "Loading…"));
+    try {
+      const [page, games] = await Promise.all([players.getPlayer({ playerId: this.playerId, recentTables: 20 }), listGames()]);
+      const names = new Map(games.map((g) => [g.gameId, g.displayName]));
+      const player = page.player!;
+      const mine = playerKey()?.playerId === player.playerId;
+      fill(
+        this.root,
+        h(
+          "h2",
+          { "data-testid": "player-name" },
+          player.displayName || player.playerId,
+          player.bot ? h("span", { class: "badge" }, "bot") : null,
+          mine ? h("span", { class: "badge me" }, "you") : null,
+        ),
+        player.createTime && !player.bot ? h("p", { class: "small muted" }, `Player since ${new Date(timestampMs(player.createTime)).toLocaleDateString()}`) : null,
+        mine ? h("p", { class: "small" }, h("a", { href: "#/me" }, "Your player's settings and tables")) : null,
+        h("h3", {}, "Ratings"),
+        page.ratings.length
+          ? h(
+              "table",
+              { class: "board-table", "data-testid": "ratings" },
+              h(
+                "thead",
+                {},
+                h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col", class: "num" }, "Games"), h("th", { scope: "col", class: "num" }, "Wins"), h("th", { scope: "col" }, "")),
+              ),
+              h(
+                "tbody",
+                {},
+                page.ratings.map((r) =>
+                  h(
+                    "tr",
+                    { "data-game": r.gameId },
+                    h("td", {}, h("a", { href: `#/leaderboard/${encodeURIComponent(r.gameId)}`, title: "the game's leaderboard" }, names.get(r.gameId) ?? r.gameId)),
+                    h("td", { title: "rating ± one standard deviation" }, ratingText(r)),
+                    h("td", { class: "num" }, String(r.games)),
+                    h("td", { class: "num" }, String(r.wins)),
+                    h("td", { class: "small muted" }, r.provisional ? "provisional: not on the leaderboard yet" : ""),
+                  ),
+                ),
+              ),
+            )
+          : h("p", { class: "muted" }, "No rated game yet."),
+        h("h3", {}, "Recent rated tables"),
+        page.recentTables.length
+          ? h(
+              "table",
+              { class: "board-table", "data-testid": "recent" },
+              h(
+                "thead",
+                {},
+                h("tr", {}, h("th", { scope: "col" }, "When"), h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Place"), h("th", { scope: "col", class: "num" }, "Rating change"), h("th", { scope: "col" }, "Table")),
+              ),
+              h(
+                "tbody",
+                {},
+                page.recentTables.map((t) =>
+                  h(
+                    "tr",
+                    {},
+                    h("td", {}, t.finishTime ? new Date(timestampMs(t.finishTime)).toLocaleString() : ""),
+                    h("td", {}, names.get(t.gameId) ?? t.gameId),
+                    h("td", {}, `${ordinal(t.place)} of ${t.playerCount}${t.place === 1 ? " (won)" : ""}`),
+                    h("td", { class: `num ${t.ratingChange > 0 ? "up" : t.ratingChange < 0 ? "down" : ""}` }, change(t.ratingChange)),
+                    h("td", {}, h("a", { href: `#/watch/${t.tableId}`, title: "the table as a spectator sees it: its end and its history" }, "See the table")),
+                  ),
+                ),
+              ),
+            )
+          : h("p", { class: "muted" }, "None yet."),
+        h("p", { class: "small muted" }, "Finished tables are kept for a while, then expire: an old table's link may find nothing."),
+      );
+    } catch (error) {
+      fill(
+        this.root,
+        h("h2", {}, "Player"),
+        h("p", { class: "error", role: "alert" }, codeOf(error) === Code.NotFound ? `No such player: ${failure(error)}` : `This player's page could not be read: ${failure(error)}`),
+      );
+    }
+  }
+}

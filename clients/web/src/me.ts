@@ -1,0 +1,338 @@
+// The player this browser plays as (PlayerService): made with a display name, kept by its
+// secret token (shown once, kept in localStorage), renamed, its token reissued, forgotten,
+// or brought from another device by pasting its token; and its tables, with rejoin.
+import { bearer, Code, codeOf, failure, players } from "./api";
+import { listGames } from "./catalog";
+import { fill, h } from "./dom";
+import { TableStatus, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
+import { ratingText } from "./ratings";
+import { forgetPlayer, keepPlayer, keepSeat, playerIdOf, playerKey, playerName, seatKey, type PlayerKey } from "./storage";
+
+/** The token just issued, shown once with its warning; dismissed by the player. */
+export function tokenNotice(token: string, onDone: () => void): HTMLElement {
+  const code = h("code", { class: "token", "data-testid": "player-token" }, token);
+  const copied = h("span", { class: "small", role: "status" });
+  const done = h("button", { type: "button", "data-testid": "token-saved", onclick: () => onDone() }, "I have kept a copy");
+  return h(
+    "section",
+    { class: "panel token-notice", "aria-labelledby": "token-title", "data-testid": "token-notice" },
+    h("h3", { id: "token-title" }, "Your player token: shown this once"),
+    h(
+      "p",
+      {},
+      "This token is your player: whoever holds it plays as you, and there is no password to get it back. ",
+      "This browser keeps it. Copy it somewhere safe now, and paste it on another device to play there as yourself.",
+    ),
+    h("p", {}, code),
+    h(
+      "p",
+      {},
+      h(
+        "button",
+        {
+          type: "button",
+          class: "secondary",
+          onclick: () =>
+            void navigator.clipboard?.writeText(token).then(
+              () => (copied.textContent = " Copied."),
+              () => (copied.textContent = " Copying is not allowed here: select the token and copy it by hand."),
+            ),
+        },
+        "Copy the token",
+      ),
+      done,
+      copied,
+    ),
+  );
+}
+
+/** A form that makes a player: a display name in, the player and its token out. */
+export function createPlayerForm(onCreated: (key: PlayerKey) => void, error: HTMLElement): HTMLElement {
+  const name = h("input", { id: "new-player-name", value: playerName(), maxlength: "64", placeholder: "how others see you", required: true });
+  return h(
+    "form",
+    {
+      class: "panel",
+      "data-testid": "create-player",
+      onsubmit: (event) => {
+        event.preventDefault();
+        error.textContent = "";
+        players.createPlayer({ displayName: name.value }).then(
+          (made) => {
+            const key = { token: made.playerToken, playerId: made.player!.playerId, name: made.player!.displayName };
+            keepPlayer(key);
+            onCreated(key);
+          },
+          (failed) => (error.textContent = `No player made: ${failure(failed)}`),
+        );
+      },
+    },
+    h("h3", {}, "Make a player"),
+    h("p", { class: "small muted" }, "A player keeps your ratings and your tables, on any device. No email, no password: one secret token."),
+    h("label", { for: "new-player-name" }, "Display name "),
+    name,
+    " ",
+    h("button", { type: "submit", "data-testid": "create-player-button" }, "Make my player"),
+  );
+}
+
+/** A form that brings a player from another device by its token. */
+function pasteTokenForm(onKept: (key: PlayerKey) => void, error: HTMLElement): HTMLElement {
+  const token = h("input", { id: "paste-token", type: "password", placeholder: "p.…", autocomplete: "off", required: true });
+  return h(
+    "form",
+    {
+      class: "panel",
+      "data-testid": "paste-token-form",
+      onsubmit: (event) => {
+        event.preventDefault();
+        error.textContent = "";
+        const value = token.value.trim();
+        const playerId = playerIdOf(value);
+        if (!playerId) {
+          error.textContent = "That is not a player token: a player token starts with \"p.\" and has two dots.";
+          return;
+        }
+        // Checked by asking for the token's own page: a forged or replaced token is refused.
+        players.getPlayer({ playerId: "" }, bearer(value)).then(
+          (page) => {
+            const key = { token: value, playerId, name: page.player?.displayName ?? "" };
+            keepPlayer(key);
+            onKept(key);
+          },
+          (failed) => (error.textContent = `That token does not work: ${failure(failed)}`),
+        );
+      },
+    },
+    h("h3", {}, "Already have a player?"),
+    h("p", { class: "small muted" }, "Paste the token you kept (or copied from another device) to play as that player in this browser."),
+    h("label", { for: "paste-token" }, "Player token "),
+    token,
+    " ",
+    h("button", { type: "submit", class: "secondary" }, "Use this token"),
+  );
+}
+
+export class MePage {
+  private readonly root = h("main", { class: "me" });
+  private readonly error = h("p", { class: "error", role: "alert", "data-testid": "error" });
+  private readonly status = h("p", { class: "good", role: "status", "data-testid": "status" });
+  private issued = ""; // a token just issued, shown once
+
+  element(): HTMLElement {
+    return this.root;
+  }
+
+  stop(): void {}
+
+  async start(): Promise<void> {
+    await this.render();
+  }
+
+  private async render(): Promise<void> {
+    const key = playerKey();
+    if (!key) {
+      fill(
+        this.root,
+        h("h2", {}, "Your player"),
+        this.error,
+        createPlayerForm((made) => {
+          this.issued = made.token;
+          void this.render();
+        }, this.error),
+        pasteTokenForm(() => void this.render(), this.error),
+      );
+      this.root.querySelector<HTMLInputElement>("#new-player-name")?.focus();
+      return;
+    }
+    fill(this.root, h("h2", {}, "Your player"), this.error, h("p", {}, "Loading…"));
+    let name = key.name;
+    try {
+      const page = await players.getPlayer({ playerId: "", recentTables: 0 }, bearer(key.token));
+      name = page.player?.displayName ?? name;
+      if (name !== key.name) keepPlayer({ ...key, name });
+      const games = new Map((await listGames()).map((g) => [g.gameId, g.displayName]));
+      this.draw(key, name, page.ratings.map((r) => ({ gameId: games.get(r.gameId) ?? r.gameId, text: ratingText(r), games: r.games, wins: r.wins })));
+    } catch (error) {
+      this.draw(key, name, []);
+      this.error.textContent =
+        codeOf(error) === Code.Unauthenticated
+          ? "This browser's player token no longer works (it was replaced on another device, or is not one). Paste the current one, or forget it."
+          : `Your player could not be read: ${failure(error)}`;
+    }
+    await this.myTables(key);
+  }
+
+  private draw(key: PlayerKey, name: string, ratings: { gameId: string; text: string; games: number; wins: number }[]): void {
+    const rename = h("input", { id: "rename", value: name, maxlength: "64", required: true });
+    const tables = h("section", { class: "panel", "aria-labelledby": "my-tables-title", "data-testid": "my-tables" }, h("h3", { id: "my-tables-title" }, "Your tables"), h("p", {}, "Loading…"));
+    fill(
+      this.root,
+      h("h2", {}, "Your player: ", h("span", { "data-testid": "me-name" }, name)),
+      this.error,
+      this.status,
+      this.issued
+        ? tokenNotice(this.issued, () => {
+            this.issued = "";
+            void this.render();
+          })
+        : null,
+      h(
+        "p",
+        {},
+        h("a", { href: `#/player/${encodeURIComponent(key.playerId)}`, "data-testid": "my-page" }, "Your public page"),
+        " (ratings, recent rated tables) · ",
+        h("a", { href: "#/quick", class: "button" }, "Quick play"),
+      ),
+      ratings.length
+        ? h("ul", { class: "plain small" }, ratings.map((r) => h("li", {}, `${r.gameId}: ${r.text} · ${r.games} rated game${r.games === 1 ? "" : "s"}, ${r.wins} won`)))
+        : h("p", { class: "small muted" }, "No rated game yet."),
+      tables,
+      h(
+        "form",
+        {
+          class: "panel",
+          onsubmit: (event) => {
+            event.preventDefault();
+            void this.rename(key, rename.value);
+          },
+        },
+        h("h3", {}, "Name"),
+        h("label", { for: "rename" }, "Display name "),
+        rename,
+        " ",
+        h("button", { type: "submit", "data-testid": "rename-button" }, "Rename"),
+      ),
+      h(
+        "section",
+        { class: "panel", "aria-labelledby": "token-section" },
+        h("h3", { id: "token-section" }, "Token"),
+        h(
+          "p",
+          { class: "small" },
+          "This browser plays as this player with its secret token. If the token leaked, reissue it: the old one stops working everywhere, and your other devices need the new one.",
+        ),
+        this.confirming("reissue", "Reissue my token", "Replace the token: the old one stops working on every device.", "Yes, reissue it", () => void this.reissue(key)),
+        this.confirming(
+          "forget",
+          "Forget this player in this browser",
+          "Without its token, this browser cannot play as this player again. Keep a copy of the token first (reissue one to see a new one).",
+          "Yes, forget it here",
+          () => {
+            forgetPlayer();
+            this.status.textContent = "";
+            void this.render();
+          },
+        ),
+      ),
+    );
+  }
+
+  /** A button that asks once more, in the page (no browser dialog), before acting. */
+  private confirming(id: string, label: string, warning: string, yes: string, act: () => void): HTMLElement {
+    const box = h("div", { class: "confirm" });
+    const ask = (): void => {
+      fill(
+        box,
+        h("p", { class: "note" }, warning),
+        h("button", { type: "button", "data-testid": `${id}-yes`, onclick: act }, yes),
+        h("button", { type: "button", class: "secondary", onclick: () => reset(true) }, "Cancel"),
+      );
+      box.querySelector<HTMLElement>("button")?.focus();
+    };
+    const reset = (focus = false): void => {
+      const button = h("button", { type: "button", class: "secondary", "data-testid": id, onclick: ask }, label);
+      fill(box, button);
+      if (focus) button.focus();
+    };
+    reset();
+    return box;
+  }
+
+  private async rename(key: PlayerKey, name: string): Promise<void> {
+    this.error.textContent = "";
+    try {
+      const renamed = await players.renamePlayer({ displayName: name }, bearer(key.token));
+      keepPlayer({ ...key, name: renamed.player!.displayName });
+      await this.render();
+      this.status.textContent = "Renamed.";
+    } catch (error) {
+      this.error.textContent = `Not renamed: ${failure(error)}`;
+    }
+  }
+
+  private async reissue(key: PlayerKey): Promise<void> {
+    this.error.textContent = "";
+    try {
+      const fresh = await players.reissuePlayerToken({}, bearer(key.token));
+      keepPlayer({ ...key, token: fresh.playerToken });
+      this.issued = fresh.playerToken;
+      await this.render();
+      this.root.querySelector<HTMLElement>("[data-testid=token-saved]")?.focus();
+    } catch (error) {
+      this.error.textContent = `The token was not reissued: ${failure(error)}`;
+    }
+  }
+
+  private async myTables(key: PlayerKey): Promise<void> {
+    const section = this.root.querySelector("[data-testid=my-tables]");
+    if (!section) return;
+    const title = section.querySelector("h3")!;
+    try {
+      const [mine, games] = await Promise.all([players.listMyTables({ pageSize: 20 }, bearer(key.token)), listGames()]);
+      const names = new Map(games.map((g) => [g.gameId, g.displayName]));
+      fill(
+        section,
+        title,
+        mine.tables.length
+          ? h(
+              "ul",
+              { class: "plain" },
+              mine.tables.map(({ table, seat }) => (table ? this.tableRow(key, table, seat, names.get(table.gameId) ?? table.gameId) : null)),
+            )
+          : h("p", { class: "muted" }, "None yet: quick play, or take a seat in the lobby while this player is yours."),
+      );
+    } catch (error) {
+      fill(section, title, h("p", { class: "error" }, `Your tables could not be listed: ${failure(error)}`));
+    }
+  }
+
+  private tableRow(key: PlayerKey, table: Table, seat: number, game: string): HTMLElement {
+    const held = seatKey(table.tableId);
+    const finished = table.status === TableStatus.FINISHED;
+    const statuses: Partial<Record<TableStatus, string>> = {
+      [TableStatus.OPEN]: "waiting for players",
+      [TableStatus.IN_PROGRESS]: "being played",
+      [TableStatus.FINISHED]: "finished",
+    };
+    const status = statuses[table.status] ?? "";
+    return h(
+      "li",
+      { class: "table-row", "data-table": table.tableId },
+      h("strong", {}, game),
+      h("span", { class: "small" }, ` ${table.playerCount} players · your seat ${seat + 1} · ${status}`),
+      table.rated ? h("span", { class: "badge" }, "rated") : null,
+      h(
+        "span",
+        { class: "row-buttons" },
+        held?.seat === seat && !finished
+          ? h("a", { class: "button", href: `#/table/${table.tableId}` }, "Open")
+          : !finished
+            ? h("button", { "data-testid": `rejoin-${table.tableId}`, onclick: () => void this.rejoin(key, table.tableId) }, "Rejoin here")
+            : null,
+        finished ? h("a", { class: "button secondary", href: held ? `#/table/${table.tableId}` : `#/watch/${table.tableId}` }, "See the end") : null,
+      ),
+    );
+  }
+
+  private async rejoin(key: PlayerKey, tableId: string): Promise<void> {
+    this.error.textContent = "";
+    try {
+      const seated = await players.rejoinSeat({ tableId }, bearer(key.token));
+      keepSeat(tableId, { seat: seated.seat, token: seated.seatToken });
+      location.hash = `#/table/${tableId}`;
+    } catch (error) {
+      this.error.textContent = `Not rejoined: ${failure(error)}`;
+    }
+  }
+}
