@@ -208,7 +208,8 @@ def test_quick_play_seats_against_bots_and_a_rated_result_reaches_the_pages(open
     assert page.page.locator(f"[data-testid=my-tables] [data-table='{table_id}']").count() == 1
     page.shot("my-tables")
     token = stored_player(page)["token"]
-    page.page.goto("about:blank")  # the rejoin below stops this browser's seat token: leave first
+    page.page.goto(f"{base_url}#/table/{second}")
+    page.page.wait_for_selector(f"{MOVE_SELECTOR}, [data-testid=ending]")
     other = open_page(name="quick-rejoin")
     other.page.goto(f"{base_url}#/me")
     other.page.fill("#paste-token", token)
@@ -218,6 +219,11 @@ def test_quick_play_seats_against_bots_and_a_rated_result_reaches_the_pages(open
     other.page.wait_for_selector(f"{MOVE_SELECTOR}, [data-testid=ending], .actions.waiting-turn")
     assert other.page.locator(".seat-strip .who.me").inner_text().startswith("Quinn")
     other.shot("rejoined")
+    # The first browser's seat token stopped working: its page says so and watches on.
+    page.page.wait_for_selector("[data-testid=spectator]")
+    assert "another device" in page.page.locator("[data-testid=seat-lost]").inner_text()
+    assert page.page.locator(".actions").count() == 0
+    page.shot("seat-rejoined-elsewhere")
 
 
 def test_cancel_takes_the_player_out_of_the_queue(open_page, base_url, player_stub):

@@ -3,7 +3,7 @@
 // words, the end with who won and why, and the seed check.
 import type { Message } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { bearer, failure, gateway, requestId, schemaOf, unpack } from "./api";
+import { bearer, Code, codeOf, failure, gateway, requestId, schemaOf, unpack } from "./api";
 import { botsByName, listGames } from "./catalog";
 import { eventWords } from "./describe";
 import { fill, h } from "./dom";
@@ -39,6 +39,7 @@ export class TablePage {
   private menuVersion = -1n;
   private error = "";
   private note = "";
+  private seatLost = ""; // why this page no longer plays its seat, when it stopped
   private submitting = false;
   private verdict: Verdict = "pending";
   private seats: Seats | undefined;
@@ -104,6 +105,20 @@ export class TablePage {
         if (this.table?.status === TableStatus.FINISHED) return;
       } catch (error) {
         if (this.abort.signal.aborted) return;
+        if (this.key && codeOf(error) === Code.PermissionDenied) {
+          // The seat's token stopped working: its player rejoined it from another device, or
+          // a bot took it over. This page follows on as a spectator, and says so.
+          this.key = undefined;
+          this.legal = [];
+          this.mustDecide = false;
+          const why = failure(error);
+          this.seatLost = `${why.charAt(0).toUpperCase()}${why.slice(1)}. This page now watches the table as a spectator; to play the seat here, rejoin it from Your player.`;
+          this.lastSeq = 0n;
+          this.log = [];
+          this.gameEvents = [];
+          this.render();
+          continue;
+        }
         this.note = `Connection lost (${failure(error)}); reconnecting…`;
         this.render();
       }
@@ -182,6 +197,7 @@ export class TablePage {
     fill(
       this.root,
       this.header(table),
+      this.seatLost ? h("p", { class: "note", role: "status", "data-testid": "seat-lost" }, this.seatLost) : null,
       this.note ? h("p", { class: "note", role: "status" }, this.note) : null,
       this.error ? h("p", { class: "error", role: "alert", "data-testid": "error" }, this.error) : null,
       table.status === TableStatus.FINISHED ? this.ending(table, ctx) : null,
