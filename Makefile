@@ -123,14 +123,15 @@ play: setup ## play in the terminal against bots (GAME= PLAYERS= BOTS= JOIN= SPE
 		$(if $(JOIN),--join $(JOIN)) $(if $(SPECTATE),--spectate $(SPECTATE)) $(if $(REJOIN),--rejoin $(REJOIN)) \
 		$(PLAY_ARGS)
 
-# Every figure beside a reference measured in the same run (docs/benchmarks.md); JSON with
-# BENCH_ARGS=--json. bench-quick runs every part small, in about two minutes.
-bench: setup ## every benchmark figure beside its reference (BENCH_ARGS=--json)
-	$(PY) -m bench $(BENCH_ARGS)
+# Every figure beside a reference measured in the same run, 3 runs, each ratio's median and
+# range (docs/benchmarks.md); JSON with BENCH_ARGS=--json, a background load with
+# BENCH_ARGS=--contention. bench-quick runs every part small, once.
+bench: setup ## every benchmark figure beside its reference, 3 runs (BENCH_ARGS=--json, --contention)
+	$(PY) -m bench --runs 3 $(BENCH_ARGS)
 
 .PHONY: bench-quick
-bench-quick: setup ## every benchmark part, small
-	$(PY) -m bench --quick $(BENCH_ARGS)
+bench-quick: setup ## every benchmark part, small, once
+	$(PY) -m bench --quick --runs 1 $(BENCH_ARGS)
 
 # A short tournament per game, 2 players: ISMCTS (50 ms a decision), the game's heuristic
 # bot and random, each pair in turn (python -m bots.arena --help for more).

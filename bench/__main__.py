@@ -1,14 +1,18 @@
 """make bench: tavola's figures, each beside a reference measured in the same run.
 
 - engines: random playouts, decisions per CPU second of each game, beside OpenSpiel's
-  python_liars_poker and python_kuhn_poker (with the [openspiel] extra);
+  python_liars_poker and python_kuhn_poker (with the [openspiel] extra), in rounds: each
+  round a sample of every engine and of OpenSpiel's in turn, the ratio of each round;
 - bot strength: the arena's (bots.arena) 2-player win rates of each game's heuristic bot
   and of the search bot against a random bot, beside the fair share;
 - SubmitAction at 1, 16 and 64 clients, beside the bare pipeline of bench/bare.py (the
   same hops with no tavola code);
 - the bot path: CPU per bot action of every process, bot actions/s and turn latency,
   beside the bare pipeline's CPU (its client standing for the bot worker) and latency
-  for a view and a submit;
+  for a view and a submit, and beside the floor (bench/echo.py, measured just before and
+  just after the tables): two bare gRPC echo calls of a view's and a submit's sizes and
+  one bare commit script a bot action, and bot actions/s beside the gRPC-bound ceiling
+  (echo calls/s over two);
 - bot replies: N tables of one paced client (a person who thinks) against a bot, the
   time from the client's move to the bot's answer, beside the bare submit latency;
 - live tables: N all-bot tables of mixed games to the end, beside the time the bare
@@ -29,33 +33,45 @@
   pipeline's), and from its commit (Redis's time of the log append, read off MONITOR),
   beside the bare gRPC stream's from its send: both from when the event came to be.
 
-``--quick`` (make bench-quick) runs every part small, in about two minutes; ``--json``
-prints the figures as one JSON object on stdout (progress goes to stderr). The machine is
-shared: read the ratios, which compare runs made minutes apart on the same machine.
+Every part runs ``--runs`` times (3 by default), then a summary prints each ratio's
+median and range over the runs, with the load average at each run's start and end.
+``--contention`` runs each pass twice, quiet and then under a fixed background load
+(bench/contention.py: two CPU-bound busy processes at normal priority, started and
+stopped by the bench), and prints each ratio under the load beside its quiet value.
+
+``--quick`` (make bench-quick) runs every part small; ``--json`` prints the figures as
+one JSON object on stdout (progress goes to stderr). The machine is shared: read the
+ratios, which compare runs made minutes apart on the same machine.
 """
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
 import secrets
+import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.bare import BarePipeline, BareStreams, Commands, run_clients
-from bench.engines import decisions_per_cpu_second, openspiel_decisions_per_cpu_second
-from bench.gateway import combined, submit_action
+from bench.contention import PROCESSES, BackgroundLoad
+from bench.echo import EchoServer, Floor, Sizes, combine_floors
+from bench.engines import REFERENCES, interleaved_rounds, round_ratios
+from bench.gateway import combined, message_sizes, submit_action
 from bench.replies import bot_replies
+from bench.summary import CONTENDED, QUIET, Run, format_summary, summarize
 from bench.tables import print_progress, run_tables, stack_pids
 from bench.watchers import GAME as WATCH_GAME
 from bench.watchers import Spectated, percentile, redis_publish_latency, spread_of
 from bots import arena
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from services import bot_specs
-from services.registry import game_ids, player_counts
+from services.registry import game_ids
 
 
 @dataclass(frozen=True)
@@ -77,12 +93,29 @@ class Profile:
     heuristic_games: int = 200  # bot strength: arena games of each heuristic bot against random
     search_games: int = 40  # ... and of the search bot, at search_ms a decision
     search_ms: int = 50
+    engine_rounds: int = 5  # engine samples: engine_seconds a game, in this many rounds
+    floor_seconds: float = 3.0  # echo calls a measure of the floor (and half as long of commits)
 
 
 PROFILES = {
-    "full": Profile(5.0, 8.0, (1, 16, 64), 100, 1000, 20, 50, 900.0, 100, 30.0, 20.0),
+    "full": Profile(5.0, 8.0, (1, 16, 64), 100, 300, 20, 50, 900.0, 100, 30.0, 20.0),
     "quick": Profile(
-        1.0, 3.0, (1, 16, 64), 30, 30, 4, 50, 60.0, 20, 8.0, 8.0, heuristic_games=40, search_games=10, search_ms=20
+        1.0,
+        3.0,
+        (1, 16, 64),
+        30,
+        30,
+        4,
+        50,
+        60.0,
+        20,
+        8.0,
+        8.0,
+        heuristic_games=40,
+        search_games=10,
+        search_ms=20,
+        engine_rounds=3,
+        floor_seconds=1.5,
     ),
 }
 # The SubmitAction part runs each side in this many slices, in turn; the watchers part too.
@@ -107,11 +140,22 @@ class Report:
     def section(self, title: str) -> None:
         print(f"\n{title}", file=self.out, flush=True)
 
-    def row(self, key: str, label: str, value: float, unit: str, reference: float | None = None, ref_label: str = ""):
-        entry: dict[str, object] = {"value": round(value, 4), "unit": unit}
+    def row(
+        self,
+        key: str,
+        label: str,
+        value: float,
+        unit: str,
+        reference: float | None = None,
+        ref_label: str = "",
+        ratio: float | None = None,
+    ):
+        """A figure, and beside it its reference and their ratio (``ratio`` when it is not
+        the two's quotient: a median of ratios)."""
+        entry: dict[str, object] = {"label": label.strip(), "value": round(value, 4), "unit": unit}
         text = f"  {label:<44} {value:10.2f} {unit:<10}"
         if reference:
-            ratio = value / reference
+            ratio = value / reference if ratio is None else ratio
             entry.update(reference=round(reference, 4), reference_label=ref_label, ratio=round(ratio, 3))
             text += f" ref {reference:10.2f} ({ref_label})  ratio {ratio:5.2f}"
         self.figures[key] = entry
@@ -123,17 +167,45 @@ class Report:
 
 
 def engines(report: Report, profile: Profile) -> None:
-    report.section("engine random playouts (decisions per CPU second, one core, this process):")
-    liars = openspiel_decisions_per_cpu_second("python_liars_poker", profile.engine_seconds)
-    kuhn = openspiel_decisions_per_cpu_second("python_kuhn_poker", profile.engine_seconds)
-    for game in game_ids():
-        rate, playouts = decisions_per_cpu_second(game, player_counts(game), profile.engine_seconds)
-        report.row(f"engine.{game}", f"{game} ({playouts} playouts)", rate, "dec/cpu-s", liars, "liars_poker")
-    if liars is None or kuhn is None:
+    rounds = profile.engine_rounds
+    sample = profile.engine_seconds / rounds
+    report.section(
+        f"engine random playouts (decisions per CPU second, one core, this process): {rounds} rounds, each a "
+        f"{sample:.2f} s sample of every engine and of OpenSpiel's in turn; median of the rounds' ratios:"
+    )
+    games = list(game_ids())
+    samples = interleaved_rounds(games, rounds, sample)
+    engine_rows(report, samples, games)
+
+
+def engine_rows(report: Report, samples: list[dict[str, float]], games: list[str]) -> None:
+    """Each engine's median rate beside python_liars_poker's, at the median of the rounds'
+    ratios, and its worst round (the goal holds in every round)."""
+    liars, kuhn = REFERENCES
+    if not all(liars in sample for sample in samples):
+        for game in games:
+            report.row(f"engine.{game}", game, statistics.median(s[game] for s in samples), "dec/cpu-s")
         report.note("engine.openspiel", "OpenSpiel is not installed (pip install -e '.[openspiel]'): no reference")
         return
-    report.row("engine.openspiel.python_liars_poker", "OpenSpiel python_liars_poker", liars, "dec/cpu-s")
-    report.row("engine.openspiel.python_kuhn_poker", "OpenSpiel python_kuhn_poker", kuhn, "dec/cpu-s", liars, "liars")
+    reference = statistics.median(sample[liars] for sample in samples)
+    for name in [*games, kuhn]:
+        ratios = round_ratios(samples, name)
+        rate = statistics.median(sample[name] for sample in samples)
+        label = f"OpenSpiel {name}" if name == kuhn else name
+        key = f"engine.openspiel.{name}" if name == kuhn else f"engine.{name}"
+        report.row(key, label, rate, "dec/cpu-s", reference, "liars_poker", ratio=statistics.median(ratios))
+        if name == kuhn:
+            continue
+        worst = min(range(len(ratios)), key=ratios.__getitem__)
+        report.row(
+            f"engine.{name}.worst_round",
+            f"  {name}, its worst of {len(ratios)} rounds",
+            samples[worst][name],
+            "dec/cpu-s",
+            samples[worst][liars],
+            "liars_poker, that round",
+        )
+    report.row("engine.openspiel.python_liars_poker", "OpenSpiel python_liars_poker", reference, "dec/cpu-s")
 
 
 def strength(report: Report, profile: Profile) -> None:
@@ -234,7 +306,7 @@ def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
                 if name in tavola_cpu and bare_name in bare_cpu:
                     report.row(
                         f"submit.{clients}.cpu_ms.{bare_name}",
-                        f"    CPU per submit, {name}",
+                        f"    {clients:3d} clients: CPU per submit, {name}",
                         tavola_cpu[name] * 1000 / max(1, figures.submits),
                         "ms",
                         bare_cpu[bare_name] * 1000 / max(1, reference.submits),
@@ -273,12 +345,60 @@ def _bot_cpu_rows(report: Report, key: str, figures, bare: dict, by_process: boo
         )
 
 
-def bot_path(report: Report, profile: Profile, stack: Stack, references: dict[int, dict]) -> None:
+def _floor_rows(report: Report, key: str, figures, floor: Floor) -> None:
+    """CPU per bot action beside the floor (two echo calls and one commit script's caller;
+    with Redis on both sides too), and bot actions/s beside the gRPC-bound ceiling."""
+    report.row(
+        f"{key}.cpu_ms_vs_floor",
+        "CPU per bot action, worker+gateway+rules",
+        figures.cpu_ms_per_action(),
+        "ms",
+        floor.cpu_ms,
+        "floor: 2 echo calls + commit script",
+    )
+    if "redis" in figures.cpu and floor.redis_cpu_ms:
+        report.row(
+            f"{key}.cpu_ms_with_redis_vs_floor",
+            "  the same, Redis counted on both sides",
+            figures.cpu_ms_per_action() + figures.cpu_ms_per_action("redis"),
+            "ms",
+            floor.cpu_ms + floor.redis_cpu_ms,
+            "floor with Redis",
+        )
+    report.row(
+        f"{key}.actions_per_second_vs_ceiling",
+        "bot actions/s",
+        figures.actions_per_second,
+        "/s",
+        floor.ceiling,
+        "gRPC ceiling: echo calls/s / 2",
+    )
+    echo, commit = floor.echo, floor.commit
+    report.note(
+        f"{key}.floor",
+        f"  floor (just before and after): echo {echo.per_second:,.0f} calls/s, {echo.cpu_ms_per_call:.3f} ms CPU a "
+        f"call (client and server); commit script {commit.cpu_ms('client'):.3f} ms (caller) + "
+        f"{commit.cpu_ms('redis'):.3f} ms (Redis)",
+        echo_per_second=round(echo.per_second, 1),
+        echo_cpu_ms_per_call=round(echo.cpu_ms_per_call, 4),
+        commit_cpu_ms=round(commit.cpu_ms("client"), 4),
+        commit_redis_cpu_ms=round(commit.cpu_ms("redis"), 4),
+        floor_cpu_ms=round(floor.cpu_ms, 4),
+        ceiling=round(floor.ceiling, 1),
+    )
+
+
+def bot_path(
+    report: Report, profile: Profile, stack: Stack, references: dict[int, dict], floor: Callable[[], Floor]
+) -> None:
     count = profile.bot_tables
     report.section(f"bot path: {count} all-bot borgia 3-player tables at once, random bots, to the end:")
+    before = floor()
     figures = run_tables(stack, [("borgia", 3)], count, profile.timeout, progress=print_progress)
+    after = floor()
     bare = references.get(16) or next(iter(references.values()))
     _bot_cpu_rows(report, "bots", figures, bare)
+    _floor_rows(report, "bots", figures, combine_floors([before, after]))
     report.row(
         "bots.actions_per_second",
         "bot actions/s",
@@ -295,7 +415,14 @@ def bot_path(report: Report, profile: Profile, stack: Stack, references: dict[in
         bare["p50"],
         "bare submit p50",
     )
-    report.row("bots.turn_p99_ms", f"bot turn latency p99 ({count} tables)", figures.turn_percentile(0.99), "ms")
+    report.row(
+        "bots.turn_p99_ms",
+        f"bot turn latency p99 ({count} tables)",
+        figures.turn_percentile(0.99),
+        "ms",
+        figures.turn_percentile(0.5),
+        "its p50",
+    )
     report.note(
         "bots.turn_note",
         "(all-bot tables: after a task's run of decisions, the table's next task queues behind every other "
@@ -337,11 +464,15 @@ def replies(report: Report, profile: Profile, stack: Stack, references: dict[int
     )
 
 
-def live_tables(report: Report, profile: Profile, stack: Stack, references: dict[int, dict]) -> None:
+def live_tables(
+    report: Report, profile: Profile, stack: Stack, references: dict[int, dict], floor: Callable[[], Floor]
+) -> None:
     count = profile.live_tables
     mix = ", ".join(f"{game} {players}p" for game, players in LIVE_MIX)
     report.section(f"live tables: {count} all-bot tables at once ({mix} in turn), to the end:")
+    before = floor()
     figures = run_tables(stack, LIVE_MIX, count, profile.timeout, progress=print_progress)
+    after = floor()
     bare = references.get(64) or next(iter(references.values()))
     bare_seconds = figures.actions / bare["per_second"]
     report.row(
@@ -361,6 +492,7 @@ def live_tables(report: Report, profile: Profile, stack: Stack, references: dict
         "bare submits/s, 64 clients",
     )
     _bot_cpu_rows(report, "tables", figures, bare, by_process=False)
+    _floor_rows(report, "tables", figures, combine_floors([before, after]))
     report.row("tables.live_bytes", "Redis bytes per live table (just started)", figures.live_bytes, "bytes")
     report.row("tables.finished_bytes", "Redis bytes per finished table", figures.finished_bytes, "bytes")
     errors = stack_errors(stack)
@@ -602,11 +734,36 @@ def _load() -> str:
     return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
+def run_parts(report: Report, profile: Profile, parts: set[str], stack: Stack, floor: Callable[[], Floor]) -> None:
+    """One pass of the parts asked for, on the running stack."""
+    if "engines" in parts:
+        engines(report, profile)
+    if "strength" in parts:
+        strength(report, profile)
+    references = submits(report, profile, stack) if parts & {"submits", "bots", "replies", "tables"} else {}
+    if "bots" in parts:
+        bot_path(report, profile, stack, references, floor)
+    if "replies" in parts:
+        replies(report, profile, stack, references)
+    if "tables" in parts:
+        live_tables(report, profile, stack, references, floor)
+    if "watchers" in parts:
+        watchers(report, profile, stack)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="every part small: about two minutes")
+    parser.add_argument("--quick", action="store_true", help="every part small")
     parser.add_argument("--json", action="store_true", help="the figures as JSON on stdout")
-    parser.add_argument("--tables", type=int, help="live tables (default 1000; 30 with --quick)")
+    parser.add_argument(
+        "--runs", type=int, default=3, help="passes of every part; the summary gives each ratio's median and range"
+    )
+    parser.add_argument(
+        "--contention",
+        action="store_true",
+        help=f"each pass twice: quiet, then beside {PROCESSES} CPU-bound busy processes the bench starts and stops",
+    )
+    parser.add_argument("--tables", type=int, help="live tables (default 300; 30 with --quick)")
     parser.add_argument("--bot-tables", type=int, help="tables for the bot path (default 100; 30 with --quick)")
     parser.add_argument(
         "--watch-rate",
@@ -637,35 +794,61 @@ def main() -> None:
     if args.watch_one_a_message:
         profile = Profile(**{**profile.__dict__, "watch_batched": False})
     parts = set(args.only.split(","))
-    report = Report(quiet=args.json)
+    out = sys.stderr if args.json else sys.stdout
     started = time.perf_counter()
     print(
         f"tavola bench on {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"load average {_load()}",
-        file=report.out,
+        f"load average {_load()}; {args.runs} run{'s' if args.runs != 1 else ''}"
+        + (f", each quiet and then beside {PROCESSES} busy processes" if args.contention else ""),
+        file=out,
     )
-    if "engines" in parts:
-        engines(report, profile)
-    if "strength" in parts:
-        strength(report, profile)
     prefix = f"tavola-bench-{secrets.token_hex(4)}"
     # A folder of this run's own (logs, port files): two runs in one checkout never share one.
     log_dir = ROOT / ".run" / "bench" / f"{time.strftime('%Y%m%d-%H%M%S')}-{prefix.rsplit('-', 1)[1]}"
-    with Stack(key_prefix=prefix, worker_bots=("random",), log_dir=log_dir, gateway_env=dict(NO_QUOTAS)) as stack:
-        print(f"  {stack.describe()[0]}; logs in {log_dir.relative_to(ROOT)}/", file=report.out)
-        references = submits(report, profile, stack) if parts & {"submits", "bots", "replies", "tables"} else {}
-        if "bots" in parts:
-            bot_path(report, profile, stack, references)
-        if "replies" in parts:
-            replies(report, profile, stack, references)
-        if "tables" in parts:
-            live_tables(report, profile, stack, references)
-        if "watchers" in parts:
-            watchers(report, profile, stack)
+    modes = [QUIET, CONTENDED] if args.contention else [QUIET]
+    runs: list[Run] = []
+    with (
+        Stack(key_prefix=prefix, worker_bots=("random",), log_dir=log_dir, gateway_env=dict(NO_QUOTAS)) as stack,
+        EchoServer(log_dir) as echo,
+    ):
+        print(f"  {stack.describe()[0]}; logs in {log_dir.relative_to(ROOT)}/", file=out)
+        redis_pid = stack_pids(stack).get("redis")
+        sizes = Sizes()
+        if parts & {"bots", "tables"}:
+            sizes = Sizes(*asyncio.run(message_sizes(stack.gateway_address)))
+            print(f"  echo sizes (request, response): a view {sizes.view}, a submit {sizes.submit} bytes", file=out)
+
+        def floor() -> Floor:
+            return echo.floor(stack.redis_url, f"{prefix}:floor", redis_pid, profile.floor_seconds, sizes)
+
+        for number in range(args.runs):
+            for mode in modes:
+                # Win rates, not times: the bot strength part runs once, in the first quiet pass.
+                run_parts_now = parts - ({"strength"} if number or mode != QUIET else set())
+                report = Report(quiet=args.json)
+                load_start = os.getloadavg()
+                began = time.perf_counter()
+                print(f"\n== run {number + 1} of {args.runs}, {mode}: load average {_load()}", file=out, flush=True)
+                load = BackgroundLoad() if mode == CONTENDED else contextlib.nullcontext()
+                with load:
+                    run_parts(report, profile, run_parts_now, stack, floor)
+                run = Run(number, mode, report.figures, load_start, os.getloadavg(), time.perf_counter() - began)
+                runs.append(run)
+                print(f"== run {number + 1} {mode} done in {run.seconds:.0f}s, load average {_load()}", file=out)
         stack.delete_keys()
-    print(f"\nbench done in {time.perf_counter() - started:.0f}s, load average {_load()}", file=report.out)
+    print("", file=out)
+    for line in format_summary(runs):
+        print(line, file=out)
+    print(f"\nbench done in {time.perf_counter() - started:.0f}s, load average {_load()}", file=out)
     if args.json:
-        print(json.dumps({"profile": "quick" if args.quick else "full", "figures": report.figures}, indent=1))
+        summary = {line.key: line.as_json() for line in summarize(runs)}
+        document = {
+            "profile": "quick" if args.quick else "full",
+            "contention": {"processes": PROCESSES} if args.contention else None,
+            "runs": [run.as_json() for run in runs],
+            "summary": summary,
+        }
+        print(json.dumps(document, indent=1))
 
 
 if __name__ == "__main__":

@@ -70,3 +70,39 @@ def openspiel_decisions_per_cpu_second(name: str, seconds: float) -> float | Non
                 state.apply_action(chooser.choice(state.legal_actions()))
                 decisions += 1
     return decisions / (time.process_time() - started)
+
+
+# OpenSpiel's games the engines are measured beside: the first is every ratio's reference.
+REFERENCES = ("python_liars_poker", "python_kuhn_poker")
+
+
+def interleaved_rounds(games: list[str], rounds: int, seconds: float) -> list[dict[str, float]]:
+    """``rounds`` rounds, each a sample of ``seconds`` CPU seconds of every tavola engine and
+    of every OpenSpiel reference in turn (the order reversed every other round, so a load
+    that drifts weighs on each alike): each round's decisions per CPU second by name (the
+    references left out without the [openspiel] extra)."""
+    from services.registry import player_counts
+
+    names = [REFERENCES[0], *games, *REFERENCES[1:]]
+    for name in names:  # warm up: the first playouts build an engine's caches (and import OpenSpiel)
+        if name in REFERENCES:
+            openspiel_decisions_per_cpu_second(name, 0.05)
+        else:
+            decisions_per_cpu_second(name, player_counts(name), 0.05)
+    samples: list[dict[str, float]] = []
+    for number in range(rounds):
+        sample: dict[str, float] = {}
+        for name in names if number % 2 == 0 else names[::-1]:
+            if name in REFERENCES:
+                rate = openspiel_decisions_per_cpu_second(name, seconds)
+                if rate is not None:
+                    sample[name] = rate
+            else:
+                sample[name] = decisions_per_cpu_second(name, player_counts(name), seconds)[0]
+        samples.append(sample)
+    return samples
+
+
+def round_ratios(samples: list[dict[str, float]], name: str, reference: str = REFERENCES[0]) -> list[float]:
+    """``name``'s rate over the reference's, round by round (the rounds that have both)."""
+    return [sample[name] / sample[reference] for sample in samples if sample.get(reference) and name in sample]

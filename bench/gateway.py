@@ -146,3 +146,21 @@ def combined(slices: list) -> Figures:
         ordered,
         dict(cpu),
     )
+
+
+async def message_sizes(
+    address: str, game: str = "borgia", players: int = 3
+) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The bytes of a GetView's request and response and of a SubmitAction's, on a new
+    table of ``game``: ((view request, view response), (submit request, submit response))."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+        table = await _new_table(stub, game, players, 7)
+        metadata = table.metadata[table.deciding[0]]
+        asked = gw.GetViewRequest(table_id=table.table_id)
+        view = await stub.GetView(asked, metadata=metadata, timeout=30)
+        submitted = gw.SubmitActionRequest(
+            table_id=table.table_id, action=view.legal_actions[0].action, expected_version=view.table.version
+        )
+        response = await stub.SubmitAction(submitted, metadata=metadata, timeout=30)
+    return (asked.ByteSize(), view.ByteSize()), (submitted.ByteSize(), response.ByteSize())
