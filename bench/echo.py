@@ -40,8 +40,8 @@ from deploy.processes import terminate
 
 # The sizes of a view and a submit when no tavola table is at hand (a Borgia 3-player
 # table's GetView and SubmitAction, as the bench probes them: request, response).
-VIEW_SIZES = (40, 900)
-SUBMIT_SIZES = (90, 260)
+VIEW_SIZES = (18, 5508)
+SUBMIT_SIZES = (71, 328)
 
 
 @dataclass(frozen=True)
