@@ -738,8 +738,6 @@ def run_parts(report: Report, profile: Profile, parts: set[str], stack: Stack, f
     """One pass of the parts asked for, on the running stack."""
     if "engines" in parts:
         engines(report, profile)
-    if "strength" in parts:
-        strength(report, profile)
     references = submits(report, profile, stack) if parts & {"submits", "bots", "replies", "tables"} else {}
     if "bots" in parts:
         bot_path(report, profile, stack, references, floor)
@@ -807,6 +805,11 @@ def main() -> None:
     log_dir = ROOT / ".run" / "bench" / f"{time.strftime('%Y%m%d-%H%M%S')}-{prefix.rsplit('-', 1)[1]}"
     modes = [QUIET, CONTENDED] if args.contention else [QUIET]
     runs: list[Run] = []
+    # Win rates, not times: the bot strength part runs once, before the stack starts (its
+    # arena forks workers), its figures in the first run's.
+    first = Report(quiet=args.json)
+    if "strength" in parts:
+        strength(first, profile)
     with (
         Stack(key_prefix=prefix, worker_bots=("random",), log_dir=log_dir, gateway_env=dict(NO_QUOTAS)) as stack,
         EchoServer(log_dir) as echo,
@@ -823,15 +826,13 @@ def main() -> None:
 
         for number in range(args.runs):
             for mode in modes:
-                # Win rates, not times: the bot strength part runs once, in the first quiet pass.
-                run_parts_now = parts - ({"strength"} if number or mode != QUIET else set())
-                report = Report(quiet=args.json)
+                report = first if not runs else Report(quiet=args.json)
                 load_start = os.getloadavg()
                 began = time.perf_counter()
                 print(f"\n== run {number + 1} of {args.runs}, {mode}: load average {_load()}", file=out, flush=True)
                 load = BackgroundLoad() if mode == CONTENDED else contextlib.nullcontext()
                 with load:
-                    run_parts(report, profile, run_parts_now, stack, floor)
+                    run_parts(report, profile, parts, stack, floor)
                 run = Run(number, mode, report.figures, load_start, os.getloadavg(), time.perf_counter() - began)
                 runs.append(run)
                 print(f"== run {number + 1} {mode} done in {run.seconds:.0f}s, load average {_load()}", file=out)
