@@ -735,18 +735,27 @@ def _load() -> str:
 
 
 def run_parts(report: Report, profile: Profile, parts: set[str], stack: Stack, floor: Callable[[], Floor]) -> None:
-    """One pass of the parts asked for, on the running stack."""
+    """One pass of the parts asked for, on the running stack, each part's time printed."""
+
+    def timed(name: str, part: Callable[..., object], *args) -> None:
+        began = time.perf_counter()
+        part(*args)
+        took = time.perf_counter() - began
+        report.note(f"{name}.part_seconds", f"({name}: {took:.0f}s, load average {_load()})", seconds=round(took, 1))
+
     if "engines" in parts:
-        engines(report, profile)
-    references = submits(report, profile, stack) if parts & {"submits", "bots", "replies", "tables"} else {}
+        timed("engines", engines, report, profile)
+    references: dict[int, dict] = {}
+    if parts & {"submits", "bots", "replies", "tables"}:
+        timed("submits", lambda: references.update(submits(report, profile, stack)))
     if "bots" in parts:
-        bot_path(report, profile, stack, references, floor)
+        timed("bots", bot_path, report, profile, stack, references, floor)
     if "replies" in parts:
-        replies(report, profile, stack, references)
+        timed("replies", replies, report, profile, stack, references)
     if "tables" in parts:
-        live_tables(report, profile, stack, references, floor)
+        timed("tables", live_tables, report, profile, stack, references, floor)
     if "watchers" in parts:
-        watchers(report, profile, stack)
+        timed("watchers", watchers, report, profile, stack)
 
 
 def main() -> None:
@@ -809,7 +818,10 @@ def main() -> None:
     # arena forks workers), its figures in the first run's.
     first = Report(quiet=args.json)
     if "strength" in parts:
+        began = time.perf_counter()
         strength(first, profile)
+        took = time.perf_counter() - began
+        first.note("strength.part_seconds", f"(strength: {took:.0f}s, load average {_load()})", seconds=round(took, 1))
     with (
         Stack(key_prefix=prefix, worker_bots=("random",), log_dir=log_dir, gateway_env=dict(NO_QUOTAS)) as stack,
         EchoServer(log_dir) as echo,
