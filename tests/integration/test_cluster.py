@@ -11,6 +11,7 @@ from common.redis_client import connect
 from deploy.redis_local import start_private_cluster
 from deploy.stack import Stack
 from tests.integration.bot_tables import play_every_game, stub_for
+from tests.integration.test_rating_worker import killed_after_a_rated_finish
 
 
 @pytest.fixture(scope="module")
@@ -51,3 +52,13 @@ def test_bot_tables_of_every_game_play_to_the_end(backend, request, redis_url, k
                 client.close()
             assert len(nodes) >= 2, "every table landed on one master"
         stack.delete_keys()
+
+
+def test_a_rated_table_whose_gateway_died_after_its_finishing_commit_is_rated_once(
+    cluster, redis_url, key_prefix, tmp_path
+):
+    """On a cluster the rating job lives in another slot than the table, so the finishing
+    commit cannot write it: the sweep's walk writes it for the finished rated table a dead
+    gateway left in the in-progress index (tests/integration/test_rating_worker.py has the
+    single Redis's case)."""
+    killed_after_a_rated_finish(cluster, redis_url, f"{key_prefix}-cluster-rated", tmp_path)

@@ -17,7 +17,7 @@ from deploy.stack import Stack
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
-from tavola.store.v1 import ratings_pb2
+from tavola.store.v1 import ratings_pb2, store_pb2
 
 pytestmark = pytest.mark.integration
 
@@ -178,14 +178,27 @@ def test_a_gateway_killed_right_after_a_rated_finishing_commit_leaves_the_table_
     """The finishing commit writes the rating job in its own script: a gateway killed -9
     right after it (before it sends the task, or files the table) loses nothing, and
     another gateway's sweep sends the task that a real worker applies, once."""
+    killed_after_a_rated_finish(
+        redis_url, "", f"{key_prefix}-rated-gateway-death", tmp_path_factory.mktemp("rated-gateway-death")
+    )
+
+
+def killed_after_a_rated_finish(store_url: str, broker_url: str, prefix: str, log_dir) -> None:
+    """A rated bot table played through a gateway that hangs right after its finishing
+    commit, killed -9 there; another gateway started; the table must end rated once. On a
+    Redis Cluster (``broker_url`` set) the commit cannot write the job (another slot): the
+    table, still in the in-progress index, is found by the new gateway's walk, which writes
+    the job (gateway/ratings.py)."""
+    cluster = bool(broker_url)
     with Stack(
-        redis_url=redis_url,
-        key_prefix=f"{key_prefix}-rated-gateway-death",
+        redis_url=store_url,
+        broker_url=broker_url,
+        key_prefix=prefix,
         games=("borgia",),
         bots=BOTS,
         with_worker=False,
         gateway_env={"TAVOLA_RATING_RESEND_SECONDS": "1", "TAVOLA_RATING_FINISH_PAUSE_SECONDS": "300"},
-        log_dir=tmp_path_factory.mktemp("rated-gateway-death"),
+        log_dir=log_dir,
     ) as stack:
         start_worker(stack, "worker", TAVOLA_WORKER_BOTS=",".join(BOTS))
         keys = ratings.Keys(stack.key_prefix)
@@ -209,14 +222,20 @@ def test_a_gateway_killed_right_after_a_rated_finishing_commit_leaves_the_table_
         )
         os.kill(gateway_process.popen.pid, signal.SIGKILL)
         gateway_process.popen.wait()
-        # The commit landed with its job; no task was sent, nothing is rated yet.
-        job = ratings_pb2.RatingJob.FromString(redis.hget(keys.jobs, table_id))
-        assert job.table.status == gw.TABLE_STATUS_FINISHED and job.table.rated
-        assert redis.zscore(keys.pending, table_id) is not None
+        # The commit landed; no task was sent, nothing is rated yet.
+        record = store_pb2.TableRecord.FromString(redis.hget(f"{prefix}:{{{table_id}}}:table", "record"))
+        assert record.table.status == gw.TABLE_STATUS_FINISHED and record.table.rated
         assert not redis.exists(keys.done(table_id))
         assert redis.hget(keys.rating("borgia", f"bot:{BOTS[0]}"), "games") is None
+        if cluster:  # the job not written: the table, still in the in-progress index, stands for it
+            assert not redis.hexists(keys.jobs, table_id)
+            assert redis.zscore(f"{prefix}:index:in-progress", table_id) is not None
+        else:  # the job written by the commit itself
+            job = ratings_pb2.RatingJob.FromString(redis.hget(keys.jobs, table_id))
+            assert job.table.status == gw.TABLE_STATUS_FINISHED and job.table.rated
+            assert redis.zscore(keys.pending, table_id) is not None
 
-        # Another gateway (no pause): its rating sweep sends the task again.
+        # Another gateway (no pause): its sweeps write the job if need be and send the task.
         stack._spawn_server(
             "gateway-b",
             ["-m", "gateway"],
@@ -226,6 +245,7 @@ def test_a_gateway_killed_right_after_a_rated_finishing_commit_leaves_the_table_
             TAVOLA_TIMER_PORT="0",
             TAVOLA_WEB_PORT="0",
             TAVOLA_RATING_RESEND_SECONDS="1",
+            TAVOLA_SWEEP_SECONDS="1",
         )
         wait_for(lambda: redis.exists(keys.done(table_id)), 60, "the update to be sent again and applied")
         for bot in BOTS:
@@ -235,3 +255,4 @@ def test_a_gateway_killed_right_after_a_rated_finishing_commit_leaves_the_table_
             assert int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games")) == 1
         assert not redis.hexists(keys.jobs, table_id) and redis.zscore(keys.pending, table_id) is None
         redis.close()
+        stack.delete_keys()

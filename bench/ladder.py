@@ -1,0 +1,328 @@
+"""The ladder's share of the workers while live tables play:  python -m bench.ladder
+
+Starts a local stack (one gateway, Borgia's rules service, one bot worker as the compose
+file runs it: a threads pool of 8 on every bot's queue, the timers' and the ratings'),
+keeps ``--tables`` live tables playing (Borgia, 3 random bots each, auto-started; each one
+that ends is replaced at once), standing in for people's tables, and runs the ladder
+(bots/ladder.py, ``--ladder-tables`` rated 2-player tables of the search bot's levels at
+once, its cap) in every other phase: live tables alone, then with the ladder, in turn,
+``--rounds`` times (interleaved, so the machine's other load weighs on both alike). After
+each ladder phase the ladder's last tables are let finish before the next phase begins.
+
+It prints, for the phases with the ladder, against its cap (its tables over the worker's
+slots):
+
+- its share of the worker's CPU: the worker's CPU in those phases less what the live
+  tables' actions cost in the phases without (CPU per live action, measured), over the
+  worker's CPU;
+- its share of the worker's slot-time (its bots' decision seconds, from the worker's
+  metrics, over the slots times the phases' length) and of the decisions made;
+
+and the live tables' bot-turn latency (one commit of a table to its next, from the log's
+times, binned by phase), p50 and p99, with and without the ladder.
+
+The live tables' tasks and the ladder's go at the same priority (tables with nobody at
+them): a person's table would go ahead of both. Bounded in time (about ``--rounds`` x 2 x
+``--phase-seconds`` and a minute); 127.0.0.1 only; its keys are deleted at the end.
+"""
+
+import argparse
+import asyncio
+import os
+import random
+import secrets
+import statistics
+import sys
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+
+import grpc
+import redis
+import redis.asyncio
+from prometheus_client.parser import text_string_to_metric_families
+
+from bench.tables import CpuMeter, _create, in_progress_count, stack_pids
+from bots.ladder import Ladder
+from bots.levels import level_presets
+from deploy.stack import NO_QUOTAS, ROOT, Stack
+from gateway.store import TableStore
+from tavola.gateway.v1 import gateway_pb2_grpc
+from tavola.store.v1 import store_pb2
+
+LIVE_GAME = ("borgia", 3)
+WORKER_BOTS = ("random", "ismcts")
+
+
+def progress(text: str) -> None:
+    print(f"    ... {text}", file=sys.stderr, flush=True)
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+class RecordingLadder(Ladder):
+    """The ladder, keeping the ids of the tables it made (to let them finish between phases)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.made: list[str] = []
+        self.lock = threading.Lock()
+
+    def play_one(self) -> str:
+        table_id = super().play_one()
+        with self.lock:
+            self.made.append(table_id)
+        return table_id
+
+
+@dataclass
+class Phase:
+    ladder: bool
+    start: float = 0.0  # wall-clock seconds (time.time), to bin the log's commit times
+    end: float = 0.0
+    cpu: dict[str, float] = field(default_factory=dict)
+    live_actions: int = 0
+    decisions: dict[str, tuple[float, float]] = field(default_factory=dict)  # bot -> (seconds, count)
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+
+def decision_totals(metrics_address: str) -> dict[str, tuple[float, float]]:
+    """The worker's decision seconds and count so far, by bot name."""
+    with urllib.request.urlopen(f"http://{metrics_address}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    totals: dict[str, list[float]] = {}
+    for family in text_string_to_metric_families(text):
+        if family.name != "tavola_bot_decision_seconds":
+            continue
+        for sample in family.samples:
+            bot = sample.labels.get("bot", "")
+            if sample.name.endswith("_sum"):
+                totals.setdefault(bot, [0.0, 0.0])[0] += sample.value
+            elif sample.name.endswith("_count"):
+                totals.setdefault(bot, [0.0, 0.0])[1] += sample.value
+    return {bot: (values[0], values[1]) for bot, values in totals.items()}
+
+
+def minus(after: dict[str, tuple[float, float]], before: dict[str, tuple[float, float]]):
+    return {
+        bot: (seconds - before.get(bot, (0.0, 0.0))[0], count - before.get(bot, (0.0, 0.0))[1])
+        for bot, (seconds, count) in after.items()
+    }
+
+
+class LiveTables:
+    """Keeps ``count`` live tables playing: every half second, those that ended are replaced."""
+
+    def __init__(self, stack: Stack, count: int):
+        self.stack = stack
+        self.count = count
+        self.client = redis.Redis.from_url(stack.redis_url)
+        self.index = f"{stack.key_prefix}:index:in-progress"
+        self.live: list[str] = []
+        self.made: list[str] = []
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        asyncio.run(self._top_up(self.count))
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stopping.wait(0.5):
+            scores = self.client.zmscore(self.index, self.live) if self.live else []
+            self.live = [table_id for table_id, score in zip(self.live, scores, strict=True) if score is not None]
+            if len(self.live) < self.count:
+                asyncio.run(self._top_up(self.count - len(self.live)))
+
+    async def _top_up(self, missing: int) -> None:
+        async with grpc.aio.insecure_channel(self.stack.gateway_address) as channel:
+            made = await _create(gateway_pb2_grpc.GatewayServiceStub(channel), [LIVE_GAME], missing, "random")
+        self.live += made
+        self.made += made
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join()
+        self.client.close()
+
+
+async def commit_times(stack: Stack, table_ids: list[str]) -> list[tuple[float, float]]:
+    """(when, milliseconds) of each bot turn of the tables: from one version's commit to the
+    next's, after the first (the table's start)."""
+    client = redis.asyncio.Redis.from_url(stack.redis_url)
+    store = TableStore(client, stack.key_prefix, 3600)
+    turns: list[tuple[float, float]] = []
+    try:
+        for table_id in table_ids:
+            first: dict[int, int] = {}
+            for entry in await store.read_log(table_id, 0, 5000):
+                record = store_pb2.LogRecord.FromString(entry.data)
+                first.setdefault(record.version, record.time_ns)
+            for version, stamp in first.items():
+                if version > 1 and version - 1 in first:
+                    turns.append((stamp / 1e9, (stamp - first[version - 1]) / 1e6))
+    finally:
+        await client.aclose()
+    return turns
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+def run(args: argparse.Namespace) -> None:
+    print(
+        f"tavola bench: the ladder's share, {os.cpu_count()} cores, load average {load_average()}",
+        file=sys.stderr,
+        flush=True,
+    )
+    prefix = f"bench-ladder-{secrets.token_hex(3)}"
+    log_dir = ROOT / ".run" / "bench" / f"{time.strftime('%Y%m%d-%H%M%S')}-{prefix.rsplit('-', 1)[1]}"
+    ladder_bots = [bot.strip() for bot in args.ladder_bots.split(";") if bot.strip()]
+    with Stack(
+        games=("borgia",),
+        bots=WORKER_BOTS,
+        with_worker=False,
+        key_prefix=prefix,
+        log_dir=log_dir,
+        gateway_env=dict(NO_QUOTAS),
+    ) as stack:
+        try:
+            # As the compose file runs it: one worker, a threads pool, every queue.
+            stack._spawn_worker("bot-worker", list(WORKER_BOTS), "threads", args.concurrency, timers=True)
+            pids = stack_pids(stack)
+            worker_metrics = stack.metrics_addresses["bot-worker"]
+            live = LiveTables(stack, args.tables)
+            live.start()
+            progress(f"{args.tables} live tables playing; warming up {args.warmup_seconds:.0f}s")
+            time.sleep(args.warmup_seconds)
+            channel = grpc.insecure_channel(stack.gateway_address)
+            stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+            counter = redis.Redis.from_url(stack.redis_url)
+            phases: list[Phase] = []
+            for round_ in range(args.rounds):
+                for with_ladder in (False, True):
+                    phase = Phase(ladder=with_ladder)
+                    ladder = RecordingLadder(stub, ["borgia"], ladder_bots, args.ladder_tables)
+                    ladder.rng = random.Random(round_)
+                    runner = threading.Thread(target=ladder.run, daemon=True) if with_ladder else None
+                    meter = CpuMeter(pids)
+                    decided = decision_totals(worker_metrics)
+                    made_before = list(live.made)
+                    actions = _live_versions(counter, stack.key_prefix, made_before)
+                    phase.start = time.time()
+                    if runner is not None:
+                        runner.start()
+                    time.sleep(args.phase_seconds)
+                    phase.end = time.time()
+                    phase.cpu = meter.used()
+                    phase.decisions = minus(decision_totals(worker_metrics), decided)
+                    made_after = list(live.made)
+                    # Each version after a table's first (its creation, with its start) is one bot action.
+                    new_tables = len(made_after) - len(made_before)
+                    phase.live_actions = _live_versions(counter, stack.key_prefix, made_after) - actions - new_tables
+                    phases.append(phase)
+                    progress(
+                        f"round {round_ + 1}, {'with' if with_ladder else 'without'} the ladder: "
+                        f"worker CPU {phase.cpu['bot-worker']:.1f}s, live actions {phase.live_actions}"
+                    )
+                    if runner is not None:
+                        ladder.stopping.set()
+                        runner.join()
+                        # Its last tables finish before the next phase (at most a minute).
+                        deadline = time.monotonic() + 60
+                        while in_progress_count(counter, live.index, ladder.made) and time.monotonic() < deadline:
+                            time.sleep(0.5)
+            live.stop()
+            channel.close()
+            sample = random.Random(7).sample(live.made, min(len(live.made), args.turn_sample))
+            turns = asyncio.run(commit_times(stack, sample))
+            counter.close()
+            report(args, phases, turns, ladder_bots)
+        finally:
+            stack.delete_keys()
+    print(f"load average at the end {load_average()}", file=sys.stderr, flush=True)
+
+
+def _live_versions(client: redis.Redis, prefix: str, table_ids: list[str]) -> int:
+    """The live tables' versions summed (each version after the first is one bot action)."""
+    total = 0
+    for start in range(0, len(table_ids), 500):
+        with client.pipeline(transaction=False) as pipe:
+            for table_id in table_ids[start : start + 500]:
+                pipe.hget(f"{prefix}:{{{table_id}}}:table", "version")
+            total += sum(int(version or 0) for version in pipe.execute())
+    return total
+
+
+def report(args: argparse.Namespace, phases: list[Phase], turns: list[tuple[float, float]], bots: list[str]) -> None:
+    without = [phase for phase in phases if not phase.ladder]
+    with_ = [phase for phase in phases if phase.ladder]
+    cap = args.ladder_tables / args.concurrency
+    per_live_action = sum(p.cpu["bot-worker"] for p in without) / max(1, sum(p.live_actions for p in without))
+    worker_cpu = sum(p.cpu["bot-worker"] for p in with_)
+    ladder_cpu = worker_cpu - per_live_action * sum(p.live_actions for p in with_)
+    cpu_share = max(ladder_cpu, 0.0) / worker_cpu if worker_cpu else 0.0
+    seconds = sum(p.seconds for p in with_)
+    search_seconds = sum(p.decisions.get("ismcts", (0.0, 0.0))[0] for p in with_)
+    search_count = sum(p.decisions.get("ismcts", (0.0, 0.0))[1] for p in with_)
+    all_count = sum(count for p in with_ for _, count in p.decisions.values())
+    slot_share = search_seconds / (args.concurrency * seconds) if seconds else 0.0
+
+    def binned(ladder: bool) -> list[float]:
+        return [ms for when, ms in turns if any(p.ladder == ladder and p.start <= when < p.end for p in phases)]
+
+    alone, beside = binned(False), binned(True)
+    print(
+        f"the ladder's share of the workers: {args.tables} live Borgia tables of 3 random bots kept playing, "
+        f"the ladder at {args.ladder_tables} tables ({len(bots)} settings: {', '.join(bots)}) on one worker of "
+        f"{args.concurrency} threads, cap {cap:.0%} of its slots; {args.rounds} rounds of {args.phase_seconds:.0f}s "
+        f"without and with the ladder"
+    )
+    print(
+        f"  with the ladder: its share of the worker's CPU {cpu_share:.1%} (worker {worker_cpu:.1f}s, live actions "
+        f"{per_live_action * 1000:.1f} ms each), of the worker's slot-time {slot_share:.1%} "
+        f"({search_seconds:.1f}s deciding), of the decisions {search_count / max(all_count, 1):.1%} "
+        f"({search_count:.0f} of {all_count:.0f}); cap {cap:.0%}"
+    )
+    print(
+        f"  live tables' bot turn: without the ladder p50 {percentile(alone, 0.5):.0f} ms, "
+        f"p99 {percentile(alone, 0.99):.0f} ms ({len(alone)} turns); with it p50 {percentile(beside, 0.5):.0f} ms, "
+        f"p99 {percentile(beside, 0.99):.0f} ms ({len(beside)} turns); live actions/s "
+        f"{sum(p.live_actions for p in without) / max(1e-9, sum(p.seconds for p in without)):.0f} without, "
+        f"{sum(p.live_actions for p in with_) / max(1e-9, seconds):.0f} with"
+    )
+    if statistics.mean(p.cpu.get("bot-worker", 0.0) / max(p.seconds, 1e-9) for p in phases) > 0.95 * (
+        os.cpu_count() or 1
+    ):
+        print("  (the worker used every core: the figures weigh a saturated machine)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", type=int, default=500, help="live tables kept playing")
+    parser.add_argument("--ladder-tables", type=int, default=2, help="the ladder's tables at once (its cap)")
+    parser.add_argument("--concurrency", type=int, default=8, help="the worker's threads (its slots)")
+    parser.add_argument(
+        "--ladder-bots",
+        default=";".join(preset["bot"] for preset in level_presets()),
+        help="the settings the ladder rates, ';'-separated (default: the search bot's eight levels)",
+    )
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--phase-seconds", type=float, default=30.0)
+    parser.add_argument("--warmup-seconds", type=float, default=15.0)
+    parser.add_argument("--turn-sample", type=int, default=400, help="live tables whose turns are read back")
+    run(parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()
