@@ -95,9 +95,10 @@ class TableCore:
         self.streams = TableStreams(self.reads, hub, self.quotas)
         # A rated table's finishing commit writes its rating job (gateway/ratings.py), made by
         # ``rating_job``; ``on_rated_finish`` is then called with the record and whether the
-        # commit's script wrote the job (a single Redis) or it is still to be written.
+        # commit's script wrote the job (a single Redis) or it is still to be written, and
+        # answers whether the job is in Redis now.
         self.rating_job: Callable[[store_pb2.TableRecord], RatingJobWrite] | None = None
-        self.on_rated_finish: Callable[[store_pb2.TableRecord, bool], Awaitable[None]] | None = None
+        self.on_rated_finish: Callable[[store_pb2.TableRecord, bool], Awaitable[bool]] | None = None
 
     def bot_seat_digest(self, bot: str, table_id: str, seat: int) -> bytes:
         """SHA-256 of a bot seat's token, derived from that bot's own key."""
@@ -172,12 +173,15 @@ class TableCore:
         """Files a table whose status changed in its index, then wakes who must act."""
         table = commit.record.table
         metrics.count_commit(commit.record.table, commit.status_before, commit.entries)
+        job_kept = True
         if commit.finishes_rated and self.on_rated_finish:
             # Before the table leaves the in-progress index: where the commit could not write
             # the job (a Redis Cluster) it is written now, and until then the sweep finds the
-            # finished table in that index and writes it (gateway/sweeper.py).
-            await self.on_rated_finish(commit.record, self.rating_job is not None and self.store.jobs_in_commit)
-        if commit.status_changed:
+            # finished table in that index and writes it (gateway/sweeper.py); so a job that
+            # could not be written leaves the table there.
+            written = self.rating_job is not None and self.store.jobs_in_commit
+            job_kept = await self.on_rated_finish(commit.record, written)
+        if commit.status_changed and job_kept:
             await self._index(table.table_id, INDEX_OF_STATUS.get(table.status))
         starting = commit.status_changed and table.status == gw.TABLE_STATUS_IN_PROGRESS
         commit.kept_view = await self.wakeups.wake(

@@ -86,9 +86,9 @@ class Ratings:
         send_at = time.time() + self.resend_seconds
         return RatingJobWrite(self.keys.jobs, self.keys.pending, job.SerializeToString(), send_at)
 
-    async def table_finished(self, record: store_pb2.TableRecord, written: bool = False) -> None:
+    async def table_finished(self, record: store_pb2.TableRecord, written: bool = False) -> bool:
         """The game-end hook (TableCore.on_rated_finish): the job, unless the finishing
-        commit wrote it (``written``), then the task."""
+        commit wrote it (``written``), then the task. Whether the job is in Redis now."""
         if FINISH_PAUSE_SECONDS:  # tests only: the gateway hangs whole, as if it had died
             log.warning("rating_finish_paused", table_id=record.table.table_id, seconds=FINISH_PAUSE_SECONDS)
             time.sleep(FINISH_PAUSE_SECONDS)
@@ -102,8 +102,12 @@ class Ratings:
                     await pipe.execute()
             except Exception:  # the game stands; the sweep's walk writes the job later
                 log.error("rating_job_not_written", table_id=table_id, exc_info=True)
-                return
-        await self._send(table_id)
+                return False
+        try:
+            await self._send(table_id)
+        except Exception:  # the job is pending: the rating sweep sends its task again
+            log.warning("rating_task_not_sent", table_id=table_id, exc_info=True)
+        return True
 
     async def _send(self, table_id: str) -> None:
         await self.core.tasks.enqueue(

@@ -193,10 +193,12 @@ class Sweeper:
         for table_id, record, due in zip(batch, records, dues, strict=True):
             if record is None or record.table.status != gw.TABLE_STATUS_IN_PROGRESS:
                 rated = record is not None and record.table.status == gw.TABLE_STATUS_FINISHED and record.table.rated
-                if record is not None and rated and not store.jobs_in_commit and self.core.on_rated_finish:
-                    # Left here by a gateway that died before writing its rating job (a
-                    # cluster: the commit could not): written now (gateway/ratings.py).
-                    await self.core.on_rated_finish(record, False)
+                hook = None if store.jobs_in_commit else self.core.on_rated_finish
+                # Left here by a gateway that died before writing its rating job (a cluster:
+                # the commit could not): written now (gateway/ratings.py); the table stays
+                # for the next walk if it could not be.
+                if record is not None and rated and hook is not None and not await hook(record, False):
+                    continue
                 await store.index(table_id, None, 0)  # expired or finished: no longer played
             elif due is None and record.table.update_time.ToNanoseconds() / 1e9 < quiet_before:
                 await self.core.wakeups.wake(record)
