@@ -13,8 +13,9 @@ instrumentation of the worker reads. Each JSON log line written inside a span ca
 ``trace_id``.
 """
 
+import contextlib
 import os
-from collections.abc import Iterable, MutableMapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 _enabled = False
@@ -72,6 +73,62 @@ def server_interceptors(untraced: Iterable[str] = ()) -> list:
 
     skipped = [filters.method_name(name) for name in untraced]
     return [aio_server_interceptor(filter_=filters.negate(filters.any_of(*skipped)) if skipped else None)]
+
+
+def tag_protocol(protocol: str) -> None:
+    """Names the wire protocol of the call being handled (``grpc``, ``connect``,
+    ``grpc-web``) on its span, ``tavola.protocol``: a gRPC call's span is the
+    instrumentation's, a browser call's ``web_span``."""
+    if not _enabled:
+        return
+    from opentelemetry import trace
+
+    trace.get_current_span().set_attribute("tavola.protocol", protocol)
+
+
+@contextlib.contextmanager
+def web_span(full_method: str, protocol: str, headers: Mapping[str, str], peer: str = "") -> Iterator[Any]:
+    """A browser protocol call's server span (the gateway's web port), as the gRPC
+    instrumentation makes one for a gRPC call: named by the full method
+    ("/tavola.gateway.v1.GatewayService/SubmitAction"), continuing the trace of the request's
+    ``traceparent`` header, with the same ``rpc.*`` attributes. Yields the span (None when
+    tracing is off); ``end_status`` gives it the call's status."""
+    if not _enabled:
+        yield None
+        return
+    from opentelemetry import propagate, trace
+
+    service, _, method = full_method.lstrip("/").partition("/")
+    attributes = {
+        "rpc.system": "connect_rpc" if protocol == "connect" else "grpc",
+        "rpc.service": service,
+        "rpc.method": method,
+        "tavola.protocol": protocol,
+    }
+    if peer:
+        attributes["net.peer.name"] = peer
+    tracer = trace.get_tracer(__name__)
+    with tracer.start_as_current_span(
+        full_method,
+        context=propagate.extract(headers),
+        kind=trace.SpanKind.SERVER,
+        attributes=attributes,
+        record_exception=False,
+        set_status_on_exception=False,
+    ) as span:
+        yield span
+
+
+def end_status(span: Any, code: int, message: str = "") -> None:
+    """A ``web_span``'s outcome: the gRPC status code's number, an error unless OK (0), as
+    the gRPC instrumentation records a call's."""
+    if span is None:
+        return
+    from opentelemetry.trace import Status, StatusCode
+
+    span.set_attribute("rpc.grpc.status_code", code)
+    if code:
+        span.set_status(Status(StatusCode.ERROR, message))
 
 
 def aio_client_interceptors() -> list:

@@ -15,11 +15,12 @@ __all__ = ["serve_from_env"]
 
 log = structlog.get_logger()
 
-REQUESTS = Counter("tavola_gateway_requests_total", "Gateway RPCs handled", ["method", "code"])
+# ``protocol``: how the call came, "grpc" (the gRPC port), "connect" or "grpc-web" (the web port).
+REQUESTS = Counter("tavola_gateway_requests_total", "Gateway RPCs handled", ["method", "code", "protocol"])
 LATENCY = Histogram(
     "tavola_gateway_request_seconds",
     "Time to handle a unary gateway RPC",
-    ["method"],
+    ["method", "protocol"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
 STREAMS = Gauge("tavola_gateway_open_streams", "WatchTable and SpectateTable streams open now")

@@ -18,7 +18,7 @@ from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
 from redis.exceptions import RedisError
 
-from common import auth
+from common import auth, tracing
 from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError, abort
 from common.logging import bound
 from gateway import metrics
@@ -97,15 +97,18 @@ def _too_large(raw: bytes, limit: int, method: str) -> ApiError | None:
     )
 
 
-def unary_rpc(method, request_class, limit: int):
+def unary_rpc(method, request_class, limit: int, protocol: str = "grpc"):
+    """A unary method's handler, for calls that come by ``protocol`` (the metrics' and the
+    span's label: "grpc", or "connect" and "grpc-web" from the web port)."""
     name = method.__name__
     # The metrics of this method, looked up once (a labels() call takes a lock each time).
-    latency = metrics.LATENCY.labels(name)
-    answered = metrics.REQUESTS.labels(name, "OK")
+    latency = metrics.LATENCY.labels(name, protocol)
+    answered = metrics.REQUESTS.labels(name, "OK", protocol)
 
     @functools.wraps(method)
     async def handler(raw: bytes, context):
         started = time.perf_counter()
+        tracing.tag_protocol(protocol)
         request = None
         api_error = _too_large(raw, limit, name)
         try:
@@ -125,16 +128,17 @@ def unary_rpc(method, request_class, limit: int):
         del raw, request
         assert api_error is not None  # the try returned otherwise
         _log_refusal(name, api_error)
-        metrics.REQUESTS.labels(name, api_error.code.name).inc()
+        metrics.REQUESTS.labels(name, api_error.code.name, protocol).inc()
         await abort(context, api_error)
 
     return handler
 
 
-def stream_rpc(method, request_class, limit: int):
+def stream_rpc(method, request_class, limit: int, protocol: str = "grpc"):
     """A server-streaming method's handler: the method writes each response itself
     (``context.write``, handed serialized bytes), with no generator between it and
-    grpc.aio: no generator layer to resume for every response to every watcher."""
+    grpc.aio: no generator layer to resume for every response to every watcher.
+    ``protocol`` as for ``unary_rpc`` (streams make no span, on either port)."""
     name = method.__name__
 
     @functools.wraps(method)
@@ -154,7 +158,7 @@ def stream_rpc(method, request_class, limit: int):
             metrics.STREAMS.dec()
             if api_error is not None:
                 code = api_error.code.name
-            metrics.REQUESTS.labels(name, code).inc()
+            metrics.REQUESTS.labels(name, code, protocol).inc()
         if api_error is not None:
             del raw, request  # as in unary_rpc
             _log_refusal(name, api_error)

@@ -8,7 +8,10 @@ speaks both wire protocols, on uvicorn; its routes come from ``make proto``
 (gateway_connect.py, players_connect.py). Every call then goes through the very handlers
 the gRPC server uses (gateway/service.py ``unary_rpc``/``stream_rpc`` around
 ``GatewayServicer`` and ``PlayerServicer``): the same byte limits, quotas, tokens, errors
-and metrics. What sits between the library and a handler
+and metrics (labelled ``protocol`` "connect" or "grpc-web", where the gRPC port's are
+"grpc"), and with tracing on, each unary call the same span as on the gRPC port
+(``common.tracing.web_span``, continuing the request's ``traceparent``); streams make none
+on either port. What sits between the library and a handler
 is only ``CallContext``, which gives the handler what it reads from a grpc context (the
 peer's address, the ``authorization`` metadata, ``write`` for streams) and turns its abort
 into the library's error with the same code, message and details (ErrorInfo, RetryInfo).
@@ -59,6 +62,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from common import tracing
 from common.errors import ApiError
 from gateway.limits import RequestLimits
 from gateway.service import stream_rpc, unary_rpc
@@ -103,6 +107,10 @@ EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "con
 _STATUS_DETAILS = "grpc-status-details-bin"
 # gRPC's codes as the Connect protocol names them (one spelling differs).
 _CODES = {code: Code[code.name.replace("CANCELLED", "CANCELED")] for code in grpc.StatusCode if code.name != "OK"}
+# And back, as the number a span records (rpc.grpc.status_code).
+_CODE_NUMBERS = {connect: code.value[0] for code, connect in _CODES.items()}
+# The wire protocols the web port speaks, as the metrics and spans name them.
+WEB_PROTOCOLS = ("connect", "grpc-web", "grpc")
 
 
 def connect_error(status: grpc.Status) -> ConnectError:
@@ -205,19 +213,41 @@ def _snake(name: str) -> str:
 _END = object()
 
 
-def _unary(handler, reply_type: type[Message]):
+def protocol_of(request) -> str:
+    """How a call came, from its content type: "grpc-web", "grpc" (which the library speaks
+    too, over HTTP/2), else "connect" (its unary GETs have none)."""
+    content_type = (request.request_headers.get("content-type") or "").lower()
+    if content_type.startswith("application/grpc-web"):
+        return "grpc-web"
+    return "grpc" if content_type.startswith("application/grpc") else "connect"
+
+
+def _unary(handlers: Mapping[str, Any], reply_type: type[Message], full_method: str):
+    """A unary call: the handler of its protocol (each counts under its own label), inside
+    a span like the gRPC instrumentation's for a call on the gRPC port."""
+
     async def call(raw: bytes, request) -> Reply:
-        return Reply(await handler(raw, CallContext(request)), reply_type)
+        protocol = protocol_of(request)
+        headers = dict(request.request_headers.allitems()) if tracing.enabled() else {}
+        with tracing.web_span(full_method, protocol, headers, request.client_address or "") as span:
+            try:
+                reply = Reply(await handlers[protocol](raw, CallContext(request)), reply_type)
+            except ConnectError as error:
+                tracing.end_status(span, _CODE_NUMBERS.get(error.code, 2), error.message)
+                raise
+            tracing.end_status(span, 0)
+            return reply
 
     return call
 
 
-def _stream(handler, reply_type: type[Message]):
+def _stream(handlers: Mapping[str, Any], reply_type: type[Message]):
     """A server stream: the handler runs as a task writing its responses (serialized) into a
     queue that the HTTP response drains. A write waits while STREAM_AHEAD responses are
     untaken, as a gRPC write waits on flow control; a client that leaves cancels it."""
 
     async def call(raw: bytes, request):
+        handler = handlers[protocol_of(request)]
         queue: asyncio.Queue[Any] = asyncio.Queue()
         room = asyncio.Event()
 
@@ -256,12 +286,15 @@ def bridged_service(servicer, service_name: str, limits: RequestLimits) -> Any:
         request_class = message_factory.GetMessageClass(method.input_type)
         reply_type = message_factory.GetMessageClass(method.output_type)
         implementation = getattr(servicer, method.name)
+        limit = limits.of(method.name)
+        # A handler per protocol: each its own metric children, looked up once.
         if method.server_streaming:
-            handler = stream_rpc(implementation, request_class, limits.of(method.name))
-            methods[_snake(method.name)] = _stream(handler, reply_type)
+            streams = {each: stream_rpc(implementation, request_class, limit, each) for each in WEB_PROTOCOLS}
+            methods[_snake(method.name)] = _stream(streams, reply_type)
         else:
-            handler = unary_rpc(implementation, request_class, limits.of(method.name))
-            methods[_snake(method.name)] = _unary(handler, reply_type)
+            unary = {each: unary_rpc(implementation, request_class, limit, each) for each in WEB_PROTOCOLS}
+            full_method = f"/{service.full_name}/{method.name}"
+            methods[_snake(method.name)] = _unary(unary, reply_type, full_method)
     return SimpleNamespace(**methods)
 
 

@@ -60,8 +60,8 @@ def test_the_gateway_exports_prometheus_metrics(stack, gateway):
         gateway.GetTable(gw.GetTableRequest(table_id="missing"))
     gateway.ListGames(gw.ListGamesRequest())
     text = urllib.request.urlopen(f"http://{stack.metrics_address}/metrics", timeout=5).read().decode()
-    assert 'tavola_gateway_requests_total{code="NOT_FOUND",method="GetTable"}' in text
-    assert 'tavola_gateway_requests_total{code="OK",method="ListGames"}' in text
+    assert 'tavola_gateway_requests_total{code="NOT_FOUND",method="GetTable",protocol="grpc"}' in text
+    assert 'tavola_gateway_requests_total{code="OK",method="ListGames",protocol="grpc"}' in text
     assert "tavola_gateway_request_seconds_bucket" in text
 
 

@@ -3,6 +3,7 @@ bot worker and the rules service under one trace id (the context crosses gRPC me
 and the Celery task's headers). The endpoint here is a real OTLP/gRPC receiver of the
 test's own."""
 
+import secrets
 import threading
 import time
 from collections import defaultdict
@@ -11,11 +12,15 @@ from concurrent import futures
 
 import grpc
 import pytest
+from connectrpc.errors import ConnectError
+from connectrpc.protocol import ProtocolType
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
+from common import auth
 from deploy.stack import NO_QUOTAS, Stack
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
+from tavola.gateway.v1.gateway_connect import GatewayServiceClientSync
 
 
 class Receiver(trace_service_pb2_grpc.TraceServiceServicer):
@@ -23,6 +28,8 @@ class Receiver(trace_service_pb2_grpc.TraceServiceServicer):
 
     def __init__(self):
         self.spans: list[tuple[bytes, str, str]] = []
+        # Each span's attributes (string and integer values), beside ``spans``.
+        self.attributes: list[dict[str, object]] = []
         self.lock = threading.Lock()
 
     def Export(self, request, context):
@@ -33,6 +40,13 @@ class Receiver(trace_service_pb2_grpc.TraceServiceServicer):
                 )
                 for scope in resource_spans.scope_spans:
                     self.spans.extend((span.trace_id, service, span.name) for span in scope.spans)
+                    self.attributes.extend(
+                        {
+                            a.key: a.value.string_value if a.value.HasField("string_value") else a.value.int_value
+                            for a in span.attributes
+                        }
+                        for span in scope.spans
+                    )
         return trace_service_pb2.ExportTraceServiceResponse()
 
     def services_by_trace(self) -> dict[bytes, set[str]]:
@@ -106,3 +120,77 @@ def test_one_bot_action_is_one_trace_across_gateway_worker_and_rules(receiver, t
 def test_log_lines_inside_a_span_name_their_trace(traced_stack, receiver):
     lines = (traced_stack.log_dir / "gateway.log").read_text().splitlines()
     assert any('"trace_id"' in line for line in lines)
+
+
+def _spans_of(collected: Receiver, trace_id: bytes) -> list[tuple[str, str, dict[str, object]]]:
+    with collected.lock:
+        return [
+            (service, name, attributes)
+            for (trace, service, name), attributes in zip(collected.spans, collected.attributes, strict=True)
+            if trace == trace_id
+        ]
+
+
+@pytest.mark.parametrize("protocol", ["connect", "grpc-web"])
+def test_a_web_call_is_traced_as_a_grpc_call_is(receiver, traced_stack, protocol):
+    """A call on the web port makes the gateway span a gRPC call makes (the full method's
+    name, continuing the caller's traceparent, its rules calls inside the trace), its
+    protocol named (tavola.protocol), and a failure's status code recorded."""
+    collected, _ = receiver
+    with grpc.insecure_channel(traced_stack.gateway_address) as channel:
+        stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+        created = stub.CreateTable(
+            gw.CreateTableRequest(
+                game_id="borgia",
+                player_count=2,
+                bot_seats=[gw.BotSeat(seat=0, bot="random"), gw.BotSeat(seat=1, bot="random")],
+            )
+        )
+        stub.StartTable(
+            gw.StartTableRequest(table_id=created.table.table_id), metadata=auth.metadata(created.host_token)
+        )
+    trace_ids = {name: secrets.token_bytes(16) for name in ("ok", "missing")}
+    kind = {"connect": ProtocolType.CONNECT, "grpc-web": ProtocolType.GRPC_WEB}[protocol]
+    with GatewayServiceClientSync(f"http://{traced_stack.web_addresses[0]}", protocol=kind, timeout_ms=30_000) as web:
+
+        def traced(name: str) -> dict[str, str]:
+            return {"traceparent": f"00-{trace_ids[name].hex()}-{secrets.token_hex(8)}-01"}
+
+        # GetTable of a started table asks the rules service for the spectator's view.
+        web.get_table(gw.GetTableRequest(table_id=created.table.table_id), headers=traced("ok"))
+        with pytest.raises(ConnectError):
+            web.get_table(gw.GetTableRequest(table_id="missing"), headers=traced("missing"))
+    method = "/tavola.gateway.v1.GatewayService/GetTable"
+    deadline = time.monotonic() + 20
+    while not all(any(s[0] == "gateway" for s in _spans_of(collected, t)) for t in trace_ids.values()) or not any(
+        s[0] == "rules-borgia" for s in _spans_of(collected, trace_ids["ok"])
+    ):
+        assert time.monotonic() < deadline, [_spans_of(collected, t) for t in trace_ids.values()]
+        time.sleep(0.2)
+    served = [span for span in _spans_of(collected, trace_ids["ok"]) if span[1].startswith("/tavola.gateway.")]
+    assert [name for _, name, _ in served] == [method], served
+    attributes = served[0][2]
+    assert attributes["tavola.protocol"] == protocol and attributes["rpc.method"] == "GetTable"
+    assert attributes["rpc.service"] == "tavola.gateway.v1.GatewayService"
+    assert attributes["rpc.grpc.status_code"] == 0
+    failed = [span for span in _spans_of(collected, trace_ids["missing"]) if span[1].startswith("/tavola.gateway.")]
+    assert [name for _, name, _ in failed] == [method]
+    assert failed[0][2]["rpc.grpc.status_code"] == grpc.StatusCode.NOT_FOUND.value[0]
+
+
+def test_a_grpc_call_span_names_its_protocol(receiver, traced_stack):
+    collected, _ = receiver
+    trace_id = secrets.token_bytes(16)
+    with grpc.insecure_channel(traced_stack.gateway_address) as channel:
+        stub = gateway_pb2_grpc.GatewayServiceStub(channel)
+        traceparent = f"00-{trace_id.hex()}-{secrets.token_hex(8)}-01"
+        stub.ListGames(gw.ListGamesRequest(), metadata=[("traceparent", traceparent)])
+    deadline = time.monotonic() + 20
+    while not any(span[1].startswith("/tavola.gateway.") for span in _spans_of(collected, trace_id)):
+        assert time.monotonic() < deadline, "no span of the gRPC call"
+        time.sleep(0.2)
+    served = [span for span in _spans_of(collected, trace_id) if span[1].startswith("/tavola.gateway.")]
+    assert [(service, name) for service, name, _ in served] == [
+        ("gateway", "/tavola.gateway.v1.GatewayService/ListGames")
+    ]
+    assert served[0][2]["tavola.protocol"] == "grpc"

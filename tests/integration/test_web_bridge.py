@@ -98,6 +98,41 @@ def gateway_process(stack) -> psutil.Process:
 # -- the same calls, the same answers ----------------------------------------------------
 
 
+def test_each_protocol_counts_under_its_own_label(stack, gateway):
+    """The metrics name how a call came: "grpc" on the gRPC port, "connect" or "grpc-web"
+    on the web port, for the same method and code."""
+    from tests.integration.test_metrics import scrape, total
+
+    def counts() -> dict[tuple[str, str, str], float]:
+        samples = scrape(stack.metrics_address)
+        return {
+            (method, code, protocol): total(
+                samples, "tavola_gateway_requests_total", method=method, code=code, protocol=protocol
+            )
+            for method, code in (("ListGames", "OK"), ("GetTable", "NOT_FOUND"))
+            for protocol in ("grpc", *PROTOCOLS)
+        }
+
+    before = counts()
+    gateway.ListGames(gw.ListGamesRequest())
+    for protocol in PROTOCOLS:
+        with client(stack, protocol) as web:
+            for _ in range(2):
+                web.list_games(gw.ListGamesRequest())
+            for _ in range(3):
+                with pytest.raises(ConnectError):
+                    web.get_table(gw.GetTableRequest(table_id="missing"))
+    after = counts()
+    moved = {key: after[key] - before[key] for key in after}
+    assert moved[("ListGames", "OK", "grpc")] >= 1  # the suite's other tests may call too
+    for protocol in PROTOCOLS:
+        assert moved[("ListGames", "OK", protocol)] >= 2, moved
+        assert moved[("GetTable", "NOT_FOUND", protocol)] >= 3, moved
+    latency = scrape(stack.metrics_address)["tavola_gateway_request_seconds_count"]
+    protocols = {dict(key).get("protocol") for key in latency if dict(key).get("method") == "ListGames"}
+    assert {"grpc", "connect", "grpc-web"} <= protocols
+
+
 def test_unary_calls_answer_as_over_grpc(web, gateway):
     assert web.list_games(gw.ListGamesRequest()) == gateway.ListGames(gw.ListGamesRequest())
     created = web.create_table(gw.CreateTableRequest(game_id="borgia", player_count=2, seed=5, replay_mode=True))
