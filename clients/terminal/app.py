@@ -149,6 +149,10 @@ class TableApp(App[int]):
         self.renderer: Renderer[Any, Any, Any] = Renderer()
         self.snap: Snapshot | None = None
         self.ctx: TableContext | None = None
+        # Each seat's rating at the game (TableContext.ratings), read again when a seat changes
+        # hands and once at the end, when the ratings move.
+        self.ratings: dict[int, str] = {}
+        self.ratings_for: tuple = ()
         self.menu: list[list[choices.Choice]] = []  # the menus stepped into, the current last
         self.menu_titles: list[str] = []
         self.menu_version = -1
@@ -257,6 +261,10 @@ class TableApp(App[int]):
                 await asyncio.sleep(1)
                 self._wake.set()
                 continue
+            who = (tuple((seat.player_id, seat.bot) for seat in snap.table.seats), snap.table.status)
+            if who != self.ratings_for:
+                self.ratings_for = who
+                self.ratings = await self._live.ratings(snap.table)
             self._show(snap)
 
     def _failure(self, error: grpc.RpcError) -> str:
@@ -335,7 +343,7 @@ class TableApp(App[int]):
 
     def _show(self, snap: Snapshot) -> None:
         self.snap = snap
-        self.ctx = TableContext.of(snap.table, self._live.seat)
+        self.ctx = TableContext.of(snap.table, self._live.seat, self.ratings)
         view = self.decoder.decode(snap.view)
         self.board_widget.update(self.renderer.board(view, self._ctx))
         self.title_widget.update(self._title(snap))

@@ -22,8 +22,10 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoRe
 from common import auth
 from common.channels import balanced_channel
 from common.errors import reason_of
+from common.ratings import participant
 from tavola.gateway.v1 import gateway_pb2 as gw
-from tavola.gateway.v1 import gateway_pb2_grpc
+from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
+from tavola.gateway.v1 import players_pb2 as pl
 from tavola.rules.v1 import rules_pb2
 
 # Why a call failed, in words a player understands (the gateway's reasons, docs/clients.md#errors).
@@ -152,6 +154,7 @@ class Session:
         # round_robin: a target that names several gateways (ipv4:a,b or dns:/// of many) spreads calls
         self.channel = balanced_channel(address)
         self.stub = gateway_pb2_grpc.GatewayServiceStub(self.channel)
+        self.players = players_pb2_grpc.PlayerServiceStub(self.channel)
         self.table_id = ""
         self.seat: int | None = None
         self.token = ""
@@ -279,6 +282,28 @@ class Session:
         request = gw.GetViewRequest(table_id=self.table_id)
         reply = await self._call(self.stub.GetView, request, metadata=self.metadata, timeout=10)
         return Snapshot(reply.table, reply.view, reply.must_decide, list(reply.legal_actions))
+
+    async def ratings(self, table: gw.Table) -> dict[int, str]:
+        """Each seat's rating at the table's game ("1523±210"), for the seats whose player,
+        or bot, has one (GetPlayer); nothing for the others, nor from a gateway without
+        PlayerService."""
+        pages: dict[str, pl.GetPlayerResponse | None] = {}
+        found: dict[int, str] = {}
+        for seat in table.seats:
+            who = participant(seat)
+            if who is None:
+                continue
+            if who not in pages:
+                request = pl.GetPlayerRequest(player_id=who, recent_tables=0)
+                try:
+                    pages[who] = await self._call(self.players.GetPlayer, request, timeout=5)
+                except grpc.RpcError:
+                    pages[who] = None
+            page = pages[who]
+            rated = [r for r in page.ratings if r.game_id == table.game_id] if page else []
+            if rated:
+                found[seat.seat] = f"{rated[0].rating:.0f}±{rated[0].uncertainty:.0f}"
+        return found
 
     async def submit(self, action: Any, version: int) -> gw.SubmitActionResponse:
         request = gw.SubmitActionRequest(

@@ -19,16 +19,26 @@ class TableContext:
     table: gw.Table
     me: int | None  # None: a spectator
     names: dict[int, str] = field(default_factory=dict)
+    # Each seat's rating at the table's game, "1523±210", for the seats whose player (or bot)
+    # has one (PlayerService.GetPlayer); none for a guest or a first rated game.
+    ratings: dict[int, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, table: gw.Table, me: int | None) -> "TableContext":
+    def of(cls, table: gw.Table, me: int | None, ratings: dict[int, str] | None = None) -> "TableContext":
         # Short names (a bot by its name and level), as the gateway writes them into event text.
-        return cls(table, me, seat_names(table.seats))
+        return cls(table, me, seat_names(table.seats), dict(ratings or {}))
 
     def name(self, seat: int) -> str:
         """The seat's display name, with "(you)" for the viewer's own seat."""
         name = self.names.get(seat, f"seat {seat}")
         return f"{name} (you)" if seat == self.me else name
+
+    def label(self, seat: int) -> Text:
+        """The seat's name as a board shows it: with its rating, dimmed, when known."""
+        text = Text(self.name(seat))
+        if seat in self.ratings:
+            text.append(f" {self.ratings[seat]}", style="dim")
+        return text
 
     def who(self, seat: int) -> str:
         """The seat as the subject of a sentence: "You" for the viewer."""

@@ -1,5 +1,6 @@
 """House of Borgia: the cardinal ladder, dice, puppets, the bid, rumors, what each seat performed."""
 
+from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -8,6 +9,7 @@ from clients.terminal.renderers.base import Renderer, TableContext, words
 from tavola.borgia.v1 import borgia_pb2 as pb
 
 LAST_PERFORMED = 2  # performs shown per seat, the latest last (the event log keeps them all)
+BAR = 15  # the longest influence bar: the ladder fits the board pane at 100 columns
 
 
 def cardinal(value: int) -> str:
@@ -30,6 +32,29 @@ def dice_text(faces) -> str:
     return " ".join(f"[{face(f)}]" for f in faces) or "—"
 
 
+# Two letters a face, for the seats table, which must fit beside the side panel at 100
+# columns; the legend under it and "Your dice" give the whole words.
+FACE_SHORT = {
+    pb.FACE_BRIBE: "Br",
+    pb.FACE_POISON: "Po",
+    pb.FACE_JUDGEMENT: "Ju",
+    pb.FACE_ACCUSATION: "Ac",
+    pb.FACE_RUMOR: "Ru",
+    pb.FACE_FATE: "Fa",
+}
+
+
+def short_dice(faces) -> str:
+    return " ".join(FACE_SHORT.get(f, "?") for f in faces) or "—"
+
+
+def face_legend(shown) -> Columns:
+    """The short faces shown in the seats table, in words, in the faces' order; a narrow
+    pane wraps between entries, never inside one."""
+    entries = [Text(f"{FACE_SHORT.get(f, '?')} {face(f)}", style="dim") for f in sorted(set(shown))]
+    return Columns(entries, padding=(0, 2))
+
+
 class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
     help_text = (
         "Each round everyone rolls their dice in secret. The bidder claims that at least N dice on the "
@@ -48,6 +73,7 @@ class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         parts.append(self._status(view, ctx))
         parts.append(self._ladder(view, mine))
         parts.append(self._seats(view, ctx))
+        parts.append(self._performed(view, ctx))
         if view.centre_rumors:
             parts.append(Text(f"Rumors in the centre: {', '.join(cardinal(c) for c in view.centre_rumors)}"))
         if me is not None:
@@ -85,11 +111,11 @@ class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         grid = Table(title="The cardinals, top of the ladder first", title_justify="left", box=None, pad_edge=False)
         grid.add_column("#", justify="right")
         grid.add_column("cardinal", no_wrap=True)
-        grid.add_column("influence")
+        grid.add_column("influence", no_wrap=True)
         grid.add_column("")
         for rank, card in enumerate(ladder, start=1):
             points = influence.get(card, 0)
-            bar = Text("█" * min(points, 20) + f" {points}", style="green")
+            bar = Text("█" * min(points, BAR) + f" {points}", style="green")
             notes = []
             if card in mine:
                 notes.append(("your puppet", "bold magenta"))
@@ -105,15 +131,16 @@ class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
             )
         return grid
 
-    def _seats(self, view: pb.View, ctx: TableContext) -> Table:
+    def _seats(self, view: pb.View, ctx: TableContext) -> RenderableType:
+        """One line a seat: name (and rating), dice, the faces in two letters (■ a hidden
+        die), rumors; a legend of the faces shown below it."""
         grid = Table(title="Seats", title_justify="left", box=None, pad_edge=False)
         grid.add_column("")
         grid.add_column("player", no_wrap=True)
         grid.add_column("dice", justify="right")
-        grid.add_column("faces")
+        grid.add_column("faces", no_wrap=True)
         grid.add_column("rumors")
-        # Every perform is public: what a player did to the cardinals hints at its puppet.
-        grid.add_column("last performed")
+        shown: list[int] = []
         for seat in view.seats:
             marker = ""
             if view.phase in (pb.PHASE_BID, pb.PHASE_PERFORM) and seat.seat == view.active_seat:
@@ -121,19 +148,37 @@ class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
             elif view.HasField("responder_seat") and seat.seat == view.responder_seat:
                 marker = "?"
             if seat.dice_hidden:
-                faces = Text("hidden " + "■ " * seat.dice_count, style="dim")
+                faces = Text(" ".join("■" * seat.dice_count) or "—", style="dim")
             else:
-                faces = Text(dice_text(seat.dice))
+                faces = Text(short_dice(seat.dice))
+                shown.extend(seat.dice)
             you = view.HasField("viewer_seat") and seat.seat == view.viewer_seat
+            name = ctx.label(seat.seat)
+            if you:
+                name.stylize("bold", 0, len(ctx.name(seat.seat)))
             grid.add_row(
                 marker,
-                Text(ctx.name(seat.seat), style="bold" if you else ""),
+                name,
                 str(seat.dice_count),
                 faces,
                 ", ".join(cardinal(c) for c in seat.rumors) or "—",
-                "; ".join(describe(action, ctx) for action in seat.performed[-LAST_PERFORMED:]) or "—",
             )
+        if shown:
+            return Group(grid, face_legend(shown))
         return grid
+
+    def _performed(self, view: pb.View, ctx: TableContext) -> RenderableType:
+        """Every perform is public, and what a player did to the cardinals hints at its
+        puppet: each seat's last ones, a line each under the seats (they are long)."""
+        lines = Text("What each seat last performed:", style="bold")
+        for seat in view.seats:
+            if seat.performed:
+                done = "; ".join(describe(action, ctx) for action in seat.performed[-LAST_PERFORMED:])
+                lines.append(f"\n  {ctx.name(seat.seat)}: ", style="")
+                lines.append(done, style="")
+        if lines.plain.endswith(":"):
+            lines.append(" nothing yet this game.", style="dim")
+        return lines
 
     def _result(self, result: pb.FinalResult, ctx: TableContext) -> Text:
         text = Text("\nFinal result\n", style="bold")

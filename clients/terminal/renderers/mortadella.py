@@ -123,9 +123,12 @@ class MortadellaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
                 notes.append("deciding")
             marker = "▶" if seat.seat == view.active_seat and view.phase != pb.PHASE_OVER else ""
             you = view.HasField("viewer") and seat.seat == view.viewer
+            label = ctx.label(seat.seat)
+            if you:
+                label.stylize("bold", 0, len(ctx.name(seat.seat)))
             grid.add_row(
                 marker,
-                Text(ctx.name(seat.seat), style="bold" if you else ""),
+                label,
                 role_name(seat.role),
                 *(str(getattr(seat.tokens, name)) for name in TOKENS),
                 ", ".join(notes),

@@ -64,7 +64,10 @@ class PecuniaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
     def _player(self, view: pb.View, player: pb.PlayerView, ctx: TableContext) -> Table:
         you = view.HasField("viewer") and player.seat == view.viewer
         marker = "▶ " if player.seat == view.active and view.phase != pb.PHASE_OVER else ""
-        title = Text(f"{marker}{ctx.name(player.seat)}: {player.sesterces} sesterces", style="bold" if you else "")
+        title = Text(f"{marker}{ctx.name(player.seat)}", style="bold" if you else "")
+        if player.seat in ctx.ratings:
+            title.append(f" {ctx.ratings[player.seat]}", style="dim")
+        title.append(f": {player.sesterces} sesterces", style="bold" if you else "")
         grid = Table(title=title, title_justify="left", box=None, pad_edge=False, show_header=False)
         grid.add_column(style="dim")
         grid.add_column()
