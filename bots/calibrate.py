@@ -88,7 +88,7 @@ def rate(levels: Sequence[int], games: dict[tuple[int, int], list[arena.GameResu
                 continue
             share = upper_share(results[index])
             # ranks: lower is better; a level game places both first
-            ranks = [1, 1] if share == 0.5 else ([2, 1] if share == 1.0 else [1, 2])
+            ranks = [1.0, 1.0] if share == 0.5 else ([2.0, 1.0] if share == 1.0 else [1.0, 2.0])
             new = model.rate([[current[lower]], [current[upper]]], ranks=ranks)
             current[lower], current[upper] = new[0][0], new[1][0]
             played[lower] += 1
