@@ -13,6 +13,7 @@ no dice (B8) or a new round starts with the player who just lost a die.
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping
 from itertools import combinations
 from typing import cast
@@ -59,6 +60,7 @@ from services.borgia.model import (
     SeatRoll,
     SeatView,
 )
+from services.borgia.words import action_label
 from services.engine.api import GameInfo, OptionSpec, Outcome, parse_options
 from services.engine.errors import IllegalAction, InvalidConfig, MalformedAction, NotYourDecision
 from services.engine.rng import Rng
@@ -755,32 +757,8 @@ class BorgiaEngine:
         return event  # every other event is public
 
     def describe_action(self, action: BorgiaAction) -> str:
-        if isinstance(action, Bid):
-            return f"bid {action.count} {Face(action.action).name}"
-        if isinstance(action, Call):
-            return "call"
-        if isinstance(action, Allow):
-            return "allow"
-        if isinstance(action, Bribe):
-            where = "top" if action.direction == Direction.TOP else "bottom"
-            return f"BRIBE {_name(action.cardinal)} to the {where}"
-        if isinstance(action, Poison):
-            if action.first == action.second:
-                return f"POISON 2 from {_name(action.first)}"
-            return f"POISON 1 from {_name(action.first)} and 1 from {_name(action.second)}"
-        if isinstance(action, JudgementPair):
-            return f"JUDGEMENT 2 from {_name(action.source)} to {_name(action.target)}"
-        if isinstance(action, JudgementSplit):
-            a, b = action.sources
-            c, d = action.targets
-            return f"JUDGEMENT 1 each from {_name(a)} and {_name(b)} to {_name(c)} and {_name(d)}"
-        if isinstance(action, Accuse):
-            return f"ACCUSATION {_name(action.cardinal)} is the Antipope"
-        if isinstance(action, Rumor):
-            label = f"RUMOR {_name(action.card)} to seat {action.target}"
-            if action.returned is not None:
-                label += f" ({_name(action.returned)} returns to the centre)"
-            return label
-        if isinstance(action, PerformNothing):
-            return "no effect"
-        raise MalformedAction("not a House of Borgia action")
+        """The action's label, in the game's words (services/borgia/words.py): an action
+        reads the same among a seat's choices as in the event that tells it."""
+        if not isinstance(action, typing.get_args(BorgiaAction)):
+            raise MalformedAction("not a House of Borgia action")
+        return action_label(action)

@@ -1,17 +1,23 @@
 """House of Borgia in words: each event as one viewer's projection of it reads (see
 ``services.engine.words``). Only what the projection holds is told: a seat's own dice and
-puppet, everyone's once revealed."""
+puppet, everyone's once revealed. The labels of the legal actions are said here too
+(``action_label``, which the engine's ``describe_action`` gives): an action reads the same
+in a seat's choices as in the event that tells it was performed."""
+
+from collections.abc import Callable
 
 from services.borgia.model import (
     CARDINAL_NAMES,
     Accuse,
     ActionPerformed,
+    Allow,
     Allowed,
     Bid,
     BidMade,
     BorgiaAction,
     BorgiaEvent,
     Bribe,
+    Call,
     Called,
     Cardinal,
     DiceRevealed,
@@ -30,7 +36,7 @@ from services.borgia.model import (
     RoundStarted,
     Rumor,
 )
-from services.engine.words import Voice, join, plural
+from services.engine.words import Voice, join, plural, seat
 
 VARIANT_NAMES = {
     "shadow_puppets": "Shadow Puppets",
@@ -56,8 +62,10 @@ def dice(faces) -> str:
     return " ".join(f"[{face(f)}]" for f in faces) or "no dice"
 
 
-def perform(action: BorgiaAction, voice: Voice) -> str:
-    """A performed bid action, as a clause: "bribes Medici to the top" reads after a seat."""
+def perform(action: BorgiaAction, whom: Callable[[int], str] = seat) -> str:
+    """A bid's action, as a clause ("Bribe: Medici to the top"): what a seat performed
+    (``whom``: how the text names a seat it targets, ``Voice.whom`` in an event), and the
+    label of that action among a seat's choices (``action_label``)."""
     if isinstance(action, Bribe):
         where = "top" if action.direction == Direction.TOP else "bottom"
         return f"Bribe: {cardinal(action.cardinal)} to the {where}"
@@ -73,13 +81,25 @@ def perform(action: BorgiaAction, voice: Voice) -> str:
     if isinstance(action, Accuse):
         return f"Accusation: {cardinal(action.cardinal)} is the Antipope"
     if isinstance(action, Rumor):
-        text = f"Rumor: {cardinal(action.card)} in front of {voice.whom(action.target)}"
+        text = f"Rumor: {cardinal(action.card)} in front of {whom(action.target)}"
         return text + (f", {cardinal(action.returned)} back to the centre" if action.returned is not None else "")
     if isinstance(action, PerformNothing):
         return "nothing (no legal target)"
     if isinstance(action, Bid):
         return f"bid {bid(action.count, action.action)}"
     return type(action).__name__
+
+
+def action_label(action: BorgiaAction) -> str:
+    """A legal action's label (``LegalAction.label``): "bid 3 x Poison", "call", "allow", or
+    the action a bid performs as events tell it ("Bribe: Medici to the top"). Seats are
+    written "seat N": a label is read by the seat that may take it, and clients write the
+    names in (a seat's own as "you")."""
+    if isinstance(action, Call):
+        return "call"
+    if isinstance(action, Allow):
+        return "allow"
+    return perform(action)
 
 
 def _changes(changes) -> str:
@@ -96,7 +116,7 @@ def event_text(event: BorgiaEvent, viewer: int | None) -> str:
         return f"{voice.does(event.seat, 'call')} the bid a bluff!"
     if isinstance(event, ActionPerformed):
         changes = _changes(event.influence_changes)
-        text = f"{voice.who(event.seat)} performed {perform(event.action, voice)}"
+        text = f"{voice.who(event.seat)} performed {perform(event.action, voice.whom)}"
         return text + (f" ({changes})." if changes else ".")
     if isinstance(event, DieLost):
         return f"{voice.does(event.seat, 'lose')} a die ({event.remaining} left)."

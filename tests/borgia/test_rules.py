@@ -9,7 +9,9 @@ from dataclasses import replace
 
 import pytest
 
+from common.names import for_viewer
 from services.borgia import GAME
+from services.borgia import words as borgia_words
 from services.borgia.engine import DICE_PER_PLAYER
 from services.borgia.model import (
     CARDINALS,
@@ -792,11 +794,22 @@ def test_apply_returns_a_new_state_and_leaves_the_input_alone():
 
 
 def test_describe_action_labels():
+    # The labels are the game's words (services/borgia/words.py): a bid's action reads as
+    # the event that tells it was performed; seats as "seat N", which clients name.
     describe = ENGINE.describe_action
-    assert describe(Bid(3, POISON)) == "bid 3 POISON"
+    assert describe(Bid(3, POISON)) == "bid 3 x Poison"
     assert describe(Call()) == "call" and describe(Allow()) == "allow"
-    assert describe(Bribe(MEDICI, TOP)) == "BRIBE Medici to the top"
-    assert describe(Poison(ORSINI, ORSINI)) == "POISON 2 from Orsini"
-    assert describe(JudgementPair(DELLA_ROVERE, SFORZA)) == "JUDGEMENT 2 from Della Rovere to Sforza"
-    assert describe(Rumor(SFORZA, 1, BORGIA)) == "RUMOR Sforza to seat 1 (Borgia returns to the centre)"
-    assert describe(PerformNothing()) == "no effect"
+    assert describe(Bribe(MEDICI, TOP)) == "Bribe: Medici to the top"
+    assert describe(Poison(ORSINI, ORSINI)) == "Poison: 2 from Orsini"
+    assert describe(JudgementPair(DELLA_ROVERE, SFORZA)) == "Judgement: 2 from Della Rovere to Sforza"
+    assert describe(Rumor(SFORZA, 1, BORGIA)) == "Rumor: Sforza in front of seat 1, Borgia back to the centre"
+    assert describe(PerformNothing()) == "nothing (no legal target)"
+    with pytest.raises(MalformedAction):
+        describe(3)  # type: ignore[arg-type]
+
+
+def test_a_performed_action_reads_as_its_label():
+    # B5-B11's actions: the event of a performed bid tells it in its label's words.
+    for action in (Bribe(MEDICI, TOP), Poison(ORSINI, SFORZA), JudgementPair(DELLA_ROVERE, SFORZA), Rumor(SFORZA, 1)):
+        told = borgia_words.event_text(ActionPerformed(0, action, (), ladder=(), antipope=None, rumors=()), None)
+        assert f"performed {ENGINE.describe_action(action)}" in for_viewer(told, None), told
