@@ -1,10 +1,18 @@
 """The terminal's player commands against a real gateway: a player made and saved, its
 page, its tables and a leaderboard."""
 
+import asyncio
+
+import grpc
 import pytest
+import redis
 
 from clients.terminal import players as cli
+from clients.terminal.session import Session
+from common import auth, ratings
 from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import players_pb2 as pl
+from tavola.gateway.v1 import players_pb2_grpc
 
 pytestmark = pytest.mark.integration
 
@@ -17,11 +25,36 @@ def test_player_commands(stack, gateway, tmp_path, monkeypatch, capsys):
     assert cli.main([*address, "me"]) == 0
     assert "Terminal Tess" in capsys.readouterr().out
     table_id = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2)).table.table_id
-    from common import auth
-
     gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=auth.metadata(cli.saved_token()))
     assert cli.main([*address, "tables"]) == 0
     assert table_id in capsys.readouterr().out
     assert cli.main([*address, "leaderboard", "borgia"]) == 0
     assert "borgia:" in capsys.readouterr().out
     assert cli.main([*address, "player", "nobody-at-all"]) == 1
+
+
+def test_the_board_shows_a_seated_player_s_rating_at_the_game(stack, gateway):
+    """The game screen's seat names carry each seat's rating at the table's game, as the
+    player's page (GetPlayer) gives it; a guest's seat has none."""
+    with grpc.insecure_channel(stack.gateway_address) as channel:
+        made = players_pb2_grpc.PlayerServiceStub(channel).CreatePlayer(
+            pl.CreatePlayerRequest(display_name="Rated Rita")
+        )
+    player_id = made.player.player_id
+    keys = ratings.Keys(stack.key_prefix)
+    store = redis.Redis.from_url(stack.redis_url)
+    fields = {"mu": 1612 / ratings.SCALE, "sigma": 90 / ratings.SCALE, "games": 12, "wins": 5, "v": 12}
+    store.hset(keys.rating("borgia", player_id), mapping=fields)
+    store.sadd(keys.games(player_id), "borgia")
+    table_id = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=3)).table.table_id
+    gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=0), metadata=auth.metadata(made.player_token))
+    table = gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=1, display_name="Guest")).table
+
+    async def read() -> dict[int, str]:
+        session = Session(stack.gateway_address)
+        try:
+            return await session.ratings(table)
+        finally:
+            await session.close()
+
+    assert asyncio.run(read()) == {0: "1612±90"}
