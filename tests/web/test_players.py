@@ -256,3 +256,21 @@ def test_cancel_takes_the_player_out_of_the_queue(open_page, base_url, player_st
             time.sleep(0.3)
     assert first.search_id and first.bot_fill_seconds == 0 and first.timeout_seconds > 0
     stream.cancel()
+
+
+def test_the_player_pages_fit_a_phone(open_page, base_url):
+    """At 375 px wide, no page of players scrolls sideways (runs after the rated game above,
+    so the leaderboard and the bot's page have lines)."""
+    page = open_page(width=375, height=800, name="phone-players")
+    make_player(page, base_url, "Pia Phone")
+    page.shot("me")
+    for route, ready in (
+        ("#/quick", "[data-testid=quick-form]"),
+        ("#/leaderboard/pecunia", "[data-testid=leaderboard] table, [data-testid=leaderboard] p"),
+        ("#/player/bot%3Arandom", "[data-testid=player-name]"),
+    ):
+        page.page.goto(f"{base_url}{route}")
+        page.page.wait_for_selector(ready)
+        page.shot(route.split("/")[1])
+        width = page.page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 375, f"{route} is {width} px wide at 375 px"
