@@ -154,6 +154,22 @@ class Ticket:
             return None
 
 
+def pooled_options(description: rules_pb2.GameDescription, options: dict[str, str]) -> dict[str, str]:
+    """Every option of the game, as given or its default, in one spelling (booleans and
+    integers as the rules service writes them), so searchers who mean the same table share a
+    pool whether they send a default or leave it out. The rules service has accepted
+    ``options`` already (an unknown name or a bad value was refused)."""
+    pooled = {}
+    for spec in description.options:
+        value = options.get(spec.name, spec.default_value).strip()
+        if spec.kind == rules_pb2.OPTION_KIND_BOOL:  # the spellings the engines accept
+            value = "true" if value.lower() in ("true", "1", "yes", "on") else "false"
+        elif spec.kind == rules_pb2.OPTION_KIND_INT:
+            value = str(int(value))
+        pooled[spec.name] = value
+    return pooled
+
+
 def pool_of(game_id: str, rated: bool, options: dict[str, str]) -> str:
     spec = json.dumps([game_id, rated, sorted(options.items())], separators=(",", ":"))
     return hashlib.sha256(spec.encode()).hexdigest()[:24]
@@ -227,7 +243,7 @@ class Matchmaker:
         searching = self._searching(player_id)
         if not await self.redis.set(searching, search_id, nx=True, ex=int(STALE_SECONDS * 3)):
             raise failed("ALREADY_SEARCHING", "this player is searching already; cancel that search first")
-        options = dict(request.options)
+        options = pooled_options(await self.core.rules.describe(request.game_id), dict(request.options))
         pool = pool_of(request.game_id, request.rated, options)
         self.specs[pool] = (request.game_id, request.rated, options)
         self.local[pool] += 1

@@ -119,6 +119,23 @@ def test_a_lone_searcher_gets_bots_after_the_wait(doors):
     assert table.status == gw.TABLE_STATUS_IN_PROGRESS
 
 
+def test_searchers_who_send_a_default_and_who_leave_it_out_share_a_pool(doors):
+    """B10's variants are table options: one searcher names flame_of_thy_tongue=false (its default),
+    another sends no option, a third spells the same as 0 and off; all mean one table."""
+    people = [player(doors[index % 2], f"same{index}") for index in range(3)]
+    spellings: list[dict[str, str]] = [{"flame_of_thy_tongue": "false"}, {}, {"flame_of_thy_tongue": "0", "poisoned_dice": "off"}]
+    seated = in_threads(
+        [
+            lambda index=index, token=token: search(
+                doors[index % 2], token, min_players=3, bot_fill=False, options=spellings[index]
+            )
+            for index, (_, token) in enumerate(people)
+        ]
+    )
+    assert all(isinstance(result, gw.TakeSeatResponse) for result in seated), seated
+    assert len({result.table.table_id for result in seated}) == 1
+
+
 def test_a_second_search_is_refused_and_a_closed_one_leaves_the_queue(doors):
     _, first = player(doors[0], "twice")
     stream = doors[0].FindGame(
