@@ -123,7 +123,11 @@ def test_searchers_who_send_a_default_and_who_leave_it_out_share_a_pool(doors):
     """B10's variants are table options: one searcher names flame_of_thy_tongue=false (its default),
     another sends no option, a third spells the same as 0 and off; all mean one table."""
     people = [player(doors[index % 2], f"same{index}") for index in range(3)]
-    spellings: list[dict[str, str]] = [{"flame_of_thy_tongue": "false"}, {}, {"flame_of_thy_tongue": "0", "poisoned_dice": "off"}]
+    spellings: list[dict[str, str]] = [
+        {"flame_of_thy_tongue": "false"},
+        {},
+        {"flame_of_thy_tongue": "0", "poisoned_dice": "off"},
+    ]
     seated = in_threads(
         [
             lambda index=index, token=token: search(
