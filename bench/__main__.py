@@ -312,6 +312,21 @@ def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
                         bare_cpu[bare_name] * 1000 / max(1, reference.submits),
                         f"bare {bare_name}",
                     )
+            # How often each process waits for a wakeup (voluntary switches) and is preempted
+            # (involuntary), per submit: on a busy host each wakeup waits for a core.
+            for name, bare_name in (("gateway", "gateway"), ("rules-borgia", "rules"), ("client", "client")):
+                ours, theirs = figures.switches.get(name), reference.switches.get(bare_name)
+                if not ours or not theirs:
+                    continue
+                for index, kind in ((0, "wakeups"), (1, "preemptions")):
+                    report.row(
+                        f"submit.{clients}.{kind}.{bare_name}",
+                        f"    {clients:3d} clients: {kind} per submit, {name}",
+                        ours[index] / max(1, figures.submits),
+                        "",
+                        theirs[index] / max(1, reference.submits),
+                        f"bare {bare_name}",
+                    )
     return references
 
 

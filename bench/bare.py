@@ -524,6 +524,8 @@ class BareFigures:
     p99_ms: float
     latencies: list[float] = field(default_factory=list)  # seconds, each submit's
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by process, while timed
+    # (voluntary, involuntary) context switches by process, while timed
+    switches: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def per_second(self) -> float:
@@ -568,13 +570,15 @@ async def run_clients(
         deadline = started + seconds
         await asyncio.gather(*(client(table, deadline, limit, latencies) for table in tables))
         elapsed = time.perf_counter() - started
-        cpu = meter.used()
+        cpu, switches = meter.used(), meter.switches()
     for table in tables:
         await setup.delete(f"{prefix}:{table}", f"{prefix}:{table}:log")
     await setup.aclose()
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return BareFigures(clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000, ordered, cpu)
+    return BareFigures(
+        clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000, ordered, cpu, switches
+    )
 
 
 def main() -> None:

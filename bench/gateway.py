@@ -38,6 +38,8 @@ class Figures:
     p99_ms: float
     latencies: list[float] = field(default_factory=list)  # seconds, each submit's
     cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by process, while timed
+    # (voluntary, involuntary) context switches by process, while timed
+    switches: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def per_second(self) -> float:
@@ -123,10 +125,12 @@ async def submit_action(
             )
         )
         elapsed = time.perf_counter() - started
-        cpu = meter.used()
+        cpu, switches = meter.used(), meter.switches()
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return Figures(clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000, ordered, cpu)
+    return Figures(
+        clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000, ordered, cpu, switches
+    )
 
 
 def combined(slices: list) -> Figures:
@@ -134,8 +138,12 @@ def combined(slices: list) -> Figures:
     submits over their time, percentiles over every submit, CPU summed."""
     ordered = sorted(latency for part in slices for latency in part.latencies)
     cpu: Counter[str] = Counter()
+    switches: dict[str, tuple[int, int]] = {}
     for part in slices:
         cpu.update(part.cpu)
+        for name, (voluntary, involuntary) in getattr(part, "switches", {}).items():
+            before = switches.get(name, (0, 0))
+            switches[name] = (before[0] + voluntary, before[1] + involuntary)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
     return Figures(
         slices[0].clients,
@@ -145,6 +153,7 @@ def combined(slices: list) -> Figures:
         p99 * 1000,
         ordered,
         dict(cpu),
+        switches,
     )
 
 

@@ -38,11 +38,39 @@ class CpuMeter:
         """Also this process's own CPU (all its threads, not its children) as "client"."""
         meter = cls(pids)
         meter.client_started = time.process_time()
+        meter.client = psutil.Process()
+        meter.client_switches = meter._switches(meter.client, children=False)
         return meter
 
     def __init__(self, pids: dict[str, int]):
         self.processes = {name: psutil.Process(pid) for name, pid in pids.items()}
         self.started = {name: self._cpu(process) for name, process in self.processes.items()}
+        self.started_switches = {name: self._switches(process) for name, process in self.processes.items()}
+
+    @staticmethod
+    def _switches(process: psutil.Process, children: bool = True) -> tuple[int, int]:
+        """(voluntary, involuntary) context switches of every thread of the process (and of
+        its children): a wait for a wakeup each, and a preemption each."""
+        voluntary = involuntary = 0
+        for member in [process, *(process.children(recursive=True) if children else [])]:
+            try:
+                switches = member.num_ctx_switches()
+            except psutil.Error:
+                continue
+            voluntary += switches.voluntary
+            involuntary += switches.involuntary
+        return voluntary, involuntary
+
+    def switches(self) -> dict[str, tuple[int, int]]:
+        """(voluntary, involuntary) context switches by process since start."""
+        out = {}
+        for name, process in self.processes.items():
+            voluntary, involuntary = self._switches(process)
+            out[name] = (voluntary - self.started_switches[name][0], involuntary - self.started_switches[name][1])
+        if self.client is not None:
+            voluntary, involuntary = self._switches(self.client, children=False)
+            out["client"] = (voluntary - self.client_switches[0], involuntary - self.client_switches[1])
+        return out
 
     @staticmethod
     def _cpu(process: psutil.Process) -> float:
@@ -56,6 +84,8 @@ class CpuMeter:
         return total
 
     client_started: float | None = None
+    client: psutil.Process | None = None
+    client_switches: tuple[int, int] = (0, 0)
 
     def used(self) -> dict[str, float]:
         used = {name: self._cpu(process) - self.started[name] for name, process in self.processes.items()}

@@ -9,6 +9,7 @@ from bench.__main__ import Report, _bot_cpu_rows, _floor_rows, engine_rows
 from bench.contention import BackgroundLoad
 from bench.echo import CommitFigures, EchoFigures, Floor, combine_floors
 from bench.engines import round_ratios
+from bench.gateway import Figures, combined
 from bench.summary import CONTENDED, QUIET, Run, format_summary, summarize
 from bench.tables import TablesFigures
 
@@ -176,3 +177,16 @@ def test_the_background_load_is_its_processes_started_and_stopped_by_pid():
 
     assert [process.returncode is not None for process in processes] == [True, True]
     assert load.pids == []
+
+
+def test_the_slices_of_a_side_sum_their_cpu_and_context_switches():
+    slices = [
+        Figures(16, 10, 1.0, 5.0, 9.0, [0.005] * 10, {"gateway": 0.02}, {"gateway": (30, 4), "client": (10, 1)}),
+        Figures(16, 20, 1.0, 5.0, 9.0, [0.004] * 20, {"gateway": 0.03}, {"gateway": (50, 6)}),
+    ]
+
+    figures = combined(slices)
+
+    assert figures.submits == 30
+    assert figures.cpu == {"gateway": pytest.approx(0.05)}
+    assert figures.switches == {"gateway": (80, 10), "client": (10, 1)}
