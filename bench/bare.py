@@ -292,6 +292,10 @@ def _spawn(workdir: Path, name: str, *args: str) -> tuple[subprocess.Popen, str]
         [sys.executable, "-m", "bench.bare", name, str(port_file), *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # A session of its own, as deploy/stack.py starts tavola's servers: with the kernel's
+        # autogroup scheduling, CPU is shared between sessions first, so a server in the
+        # bench's session would share one session's CPU with the bench's clients.
+        start_new_session=True,
     )
     deadline = time.monotonic() + 30
     while not port_file.exists():

@@ -7,6 +7,12 @@ two-core machine the bench was written for, two of them ask for both cores: ever
 of the measured side then shares a core with a busy loop, as on a host busy with other
 work. The load is on for a whole pass of the bench, so tavola's slices and the
 references' interleaved with them run under it alike.
+
+Each busy loop runs in a session of its own, as every measured server does (tavola's,
+started by deploy/stack.py, and the references', bench/bare.py and bench/echo.py): with
+the kernel's autogroup scheduling (``/proc/sys/kernel/sched_autogroup_enabled``), CPU is
+shared between sessions first, so a busy loop in the bench's own session would take CPU
+from the bench's clients and from any server in that session alone, not from the others.
 """
 
 import subprocess
@@ -31,7 +37,10 @@ class BackgroundLoad:
         for _ in range(self.count):
             self.processes.append(
                 subprocess.Popen(
-                    [sys.executable, "-c", BUSY_LOOP], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                    [sys.executable, "-c", BUSY_LOOP],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,  # weighs as one more job of the host (autogroup)
                 )
             )
         return self

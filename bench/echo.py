@@ -213,6 +213,7 @@ class EchoServer:
             [sys.executable, "-m", "bench.echo", "serve", str(port_file)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,  # as tavola's servers and the bare ones (autogroup scheduling)
         )
         deadline = time.monotonic() + 30
         while not port_file.exists():
