@@ -1,7 +1,9 @@
 """The ladder's share of the workers while live tables play:  python -m bench.ladder
 
-Starts a local stack (one gateway, Borgia's rules service, one bot worker as the compose
-file runs it: a threads pool of 8 on every bot's queue, the timers' and the ratings'),
+Starts a local stack (one gateway, Borgia's rules service, and the bot workers as the
+compose file runs them: bot-worker, a threads pool of 8 on the light bots' queues, the
+timers' and the ratings'; bot-worker-search, a prefork pool of a process per core on the
+search bots' queues, deploy/workers.py),
 keeps ``--tables`` live tables playing (Borgia, 3 random bots each, auto-started; each one
 that ends is replaced at once), standing in for people's tables, and runs the ladder
 (bots/ladder.py, ``--ladder-tables`` rated 2-player tables of the search bot's levels at
@@ -9,17 +11,18 @@ once, its cap) in every other phase: live tables alone, then with the ladder, in
 ``--rounds`` times (interleaved, so the machine's other load weighs on both alike). After
 each ladder phase the ladder's last tables are let finish before the next phase begins.
 
-It prints, for the phases with the ladder, against its cap (its tables over the worker's
-slots):
+It prints, for the phases with the ladder, against its cap (its tables over the search
+worker's processes; its tables seat search bots only, so they never reach bot-worker):
 
-- its share of the worker's CPU: the worker's CPU in those phases less what the live
-  tables' actions cost in the phases without (CPU per live action, measured), over the
-  worker's CPU;
-- its share of the worker's slot-time (its bots' decision seconds, from the worker's
-  metrics, over the slots times the phases' length) and of the decisions made;
+- the search worker's CPU (all the ladder's: the live tables seat light bots) and its
+  share of the two workers' CPU, and its busy share of the search worker's processes
+  (CPU seconds over processes times the phases' length: a search is CPU-bound; a prefork
+  pool's children count no decisions in the worker's metrics);
+- bot-worker's CPU per live action, without and with the ladder;
 
 and the live tables' bot-turn latency (one commit of a table to its next, from the log's
-times, binned by phase), p50 and p99, with and without the ladder.
+times, binned by phase), p50 and p99, and their actions a second, with and without the
+ladder.
 
 The live tables' tasks and the ladder's go at the same priority (tables with nobody at
 them): a person's table would go ahead of both. Bounded in time (about ``--rounds`` x 2 x
@@ -35,18 +38,17 @@ import statistics
 import sys
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass, field
 
 import grpc
 import redis
 import redis.asyncio
-from prometheus_client.parser import text_string_to_metric_families
 
 from bench.tables import CpuMeter, _create, in_progress_count, stack_pids
 from bots.ladder import Ladder
 from bots.levels import level_presets
 from deploy.stack import NO_QUOTAS, ROOT, Stack
+from deploy.workers import split_bots
 from gateway.store import TableStore
 from tavola.gateway.v1 import gateway_pb2_grpc
 from tavola.store.v1 import store_pb2
@@ -85,35 +87,10 @@ class Phase:
     end: float = 0.0
     cpu: dict[str, float] = field(default_factory=dict)
     live_actions: int = 0
-    decisions: dict[str, tuple[float, float]] = field(default_factory=dict)  # bot -> (seconds, count)
 
     @property
     def seconds(self) -> float:
         return self.end - self.start
-
-
-def decision_totals(metrics_address: str) -> dict[str, tuple[float, float]]:
-    """The worker's decision seconds and count so far, by bot name."""
-    with urllib.request.urlopen(f"http://{metrics_address}/metrics", timeout=10) as response:
-        text = response.read().decode()
-    totals: dict[str, list[float]] = {}
-    for family in text_string_to_metric_families(text):
-        if family.name != "tavola_bot_decision_seconds":
-            continue
-        for sample in family.samples:
-            bot = sample.labels.get("bot", "")
-            if sample.name.endswith("_sum"):
-                totals.setdefault(bot, [0.0, 0.0])[0] += sample.value
-            elif sample.name.endswith("_count"):
-                totals.setdefault(bot, [0.0, 0.0])[1] += sample.value
-    return {bot: (values[0], values[1]) for bot, values in totals.items()}
-
-
-def minus(after: dict[str, tuple[float, float]], before: dict[str, tuple[float, float]]):
-    return {
-        bot: (seconds - before.get(bot, (0.0, 0.0))[0], count - before.get(bot, (0.0, 0.0))[1])
-        for bot, (seconds, count) in after.items()
-    }
 
 
 class LiveTables:
@@ -197,10 +174,12 @@ def run(args: argparse.Namespace) -> None:
         gateway_env=dict(NO_QUOTAS),
     ) as stack:
         try:
-            # As the compose file runs it: one worker, a threads pool, every queue.
-            stack._spawn_worker("bot-worker", list(WORKER_BOTS), "threads", args.concurrency, timers=True)
+            # As the compose file runs them: the light bots, the timers and the ratings on a
+            # threads pool; the search bots on a prefork pool of their own.
+            light, search = split_bots(WORKER_BOTS)
+            stack._spawn_worker("bot-worker", light, "threads", args.concurrency, timers=True)
+            stack._spawn_worker("bot-worker-search", search, "prefork", args.search_processes, timers=False)
             pids = stack_pids(stack)
-            worker_metrics = stack.metrics_addresses["bot-worker"]
             live = LiveTables(stack, args.tables)
             live.start()
             progress(f"{args.tables} live tables playing; warming up {args.warmup_seconds:.0f}s")
@@ -216,7 +195,6 @@ def run(args: argparse.Namespace) -> None:
                     ladder.rng = random.Random(round_)
                     runner = threading.Thread(target=ladder.run, daemon=True) if with_ladder else None
                     meter = CpuMeter(pids)
-                    decided = decision_totals(worker_metrics)
                     made_before = list(live.made)
                     actions = _live_versions(counter, stack.key_prefix, made_before)
                     phase.start = time.time()
@@ -225,7 +203,6 @@ def run(args: argparse.Namespace) -> None:
                     time.sleep(args.phase_seconds)
                     phase.end = time.time()
                     phase.cpu = meter.used()
-                    phase.decisions = minus(decision_totals(worker_metrics), decided)
                     made_after = list(live.made)
                     # Each version after a table's first (its creation, with its start) is one bot action.
                     new_tables = len(made_after) - len(made_before)
@@ -233,7 +210,8 @@ def run(args: argparse.Namespace) -> None:
                     phases.append(phase)
                     progress(
                         f"round {round_ + 1}, {'with' if with_ladder else 'without'} the ladder: "
-                        f"worker CPU {phase.cpu['bot-worker']:.1f}s, live actions {phase.live_actions}"
+                        f"bot-worker CPU {phase.cpu['bot-worker']:.1f}s, bot-worker-search CPU "
+                        f"{phase.cpu['bot-worker-search']:.1f}s, live actions {phase.live_actions}"
                     )
                     if runner is not None:
                         ladder.stopping.set()
@@ -267,16 +245,17 @@ def _live_versions(client: redis.Redis, prefix: str, table_ids: list[str]) -> in
 def report(args: argparse.Namespace, phases: list[Phase], turns: list[tuple[float, float]], bots: list[str]) -> None:
     without = [phase for phase in phases if not phase.ladder]
     with_ = [phase for phase in phases if phase.ladder]
-    cap = args.ladder_tables / args.concurrency
-    per_live_action = sum(p.cpu["bot-worker"] for p in without) / max(1, sum(p.live_actions for p in without))
-    worker_cpu = sum(p.cpu["bot-worker"] for p in with_)
-    ladder_cpu = worker_cpu - per_live_action * sum(p.live_actions for p in with_)
-    cpu_share = max(ladder_cpu, 0.0) / worker_cpu if worker_cpu else 0.0
+    cap = args.ladder_tables / args.search_processes
     seconds = sum(p.seconds for p in with_)
-    search_seconds = sum(p.decisions.get("ismcts", (0.0, 0.0))[0] for p in with_)
-    search_count = sum(p.decisions.get("ismcts", (0.0, 0.0))[1] for p in with_)
-    all_count = sum(count for p in with_ for _, count in p.decisions.values())
-    slot_share = search_seconds / (args.concurrency * seconds) if seconds else 0.0
+    search_cpu = sum(p.cpu["bot-worker-search"] for p in with_)
+    both_cpu = search_cpu + sum(p.cpu["bot-worker"] for p in with_)
+    busy = search_cpu / (args.search_processes * seconds) if seconds else 0.0
+
+    def per_action(group: list[Phase]) -> float:
+        return sum(p.cpu["bot-worker"] for p in group) / max(1, sum(p.live_actions for p in group))
+
+    def rate(group: list[Phase]) -> float:
+        return sum(p.live_actions for p in group) / max(1e-9, sum(p.seconds for p in group))
 
     def binned(ladder: bool) -> list[float]:
         return [ms for when, ms in turns if any(p.ladder == ladder and p.start <= when < p.end for p in phases)]
@@ -284,34 +263,39 @@ def report(args: argparse.Namespace, phases: list[Phase], turns: list[tuple[floa
     alone, beside = binned(False), binned(True)
     print(
         f"the ladder's share of the workers: {args.tables} live Borgia tables of 3 random bots kept playing, "
-        f"the ladder at {args.ladder_tables} tables ({len(bots)} settings: {', '.join(bots)}) on one worker of "
-        f"{args.concurrency} threads, cap {cap:.0%} of its slots; {args.rounds} rounds of {args.phase_seconds:.0f}s "
+        f"the ladder at {args.ladder_tables} tables ({len(bots)} settings: {', '.join(bots)}); bot-worker "
+        f"{args.concurrency} threads, bot-worker-search {args.search_processes} processes (prefork), cap "
+        f"{cap:.0%} of the search worker's processes; {args.rounds} rounds of {args.phase_seconds:.0f}s "
         f"without and with the ladder"
     )
     print(
-        f"  with the ladder: its share of the worker's CPU {cpu_share:.1%} (worker {worker_cpu:.1f}s, live actions "
-        f"{per_live_action * 1000:.1f} ms each), of the worker's slot-time {slot_share:.1%} "
-        f"({search_seconds:.1f}s deciding), of the decisions {search_count / max(all_count, 1):.1%} "
-        f"({search_count:.0f} of {all_count:.0f}); cap {cap:.0%}"
+        f"  with the ladder: bot-worker-search {search_cpu:.1f}s CPU, {search_cpu / both_cpu if both_cpu else 0:.1%} "
+        f"of the two workers' CPU, its processes {busy:.1%} busy; bot-worker's CPU per live action "
+        f"{per_action(without) * 1000:.1f} ms without, {per_action(with_) * 1000:.1f} ms with"
     )
     print(
         f"  live tables' bot turn: without the ladder p50 {percentile(alone, 0.5):.0f} ms, "
         f"p99 {percentile(alone, 0.99):.0f} ms ({len(alone)} turns); with it p50 {percentile(beside, 0.5):.0f} ms, "
         f"p99 {percentile(beside, 0.99):.0f} ms ({len(beside)} turns); live actions/s "
-        f"{sum(p.live_actions for p in without) / max(1e-9, sum(p.seconds for p in without)):.0f} without, "
-        f"{sum(p.live_actions for p in with_) / max(1e-9, seconds):.0f} with"
+        f"{rate(without):.0f} without, {rate(with_):.0f} with"
     )
-    if statistics.mean(p.cpu.get("bot-worker", 0.0) / max(p.seconds, 1e-9) for p in phases) > 0.95 * (
-        os.cpu_count() or 1
-    ):
-        print("  (the worker used every core: the figures weigh a saturated machine)")
+    if statistics.mean(
+        (p.cpu.get("bot-worker", 0.0) + p.cpu.get("bot-worker-search", 0.0)) / max(p.seconds, 1e-9) for p in phases
+    ) > 0.95 * (os.cpu_count() or 1):
+        print("  (the workers used every core: the figures weigh a saturated machine)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=500, help="live tables kept playing")
     parser.add_argument("--ladder-tables", type=int, default=2, help="the ladder's tables at once (its cap)")
-    parser.add_argument("--concurrency", type=int, default=8, help="the worker's threads (its slots)")
+    parser.add_argument("--concurrency", type=int, default=8, help="bot-worker's threads (its slots)")
+    parser.add_argument(
+        "--search-processes",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="bot-worker-search's processes (default: one per core, as in the compose file)",
+    )
     parser.add_argument(
         "--ladder-bots",
         default=";".join(preset["bot"] for preset in level_presets()),

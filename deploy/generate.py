@@ -7,8 +7,9 @@
 It writes deploy/compose.yaml, deploy/prometheus.yml, deploy/k8s/base/games.yaml (each
 game's rules Deployment, headless Service, autoscaler, disruption budget and metrics
 Service, and the gateway's routes in the ConfigMap tavola-rules), deploy/k8s/base/ladder.yaml
-(the rating ladder, with the games it plays and the levels it rates) and
-deploy/k8s/optional/keda-bot-worker.yaml (a trigger per bot queue). Every other Kubernetes
+(the rating ladder, with the games it plays and the levels it rates),
+deploy/k8s/base/worker-bots.yaml (which bots each bot worker plays: deploy/workers.py) and
+deploy/k8s/optional/keda-bot-worker.yaml (each bot worker scaled on its own queues). Every other Kubernetes
 file names no game and is written by hand. A game's port is the registry's
 (services/registry.py): declared by the game or derived from its id, so adding a game
 adds its lines and changes no other game's.
@@ -26,6 +27,7 @@ import yaml  # type: ignore[import-untyped]
 from bots.levels import level_presets
 from common.ratings import RATINGS_QUEUE
 from common.tasks import ALL_BOT_PRIORITIES, TIMER_QUEUE, queue_for, queue_key
+from deploy.workers import split_bots
 from services.registry import game_ids, game_ids_of, rules_port
 
 DEPLOY = Path(__file__).resolve().parent
@@ -35,9 +37,10 @@ TIMER_PORT = 50052
 WEB_PORT = 8080  # the browser protocol's port on the gateway (TAVOLA_WEB_PORT)
 
 # The ladder (bots/ladder.py), on in these files: its tables in play at once, each holding at
-# most one worker slot (a table's bots decide one at a time), so its cap on the workers is
-# this many slots (TAVOLA_LADDER_TABLES: 2 of compose's 8, of Kubernetes' 16 with two
-# workers); it rates the search bot's levels, which quick play fills seats with.
+# most one worker slot (a table's bots decide one at a time), so its cap is this many slots
+# (TAVOLA_LADDER_TABLES) of the search bots' worker (compose: one process per core;
+# Kubernetes: 4 with two pods of 2); it rates the search bot's levels, which quick play fills
+# seats with, so it never takes a slot of the light bots' worker.
 LADDER_TABLES = 2
 LADDER_BOTS = ";".join(preset["bot"] for preset in level_presets())
 
@@ -77,10 +80,16 @@ generated env file and an ACL file, never from this file (keep both out of git):
 Redis accepts only its ACL users (deploy/redis_users.py): the platform's, and a bot
 author's per bot, which reaches only its bot's queue.
 The gateway is published on 127.0.0.1:50051; its timer port (50052) stays inside.
-The ladder plays rated bot tables on and on at the workers' lowest priority, so that every
-level of the search bot has a rating: at most TAVOLA_LADDER_TABLES (default 2) tables at
-once, each holding at most one of the worker's 8 slots; TAVOLA_LADDER_TABLES=0 in
-deploy/.env turns it off.
+Two bot workers: bot-worker, a threads pool of 8 for the light bots, the timers and the
+rating updates; bot-worker-search, a prefork pool of one process per core for the search
+bots (those with a thinking budget, deploy/workers.py), so that their CPU never starves
+the light bots' turns. Each serves metrics on 9150 from its main process: bot-worker's
+count every task and decision; bot-worker-search's give its queues' lengths only (its
+children's tasks and decisions are not counted, as in make run).
+The ladder plays rated tables of the search bot on and on at the workers' lowest priority,
+so that every level of it has a rating: at most TAVOLA_LADDER_TABLES (default 2) tables at
+once, each holding at most one of bot-worker-search's processes, never a slot of
+bot-worker; TAVOLA_LADDER_TABLES=0 in deploy/.env turns it off.
 Flower (the Celery monitor) on 127.0.0.1:5555 and Prometheus on 127.0.0.1:9090, which
 scrapes every process's metrics port (9150, deploy/prometheus.yml); the Grafana
 dashboard deploy/grafana/tavola.json reads that Prometheus.
@@ -122,7 +131,18 @@ def _grpc_health(port: int) -> dict[str, Any]:
     }
 
 
-def compose(games: list[str]) -> str:
+def _worker_health(node: str) -> dict[str, Any]:
+    """The worker itself answers over the broker (its node name: ``--hostname <node>@%h``)."""
+    return {
+        "test": ["CMD-SHELL", f"celery -A bots.app inspect ping -d {node}@$$HOSTNAME --timeout 5 >/dev/null"],
+        "interval": "30s",
+        "timeout": "20s",
+        "retries": 3,
+        "start_period": "20s",
+    }
+
+
+def compose(games: list[str], bots: list[str]) -> str:
     services: dict[str, Any] = {
         "redis": {
             "image": "redis:7-alpine",
@@ -161,22 +181,33 @@ def compose(games: list[str]) -> str:
         **{f"rules-{game}": {"condition": "service_healthy"} for game in games},
     }
     services["gateway"] = gateway
-    # every registered bot's queue and the timers' (bots/worker.py)
+    # The light bots, the timers and the rating updates on a threads pool; the search bots
+    # (deploy/workers.py) on a prefork pool of their own, one process per core (bots/worker.py).
+    light, search = split_bots(bots)
     worker = _tavola_service(
         ["python", "-m", "bots.worker", "--pool", "threads", "--concurrency", "8", "--hostname", "bots@%h"],
         TAVOLA_GATEWAY=f"gateway:{GATEWAY_PORT}",
         TAVOLA_TIMER_GATEWAY=f"gateway:{TIMER_PORT}",
+        TAVOLA_WORKER_BOTS=",".join(light) or "none",
         TAVOLA_TASK_EVENTS="true",  # task events for Flower
     )
-    worker["healthcheck"] = {
-        "test": ["CMD-SHELL", "celery -A bots.app inspect ping -d bots@$$HOSTNAME --timeout 5 >/dev/null"],
-        "interval": "30s",
-        "timeout": "20s",
-        "retries": 3,
-        "start_period": "20s",
-    }
+    worker["healthcheck"] = _worker_health("bots")
     worker["depends_on"] = {"gateway": {"condition": "service_healthy"}}
     services["bot-worker"] = worker
+    ladder_after = ["bot-worker"]
+    if search:
+        # No --concurrency: Celery's default, a process per core, as make run does.
+        searcher = _tavola_service(
+            ["python", "-m", "bots.worker", "--pool", "prefork", "--hostname", "bots-search@%h"],
+            TAVOLA_GATEWAY=f"gateway:{GATEWAY_PORT}",
+            TAVOLA_WORKER_BOTS=",".join(search),
+            TAVOLA_WORKER_TIMERS="false",  # and so no rating updates either
+            TAVOLA_TASK_EVENTS="true",
+        )
+        searcher["healthcheck"] = _worker_health("bots-search")
+        searcher["depends_on"] = {"gateway": {"condition": "service_healthy"}}
+        services["bot-worker-search"] = searcher
+        ladder_after.append("bot-worker-search")
     ladder = _tavola_service(
         ["python", "-m", "bots.ladder"],
         redis=False,  # a client of the public API only
@@ -197,7 +228,7 @@ def compose(games: list[str]) -> str:
         "timeout": "5s",
         "retries": 3,
     }
-    ladder["depends_on"] = {"bot-worker": {"condition": "service_healthy"}}
+    ladder["depends_on"] = {name: {"condition": "service_healthy"} for name in ladder_after}
     services["ladder"] = ladder
     flower = _tavola_service(["celery", "-A", "bots.app", "flower", "--port=5555", "--address=0.0.0.0"])
     flower["ports"] = ["127.0.0.1:5555:5555"]
@@ -228,7 +259,9 @@ def compose(games: list[str]) -> str:
     return _dump([{"services": services, "volumes": {"redis-data": None, "prometheus-data": None}}], COMPOSE_COMMENT)
 
 
-def prometheus(games: list[str]) -> str:
+def prometheus(games: list[str], bots: list[str]) -> str:
+    workers = ["bot-worker"] + (["bot-worker-search"] if split_bots(bots)[1] else [])
+
     def job(name: str, targets: list[str]) -> dict[str, Any]:
         return {"job_name": name, "static_configs": [{"targets": targets}]}
 
@@ -237,7 +270,7 @@ def prometheus(games: list[str]) -> str:
         "scrape_configs": [
             job("tavola-gateway", [f"gateway:{METRICS_PORT}"]),
             job("tavola-rules", [f"rules-{game}:{METRICS_PORT}" for game in games]),
-            job("tavola-bot-worker", [f"bot-worker:{METRICS_PORT}"]),
+            job("tavola-bot-worker", [f"{name}:{METRICS_PORT}" for name in workers]),
             job("tavola-ladder", [f"ladder:{METRICS_PORT}"]),
             job("flower", ["flower:5555"]),
         ],
@@ -444,20 +477,38 @@ def k8s_ladder(games: list[str]) -> str:
 The ladder (python -m bots.ladder): rated bot-against-bot tables, played on and on at the
 bot workers' lowest priority, so that every level of the search bot has a rating on the
 people's scale (quick play fills seats with the level nearest the people's rating). Its cap
-on the workers is TAVOLA_LADDER_TABLES in the ConfigMap tavola-ladder: tables in play at
-once, each holding at most one worker slot (2 of the 16 slots of two bot workers); 0 turns
-it off. One replica: each pod plays its own tables.
+is TAVOLA_LADDER_TABLES in the ConfigMap tavola-ladder: tables in play at once, each holding
+at most one process of the search bots' worker bot-worker-search (2 of its 4 with two pods
+of 2; the light bots' bot-worker plays none of its tables); 0 turns it off. One replica:
+each pod plays its own tables.
 """
     return _dump([settings, deployment, budget], comment)
 
 
-def keda(bots: list[str], key_prefix: str = "tavola") -> str:
-    queues = [(queue_for(bot), ALL_BOT_PRIORITIES) for bot in bots] + [(TIMER_QUEUE, ()), (RATINGS_QUEUE, ())]
+def k8s_worker_bots(bots: list[str]) -> str:
+    light, search = split_bots(bots)
+    settings = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "tavola-worker-bots"},
+        "data": {"light": ",".join(light) or "none", "search": ",".join(search) or "none"},
+    }
+    comment = """
+Which bots each bot worker plays (TAVOLA_WORKER_BOTS of bot-worker.yaml's Deployments):
+light, on bot-worker's threads pool with the timers and the rating updates; search (a
+thinking budget, deploy/workers.py), on bot-worker-search's prefork pool.
+"""
+    return _dump([settings], comment)
+
+
+def _triggers(bots: list[str], extra: list[str], key_prefix: str) -> list[dict[str, Any]]:
+    """A redis trigger per list of these bots' queues (one per priority too) and of ``extra``."""
+    queues = [(queue_for(bot), ALL_BOT_PRIORITIES) for bot in bots] + [(queue, ()) for queue in extra]
     lists = []
     for queue, priorities in queues:
         lists.append(queue)
         lists += [queue_key(queue, priority) for priority in priorities]
-    triggers = [
+    return [
         {
             "type": "redis",
             "metadata": {
@@ -470,35 +521,46 @@ def keda(bots: list[str], key_prefix: str = "tavola") -> str:
         }
         for name in lists
     ]
+
+
+def keda(bots: list[str], key_prefix: str = "tavola") -> str:
+    light, search = split_bots(bots)
     auth = {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "TriggerAuthentication",
         "metadata": {"name": "tavola-redis", "namespace": "tavola"},
         "spec": {"secretTargetRef": [{"parameter": "password", "name": "tavola-redis", "key": "platform-password"}]},
     }
-    scaled = {
-        "apiVersion": "keda.sh/v1alpha1",
-        "kind": "ScaledObject",
-        "metadata": {"name": "bot-worker", "namespace": "tavola"},
-        "spec": {
-            "scaleTargetRef": {"name": "bot-worker"},
-            "minReplicaCount": 1,
-            "maxReplicaCount": 20,
-            "pollingInterval": 10,
-            "cooldownPeriod": 120,
-            "triggers": triggers,
-        },
-    }
+
+    def scaled(name: str, triggers: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "apiVersion": "keda.sh/v1alpha1",
+            "kind": "ScaledObject",
+            "metadata": {"name": name, "namespace": "tavola"},
+            "spec": {
+                "scaleTargetRef": {"name": name},
+                "minReplicaCount": 1,
+                "maxReplicaCount": 20,
+                "pollingInterval": 10,
+                "cooldownPeriod": 120,
+                "triggers": triggers,
+            },
+        }
+
+    docs = [auth, scaled("bot-worker", _triggers(light, [TIMER_QUEUE, RATINGS_QUEUE], key_prefix))]
+    if search:
+        docs.append(scaled("bot-worker-search", _triggers(search, [], key_prefix)))
     comment = """
 Optional: scale the bot workers on the length of their Celery queues, with KEDA
-(https://keda.sh, installed in the cluster). Lists are named <TAVOLA_KEY_PREFIX>:celery:<queue>;
-one trigger per queue the worker consumes (every registered bot's, the timers' and the
-ratings'), and
-one per bot queue's list of all-bot tables' tasks, <queue>\\x06\\x169 (common/tasks.py).
+(https://keda.sh, installed in the cluster), each Deployment on its own queues: bot-worker
+on the light bots', the timers' and the ratings'; bot-worker-search on the search bots'
+(deploy/workers.py). Lists are named <TAVOLA_KEY_PREFIX>:celery:<queue>; one trigger per
+queue a worker consumes and one per bot queue's list of each priority, <queue>\\x06\\x16<priority>
+(common/tasks.py).
 KEDA reads them as the platform's Redis user (Secret tavola-redis).
   kubectl -n tavola apply -f deploy/k8s/optional/keda-bot-worker.yaml
 """
-    return _dump([auth, scaled], comment)
+    return _dump(docs, comment)
 
 
 # -- the command ----------------------------------------------------------------------
@@ -507,10 +569,11 @@ KEDA reads them as the platform's Redis user (Secret tavola-redis).
 def render(games: list[str], bots: list[str]) -> dict[Path, str]:
     """Each generated file (relative to deploy/) and its text."""
     return {
-        Path("compose.yaml"): compose(games),
-        Path("prometheus.yml"): prometheus(games),
+        Path("compose.yaml"): compose(games, bots),
+        Path("prometheus.yml"): prometheus(games, bots),
         Path("k8s/base/games.yaml"): k8s_games(games),
         Path("k8s/base/ladder.yaml"): k8s_ladder(games),
+        Path("k8s/base/worker-bots.yaml"): k8s_worker_bots(bots),
         Path("k8s/optional/keda-bot-worker.yaml"): keda(bots),
     }
 

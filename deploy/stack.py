@@ -30,6 +30,7 @@ from common import defaults
 from common.redis_client import connect, is_cluster
 from deploy.processes import terminate
 from deploy.redis_local import RedisHandle, ensure_redis
+from deploy.workers import is_search
 from services.bot_specs import load_bots
 from services.registry import game_ids
 
@@ -303,9 +304,9 @@ class Stack:
     def _spawn_workers(self) -> None:
         """A threads pool for the bots that wait on the gateway more than they compute (and
         the timers), a prefork pool of one process per core for the search bots (those with
-        a thinking budget), which are CPU-bound."""
+        a thinking budget, deploy/workers.py), which are CPU-bound."""
         bots = load_bots()
-        search = [name for name in self.worker_bots if name in bots and _is_search(bots[name])]
+        search = [name for name in self.worker_bots if name in bots and is_search(bots[name])]
         light = [name for name in self.worker_bots if name not in search]
         if light or not search:
             self._spawn_worker("bot-worker", light, "threads", self.worker_concurrency, timers=True)
@@ -363,11 +364,6 @@ def balanced(addresses: list[str]) -> str:
     if len(addresses) == 1:
         return addresses[0]
     return "ipv4:" + ",".join(addresses)
-
-
-def _is_search(spec) -> bool:
-    """A bot with a thinking budget searches: CPU-bound, it wants a process per core."""
-    return any(option.name == "budget_ms" for option in spec.options)
 
 
 def wait_healthy(address: str, timeout: float = 30.0) -> None:

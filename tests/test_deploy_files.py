@@ -16,6 +16,7 @@ from bots.worker import queues
 from common.ratings import RATINGS_QUEUE
 from common.tasks import ALL_BOT_PRIORITIES, TIMER_QUEUE, queue_for, queue_key
 from deploy import generate
+from deploy.workers import is_search, split_bots
 from services.bot_specs import load_bots
 from services.registry import game_ids, game_ids_of, rules_port
 
@@ -214,7 +215,7 @@ def test_redis_takes_acl_users_and_only_its_clients_reach_it():
     policy = docs["NetworkPolicy", "redis"]["spec"]
     assert policy["podSelector"] == {"matchLabels": {"app": "redis"}}
     allowed = [peer["podSelector"]["matchLabels"] for rule in policy["ingress"] for peer in rule["from"]]
-    for name in ("gateway", "bot-worker"):
+    for name in ("gateway", "bot-worker", "bot-worker-search"):
         pod = docs["Deployment", name]["spec"]["template"]
         assert any(labels.items() <= pod["metadata"]["labels"].items() for labels in allowed), name
         url = env_of(pod["spec"]["containers"][0])["REDIS_URL"]["value"]
@@ -277,16 +278,78 @@ def test_the_local_overlay_runs_one_replica_of_everything():
         assert autoscaler["spec"]["minReplicas"] == autoscaler["spec"]["maxReplicas"] == 1
 
 
-def test_the_optional_keda_object_scales_workers_on_every_queue():
-    scaled = by_key(OPTIONAL["keda-bot-worker.yaml"])["ScaledObject", "bot-worker"]
-    assert scaled["spec"]["scaleTargetRef"]["name"] == "bot-worker"
-    lists = {trigger["metadata"]["listName"] for trigger in scaled["spec"]["triggers"]}
-    expected = {f"tavola:celery:{queue}" for queue in [*map(queue_for, load_bots()), TIMER_QUEUE, RATINGS_QUEUE]}
-    expected |= {
-        f"tavola:celery:{queue_key(queue_for(bot), priority)}" for bot in load_bots() for priority in ALL_BOT_PRIORITIES
+def _bot_lists(bots) -> set[str]:
+    """Every Redis list of these bots' queues: the queue's and each all-bot priority's."""
+    lists = {f"tavola:celery:{queue_for(bot)}" for bot in bots}
+    by_priority = {queue_key(queue_for(bot), priority) for bot in bots for priority in ALL_BOT_PRIORITIES}
+    return lists | {f"tavola:celery:{queue}" for queue in by_priority}
+
+
+def test_the_optional_keda_objects_scale_each_worker_on_its_own_queues():
+    docs = by_key(OPTIONAL["keda-bot-worker.yaml"])
+    light, search = split_bots(load_bots())
+    assert search, "tavola registers a search bot (ismcts)"
+    expected = {
+        "bot-worker": _bot_lists(light) | {f"tavola:celery:{TIMER_QUEUE}", f"tavola:celery:{RATINGS_QUEUE}"},
+        "bot-worker-search": _bot_lists(search),
     }
-    assert lists == expected, "deploy/k8s/optional/keda-bot-worker.yaml: one redis trigger per queue"
+    for name, lists in expected.items():
+        scaled = docs["ScaledObject", name]
+        assert scaled["spec"]["scaleTargetRef"]["name"] == name
+        found = {trigger["metadata"]["listName"] for trigger in scaled["spec"]["triggers"]}
+        assert found == lists, f"deploy/k8s/optional/keda-bot-worker.yaml: {name}, one redis trigger per list"
     assert OPTIONAL["servicemonitor.yaml"][0]["kind"] == "ServiceMonitor"
+
+
+def _consumed(monkeypatch, environment: dict[str, str]) -> set[str]:
+    """The queues bots.worker consumes with a service's environment."""
+    for name in ("TAVOLA_WORKER_BOTS", "TAVOLA_WORKER_TIMERS", "TAVOLA_WORKER_RATINGS"):
+        monkeypatch.delenv(name, raising=False)
+        if name in environment:
+            monkeypatch.setenv(name, environment[name])
+    return set(queues())
+
+
+def test_compose_runs_the_search_bots_on_a_prefork_worker_of_their_own(monkeypatch):
+    """As make run does (deploy/stack.py): the search bots (a thinking budget) on a prefork
+    pool that consumes exactly their queues, the light bots with the timers and the ratings
+    on a threads pool that consumes none of them; every queue has one worker."""
+    services = yaml.safe_load(GENERATED[Path("compose.yaml")])["services"]
+    bots = load_bots()
+    search_queues = {queue_for(name) for name, spec in bots.items() if is_search(spec)}
+    assert "bots.ismcts" in search_queues
+    light = services["bot-worker"]
+    searcher = services["bot-worker-search"]
+    assert searcher["command"][:5] == ["python", "-m", "bots.worker", "--pool", "prefork"]
+    assert "--concurrency" not in searcher["command"], "a process per core, Celery's default, as make run"
+    assert light["command"][:5] == ["python", "-m", "bots.worker", "--pool", "threads"]
+    search_consumed = _consumed(monkeypatch, searcher["environment"])
+    light_consumed = _consumed(monkeypatch, light["environment"])
+    assert search_consumed == search_queues
+    assert not light_consumed & search_queues
+    assert {TIMER_QUEUE, RATINGS_QUEUE} <= light_consumed
+    assert light_consumed | search_consumed == {TIMER_QUEUE, RATINGS_QUEUE, *map(queue_for, bots)}
+    assert "bots-search@" in searcher["healthcheck"]["test"][1]
+    assert services["ladder"]["depends_on"]["bot-worker-search"] == {"condition": "service_healthy"}
+    assert "bot-worker-search:9150" in GENERATED[Path("prometheus.yml")]
+
+
+def test_kubernetes_runs_the_search_bots_on_a_prefork_worker_of_their_own():
+    docs = by_key(BASE)
+    bots = generate.bot_names()
+    light, search = split_bots(bots)
+    chosen = docs["ConfigMap", "tavola-worker-bots"]["data"]
+    assert chosen == {"light": ",".join(light), "search": ",".join(search)}
+    for name, key, pool in (("bot-worker", "light", "threads"), ("bot-worker-search", "search", "prefork")):
+        pod = docs["Deployment", name]["spec"]["template"]
+        (container,) = pod["spec"]["containers"]
+        assert container["command"][3:5] == ["--pool", pool], name
+        reference = env_of(container)["TAVOLA_WORKER_BOTS"]["valueFrom"]["configMapKeyRef"]
+        assert reference == {"name": "tavola-worker-bots", "key": key}, name
+        assert pod["metadata"]["labels"]["tavola.dev/redis-client"] == "true", name
+        assert ("Service", f"{name}-metrics") in docs, name
+    searcher = env_of(docs["Deployment", "bot-worker-search"]["spec"]["template"]["spec"]["containers"][0])
+    assert searcher["TAVOLA_WORKER_TIMERS"]["value"] == "false"
 
 
 def test_the_dockerfile_lints_clean_and_runs_as_a_user():
