@@ -25,7 +25,7 @@ from textual.widgets.option_list import Option
 from clients.terminal import choices
 from clients.terminal.renderers import Renderer, TableContext, for_game
 from clients.terminal.replay import ReplayBook, ReplayScreen
-from clients.terminal.session import Decoder, SavedSeat, Session, Snapshot, explain
+from clients.terminal.session import SEAT_LOST, Decoder, SavedSeat, Session, Snapshot, explain
 from common.errors import reason_of
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
@@ -252,8 +252,9 @@ class TableApp(App[int]):
             try:
                 snap = await self._live.snapshot()
             except grpc.RpcError as error:
-                if reason_of(error) == "TOKEN_REVOKED":
-                    self.notice = "Your seat was handed to a bot: your decision time ran out. Watching on."
+                reason = reason_of(error)
+                if reason in SEAT_LOST:
+                    self.notice = f"{SEAT_LOST[reason]} Watching on."
                     self._live.seat = None  # go on as a spectator
                 else:
                     self.notice = f"Could not read the table: {explain(error)}. Retrying…"
@@ -324,7 +325,7 @@ class TableApp(App[int]):
             except grpc.RpcError as error:
                 if error.code() == grpc.StatusCode.CANCELLED:
                     return
-                if reason_of(error) == "TOKEN_REVOKED":
+                if reason_of(error) in SEAT_LOST:
                     self._live.seat = None
                     self._live.token = ""
                 await asyncio.sleep(1)  # resume from the last event seen

@@ -73,7 +73,7 @@ def show_ratings_at(players: players_pb2_grpc.PlayerServiceStub, table: gw.Table
         if who:
             page = players.GetPlayer(pl.GetPlayerRequest(player_id=who, recent_tables=0))
             rated = [r for r in page.ratings if r.game_id == table.game_id]
-            rating = rating_line(rated[0])[13:] if rated else "1500 ± 500 (new)"
+            rating = rating_line(rated[0])[13:] if rated else "no rated games here yet"
         print(f"  seat {seat.seat}  {seat.display_name or seat.bot:<24} {rating}")
 
 

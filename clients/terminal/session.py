@@ -37,10 +37,18 @@ REASONS = {
     "TABLE_FINISHED": "the game is already over",
     "TABLE_NOT_STARTED": "the game has not started yet",
     "TOKEN_REVOKED": "your seat was handed to a bot (your decision time ran out)",
+    "SEAT_REJOINED": "your seat was taken up again on another device",
     "TOKEN_NOT_FOR_TABLE": "the saved seat token is not one of this table's",
     "TABLE_NOT_FOUND": "there is no such table (it may have expired)",
     "TABLE_FULL": "every seat of that table is taken",
     "TABLE_IN_PROGRESS": "that table has already started",
+}
+
+
+# A seat this client held and no longer does: why, in words; the client then watches on.
+SEAT_LOST = {
+    "TOKEN_REVOKED": "Your seat was handed to a bot: your decision time ran out.",
+    "SEAT_REJOINED": "You took this seat up again on another device; it is played there now.",
 }
 
 

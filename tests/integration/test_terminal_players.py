@@ -58,3 +58,18 @@ def test_the_board_shows_a_seated_player_s_rating_at_the_game(stack, gateway):
             await session.close()
 
     assert asyncio.run(read()) == {0: "1612±90"}
+
+
+def test_ratings_before_play_say_who_is_unrated_without_inventing_a_rating(stack, gateway, capsys):
+    """Quick play's "who is here": a player with no rated game at the table's game is said
+    to have none, not shown at a starting rating the server never sent."""
+    with grpc.insecure_channel(stack.gateway_address) as channel:
+        door = players_pb2_grpc.PlayerServiceStub(channel)
+        made = door.CreatePlayer(pl.CreatePlayerRequest(display_name="New Nina"))
+        table_id = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2)).table.table_id
+        table = gateway.TakeSeat(
+            gw.TakeSeatRequest(table_id=table_id, seat=0), metadata=auth.metadata(made.player_token)
+        ).table
+        cli.show_ratings_at(door, table)
+    line = next(line for line in capsys.readouterr().out.splitlines() if "New Nina" in line)
+    assert "no rated games here yet" in line and "1500" not in line
