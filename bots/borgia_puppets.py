@@ -16,9 +16,15 @@ bluffs with its performs only blurs the reading.
   hidden puppets in proportion to those odds (``ismcts:belief=inferred``);
 - ``borgia_sharp_policy``: ``borgia-heuristic`` that also spreads rumors where they bite, a
   matching rumor eliminating or penalising the rival (B9, B10, B13), and bids RUMOR when
-  such a rumor is worth more than its other bids (``ismcts:rollout=sharp``).
+  such a rumor is worth more than its other bids (``ismcts:rollout=sharp``);
+- ``hiding_candidates``: for a search that is read as it reads (``ismcts:self_read=on``,
+  whose playouts model the others by the sharp policy, which reads the search bot's own
+  performs as it reads everyone's), the performs worth comparing beside the heuristic's
+  favourites: the best one that does not point at its own puppet, and decoys, the performs
+  it would play if its puppet were the cardinal its performs so far point to most after it.
 """
 
+import dataclasses
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -259,3 +265,46 @@ def _rumors(view: BorgiaView, seat: int) -> list[Rumor]:
             else:
                 placed.append(Rumor(card, other.seat, None))
     return placed
+
+
+# --------------------------------------------------------------------------- hiding from readers
+
+DECOYS = 2  # decoy cardinals a search compares performs for
+
+
+def reveals(action: BorgiaAction, puppets: Sequence[Cardinal]) -> bool:
+    """Whether ``action`` points a reader (``clues``) at one of ``puppets``: it raises that
+    cardinal's odds of being the performer's puppet, as much as any other cardinal's or more
+    (bribing a rival to the bottom or poisoning it raises every other cardinal alike, and
+    points at none)."""
+    ratios = clues(action)
+    top = max((ratio for cardinal, ratio in ratios.items() if cardinal not in puppets), default=1.0)
+    return any(ratios[p] > 1 and ratios[p] >= top for p in puppets)
+
+
+def hiding_candidates(
+    game: Game, view: BorgiaView, seat: int, legal: Sequence[BorgiaAction], rng: random.Random
+) -> list[BorgiaAction]:
+    """Performs a search should weigh beside its heuristic's favourites when the others read
+    its performs (``ismcts:self_read=on``): the heuristic's best perform among those that do
+    not point at its puppet (``reveals``), and for each of the ``DECOYS`` cardinals its
+    performs so far point to most after its puppet, the sharp policy's perform as if that
+    cardinal were its puppet. None outside a perform."""
+    mine = view.seats[seat].puppets
+    if view.phase != Phase.PERFORM or not mine or len(legal) < 2:
+        return []
+    found: list[BorgiaAction] = []
+    quiet = [action for action in legal if not reveals(action, mine)]
+    if quiet:
+        found.append(borgia_heuristic_policy(game, view, seat, quiet, rng))
+    read = dict.fromkeys((c for c in CARDINALS if c not in mine), 1.0)
+    for action in view.seats[seat].performed:
+        for cardinal, ratio in clues(action).items():
+            if cardinal in read:
+                read[cardinal] *= ratio
+    decoys = sorted(read, key=lambda c: (-read[c], rng.random()))[:DECOYS]
+    for decoy in decoys:
+        pretended = dataclasses.replace(view.seats[seat], puppets=(decoy,))
+        seats = tuple(pretended if s.seat == seat else s for s in view.seats)
+        found.append(borgia_sharp_policy(game, dataclasses.replace(view, seats=seats), seat, legal, rng))
+    return list(dict.fromkeys(found))

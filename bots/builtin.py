@@ -44,10 +44,20 @@ WARY_BELIEFS = {
     "borgia": "bots.borgia_puppets:wary_puppet_belief",
 }
 
+# game id -> ("module:attribute" of a policy that reads every seat's hidden information from its
+# public play, "module:attribute" of the extra root candidates that hide the bot's own) for
+# ``self_read=on``: the search's playouts model the others by the reader, so they read the bot
+# as it reads them, and it compares moves that give less away
+SELF_READ = {
+    "borgia": ("bots.borgia_puppets:borgia_sharp_policy", "bots.borgia_puppets:hiding_candidates"),
+}
+
 # game id -> "module:attribute" of the answers its own view settles (bots.policy.Certain), which
 # the search plays without searching
 CERTAIN = {
     "borgia": "bots.borgia_odds:settled_answer",
+    "mortadella": "bots.mortadella_heuristic:settled_answer",
+    "pecunia": "bots.pecunia_heuristic:settled_answer",
 }
 
 
@@ -108,6 +118,11 @@ def make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
     # rollout=sharp: the bot's own seat plays (and ranks its candidates) by the game's sharper
     # heuristic, while the others are still modelled by the plain one.
     own = (sharp_policy(game_id) if heuristic is not None else None) if options["rollout"] == "sharp" else heuristic
+    # self_read=on: the others in its playouts read the bot's own public play as it reads
+    # theirs (a reader policy models them), and moves that hide are compared too.
+    reader, hiding = SELF_READ.get(game_id, (None, None)) if options.get("self_read") == "on" else (None, None)
+    opponent = _load({game_id: reader}, game_id) if reader is not None and heuristic is not None else heuristic
+    extra = _load({game_id: hiding}, game_id) if hiding is not None and heuristic is not None else None
     policy = ismcts_policy(
         iterations=int(options["iterations"]),
         budget_ms=float(options["budget_ms"]),
@@ -116,12 +131,13 @@ def make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
         # Other seats act by the heuristic from their own view of each sampled state, and the
         # heuristic orders which of the bot's own actions are tried first. Without a heuristic
         # the opponents branch in the tree (plain SO-ISMCTS): a random model would be weaker.
-        opponent=heuristic,
+        opponent=opponent,
         prior=own,
         overrule=float(options["overrule"]),
         # Paired playouts rank the candidates by the heuristic: without one, the tree.
         paired=int(options["paired"]) if heuristic is not None else 0,
         belief=_belief(game_id, str(options["belief"])) if heuristic is not None else None,
         certain=_load(CERTAIN, game_id),
+        extra=extra,
     )
     return policy_strategy(get_game(game_id), policy)

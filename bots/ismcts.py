@@ -38,7 +38,12 @@ Two further settings:
   clears ``overrule`` standard errors (see ``_compare``);
 - ``belief``: a per-game likelihood of each determinization (``bots.policy.Belief``);
   draws are kept in proportion to it, so hidden information follows what the others'
-  play reveals, not only what the rules allow.
+  play reveals, not only what the rules allow;
+- ``extra``: further root candidates beside the prior's ranking (e.g. Borgia's decoy and
+  quiet performs, ``self_read``), always among those compared; like any candidate, one
+  replaces the prior's favourite only when the playouts clearly prefer it. With an
+  ``opponent`` that reads the bot's own public play as the bot reads theirs, a move that
+  gives the bot's hidden information away then costs what it costs in the playouts.
 """
 
 import inspect
@@ -92,6 +97,7 @@ def search(
     paired: int = 0,
     belief: "Belief | None" = None,
     certain: "Certain | None" = None,
+    extra: Policy | None = None,
 ) -> SearchResult:
     """Search from ``seat``'s view until ``iterations`` (0: no limit) or ``budget_ms``
     (0: no limit) runs out, whichever comes first; at least one iteration runs (a paired
@@ -99,7 +105,8 @@ def search(
     ``opponent`` plays other seats in the tree (with a random action one time in
     ``1/epsilon``); ``depth`` 0 lets the tree grow without limit. Where ``certain`` names
     the action the seat's own view proves right, that is played unsearched: noisy playouts
-    must not overrule a certainty."""
+    must not overrule a certainty. ``extra`` (same arguments as a policy, returning a list
+    of legal actions) names root candidates to compare beside the prior's first ``paired``."""
     if not legal:
         raise ValueError("the seat has no legal action")
     if len(legal) == 1:
@@ -108,11 +115,15 @@ def search(
         return SearchResult(settled, 0, {})
     root_legal = tuple(legal)  # the same in every determinization (the sample's contract)
     root_order = _ranking(prior, game, view, seat, root_legal, rng) if prior is not None else []
+    extras = [a for a in extra(game, view, seat, root_legal, rng) if a in root_legal] if extra is not None else []
     deadline = clock.now() + budget_ms / 1000 if budget_ms > 0 else math.inf
     draw = _sampler(game, view, seat, rng, belief)
     if paired > 0:
         candidates = (root_order + [a for a in root_legal if a not in root_order])[:paired]
+        candidates += [a for a in dict.fromkeys(extras) if a not in candidates]
         return _compare(game, draw, seat, candidates, rng, iterations, deadline, rollout, opponent, epsilon, overrule)
+    if root_order:  # expanded early, after the prior's favourite (which stays the one overruled)
+        root_order += [a for a in dict.fromkeys(extras) if a not in root_order]
     tree = _Tree(game, seat, root_legal, root_order, rng, c, rollout, opponent, epsilon, prior, bias, depth, widen)
     done = 0
     while True:

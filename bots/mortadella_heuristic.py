@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from itertools import permutations
 
 from services.engine.api import Game
+from services.engine.rng import Rng as _Rng
 from services.mortadella.model import (
     DOUBLE_EFFECTS,
     ROLE_INFO,
@@ -568,3 +569,39 @@ def _decide(view: View, seat: int, legal: Sequence, rng: random.Random, sharp: b
     top = max(scores)
     best = [a for a, score in zip(legal, scores, strict=True) if score >= top - 1e-9]
     return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+
+# --------------------------------------------------------------------------- answers its own view settles
+
+# Decisions that draw no dice (M3, M10 roll them): what they do to the decider's tokens follows
+# from the view alone, the tokens being public and its own role known.
+_SETTLED_PHASES = (Phase.CHOOSE_DICE, Phase.RESOLVE, Phase.STEAL)
+_CERTAIN = 1 - 1e-9
+
+
+def settled_answer(game: Game, view: View, seat: int, legal: Sequence) -> object | None:
+    """A move the seat's own view proves wins at once, else None:
+    - a guess (M19, two players; M16, the Master's) of a role the deal leaves certain for
+      its target (``deal_odds`` is 1: every other role is held, seen or ruled out by wrong
+      guesses), since a right guess wins;
+    - on its own turn, a die chosen or resolved (or a theft) that completes its victory row,
+      checked after every effect the active player resolves (M15): its tokens are public
+      and its role its own, so a draw of what it cannot see decides nothing of it (the
+      first such move in ``legal``).
+    A search plays it unsearched (``bots.ismcts.search``'s ``certain``)."""
+    if len(legal) < 2:
+        return None
+    if view.phase in (Phase.PRE_ROLL, Phase.MASTER_GUESS):
+        for action in legal:
+            if isinstance(action, GuessRole) and deal_odds(view, seat, action.target).get(action.role, 0.0) >= _CERTAIN:
+                return action
+        return None
+    if view.phase not in _SETTLED_PHASES or view.active != seat or seat not in view.deciders:
+        return None
+    engine = game.engine
+    state = engine.sample(view, seat, _Rng(0))
+    for action in legal:
+        after, _ = engine.apply(state, seat, action)
+        if after.winners == (seat,):
+            return action
+    return None

@@ -28,6 +28,7 @@ from services.engine.api import Game
 from services.pecunia import GAME
 from services.pecunia.model import (
     NEIGHBOURS,
+    ActionKind,
     EndRefill,
     PecuniaAction,
     PecuniaView,
@@ -44,6 +45,7 @@ from services.pecunia.model import (
     PlaySpecialTax,
     PlaySwap,
     PlayVillaDixius,
+    RemoveMarkers,
     RomanCard,
     RomanKind,
     SeatRoman,
@@ -181,6 +183,45 @@ def pecunia_heuristic_policy(
 
 
 pecunia_heuristic = policy_strategy(GAME, pecunia_heuristic_policy)
+
+
+def settled_answer(game: Game, view: PecuniaView, seat: int, legal: Sequence[PecuniaAction]) -> PecuniaAction | None:
+    """A move the seat's own view proves wins this turn, else None. Seated Romans, their
+    markers and every player's sesterces are public and the hand is the seat's own (P7), so
+    what its collection pays is known before it is made (P4: step 2 pays each Roman left
+    without markers; the game ends the moment the target is reached):
+    - collecting now (``RemoveMarkers``) when what it pays reaches the target;
+    - else, with Castor oil in hand, the Castor oil that brings a Roman due at this very
+      collection, when the Castor oils it holds bring enough due to reach the target (the
+      one paying most first, with the fewest markers that make it due). Collecting first
+      would give that win away: the markers come off once a turn, and a card played after
+      the collection pays nothing before the next.
+    Only before the collection (``Phase.MARKERS``), on the seat's own turn. While a
+    Reordering is placed (``PickNext``), which moves no seated Roman, any next card keeps a
+    win that collecting would bring: the first is answered."""
+    if view.phase != Phase.MARKERS or view.active != seat or len(legal) < 2:
+        return None
+    me = view.players[seat]
+    missing = view.target - me.sesterces - due(me)
+    oils = sum(1 for card in me.hand or () if card.kind is ActionKind.CASTOR_OIL)
+    # Each Roman not yet due that one Castor oil (up to 2 markers) makes due, paying most first.
+    oiled = sorted(
+        ((seat_, slot) for seat_, stack in enumerate(me.latrine) for slot, r in enumerate(stack) if 1 < r.markers <= 3),
+        key=lambda place: -me.latrine[place[0]][place[1]].card.sesterces,
+    )[:oils]
+    if missing > sum(me.latrine[s][slot].card.sesterces for s, slot in oiled):
+        return None
+    if view.reorder is not None:
+        return legal[0]
+    if missing <= 0:
+        collect = RemoveMarkers()
+        return collect if collect in legal else None
+    seat_, slot = oiled[0]
+    markers = me.latrine[seat_][slot].markers
+    plays = [
+        a for a in legal if type(a) is PlayCastorOil and (a.seat, a.slot) == (seat_, slot) and markers - a.amount <= 1
+    ]
+    return min(plays, key=lambda a: a.amount) if plays else None
 
 
 def match(players: int, games: int, seed: int = 0) -> tuple[int, int]:

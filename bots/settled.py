@@ -1,13 +1,26 @@
-"""No move its own view refutes: positions where a seat's own view settles the answer
-(in Borgia, a bid its own dice already make true, or one that its own dice and every die
-it cannot see could not make true), and a check that a bot gives that answer in each.
+"""No move its own view refutes: positions where a seat's own view settles the answer,
+and a check that a bot gives that answer in each.
 
     python -m bots.settled --game borgia --positions 200 --bots ismcts --clock cpu
 
+What each game's view settles (``bots.builtin.CERTAIN``):
+- Borgia: a bid its own dice already make true is allowed, one that its own dice and every
+  die it cannot see could not make true is called (B4; ``bots.borgia_odds``);
+- Il Trono di Mortadella: a guess of a role the deal leaves certain (M16, M19), and a die
+  chosen or resolved that completes its own row, a win at once (M15;
+  ``bots.mortadella_heuristic``);
+- Pecunia non olet: collecting when what it pays reaches the target, and the Castor oil
+  that makes a Roman pay at this collection when that reaches it (P4, P7;
+  ``bots.pecunia_heuristic``).
+In Mortadella and Pecunia a settled answer is a certain win: there, another move is right
+too when it wins as well or keeps the certain win for the seat's next decision of the
+turn (resolving its dice in another order, playing another card before collecting); a
+move that gives the certain win away is refuted.
+
 The positions come from games between the game's heuristic and random players (random
-bidders make many bids that are sure to fail), 2 to 6 players in turn, a few positions a
-game; only positions where the refuted answer is legal count (B12: at the highest count
-a call is the only answer, and no test of anything). A bot sees each position as the
+bidders make many bids that are sure to fail), every player count in turn, a few
+positions a game; only positions where a refuted move is legal count (B12: at the highest
+count a call is the only answer, and no test of anything). A bot sees each position as the
 gateway would send it (``bots.offline.view_response``).
 """
 
@@ -36,12 +49,43 @@ class Position:
     answer: Any  # what the seat's own view proves right
 
 
+# Games whose settled answers are certain wins (see the module's docstring).
+WINS = frozenset({"mortadella", "pecunia"})
+
+
 def games_with_settled_answers() -> tuple[str, ...]:
     return tuple(sorted(CERTAIN))
 
 
+def is_right(game_id: str, state: Any, seat: int, answer: Any, chosen: Any) -> bool:
+    """Whether ``chosen`` is as right as the settled ``answer`` in ``state``: the answer
+    itself, or where the answer is a certain win, a move that wins too or after which the
+    seat, deciding again, still has a certain win."""
+    if chosen == answer:
+        return True
+    if game_id not in WINS:
+        return False
+    game = get_game(game_id)
+    return _keeps_win(game, game.engine.apply(state, seat, chosen)[0], seat, _load(CERTAIN, game_id))
+
+
+def _keeps_win(game: Any, state: Any, seat: int, settled: Any, depth: int = 8) -> bool:
+    """Whether ``seat`` has won in ``state``, or decides next and its view still settles a
+    win (a forced move, the only legal one, is followed)."""
+    engine = game.engine
+    ended = engine.outcome(state)
+    if ended is not None:
+        return tuple(ended.winners) == (seat,)
+    if seat not in engine.deciders(state) or depth == 0:
+        return False
+    legal = engine.legal_actions(state, seat)
+    if len(legal) == 1:
+        return _keeps_win(game, engine.apply(state, seat, legal[0])[0], seat, settled, depth - 1)
+    return settled(game, engine.view(state, seat), seat, legal) is not None
+
+
 def positions(game_id: str, count: int, seed: int = 1) -> list[Position]:
-    """``count`` positions where the deciding seat's view settles its answer and another is legal."""
+    """``count`` positions where the deciding seat's view settles its answer and a move it refutes is legal."""
     game = get_game(game_id)
     engine, info = game.engine, game.engine.info
     settled = _load(CERTAIN, game_id)
@@ -59,7 +103,7 @@ def positions(game_id: str, count: int, seed: int = 1) -> list[Position]:
             legal = engine.legal_actions(state, seat)
             view = engine.view(state, seat)
             answer = settled(game, view, seat, legal) if len(legal) > 1 else None
-            if answer is not None:
+            if answer is not None and any(not is_right(game_id, state, seat, answer, a) for a in legal):
                 found.append(Position(state, seat, answer))
                 taken += 1
             state, _ = engine.apply(state, seat, policies[seat](game, view, seat, legal, rng))
@@ -78,7 +122,7 @@ def refuted(bot: str, game_id: str, found: Sequence[Position], seed: int = 1) ->
         message = game.codec.action_type()()
         choice.action.Unpack(message)
         chosen = game.codec.action_from_proto(message)
-        if chosen != position.answer:
+        if not is_right(game_id, position.state, position.seat, position.answer, chosen):
             wrong.append((position, chosen))
     return wrong
 

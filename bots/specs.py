@@ -181,6 +181,17 @@ ISMCTS = BotSpec(
             "inferred",
             ("uniform", "inferred", "wary"),
         ),
+        BotOption(
+            "self_read",
+            "on: the other players in its playouts read its own public play as it reads theirs (Borgia: its "
+            "puppet from its performs, by the sharp policy), so a move that gives its secret away costs what it "
+            "costs there, and it also compares moves that hide (Borgia: the best perform that does not point at "
+            "its puppet, and decoy performs); off: they play the plain heuristic. Only where the game has such "
+            "a reading (Borgia).",
+            "enum",
+            "off",
+            ("off", "on"),
+        ),
     ),
 )
 

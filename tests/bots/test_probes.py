@@ -139,3 +139,57 @@ def test_the_sly_bot_opens_with_decoys_in_about_half_its_games_and_plays_whole_g
     assert 0.35 < sum(decoys) / len(decoys) < 0.65
     assert sum(1 for _ in _decisions(borgia_sly_policy, 2)) > 0
     assert play(get_game("borgia"), [make_strategy("borgia-sly", "borgia"), random_legal], {}, seed=4) is not None
+
+
+def _normalised(weights):
+    total = sum(weights.values())
+    return {c: w / total for c, w in weights.items()}
+
+
+def test_b5_the_wary_reading_learns_a_decoy_from_its_performs_and_its_weight_on_the_puppet_recovers():
+    """A player (seat 0, puppet MEDICI) opens with two performs for SFORZA, then plays two
+    for MEDICI. At first the wary reading (bots.borgia_puppets.wary_puppet_weights) is
+    fooled as the honest one is; once the later performs contradict the opening, the weight
+    of the deceptive model, learned from these performs alone, rises and its weight on
+    MEDICI recovers, while the honest reading is left torn between the two. The search's
+    belief (wary_puppet_belief) draws MEDICI as often as the weights say."""
+    from collections import Counter
+
+    from bots.borgia_puppets import wary_puppet_belief
+    from bots.ismcts import _sampler
+    from services.borgia.model import Bribe, Direction
+    from tests.borgia.test_rules import MEDICI, SFORZA, make_state
+
+    engine = get_game("borgia").engine
+    top = Direction.TOP
+    opening = (Bribe(SFORZA, top), Bribe(SFORZA, top))
+    later = (*opening, Bribe(MEDICI, top), Bribe(MEDICI, top))
+    views = {n: engine.view(make_state(2, performed=(later[:n], ())), 1) for n in (2, 4)}
+    wary = {n: _normalised(wary_puppet_weights(v, 1, 0)) for n, v in views.items()}
+    honest = {n: _normalised(puppet_weights(v, 1, 0)) for n, v in views.items()}
+    assert wary[2][MEDICI] < 0.05 and honest[2][MEDICI] < 0.05, "fooled by the opening, both"
+    assert puppet_deceit(views[4], 1, 0) > 0.5 > puppet_deceit(views[2], 1, 0)
+    assert wary[4][MEDICI] > 0.7 and wary[4][MEDICI] > 2 * wary[4][SFORZA], wary[4]
+    assert honest[4][MEDICI] < 0.55, honest[4]
+    draw = _sampler(get_game("borgia"), views[4], 1, random.Random(1), wary_puppet_belief)
+    drawn = Counter(draw().puppets[0][0] for _ in range(1000))
+    assert drawn[MEDICI] > 600, drawn
+
+
+def test_b5_the_wary_reading_reads_an_honest_player_as_fast_as_the_inferred_one():
+    """An honest player's performs for its puppet: the wary reading names the same likeliest
+    cardinal as the honest (``inferred``) reading from the first perform on, its weight on
+    it within 0.05 of the honest one's, and its weight on deceit falls."""
+    from services.borgia.model import Bribe, Direction, JudgementPair
+    from tests.borgia.test_rules import BORGIA, MEDICI, make_state
+
+    engine = get_game("borgia").engine
+    performs = (Bribe(MEDICI, Direction.TOP), JudgementPair(BORGIA, MEDICI), Bribe(MEDICI, Direction.TOP))
+    deceit = []
+    for n in range(1, len(performs) + 1):
+        view = engine.view(make_state(2, performed=(performs[:n], ())), 1)
+        wary, honest = _normalised(wary_puppet_weights(view, 1, 0)), _normalised(puppet_weights(view, 1, 0))
+        assert max(wary, key=wary.get) == max(honest, key=honest.get) == MEDICI
+        assert honest[MEDICI] - wary[MEDICI] < 0.05, (n, wary[MEDICI], honest[MEDICI])
+        deceit.append(puppet_deceit(view, 1, 0))
+    assert deceit == sorted(deceit, reverse=True) and deceit[-1] < 0.01, deceit

@@ -1,6 +1,7 @@
 """No move its own view refutes (bots/settled.py): in Borgia a bid the bot's own dice
 already make true is allowed, and one its own dice and every die it cannot see could not
-make true is called, however its playouts fall. The full count (200 positions at the
+make true is called, however its playouts fall; in Mortadella and Pecunia a win its own
+view proves is never given away. The full count (200 positions at the
 default budget) is ``python -m bots.settled --positions 200 --clock cpu``."""
 
 import pytest
@@ -8,6 +9,7 @@ import pytest
 from bots.borgia_odds import settled_answer
 from bots.settled import positions, refuted
 from services.borgia.model import Allow, Call, Face, Phase
+from services.pecunia.model import RemoveMarkers
 from services.registry import get_game
 
 
@@ -50,3 +52,60 @@ def test_nothing_is_settled_where_the_unseen_dice_could_go_either_way():
 def test_the_search_bot_never_plays_a_move_its_own_view_refutes(bot):
     found = positions("borgia", 60, seed=1)
     assert refuted(bot, "borgia", found) == []
+
+
+# --------------------------------------------------------------------------- Mortadella and Pecunia
+
+
+def test_m19_a_guess_of_the_only_role_the_deal_leaves_is_settled_and_wins():
+    """Seat 0 guessed wrong twice (its removed LORD and CAPTAIN are its own to see) and once
+    named CARDINAL for seat 1's card: seat 1 holds RECTOR, the only role left to it."""
+    from bots.mortadella_heuristic import settled_answer as mortadella_settled
+    from services.mortadella.model import GuessRole, Role, WrongGuess
+    from tests.mortadella.builders import make_state
+
+    game = get_game("mortadella")
+    state = make_state(
+        2,
+        roles=(Role.PRINCE, Role.RECTOR),
+        removed_roles=((Role.LORD, Role.CAPTAIN), ()),
+        undealt=(Role.CARDINAL,),
+        wrong_guesses=(WrongGuess(0, 1, 1, 0, Role.CARDINAL),),
+    )
+    legal = game.engine.legal_actions(state, 0)
+    answer = mortadella_settled(game, game.engine.view(state, 0), 0, legal)
+    assert answer == GuessRole(1, Role.RECTOR)
+    assert game.engine.apply(state, 0, answer)[0].winners == (0,)
+    unsettled = make_state(2)
+    assert mortadella_settled(game, game.engine.view(unsettled, 0), 0, game.engine.legal_actions(unsettled, 0)) is None
+
+
+@pytest.mark.parametrize("game_id", ["mortadella", "pecunia"])
+def test_m15_p4_p7_the_answers_its_view_settles_are_certain_wins_and_a_refuted_move_is_legal(game_id):
+    """Mortadella: a die resolved that completes its own row wins at once (M15). Pecunia:
+    collecting, or the Castor oil before it, reaches the target (P4, P7); collecting first
+    gives that win away."""
+    from bots.settled import is_right
+
+    game = get_game(game_id)
+    engine = game.engine
+    found = positions(game_id, 20, seed=2)
+    assert len(found) == 20
+    for position in found:
+        after, _ = engine.apply(position.state, position.seat, position.answer)
+        legal = engine.legal_actions(position.state, position.seat)
+        assert position.answer in legal
+        assert any(not is_right(game_id, position.state, position.seat, position.answer, a) for a in legal)
+        if game_id == "mortadella":
+            assert after.winners == (position.seat,)
+        else:  # a Castor oil: collecting after it reaches the target
+            assert after.winners == (position.seat,) or engine.apply(after, position.seat, RemoveMarkers())[
+                0
+            ].winners == (position.seat,)
+
+
+@pytest.mark.parametrize("game_id", ["mortadella", "pecunia"])
+def test_the_search_bot_never_gives_away_a_win_its_own_view_proves(game_id):
+    found = positions(game_id, 20, seed=1)
+    for bot in ("ismcts:iterations=8,budget_ms=0,overrule=0,level=5", "ismcts:iterations=8,budget_ms=0"):
+        assert refuted(bot, game_id, found) == [], bot
