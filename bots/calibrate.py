@@ -18,16 +18,13 @@ A game nobody won places both seats level.
 import argparse
 import itertools
 import json
-import math
 import os
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
-
-from openskill.models import PlackettLuce
+from collections.abc import Iterator, Sequence
 
 from bots import arena
 from bots.levels import LEVELS
+from bots.rating_model import Rated, predicted_win, rate_games
 from common import ratings
 
 GAP_LOW, GAP_HIGH = 100.0, 200.0  # rating points between neighbouring levels
@@ -36,23 +33,6 @@ PREDICTION_TOLERANCE = 0.05
 
 def level_bot(level: int) -> str:
     return f"ismcts:level={level}"
-
-
-@dataclass(frozen=True)
-class PairResult:
-    lower: int
-    upper: int
-    games: int
-    upper_wins: float  # a game nobody won counts half to each
-    no_winner: int
-
-
-@dataclass(frozen=True)
-class LevelRating:
-    level: int
-    rating: float
-    uncertainty: float
-    games: int
 
 
 def parse_levels(text: str) -> list[int]:
@@ -76,39 +56,21 @@ def upper_share(result: arena.GameResult) -> float:
     return sum(1.0 for seat in result.winners if seat in upper_seats) / len(result.winners)
 
 
-def rate(levels: Sequence[int], games: dict[tuple[int, int], list[arena.GameResult]]) -> dict[int, LevelRating]:
-    """Every level's rating after all games, applied one game of each pair in turn."""
-    model = PlackettLuce()
-    current = {level: model.rating(mu=ratings.DEFAULT_MU, sigma=ratings.DEFAULT_SIGMA) for level in levels}
-    played = dict.fromkeys(levels, 0)
+def interleaved(games: dict[tuple[int, int], list[arena.GameResult]]) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+    """The games as the rating model takes them (the bot at each seat, the winners), one
+    game of each pair in turn."""
     longest = max((len(results) for results in games.values()), default=0)
     for index in range(longest):
-        for (lower, upper), results in games.items():
-            if index >= len(results):
-                continue
-            share = upper_share(results[index])
-            # ranks: lower is better; a level game places both first
-            ranks = [1.0, 1.0] if share == 0.5 else ([2.0, 1.0] if share == 1.0 else [1.0, 2.0])
-            new = model.rate([[current[lower]], [current[upper]]], ranks=ranks)
-            current[lower], current[upper] = new[0][0], new[1][0]
-            played[lower] += 1
-            played[upper] += 1
-    return {
-        level: LevelRating(level, rating.mu * ratings.SCALE, rating.sigma * ratings.SCALE, played[level])
-        for level, rating in current.items()
-    }
+        for pair, results in games.items():
+            if index < len(results):
+                result = results[index]
+                yield [level_bot(pair[bot]) for bot in result.seating], result.winners
 
 
-def predicted_upper_win(lower: LevelRating, upper: LevelRating) -> float:
-    """The chance the ratings give the upper level of beating the lower one head to head, by
-    the Plackett-Luce model's own formula (the one its updates follow:
-    exp(mu/c) / sum exp(mu/c), with c**2 the sum of each side's sigma**2 + beta**2).
-    openskill's ``predict_win`` uses a normal curve instead, which would put a 67% pair at
-    77% and call every well-rated pair mispredicted."""
-    beta = PlackettLuce().beta
-    low_mu, high_mu = lower.rating / ratings.SCALE, upper.rating / ratings.SCALE
-    c = math.sqrt((lower.uncertainty / ratings.SCALE) ** 2 + (upper.uncertainty / ratings.SCALE) ** 2 + 2 * beta**2)
-    return 1.0 / (1.0 + math.exp((low_mu - high_mu) / c))
+def rate(levels: Sequence[int], games: dict[tuple[int, int], list[arena.GameResult]]) -> dict[int, Rated]:
+    """Every level's rating after all games."""
+    rated = rate_games(interleaved(games))
+    return {level: rated.get(level_bot(level), Rated(ratings.DEFAULT_MU * ratings.SCALE, 0.0, 0)) for level in levels}
 
 
 def report(game_id: str, levels: Sequence[int], games: dict[tuple[int, int], list[arena.GameResult]], **meta) -> dict:
@@ -118,7 +80,7 @@ def report(game_id: str, levels: Sequence[int], games: dict[tuple[int, int], lis
         share = sum(upper_share(result) for result in results)
         measured = share / len(results) if results else 0.0
         low, high = arena.wilson(share, len(results))
-        predicted = predicted_upper_win(rated[lower], rated[upper])
+        predicted = predicted_win(rated[upper], rated[lower])
         gap = rated[upper].rating - rated[lower].rating
         pairs.append(
             {
