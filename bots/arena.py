@@ -31,6 +31,7 @@ from typing import TypedDict
 
 from bots import clock, registry
 from bots.offline import view_response
+from bots.rating_model import rate_games
 from services import bot_specs
 from services.engine.api import parse_options
 from services.engine.errors import InvalidConfig
@@ -167,6 +168,7 @@ def summarize(
 ) -> dict:
     """The report: per bot (keyed by the bot as given; a bot given twice is merged) and per seat."""
     labels = list(dict.fromkeys(bots))
+    rated = rate_games(([bots[bot] for bot in result.seating], result.winners) for result in results)
     per_bot: dict[str, _BotTally] = {
         label: {"games": 0, "wins": 0.0, "decisions": 0, "seconds": 0.0, "seats": {}} for label in labels
     }
@@ -202,6 +204,10 @@ def summarize(
                 **_rate(entry["wins"], entry["games"]),
                 "mean_decision_ms": round(1000 * entry["seconds"] / entry["decisions"], 3) if entry["decisions"] else 0,
                 "decisions": entry["decisions"],
+                # the platform's rating model over these games, in order (None: never rated,
+                # e.g. a bot that only met itself)
+                "rating": round(rated[label].rating, 1) if label in rated else None,
+                "uncertainty": round(rated[label].uncertainty, 1) if label in rated else None,
                 "seats": {str(seat): _rate(s["wins"], s["games"]) for seat, s in sorted(entry["seats"].items())},
             }
             for label, entry in per_bot.items()
@@ -220,14 +226,17 @@ def format_report(report: dict) -> str:
         + (f", options {report['options']}" if report["options"] else "")
         + (", budgets in CPU time" if report.get("clock") == "cpu" else ""),
         f"ties: {report['ties']}; games nobody won: {report['no_winner']}",
+        "rating: the platform's rating model (OpenSkill Plackett-Luce, 1500 for a new player) over these games",
         "",
-        f"{'bot':<{width}} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16} {'ms/decision':>11}",
+        f"{'bot':<{width}} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16} {'ms/decision':>11}"
+        f"  {'rating':>11}",
     ]
     for label, entry in report["bots"].items():
         low, high = entry["ci95"]
+        rating = f"{entry['rating']:.0f} ± {entry['uncertainty']:.0f}" if entry.get("rating") is not None else "-"
         lines.append(
             f"{label:<{width}} {entry['games']:>6} {entry['wins']:>8.1f} {pct(entry['win_rate']):>9}  "
-            f"[{pct(low)}, {pct(high)}] {entry['mean_decision_ms']:>11.2f}"
+            f"[{pct(low)}, {pct(high)}] {entry['mean_decision_ms']:>11.2f}  {rating:>11}"
         )
     lines += ["", f"{'seat':<{width}} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16}"]
     for entry in report["seats"]:
