@@ -16,14 +16,17 @@ A game nobody won places both seats level.
 """
 
 import argparse
+import dataclasses
+import hashlib
 import itertools
 import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 from bots import arena
-from bots.levels import LEVELS
+from bots.levels import LEVELS, preset
 from bots.rating_model import Rated, predicted_win, rate_games
 from common import ratings
 
@@ -140,6 +143,18 @@ def print_report(data: dict) -> None:
     print("measured and predicted: the upper level's win rate against the lower one (no winner counts half)")
 
 
+def kept_pair(folder: Path, game_id: str, lower: int, upper: int, games: int, seed: int, clock_kind: str) -> Path:
+    """Where a pair's games are kept: named by everything that decides them, the two levels'
+    settings included, so a changed preset is played again rather than read back."""
+    settings = json.dumps([preset(lower), preset(upper), games, seed, clock_kind], sort_keys=True)
+    digest = hashlib.sha256(settings.encode()).hexdigest()[:12]
+    return folder / f"{game_id}-{lower}-{upper}-{digest}.json"
+
+
+def _tuples(entry: dict) -> dict:
+    return {name: tuple(value) if isinstance(value, list) else value for name, value in entry.items()}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bots.calibrate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", required=True, help="game id, e.g. mortadella")
@@ -149,6 +164,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=None, help="parallel processes (default: cores)")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="cpu", help="what thinking budgets count")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="a folder where each pair's games are kept as they finish, and taken from on the next run "
+        "with the same game, levels' settings, games, seed and clock (a long calibration resumes)",
+    )
     args = parser.parse_args(argv)
     try:
         levels = parse_levels(args.levels)
@@ -165,10 +186,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         def progress(done: int, total: int, pair: str = f"{lower}-{upper}") -> None:
             print(f"\r{args.game} levels {pair}: {done}/{total} games", end="", file=sys.stderr, flush=True)
 
+        kept = kept_pair(args.keep, args.game, lower, upper, args.games, seed, args.clock) if args.keep else None
+        if kept is not None and kept.exists():
+            games[(lower, upper)] = [arena.GameResult(**_tuples(entry)) for entry in json.loads(kept.read_text())]
+            print(f"{args.game} levels {lower}-{upper}: {args.games} games kept in {kept}", file=sys.stderr)
+            continue
         games[(lower, upper)] = arena.play_games(
             args.game, 2, bots, args.games, seed, jobs=jobs, progress=progress, clock_kind=args.clock
         )
         print(file=sys.stderr)
+        if kept is not None:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            kept.write_text(json.dumps([dataclasses.asdict(result) for result in games[(lower, upper)]]))
     data = report(args.game, levels, games, games_per_pair=args.games, seed=args.seed, clock=args.clock)
     if args.json:
         print(json.dumps(data))

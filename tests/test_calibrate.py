@@ -64,11 +64,18 @@ def test_equal_levels_are_flagged_as_too_close():
     assert abs(pair["predicted"] - 0.5) < 0.05
 
 
-def test_the_command_plays_and_prints_each_pair(capsys):
-    assert calibrate.main(["--game", "mortadella", "--levels", "1-2", "--games", "2", "--jobs", "1", "--json"]) == 0
+def test_the_command_plays_each_pair_and_keeps_its_games_for_the_next_run(capsys, tmp_path):
     import json
 
-    data = json.loads(capsys.readouterr().out)
-    assert [entry["level"] for entry in data["levels"]] == [1, 2]
-    (pair,) = data["pairs"]
+    argv = ["--game", "mortadella", "--levels", "1-2", "--games", "2", "--jobs", "1", "--json", "--keep", str(tmp_path)]
+    assert calibrate.main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert [entry["level"] for entry in first["levels"]] == [1, 2]
+    (pair,) = first["pairs"]
     assert pair["games"] == 2 and (pair["lower"], pair["upper"]) == (1, 2)
+    (kept,) = tmp_path.iterdir()
+    assert kept.name.startswith("mortadella-1-2-")
+    # the next run reads the pair back instead of playing it, and reports the same
+    assert calibrate.main(argv) == 0
+    output = capsys.readouterr()
+    assert "kept in" in output.err and json.loads(output.out) == first
