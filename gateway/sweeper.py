@@ -49,8 +49,10 @@ BATCH = 500  # tables per walk
 DUE_BATCH = 500  # overdue tables per due sweep
 BACKOFF_CAP = 60.0
 # What a task ahead in a bot's queue may take, generously: workers on two cores play a
-# random bot's decision in about 4 ms, and a task of an all-bot table may go on to the
-# next decisions of its bot (bots/tasks.py), ten or so. A search bot's task adds its budget.
+# random bot's decision in about 4 ms; a search bot's task adds its budget. A task of an
+# all-bot table plays its table on, often to its end (bots/tasks.py), so no count of such
+# tasks bounds the wait: for them the figure only sets how soon a table whose task may
+# still be queued is looked at again (whether it may be is read by time: may_hold).
 QUEUED_TASK_SECONDS = 0.02
 QUEUED_CONTINUING_TASK_SECONDS = 0.06
 # How long after a table's commit its task may be sent (the commit's wake-up, on a busy
