@@ -68,6 +68,16 @@ class BotCatalog:
         self.thinking[bot] = seconds
         return seconds
 
+    def preset_bots(self, name: str) -> tuple[str, ...]:
+        """The bot strings of ``name``'s presets in their order (``ismcts:level=1`` ... for
+        the search bot's levels); none for a bot without presets or not accepted here."""
+        spec = self.specs.get(name)
+        if spec is None or spec.presets is None:
+            return ()
+        chooser, presets = spec.presets
+        keys = sorted(presets, key=lambda key: (not key.isdigit(), int(key) if key.isdigit() else 0, key))
+        return tuple(f"{name}:{chooser}={key}" for key in keys)
+
     def names(self) -> tuple[str, ...]:
         return (*self.specs, *self.external)
 

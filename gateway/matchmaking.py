@@ -41,7 +41,6 @@ import structlog
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from bots.levels import level_presets
 from common import ratings
 from common.errors import ApiError, failed, invalid
 from gateway.commands import TableCore
@@ -86,10 +85,11 @@ return 0
 """
 
 
-# Quick play fills seats with the search bot's levels (bots/levels.py), each a rated player
+# Quick play fills seats with the search bot's levels (its spec's presets, as the gateway's
+# bot catalog holds them: the gateway loads no bot code), each a rated player
 # (``bot:ismcts:level=N``); until one has played a rated game, with level 4, a middle level
 # quick to play (50 ms a decision).
-FILL_LEVELS = tuple(preset["bot"] for preset in level_presets())
+SEARCH_BOT = "ismcts"
 DEFAULT_FILL = "ismcts:level=4"
 
 
@@ -103,8 +103,8 @@ class Settings:
     # A decision timer for quick-play tables: a silent seat is taken over by a bot.
     decision_seconds: int = 120
     # The bots that may fill seats (those the gateway accepts for the game count): the search
-    # bot's levels by default; when the gateway accepts none of them, every bot it accepts.
-    fill_bots: tuple[str, ...] = FILL_LEVELS
+    # bot's levels when empty; when the gateway accepts none of them, every bot it accepts.
+    fill_bots: tuple[str, ...] = ()
     # The one that fills seats while none of them has a rating at the game yet.
     fill_default: str = DEFAULT_FILL
 
@@ -117,8 +117,7 @@ class Settings:
             window_base=float(env.get("TAVOLA_QUICKPLAY_WINDOW", cls.window_base)),
             window_per_second=float(env.get("TAVOLA_QUICKPLAY_WINDOW_PER_SECOND", cls.window_per_second)),
             decision_seconds=int(env.get("TAVOLA_QUICKPLAY_DECISION_SECONDS", cls.decision_seconds)),
-            fill_bots=tuple(b.strip() for b in env.get("TAVOLA_QUICKPLAY_BOTS", "").split(";") if b.strip())
-            or FILL_LEVELS,
+            fill_bots=tuple(b.strip() for b in env.get("TAVOLA_QUICKPLAY_BOTS", "").split(";") if b.strip()),
             fill_default=env.get("TAVOLA_QUICKPLAY_DEFAULT_BOT", "").strip() or DEFAULT_FILL,
         )
 
@@ -456,7 +455,7 @@ class Matchmaker:
         bot's levels) rated there; with none rated yet, the default one
         (TAVOLA_QUICKPLAY_DEFAULT_BOT, else the first candidate). When the gateway accepts
         no candidate for the game, every bot it accepts is one."""
-        candidates = self._accepted(game_id, self.settings.fill_bots)
+        candidates = self._accepted(game_id, self.settings.fill_bots or self.core.bots.preset_bots(SEARCH_BOT))
         if not candidates:
             candidates = self._accepted(game_id, (b.name for b in self.core.bots.describe(game_id)))
         if not candidates:

@@ -47,6 +47,6 @@ def test_nothing_the_dockerfile_copies_is_left_out():
         assert not is_ignored(source), source
         for path in (ROOT / source).rglob("*") if (ROOT / source).is_dir() else [ROOT / source]:
             relative = path.relative_to(ROOT).as_posix()
-            if re.search(r"__pycache__|\.pyc$|/gen/|node_modules|\.env$|\.acl$", relative):
+            if re.search(r"__pycache__|\.pyc$|(^|/)gen(/|$)|node_modules|\.env$|\.acl$", relative):
                 continue
             assert not is_ignored(relative), relative

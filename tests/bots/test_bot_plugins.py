@@ -70,6 +70,7 @@ def test_resolve_fills_defaults_and_types_values():
         "overrule": 2.0,
         "paired": 8,
         "belief": "inferred",
+        "self_read": "off",
     }
 
 
