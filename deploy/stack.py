@@ -12,6 +12,7 @@ then needs ``broker_url``, a plain Redis. Every process serves Prometheus metric
 port of its own (``metrics_addresses``).
 """
 
+import contextlib
 import os
 import secrets
 import signal
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +56,7 @@ class Terminated(KeyboardInterrupt):
 
 
 _running: set[int] = set()  # ids of the stacks started and not yet stopped
+WATCHED_SIGNALS = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
 _previous_handlers: dict[int, object] = {}
 
 
@@ -366,9 +369,26 @@ def balanced(addresses: list[str]) -> str:
     return "ipv4:" + ",".join(addresses)
 
 
+@contextlib.contextmanager
+def _signals_left_to_the_main_thread() -> Iterator[None]:
+    """Threads gRPC starts meanwhile (its first channel in a process starts its own) start
+    with the stack's signals blocked, so the kernel delivers those to the main thread, which
+    runs the handler at once. A signal delivered to one of gRPC's threads only marks it for
+    the main thread's next bytecode, which an owner asleep in time.sleep() puts off for as
+    long as it sleeps: its stack was left running."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, WATCHED_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def wait_healthy(address: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
-    with grpc.insecure_channel(address) as channel:
+    with _signals_left_to_the_main_thread(), grpc.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
             try:
