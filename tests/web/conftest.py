@@ -107,7 +107,7 @@ def open_page(browser, request) -> Iterator:
 
     def opener(width: int = 1100, height: int = 900, name: str | None = None) -> Page:
         context = browser.new_context(viewport={"width": width, "height": height})
-        context.set_default_timeout(20_000)
+        context.set_default_timeout(60_000)  # long: a bot turn may wait for a busy CPU
         contexts.append(context)
         page = Page(context.new_page(), name or f"{request.node.name}-{len(pages)}")
         pages.append(page)

@@ -36,7 +36,9 @@ def create_table(page, base_url: str, game: str, name: str, seats: list[str], op
     return page.page.url.rsplit("/", 1)[1]
 
 
-def my_turn(page, timeout: float = 20.0) -> None:
+# Waits are long: on two cores, the other test process may be running search bots flat out,
+# and a bot's turn then waits for the CPU (these are no timing figures).
+def my_turn(page, timeout: float = 60.0) -> None:
     page.page.wait_for_selector(MOVE_SELECTOR, timeout=timeout * 1000)
 
 
@@ -56,7 +58,7 @@ def click_a_move(page, by_keyboard: bool = False) -> bool:
     return True
 
 
-def play_to_end(page, limit_seconds: float = 90.0) -> None:
+def play_to_end(page, limit_seconds: float = 240.0) -> None:
     deadline = time.monotonic() + limit_seconds
     while not page.page.locator("[data-testid=ending]").count():
         assert time.monotonic() < deadline, "the game did not end in time"
