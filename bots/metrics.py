@@ -1,17 +1,25 @@
 """Prometheus metrics of a bot worker, served on TAVOLA_METRICS_PORT (off when unset).
 
-The endpoint lives in the worker's main process, so it sees every task with the threads
-(or solo) pool, the one the platform runs; a prefork pool's children are not counted.
+The endpoint lives in the worker's main process. With the threads (or solo) pool every
+task runs there and is counted in its memory. A prefork pool's tasks run in its child
+processes: their counts reach the endpoint through prometheus_client's multiprocess mode,
+on when ``PROMETHEUS_MULTIPROC_DIR`` names a directory of this worker's own (set in the
+environment before the worker starts: the library reads it when imported). Every process
+then writes its counts to files there, the worker empties it as it starts, and the
+endpoint sums the files of every child, gone or alive. Without it a prefork pool's
+endpoint serves its queues' lengths only, and the worker says so as it starts.
 Queue lengths are read from the broker at each scrape: one Redis list per queue and
 priority (kombu's layout: ``<queue>`` and ``<queue>\\x06\\x16<priority>``).
 """
 
+import os
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import structlog
 from celery import signals
-from prometheus_client import REGISTRY, Counter, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, multiprocess
 from prometheus_client.core import GaugeMetricFamily
 
 from common.metrics import serve_from_env
@@ -64,8 +72,51 @@ def _short(name: str | None) -> str:
     return (name or "unknown").rsplit(".", 1)[-1]
 
 
+MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def multiprocess_dir() -> Path | None:
+    """The directory of the multiprocess mode, when it is on."""
+    path = os.environ.get(MULTIPROCESS_DIR)
+    return Path(path) if path else None
+
+
+def prepare_multiprocess_dir() -> None:
+    """Called by the worker's main process before its pool starts: creates the directory
+    or empties it of an earlier run's files, whose counts would otherwise be added again."""
+    path = multiprocess_dir()
+    if path is None:
+        return
+    path.mkdir(parents=True, exist_ok=True)
+    for stale in path.glob("*.db"):
+        stale.unlink(missing_ok=True)
+
+
+def _served(queue_lengths: QueueLengthCollector) -> CollectorRegistry:
+    """The registry the endpoint serves: in multiprocess mode a registry of its own, which
+    reads every process's files (the default registry would serve the main process's
+    metrics a second time), with the queue lengths, read here at each scrape."""
+    path = multiprocess_dir()
+    if path is None:
+        REGISTRY.register(queue_lengths)
+        return REGISTRY
+    registry = CollectorRegistry()
+    multiprocess.MultiProcessCollector(registry, path=str(path))
+    registry.register(queue_lengths)
+    return registry
+
+
+def _forks(consumer: object) -> bool:
+    """Whether the worker's pool runs its tasks in child processes (prefork)."""
+    from celery.concurrency.prefork import TaskPool
+
+    return isinstance(getattr(consumer, "pool", None), TaskPool)
+
+
 def install(broker_url: str, key_prefix: str, queues: list[str]) -> None:
-    """Counts tasks through Celery's signals and serves the endpoint once the worker is up."""
+    """Counts tasks through Celery's signals and serves the endpoint once the worker is up.
+    Called by the worker's main process before its pool starts."""
+    prepare_multiprocess_dir()
 
     @signals.task_prerun.connect(weak=False)
     def _prerun(task_id=None, task=None, **_):
@@ -85,10 +136,21 @@ def install(broker_url: str, key_prefix: str, queues: list[str]) -> None:
     def _retry(sender=None, **_):
         TASKS.labels(_short(getattr(sender, "name", None)), "retry").inc()
 
+    @signals.worker_process_shutdown.connect(weak=False)
+    def _child_gone(pid=None, **_):
+        # The library's bookkeeping for a child that ends (its live gauges' files go; its
+        # counts stay, so that the sums never go down).
+        if pid is not None and multiprocess_dir() is not None:
+            multiprocess.mark_process_dead(pid, str(multiprocess_dir()))
+
     @signals.worker_ready.connect(weak=False)
-    def _serve(**_):
-        REGISTRY.register(QueueLengthCollector(broker_url, key_prefix, queues))
-        serve_from_env()
+    def _serve(sender=None, **_):
+        if os.environ.get("TAVOLA_METRICS_PORT") and multiprocess_dir() is None and _forks(sender):
+            log.warning(
+                "metrics_of_pool_processes_not_counted",
+                hint=f"set {MULTIPROCESS_DIR} to an empty directory of this worker's own to count them",
+            )
+        serve_from_env(_served(QueueLengthCollector(broker_url, key_prefix, queues)))
 
 
 def timed_decision(bot: str, game: str, started: float) -> None:

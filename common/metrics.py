@@ -7,18 +7,18 @@ launchers that asked for port 0 (the local stack).
 import os
 
 import structlog
-from prometheus_client import start_http_server
+from prometheus_client import REGISTRY, CollectorRegistry, start_http_server
 
 log = structlog.get_logger()
 
 
-def serve_from_env() -> int | None:
-    """Starts the metrics endpoint when TAVOLA_METRICS_PORT is set; returns its port."""
+def serve_from_env(registry: CollectorRegistry = REGISTRY) -> int | None:
+    """Starts the metrics endpoint of ``registry`` when TAVOLA_METRICS_PORT is set; returns its port."""
     port = os.environ.get("TAVOLA_METRICS_PORT")
     if not port:
         return None
     host = os.environ.get("TAVOLA_HOST", "127.0.0.1")
-    server, _ = start_http_server(int(port), addr=host)
+    server, _ = start_http_server(int(port), addr=host, registry=registry)
     bound = server.server_port
     port_file = os.environ.get("TAVOLA_METRICS_PORT_FILE")
     if port_file:

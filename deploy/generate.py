@@ -83,9 +83,9 @@ The gateway is published on 127.0.0.1:50051; its timer port (50052) stays inside
 Two bot workers: bot-worker, a threads pool of 8 for the light bots, the timers and the
 rating updates; bot-worker-search, a prefork pool of one process per core for the search
 bots (those with a thinking budget, deploy/workers.py), so that their CPU never starves
-the light bots' turns. Each serves metrics on 9150 from its main process: bot-worker's
-count every task and decision; bot-worker-search's give its queues' lengths only (its
-children's tasks and decisions are not counted, as in make run).
+the light bots' turns. Each serves metrics on 9150 from its main process, counting every
+task and decision: bot-worker-search's children write their counts to files in
+PROMETHEUS_MULTIPROC_DIR (/tmp/metrics, its own tmpfs), which its endpoint sums.
 The ladder plays rated tables of the search bot on and on at the workers' lowest priority,
 so that every level of it has a rating: at most TAVOLA_LADDER_TABLES (default 2) tables at
 once, each holding at most one of bot-worker-search's processes, never a slot of
@@ -203,6 +203,9 @@ def compose(games: list[str], bots: list[str]) -> str:
             TAVOLA_WORKER_BOTS=",".join(search),
             TAVOLA_WORKER_TIMERS="false",  # and so no rating updates either
             TAVOLA_TASK_EVENTS="true",
+            # The pool's children count their tasks and decisions in files here, which the
+            # main process's endpoint sums (prometheus_client's multiprocess mode).
+            PROMETHEUS_MULTIPROC_DIR="/tmp/metrics",
         )
         searcher["healthcheck"] = _worker_health("bots-search")
         searcher["depends_on"] = {"gateway": {"condition": "service_healthy"}}

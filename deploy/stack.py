@@ -243,6 +243,9 @@ class Stack:
 
     def env(self, **extra: str) -> dict[str, str]:
         env = dict(os.environ)
+        # Only a prefork worker's own directory (_spawn_worker): one shared by other processes
+        # would add their counts to its and turn their own metrics to files.
+        env.pop("PROMETHEUS_MULTIPROC_DIR", None)
         env.update(
             REDIS_URL=self.redis_url,
             TAVOLA_METRICS_PORT="0",
@@ -332,9 +335,14 @@ class Stack:
             "--without-mingle",
             "--without-heartbeat",
         ]
-        assert self.log_dir is not None
+        assert self.log_dir is not None and self._tmp is not None
         ready_file = self.log_dir / f"{name}.ready"
         ready_file.unlink(missing_ok=True)
+        # A prefork pool's children count their tasks and decisions in files of this
+        # worker's own directory, which its metrics endpoint sums (bots/metrics.py).
+        forked = {}
+        if pool == "prefork":
+            forked["PROMETHEUS_MULTIPROC_DIR"] = str(Path(self._tmp.name) / f"{name}.metrics")
         process = self._launch(
             name,
             argv,
@@ -344,6 +352,7 @@ class Stack:
                 TAVOLA_READY_FILE=str(ready_file),
                 TAVOLA_WORKER_BOTS=",".join(bots),
                 TAVOLA_WORKER_TIMERS=str(timers).lower(),
+                **forked,
             ),
         )
         deadline = time.monotonic() + 60

@@ -332,6 +332,9 @@ def test_compose_runs_the_search_bots_on_a_prefork_worker_of_their_own(monkeypat
     assert "bots-search@" in searcher["healthcheck"]["test"][1]
     assert services["ladder"]["depends_on"]["bot-worker-search"] == {"condition": "service_healthy"}
     assert "bot-worker-search:9150" in GENERATED[Path("prometheus.yml")]
+    # Its pool's children's counts reach its endpoint (bots/metrics.py), in a directory on its own tmpfs.
+    assert searcher["environment"]["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/") and "/tmp" in searcher["tmpfs"]
+    assert "PROMETHEUS_MULTIPROC_DIR" not in light["environment"]
 
 
 def test_kubernetes_runs_the_search_bots_on_a_prefork_worker_of_their_own():
@@ -350,6 +353,7 @@ def test_kubernetes_runs_the_search_bots_on_a_prefork_worker_of_their_own():
         assert ("Service", f"{name}-metrics") in docs, name
     searcher = env_of(docs["Deployment", "bot-worker-search"]["spec"]["template"]["spec"]["containers"][0])
     assert searcher["TAVOLA_WORKER_TIMERS"]["value"] == "false"
+    assert searcher["PROMETHEUS_MULTIPROC_DIR"]["value"].startswith("/tmp/"), "on the pod's own emptyDir"
 
 
 def test_the_dockerfile_lints_clean_and_runs_as_a_user():

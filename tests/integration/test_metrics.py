@@ -9,7 +9,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from deploy.stack import Stack
 from services.registry import game_ids
-from tests.integration.bot_tables import play_every_game, stub_for
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tests.integration.bot_tables import create_bot_table, play_every_game, spectate, stub_for
 
 
 def scrape(address: str) -> dict[str, dict[tuple, float]]:
@@ -69,3 +70,27 @@ def test_a_short_run_moves_the_metrics_of_every_process(redis_url, key_prefix, t
     assert "tavola_worker_tasks_redelivered" in worker or "tavola_worker_tasks_redelivered_total" in worker
     queues = {dict(key)["queue"] for key in worker["tavola_queue_length"]}
     assert {"bots.random", "timers"} <= queues
+
+
+def test_the_prefork_search_workers_endpoint_counts_the_decisions_of_its_children(stack: Stack):
+    """The search bots' worker (a prefork pool, bots/metrics.py's multiprocess mode): the
+    decisions its child processes make show on its main process's endpoint."""
+    assert stack.metrics_addresses.keys() >= {"bot-worker-search"}, "the search bots have a prefork worker"
+    address = stack.metrics_addresses["bot-worker-search"]
+    before = scrape(address)
+    channel, stub = stub_for(stack.gateway_address)
+    with channel:
+        table_id = create_bot_table(stub, "mortadella", bot="ismcts:budget_ms=5")
+        events = spectate(stub, table_id)
+        assert events[-1].HasField("game_finished")
+        replay = stub.GetReplay(gw.GetReplayRequest(table_id=table_id))
+    acted = {step.seq for step in replay.steps if step.HasField("actor")}
+    after = scrape(address)
+    decisions = total(after, "tavola_bot_decision_seconds_count", bot="ismcts", game="mortadella")
+    decisions -= total(before, "tavola_bot_decision_seconds_count", bot="ismcts", game="mortadella")
+    assert acted and decisions >= len(acted), f"{decisions} decisions counted for {len(acted)} bot actions"
+    # An all-bot table's task may play several turns on: a task at least.
+    tasks = total(after, "tavola_worker_tasks_total", task="decide", result="success")
+    assert tasks - total(before, "tavola_worker_tasks_total", task="decide", result="success") >= 1
+    queues = {dict(key)["queue"] for key in after["tavola_queue_length"]}
+    assert "bots.ismcts" in queues
