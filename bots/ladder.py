@@ -30,7 +30,7 @@ import grpc
 import structlog
 from prometheus_client import Counter, Gauge
 
-from common import defaults, metrics
+from common import defaults, generated, metrics
 from common import logging as tavola_logging
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
@@ -109,6 +109,7 @@ class Ladder:
 
 
 def main() -> None:
+    generated.check()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gateway", default=os.environ.get("TAVOLA_GATEWAY", defaults.GATEWAY_ADDRESS))
     parser.add_argument("--games", default=os.environ.get("TAVOLA_LADDER_GAMES", "borgia,mortadella,pecunia"))

@@ -22,7 +22,7 @@ from celery.apps import worker as celery_worker
 
 from bots import metrics
 from bots.app import app
-from common import defaults, tracing
+from common import defaults, generated, tracing
 from common import logging as tavola_logging
 from common.ratings import RATINGS_QUEUE
 from common.redis_client import broker_url
@@ -51,6 +51,7 @@ def external() -> bool:
 
 
 def main() -> None:
+    generated.check()
     # JSON from the first line: Celery checks the user (a warning as root) before it sets
     # up its logging; its banner is left out (--quiet), and its shutdown notices, which it
     # prints straight to the terminal, go through the log.

@@ -28,7 +28,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from common import defaults
+from common import defaults, generated
 from common.redis_client import connect, is_cluster
 from deploy.processes import terminate
 from deploy.redis_local import RedisHandle, ensure_redis
@@ -152,6 +152,7 @@ class Stack:
     # -- lifecycle -------------------------------------------------------------------
 
     def start(self) -> None:
+        generated.check()  # before any process starts, each of which would refuse alike
         _watch_signals(id(self))
         self._tmp = tempfile.TemporaryDirectory(prefix="tavola-stack-")
         if self.log_dir is None:

@@ -30,7 +30,7 @@ import os
 import redis.asyncio as redis
 import structlog
 
-from common import auth, defaults, redis_client, tracing
+from common import auth, defaults, generated, redis_client, tracing
 from common import logging as tavola_logging
 from common.server import Server, collect_less, listen_address, serve_until_signal
 from common.tasks import celery_app
@@ -200,6 +200,7 @@ async def serve() -> None:
 
 
 def main() -> None:
+    generated.check()
     asyncio.run(serve())
 
 

@@ -20,8 +20,8 @@ from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
 from prometheus_client import Histogram
 
+from common import generated, tracing
 from common import logging as tavola_logging
-from common import tracing
 from common.errors import ApiError, abort
 from common.metrics import serve_from_env
 from common.server import Server, collect_less, listen_address, serve_until_signal
@@ -369,6 +369,7 @@ async def serve(game_id: str) -> None:
 
 
 def main() -> None:
+    generated.check()
     parser = argparse.ArgumentParser(description="Serve one game's rules over tavola.rules.v1.RulesService")
     parser.add_argument("game", help="a game id of the registry (the tavola.games entry points)")
     asyncio.run(serve(parser.parse_args().game))

@@ -9,7 +9,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.terminal.app import Plan, TableApp
-from common import defaults
+from common import defaults, generated
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 POLICIES = {"bot": gw.TIMEOUT_POLICY_BOT_TAKES_SEAT, "random": gw.TIMEOUT_POLICY_RANDOM_ACTION}
@@ -115,6 +115,7 @@ def plan_of(args: argparse.Namespace) -> Plan:
 
 
 def main(argv: list[str] | None = None) -> int:
+    generated.check()
     args = parse_args(argv)
     plan = plan_of(args)
     address = args.gateway
