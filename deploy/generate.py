@@ -303,15 +303,20 @@ CONTAINER_SECURITY = {
 SCRAPED = {"prometheus.io/scrape": "true", "prometheus.io/port": str(METRICS_PORT), "prometheus.io/path": "/metrics"}
 
 
-def _rules_docs(game: str) -> list[dict[str, Any]]:
-    name, port = f"rules-{game}", rules_port(game)
-    labels = {"app": name, "tier": "rules"}
-    deployment = {
+def _deployment(
+    name: str, labels: dict[str, str], replicas: int, tmp_size: str, container: dict[str, Any], **spec: Any
+) -> dict[str, Any]:
+    """A Deployment of the tavola image, as every generated one is: scraped for metrics,
+    non-root with a read-only root, its /tmp an emptyDir of ``tmp_size``; ``container``
+    names the process (name first, then command, env, ports, probes, resources)."""
+    name_only = {"name": container["name"]}
+    return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {"name": name, "labels": labels},
         "spec": {
-            "replicas": 2,
+            "replicas": replicas,
+            **spec,
             "selector": {"matchLabels": {"app": name}},
             "template": {
                 "metadata": {"labels": labels, "annotations": SCRAPED},
@@ -320,33 +325,48 @@ def _rules_docs(game: str) -> list[dict[str, Any]]:
                     "securityContext": POD_SECURITY,
                     "containers": [
                         {
-                            "name": "rules",
+                            **name_only,
                             "image": "tavola",
-                            "command": ["python", "-m", "services.rules_server", game],
-                            "env": [
-                                {"name": "TAVOLA_HOST", "value": "0.0.0.0"},
-                                {"name": "TAVOLA_PORT", "value": str(port)},
-                                {"name": "TAVOLA_METRICS_PORT", "value": str(METRICS_PORT)},
-                            ],
-                            "ports": [
-                                {"containerPort": port, "name": "grpc"},
-                                {"containerPort": METRICS_PORT, "name": "metrics"},
-                            ],
-                            "readinessProbe": {"grpc": {"port": port}, "periodSeconds": 5},
-                            "livenessProbe": {"grpc": {"port": port}, "periodSeconds": 10, "failureThreshold": 3},
-                            "resources": {
-                                "requests": {"cpu": "250m", "memory": "128Mi"},
-                                "limits": {"cpu": "1", "memory": "384Mi"},
-                            },
+                            **container,
                             "securityContext": CONTAINER_SECURITY,
                             "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}],
                         }
                     ],
-                    "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}}],
+                    "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": tmp_size}}],
                 },
             },
         },
     }
+
+
+def _rules_docs(game: str) -> list[dict[str, Any]]:
+    name, port = f"rules-{game}", rules_port(game)
+    labels = {"app": name, "tier": "rules"}
+    deployment = _deployment(
+        name,
+        labels,
+        replicas=2,
+        tmp_size="64Mi",
+        container={
+            "name": "rules",
+            "command": ["python", "-m", "services.rules_server", game],
+            "env": [
+                {"name": "TAVOLA_HOST", "value": "0.0.0.0"},
+                {"name": "TAVOLA_PORT", "value": str(port)},
+                {"name": "TAVOLA_METRICS_PORT", "value": str(METRICS_PORT)},
+            ],
+            "ports": [
+                {"containerPort": port, "name": "grpc"},
+                {"containerPort": METRICS_PORT, "name": "metrics"},
+            ],
+            "readinessProbe": {"grpc": {"port": port}, "periodSeconds": 5},
+            "livenessProbe": {"grpc": {"port": port}, "periodSeconds": 10, "failureThreshold": 3},
+            "resources": {
+                "requests": {"cpu": "250m", "memory": "128Mi"},
+                "limits": {"cpu": "1", "memory": "384Mi"},
+            },
+        },
+    )
     # Headless: the gateway's round_robin channel (dns:///rules-<game>:<port>) resolves
     # every pod and spreads calls across them.
     service = {
@@ -426,50 +446,34 @@ def k8s_ladder(games: list[str]) -> str:
         },
     }
     labels = {"app": "ladder"}
-    deployment = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "ladder", "labels": labels},
-        "spec": {
-            # One: each pod plays its own TAVOLA_LADDER_TABLES tables, so two would double the cap.
-            "replicas": 1,
-            "strategy": {"type": "Recreate"},
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels, "annotations": SCRAPED},
-                "spec": {
-                    "terminationGracePeriodSeconds": 15,
-                    "securityContext": POD_SECURITY,
-                    "containers": [
-                        {
-                            "name": "ladder",
-                            "image": "tavola",
-                            "command": ["python", "-m", "bots.ladder"],
-                            "env": [
-                                {"name": "TAVOLA_GATEWAY", "value": f"dns:///gateway:{GATEWAY_PORT}"},
-                                {"name": "TAVOLA_HOST", "value": "0.0.0.0"},
-                                {"name": "TAVOLA_METRICS_PORT", "value": str(METRICS_PORT)},
-                            ],
-                            "envFrom": [{"configMapRef": {"name": "tavola-ladder"}}],
-                            "ports": [{"containerPort": METRICS_PORT, "name": "metrics"}],
-                            "livenessProbe": {
-                                "httpGet": {"path": "/metrics", "port": METRICS_PORT},
-                                "periodSeconds": 30,
-                                "failureThreshold": 3,
-                            },
-                            "resources": {
-                                "requests": {"cpu": "50m", "memory": "96Mi"},
-                                "limits": {"cpu": "250m", "memory": "256Mi"},
-                            },
-                            "securityContext": CONTAINER_SECURITY,
-                            "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}],
-                        }
-                    ],
-                    "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": "16Mi"}}],
-                },
+    deployment = _deployment(
+        "ladder",
+        labels,
+        # One: each pod plays its own TAVOLA_LADDER_TABLES tables, so two would double the cap.
+        replicas=1,
+        strategy={"type": "Recreate"},
+        tmp_size="16Mi",
+        container={
+            "name": "ladder",
+            "command": ["python", "-m", "bots.ladder"],
+            "env": [
+                {"name": "TAVOLA_GATEWAY", "value": f"dns:///gateway:{GATEWAY_PORT}"},
+                {"name": "TAVOLA_HOST", "value": "0.0.0.0"},
+                {"name": "TAVOLA_METRICS_PORT", "value": str(METRICS_PORT)},
+            ],
+            "envFrom": [{"configMapRef": {"name": "tavola-ladder"}}],
+            "ports": [{"containerPort": METRICS_PORT, "name": "metrics"}],
+            "livenessProbe": {
+                "httpGet": {"path": "/metrics", "port": METRICS_PORT},
+                "periodSeconds": 30,
+                "failureThreshold": 3,
+            },
+            "resources": {
+                "requests": {"cpu": "50m", "memory": "96Mi"},
+                "limits": {"cpu": "250m", "memory": "256Mi"},
             },
         },
-    }
+    )
     budget = {
         "apiVersion": "policy/v1",
         "kind": "PodDisruptionBudget",

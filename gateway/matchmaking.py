@@ -235,7 +235,17 @@ class Matchmaker:
             )
         return low, high
 
-    async def find(self, player_id: str, request: pl.FindGameRequest, client: Client | None, send) -> None:
+    async def find(self, player_id: str, request: pl.FindGameRequest, client: Client | None, send_out) -> None:
+        """Seats the player at a table of the game it asks for: answers through ``send_out``,
+        each answer with when bots fill the empty seats (0 without bot fill) and when the
+        search ends, for the searcher's waiting screen."""
+        bot_fill = not request.HasField("bot_fill") or request.bot_fill
+
+        async def send(response: pl.FindGameResponse) -> None:
+            response.bot_fill_seconds = self.settings.bot_fill_seconds if bot_fill else 0.0
+            response.timeout_seconds = self.settings.timeout_seconds
+            await send_out(response)
+
         await self.core.quotas.charge(CREATE, client)
         low, high = await self.check(request)
         search_id = secrets.token_hex(8)
@@ -263,7 +273,7 @@ class Matchmaker:
                         "low": low,
                         "high": high,
                         "since": now,
-                        "fill": "0" if request.HasField("bot_fill") and not request.bot_fill else "1",
+                        "fill": "1" if bot_fill else "0",
                     },
                 )
                 pipe.expire(ticket_key, int(self.settings.timeout_seconds + 60))

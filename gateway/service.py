@@ -324,13 +324,7 @@ class PlayerServicer:
     async def FindGame(self, request: pl.FindGameRequest, context) -> None:
         player_id = await self.players.caller(auth.token_from(context))
 
-        settings = self.matchmaker.settings
-        bot_fill = not request.HasField("bot_fill") or request.bot_fill
-
         async def send(response: pl.FindGameResponse) -> None:
-            # When bots will fill and when the search ends, for the searcher's waiting screen.
-            response.bot_fill_seconds = settings.bot_fill_seconds if bot_fill else 0.0
-            response.timeout_seconds = settings.timeout_seconds
             await context.write(response.SerializeToString())
 
         await self.matchmaker.find(player_id, request, client_of(context), send)

@@ -54,10 +54,14 @@ def player(door, name: str) -> tuple[str, str]:
     return created.player.player_id, created.player_token
 
 
-def search(door, token: str, **fields) -> gw.TakeSeatResponse:
+def search(door, token: str, fill_seconds: float = 2.0, **fields) -> gw.TakeSeatResponse:
+    """``fill_seconds``: the stack's TAVOLA_QUICKPLAY_BOT_FILL_SECONDS."""
     request = pl.FindGameRequest(game_id="borgia", **fields)
     last = None
+    fills = fill_seconds if not request.HasField("bot_fill") or request.bot_fill else 0.0
     for message in door.FindGame(request, metadata=auth.metadata(token), timeout=60):
+        # Every answer says when bots fill (0 without bot fill) and when the search ends.
+        assert (message.bot_fill_seconds, message.timeout_seconds) == (fills, 20.0)
         last = message
     assert last is not None and last.HasField("seated")
     return last.seated
@@ -227,7 +231,7 @@ def test_bot_fill_seats_the_level_nearest_the_peoples_rating(levels_stack: Stack
         player_id, token = player(door, name)
         if rating is not None:
             rate(player_id, rating)
-        table = search(door, token, min_players=3, max_players=3, rated=True).table
+        table = search(door, token, 0.5, min_players=3, max_players=3, rated=True).table
         assert table.status == gw.TABLE_STATUS_IN_PROGRESS
         return [seat.bot for seat in table.seats if seat.kind == gw.SEAT_KIND_BOT]
 

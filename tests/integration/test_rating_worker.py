@@ -72,6 +72,25 @@ def wait_for(check, timeout: float = 60.0, what: str = "") -> None:
         time.sleep(0.1)
 
 
+def kill_9_at(process, line: bytes, timeout: float, what: str) -> None:
+    """Kills ``process`` with SIGKILL (no cleanup of any kind) once its log holds ``line``,
+    and reaps it."""
+    wait_for(lambda: line in process.log_path.read_bytes(), timeout, what)
+    os.kill(process.popen.pid, signal.SIGKILL)
+    process.popen.wait()
+
+
+def assert_rated_once(redis, keys: ratings.Keys, table_id: str, timeout: float) -> None:
+    """The table's update is applied, and each bot's rating counts it once, also after the
+    time at which a pending update is sent again (TAVOLA_RATING_RESEND_SECONDS=1)."""
+    wait_for(lambda: redis.exists(keys.done(table_id)), timeout, "the update to be sent again and applied")
+    for bot in BOTS:
+        assert int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games")) == 1
+    time.sleep(2.5)  # past the resend time: the sweep sends nothing more, and nothing doubles
+    for bot in BOTS:
+        assert int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games")) == 1
+
+
 def play_rated_bot_table(gateway) -> str:
     created = gateway.CreateTable(
         gw.CreateTableRequest(
@@ -101,20 +120,13 @@ def test_a_rating_update_survives_kill_9_of_its_worker_and_counts_once(rated_sta
         gateway = gateway_pb2_grpc.GatewayServiceStub(channel)
         players = players_pb2_grpc.PlayerServiceStub(channel)
         table_id = play_rated_bot_table(gateway)
-        wait_for(lambda: b"rating_paused" in paused.log_path.read_bytes(), 30, "the worker to hold the update")
-        os.kill(paused.popen.pid, signal.SIGKILL)
-        paused.popen.wait()
+        kill_9_at(paused, b"rating_paused", 30, "the worker to hold the update")
         # Killed mid-update: nothing written, the job still pending.
         assert redis.hget(keys.rating("borgia", f"bot:{BOTS[0]}"), "v") is None
         assert redis.hexists(keys.jobs, table_id)
 
         start_worker(rated_stack, "rating-worker", TAVOLA_WORKER_BOTS="none")
-        wait_for(lambda: redis.exists(keys.done(table_id)), 30, "the update to be sent again and applied")
-        for bot in BOTS:
-            assert int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games")) == 1
-        time.sleep(2.5)  # past the resend time: the sweep sends nothing more, and nothing doubles
-        for bot in BOTS:
-            assert int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games")) == 1
+        assert_rated_once(redis, keys, table_id, 30)
 
         page = players.GetPlayer(pl.GetPlayerRequest(player_id=f"bot:{BOTS[1]}"))
         assert page.player.bot and len(page.ratings) == 1
@@ -215,13 +227,7 @@ def killed_after_a_rated_finish(store_url: str, broker_url: str, prefix: str, lo
                 )
             )
         table_id = created.table.table_id
-        wait_for(
-            lambda: b"rating_finish_paused" in gateway_process.log_path.read_bytes(),
-            120,
-            "the finishing commit (the gateway then hangs)",
-        )
-        os.kill(gateway_process.popen.pid, signal.SIGKILL)
-        gateway_process.popen.wait()
+        kill_9_at(gateway_process, b"rating_finish_paused", 120, "the finishing commit (the gateway then hangs)")
         # The commit landed; no task was sent, nothing is rated yet.
         record = store_pb2.TableRecord.FromString(redis.hget(f"{prefix}:{{{table_id}}}:table", "record"))
         assert record.table.status == gw.TABLE_STATUS_FINISHED and record.table.rated
@@ -247,12 +253,7 @@ def killed_after_a_rated_finish(store_url: str, broker_url: str, prefix: str, lo
             TAVOLA_RATING_RESEND_SECONDS="1",
             TAVOLA_SWEEP_SECONDS="1",
         )
-        wait_for(lambda: redis.exists(keys.done(table_id)), 60, "the update to be sent again and applied")
-        for bot in BOTS:
-            assert int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games")) == 1
-        time.sleep(2.5)  # past the resend time: nothing more is sent, nothing doubles
-        for bot in BOTS:
-            assert int(redis.hget(keys.rating("borgia", f"bot:{bot}"), "games")) == 1
+        assert_rated_once(redis, keys, table_id, 60)
         assert not redis.hexists(keys.jobs, table_id) and redis.zscore(keys.pending, table_id) is None
         redis.close()
         stack.delete_keys()
