@@ -1,7 +1,7 @@
 """Every engine is a pure library (DESIGN: no grpc, protobuf, redis, celery, clock or global
 random): its modules import only the standard library, the engine kit and each other.
 The codec and the package's __init__ are the proto side and are not part of the engine;
-a game's words are, where its engine labels its actions with them (Borgia's)."""
+a game's words are, where its engine labels its actions with them (every game's)."""
 
 import ast
 import subprocess
@@ -14,8 +14,8 @@ SERVICES = Path(__file__).resolve().parents[1] / "services"
 FORBIDDEN_STDLIB = {"random", "time", "datetime", "secrets", "threading", "asyncio", "socket"}
 ENGINE_MODULES = {
     "borgia": ("engine", "model", "words"),
-    "mortadella": ("engine", "model"),
-    "pecunia": ("engine", "model", "deck"),
+    "mortadella": ("engine", "model", "words"),
+    "pecunia": ("engine", "model", "deck", "words"),
 }
 
 

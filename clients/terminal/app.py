@@ -373,7 +373,7 @@ class TableApp(App[int]):
 
     def _build_menu(self, snap: Snapshot) -> None:
         actions = [self.decoder.decode(legal.action) for legal in snap.legal_actions]
-        labels = [self._ctx.seats_text(legal.label) for legal in snap.legal_actions]
+        labels = [self._ctx.label_text(legal.label) for legal in snap.legal_actions]
         given = [self.renderer.action_path(a, label, self._ctx) for a, label in zip(actions, labels, strict=True)]
         paths = [path for path in given if path is not None]
         if len(paths) < len(given):
@@ -393,7 +393,8 @@ class TableApp(App[int]):
         for number, choice in enumerate(current, start=1):
             key = f"{number}" if number < 10 else " "
             more = " ▸" if not choice.is_leaf else ""
-            options.add_option(Option(f"{key} {choice.label}{more}"))
+            shown = choices.under(choice.label, self.menu_titles[-1] if self.menu_titles else None)
+            options.add_option(Option(f"{key} {shown}{more}"))
         options.highlighted = 0
         options.focus()
 
@@ -411,7 +412,10 @@ class TableApp(App[int]):
         elif self.sending:
             lines.append(Text("Sending your choice…"))
         elif snap.must_decide:
-            step = " ▸ ".join(title.rstrip(" …") for title in self.menu_titles)
+            titles = self.menu_titles
+            step = " ▸ ".join(
+                choices.under(title, titles[i - 1] if i else None).removesuffix(" …") for i, title in enumerate(titles)
+            )
             head = "Your decision" + (f": {step}" if step else "")
             lines.append(Text(head, style="bold green"))
             hint = "↑↓ Enter or 1-9 to choose" + (" · Esc back" if self.menu_titles else "")
@@ -546,7 +550,7 @@ class TableApp(App[int]):
         try:
             await self._live.submit(legal.action, snap.table.version)
         except grpc.RpcError as error:
-            label = self._ctx.seats_text(legal.label)
+            label = self._ctx.label_text(legal.label)
             self.notice = f"Not taken ({label}): {explain(error)}. Choose again."
         self.sending = False
         self.menu_version = -1  # rebuild the menu from a fresh view

@@ -68,3 +68,10 @@ def _split(indices, words, labels, depth, paths, prefix) -> None:
             paths[members[0]] = (*prefix, labels[members[0]])
         else:
             _split(members, words, labels, depth + 1, paths, (*prefix, f"{key} …"))
+
+
+def under(label: str, parent: str | None) -> str:
+    """A menu entry as shown under the entry it was opened from: the words that entry already
+    says left out ("Swap: …" opens "queue card 3 …", not "Swap: queue card 3 …")."""
+    stem = parent.removesuffix(" …") if parent else ""
+    return label[len(stem) + 1 :] if stem and label.startswith(f"{stem} ") else label

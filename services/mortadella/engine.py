@@ -33,6 +33,7 @@ rather than listing every legal action; playouts depend on this path being cheap
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping, Sequence
 from functools import cache
 from itertools import permutations
@@ -99,6 +100,7 @@ from services.mortadella.model import (
     WrongGuess,
     meets_row,
 )
+from services.mortadella.words import action_label
 
 GAME_ID = "mortadella"
 DEADLY_SIN = 8  # M8: holding this many tokens of one symbol eliminates (not the Brigand)
@@ -1114,21 +1116,6 @@ def _role_visible(state: State, viewer: int | None, seat: int) -> bool:
     return state.phase is Phase.OVER or viewer == seat or ROLE_INFO[state.roles[seat]].face_up
 
 
-_SYMBOL_WORD = {s: s.name for s in Symbol}
-_EFFECT_WORD = {
-    Effect.ACQUIRE_PEOPLE: "acquire 1 People",
-    Effect.ACQUIRE_TWO_PEOPLE: "acquire 2 People",
-    Effect.REVOLUTION: "Revolution",
-    Effect.ACQUIRE_TOWER: "acquire 1 Tower",
-    Effect.ACQUIRE_BOOK: "acquire 1 Book",
-    Effect.ACQUIRE_MORTADELLA: "acquire 1 Mortadella",
-    Effect.DRUNKENNESS: "Drunkenness",
-    Effect.INEBRIATION: "Inebriation",
-    Effect.PLAGUE: "Plague",
-    Effect.BLACK_DEATH: "Black Death",
-}
-
-
 class MortadellaEngine:
     """The Engine protocol for Il Trono di Mortadella (services.engine.api.Engine)."""
 
@@ -1322,29 +1309,11 @@ class MortadellaEngine:
         return Outcome(winners=state.winners, summary=summary)
 
     def describe_action(self, action: Action) -> str:
-        if isinstance(action, ChooseStartToken):
-            return f"start with 1 {_SYMBOL_WORD[action.symbol]}"
-        if isinstance(action, RollDice):
-            return "keep the 2 passed dice and roll 3" if action.keep_passed else "roll 5 dice"
-        if isinstance(action, GuessRole):
-            return f"guess seat {action.target} is the {role_name(action.role)}"
-        if isinstance(action, UseLombard):
-            return "re-roll with the Lombard token" if action.reroll else "let the dice lie"
-        if isinstance(action, ChooseDice):
-            return "choose " + " ".join(_SYMBOL_WORD[s] for s in action.symbols)
-        if isinstance(action, ResolveEffect):
-            return f"resolve {'+'.join(_SYMBOL_WORD[s] for s in action.dice)}: {_EFFECT_WORD[action.effect]}"
-        if isinstance(action, ChooseTarget):
-            return f"target seat {action.target}"
-        if isinstance(action, ChooseRevolution):
-            return f"Revolution: seat {action.target} discards a {_SYMBOL_WORD[action.symbol]}"
-        if isinstance(action, PayCancel):
-            return "pay Mortadella to cancel" if action.pay else "take the effect"
-        if isinstance(action, PlagueDiscard):
-            return "discard 1 PEOPLE" if action.symbol is Symbol.PEOPLE else "discard 1 TOWER instead of People"
-        if isinstance(action, StealFrom):
-            return f"steal from seat {action.victim}"
-        return repr(action)
+        """The action's label, in the game's words (services/mortadella/words.py): an action
+        reads the same among a seat's choices as in the event that tells it."""
+        if not isinstance(action, typing.get_args(Action)):
+            raise MalformedAction("not an Il Trono di Mortadella action")
+        return action_label(action)
 
 
 ENGINE = MortadellaEngine()

@@ -2,10 +2,15 @@
 ``services.engine.words``). A role card is named only where the projection carries it: the
 viewer's own, a face-up one, and every one at the end (M18)."""
 
-from services.engine.words import Voice, join
+from services.engine.words import Voice, join, seat
 from services.mortadella.model import (
     ROLE_INFO,
+    Action,
     CancelDecided,
+    ChooseDice,
+    ChooseRevolution,
+    ChooseStartToken,
+    ChooseTarget,
     DiceChosen,
     DiceRolled,
     Effect,
@@ -15,23 +20,30 @@ from services.mortadella.model import (
     Event,
     GameEnded,
     GuessMade,
+    GuessRole,
     LombardDecided,
     NoEffect,
+    PayCancel,
+    PlagueDiscard,
     PlayerEliminated,
+    ResolveEffect,
     Role,
     RoleDealt,
     RoleReplaced,
+    RollDice,
     SkipTurnGiven,
     Special,
     SpecialEventOccurred,
     StartPlayerChosen,
     StartRoll,
+    StealFrom,
     Symbol,
     TargetChosen,
     TokenCause,
     TokensChanged,
     TurnSkipped,
     TurnStarted,
+    UseLombard,
 )
 
 TOKEN_NAMES = ("People", "Tower", "Book", "Mortadella")  # the order of a seat's tokens (M2)
@@ -66,8 +78,54 @@ def dice(values) -> str:
     return " ".join(f"[{symbol(v)}]" for v in values) or "no dice"
 
 
+# Each effect as the rulebook's dice table says it (M4): an acquisition as what is acquired,
+# the others by their names.
+EFFECTS = {
+    Effect.ACQUIRE_PEOPLE: "acquire 1 People",
+    Effect.ACQUIRE_TWO_PEOPLE: "acquire 2 People",
+    Effect.REVOLUTION: "the Revolution",
+    Effect.ACQUIRE_TOWER: "acquire 1 Tower",
+    Effect.ACQUIRE_BOOK: "acquire 1 Book",
+    Effect.ACQUIRE_MORTADELLA: "acquire 1 Mortadella",
+    Effect.DRUNKENNESS: "Drunkenness",
+    Effect.INEBRIATION: "Inebriation",
+    Effect.PLAGUE: "the Plague",
+    Effect.BLACK_DEATH: "the Black Death",
+}
+# The die whose face an effect is (a Book used for another is a Joker, M4).
+FACE_OF = {
+    Effect.ACQUIRE_PEOPLE: Symbol.PEOPLE,
+    Effect.ACQUIRE_TWO_PEOPLE: Symbol.PEOPLE,
+    Effect.REVOLUTION: Symbol.PEOPLE,
+    Effect.ACQUIRE_TOWER: Symbol.TOWER,
+    Effect.ACQUIRE_BOOK: Symbol.BOOK,
+    Effect.ACQUIRE_MORTADELLA: Symbol.MORTADELLA,
+    Effect.DRUNKENNESS: Symbol.WINE,
+    Effect.INEBRIATION: Symbol.WINE,
+    Effect.PLAGUE: Symbol.RAT,
+    Effect.BLACK_DEATH: Symbol.RAT,
+}
+
+
 def effect(value: Effect) -> str:
-    return Effect(value).name.replace("_", " ").capitalize()
+    """ "acquire 1 Tower", "Drunkenness", "the Plague"."""
+    return EFFECTS[Effect(value)]
+
+
+def _effect_name(value: Effect) -> str:
+    """The effect as a sentence's subject: "Drunkenness", "The Plague"."""
+    text = effect(value)
+    return text[0].upper() + text[1:]
+
+
+def resolved(faces, value: Effect) -> str:
+    """Dice used for an effect: "[Tower]: acquire 1 Tower", "[Book] as a Joker: acquire 1 Tower"."""
+    joker = (
+        " as a Joker"
+        if any(Symbol(f) is Symbol.BOOK for f in faces) and FACE_OF[Effect(value)] is not Symbol.BOOK
+        else ""
+    )
+    return f"{dice(faces)}{joker}: {effect(value)}"
 
 
 def role(value: Role) -> str:
@@ -91,19 +149,22 @@ def event_text(event: Event, viewer: int | None) -> str:
         passed = f" and {voice.verb(event.seat, 'pass')} {dice(event.passed_on)} on" if event.passed_on else ""
         return f"{voice.does(event.seat, 'use')} {dice(event.chosen)}{passed}."
     if isinstance(event, EffectChosen):
-        return f"{voice.does(event.seat, 'resolve')} {dice(event.dice)}: {effect(event.effect)}."
+        return f"{voice.does(event.seat, 'resolve')} {resolved(event.dice, event.effect)}."
     if isinstance(event, TurnStarted):
         passed = f", with {dice(event.passed)} passed on" if event.passed else ""
         return f"Turn {event.turn}: {voice.whose(event.seat, start=False)} turn{passed}."
     if isinstance(event, TargetChosen):
         what = f" (to discard a {symbol(event.symbol)})" if event.symbol is not None else ""
-        return f"{voice.does(event.seat, 'target')} {voice.whom(event.target)} with {effect(event.effect)}{what}."
+        return f"{voice.does(event.seat, 'target')} {voice.whom(event.target)} with {_with(event.effect)}{what}."
     if isinstance(event, CancelDecided):
         if event.paid:
             return f"{voice.does(event.seat, 'pay')} Mortadella to cancel {effect(event.effect)}."
         return f"{voice.does(event.seat, 'take')} {effect(event.effect)}."
     if isinstance(event, NoEffect):
-        return f"{effect(event.effect)} has no effect for {voice.whom(event.seat)}."
+        # The seat is whose effect it is (the active seat), not its target.
+        if FACE_OF[event.effect] is Symbol.WINE or event.effect is Effect.REVOLUTION:
+            return f"{voice.whose(event.seat)} {effect(event.effect)} has no effect."
+        return f"{voice.does(event.seat, 'find')} nobody to take it from: {effect(event.effect)} has no effect."
     if isinstance(event, LombardDecided):
         if event.reroll:
             text = f"{voice.does(event.holder, 're-roll')} with the Lombard token: {dice(event.dice)}."
@@ -154,11 +215,16 @@ def event_text(event: Event, viewer: int | None) -> str:
     return type(event).__name__
 
 
+def _with(value: Effect) -> str:
+    """An effect after "with": "with Drunkenness", "with the Revolution"."""
+    return effect(value)
+
+
 def _game_ended(event: GameEnded, voice: Voice) -> str:
     if event.reason is EndReason.TURN_LIMIT:
         head = "The game ends at the turn limit (table option max_turns): nobody wins."
     elif event.reason is EndReason.ALL_ELIMINATED:
-        head = "The game ends: every player is out: nobody wins."
+        head = "The game ends: every player is out, so nobody wins."
     else:
         winner = event.winners[0]  # one winner (M14-M16, M19)
         verb, third, rest = ENDINGS[event.reason]
@@ -177,3 +243,32 @@ def _game_ended(event: GameEnded, voice: Voice) -> str:
 class MortadellaWords:
     def event_text(self, event: Event, viewer: int | None) -> str:
         return event_text(event, viewer)
+
+
+def action_label(action: Action) -> str:
+    """A legal action's label (``LegalAction.label``), in the rulebook's words and read as the
+    event that tells it ("use [Tower] [Tower] [Rat]", "resolve [Book] as a Joker: acquire 1
+    Tower"). Seats are written "seat N": clients write the names in (their own as "you")."""
+    if isinstance(action, ChooseStartToken):
+        return f"start with 1 {symbol(action.symbol)}"
+    if isinstance(action, RollDice):
+        return "keep the 2 passed dice and roll 3" if action.keep_passed else "roll 5 dice"
+    if isinstance(action, GuessRole):
+        return f"guess {seat(action.target)} is the {role(action.role)}"
+    if isinstance(action, UseLombard):
+        return "re-roll with the Lombard token" if action.reroll else "leave the dice as they lie"
+    if isinstance(action, ChooseDice):
+        return f"use {dice(action.symbols)}"
+    if isinstance(action, ResolveEffect):
+        return f"resolve {resolved(action.dice, action.effect)}"
+    if isinstance(action, ChooseTarget):
+        return f"target {seat(action.target)}"
+    if isinstance(action, ChooseRevolution):
+        return f"Revolution: {seat(action.target)} discards 1 {symbol(action.symbol)}"
+    if isinstance(action, PayCancel):
+        return "pay Mortadella to cancel it" if action.pay else "take the effect"
+    if isinstance(action, PlagueDiscard):
+        return "discard 1 People" if action.symbol is Symbol.PEOPLE else "discard 1 Tower instead of People"
+    if isinstance(action, StealFrom):
+        return f"steal from {seat(action.victim)}"
+    return type(action).__name__

@@ -23,6 +23,7 @@ asked even when none of them can be played: a turn that ran by itself would tell
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -33,11 +34,9 @@ from services.engine.errors import IllegalAction, MalformedAction, NotYourDecisi
 from services.engine.rng import Rng
 from services.pecunia.deck import DECKS_DIR, DEFAULT_DECK, available_decks, load_deck
 from services.pecunia.model import (
-    ACTION_LABELS,
     ACTION_TYPES,
     NEIGHBOURS,
     PLAY_KINDS,
-    SEAT_NAMES,
     ActionCardPlayed,
     ActionCardsDrawn,
     ActionKind,
@@ -82,10 +81,12 @@ from services.pecunia.model import (
     SesterceTaxed,
     Stack,
     TurnStarted,
+    turn_number,
 )
 from services.pecunia.model import (
     Seated as S,
 )
+from services.pecunia.words import action_label
 
 OPTION_TARGET = "target"
 OPTION_DECK = "deck"
@@ -894,7 +895,7 @@ class PecuniaEngine:
             target=state.target,
             turn_limit=state.turn_limit,
             start_player=state.start_player,
-            turn=state.turn,
+            turn=_turn_in_play(state),
             active=state.active,
             phase=state.phase,
             villa=state.villa,
@@ -972,7 +973,7 @@ class PecuniaEngine:
             phase=view.phase,
             villa=view.villa,
             reorder=view.reorder,
-            turn=view.turn,
+            turn=_completed_turns(view),
             rng=rng.next_u64(),
             winners=view.winners,
             end_reason=view.end_reason,
@@ -997,32 +998,24 @@ class PecuniaEngine:
         return describe_action(action)
 
 
-def _where(seat: SeatPos, slot: int) -> str:
-    return SEAT_NAMES[seat] + (" (top)" if slot else "")
+def _turn_in_play(state: PecuniaState) -> int:
+    """The view's turn: the one in play, or at the end the last one played (a game ended
+    by the turn limit ended as its last turn was completed)."""
+    if state.phase is _OVER and state.end_reason is EndReason.TURN_LIMIT:
+        return state.turn
+    return turn_number(state.turn)
+
+
+def _completed_turns(view: PecuniaView) -> int:
+    """``_turn_in_play`` undone: the state's count of completed turns."""
+    if view.phase is _OVER and view.end_reason is EndReason.TURN_LIMIT:
+        return view.turn
+    return view.turn - 1
 
 
 def describe_action(action: PecuniaAction) -> str:
-    if isinstance(action, RemoveMarkers):
-        return "remove round markers and collect"
-    if isinstance(action, SeatRoman):
-        return f"seat {'two women' if action.pair else 'the start of the queue'} on {SEAT_NAMES[action.seat]}"
-    if isinstance(action, EndRefill):
-        return "stop refilling"
-    if isinstance(action, DrawActionCard):
-        return "draw an action card and end the turn"
-    if isinstance(action, PickNext):
-        return f"reorder: queue card {action.index + 1} next"
-    label = ACTION_LABELS.get(PLAY_KINDS.get(type(action)))  # type: ignore[arg-type]
-    if label is None:
-        return repr(action)
-    if isinstance(action, PlayQueueJumper):
-        return f"{label}: queue card {action.index + 1} to the start"
-    if isinstance(action, PlayCastorOil):
-        return f"{label}: -{action.amount} on {_where(action.seat, action.slot)}"
-    if isinstance(action, (PlayFishPoisoning, PlayEviction)):
-        return f"{label}: seat {action.target}'s {_where(action.seat, action.slot)}"
-    if isinstance(action, (PlaySpecialTax, PlayPoaching, PlaySenateMeeting)):
-        return f"{label} on seat {action.target}"
-    if isinstance(action, PlaySwap):
-        return f"{label}: own queue card {action.index + 1} with seat {action.target}'s card {action.target_index + 1}"
-    return label
+    """The action's label, in the game's words (services/pecunia/words.py): an action reads
+    the same among a seat's choices as in the event that tells it."""
+    if not isinstance(action, typing.get_args(PecuniaAction)):
+        raise MalformedAction("not a Pecunia non olet action")
+    return action_label(action)

@@ -49,6 +49,14 @@ ACTION_LABELS = {
 }
 
 
+def turn_number(completed: int) -> int:
+    """The number of the turn that follows ``completed`` turns, as the rulebook counts them
+    (the first turn is turn 1): the one place turn numbers come from. The view's ``turn``
+    is it, and a ``TurnStarted`` (which holds the turns completed before it) is told with it,
+    so every client and every text say the same."""
+    return completed + 1
+
+
 class SeatPos(IntEnum):
     """P1: the three latrine seats; LEFT-MIDDLE and MIDDLE-RIGHT are adjacent."""
 

@@ -223,5 +223,9 @@ def test_a_message_of_another_type_is_malformed():
 def test_labels_are_short_and_human():
     labels = {ENGINE.describe_action(a) for a in EVERY_ACTION}
     assert "roll 5 dice" in labels and "guess seat 3 is the Cardinal" in labels
-    assert "resolve PEOPLE+BOOK: Revolution" in labels
+    assert "resolve [People] [Book] as a Joker: the Revolution" in labels
+    assert "use [People] [Book] [Rat]" in labels and "discard 1 Tower instead of People" in labels
     assert all(len(label) < 60 for label in labels)
+    # The rulebook's words: no face or token in capitals.
+    for label in labels:
+        assert not any(word in label for word in ("PEOPLE", "TOWER", "BOOK", "WINE", "RAT")), label

@@ -104,6 +104,15 @@ def test_a_whole_table_is_played_by_clicks_with_secrets_kept(open_page, base_url
     else:
         assert "hidden" not in page.page.locator("[data-testid=hand-0]").inner_text()
         assert "hidden" in page.page.locator("[data-testid=hand-1]").inner_text()
+        # The turn in play, as the board and the history count it (from 1, as the rulebook).
+        turn = re.search(r"Turn (\d+)", page.page.locator(".board .status").inner_text())
+        assert turn and int(turn.group(1)) >= 1
+        history = page.page.locator("[data-testid=history]").inner_text()
+        assert re.findall(r"Turn (\d+):", history)[-1] == turn.group(1), history
+    if not page.page.locator("[data-testid=ending]").count():
+        # Labels in the game's words: no enum spelled in capitals ("choose PEOPLE TOWER").
+        moves = page.page.locator("[data-testid=actions]").inner_text()
+        assert not re.search(r"\b[A-Z]{4,}\b", moves), moves
     play_to_end(page)
     page.shot("end")
     verdict = page.page.locator("[data-testid=seed-verdict]")

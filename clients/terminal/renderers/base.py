@@ -56,8 +56,15 @@ class TableContext:
         return f"{self.who(seat)} {verb}{ending}"
 
     def seats_text(self, text: str) -> str:
-        """A label with "seat 2" replaced by the seat's name."""
+        """A text with "seat 2" replaced by the seat's name."""
         return SEAT_IN_TEXT.sub(lambda m: self.name(int(m.group(1))), text)
+
+    def label_text(self, label: str) -> str:
+        """An action's label as its seat reads it: "seat 2" as the seat's name, the reader's
+        own as "you" ("target you", as the web client writes it)."""
+        return SEAT_IN_TEXT.sub(
+            lambda m: "you" if int(m.group(1)) == self.me else self.names.get(int(m.group(1)), m.group(0)), label
+        )
 
 
 def words(enum_name: str, prefix: str) -> str:

@@ -5,18 +5,20 @@ from rich.table import Table
 from rich.text import Text
 
 from clients.terminal.renderers.base import Renderer, TableContext, words
+from services.pecunia.model import ACTION_LABELS, ActionKind
 from tavola.pecunia.v1 import pecunia_pb2 as pb
 
 PHASES = {
-    pb.PHASE_MARKERS: "remove round markers and collect",
+    pb.PHASE_MARKERS: "remove round markers and collect sesterces",
     pb.PHASE_REFILL: "refill the latrine from the queue",
-    pb.PHASE_DRAW: "play cards or draw an action card",
+    pb.PHASE_DRAW: "play action cards or draw one",
     pb.PHASE_OVER: "the game is over",
 }
 
 
 def card_kind(value: int) -> str:
-    return words(pb.ActionCardKind.Name(value), "ACTION_CARD_KIND_")
+    """An action card as the game's words name it ("Queue-jumper", "Castor oil")."""
+    return ACTION_LABELS.get(ActionKind(value), words(pb.ActionCardKind.Name(value), "ACTION_CARD_KIND_"))
 
 
 def roman(card: pb.RomanCard) -> str:
@@ -45,7 +47,7 @@ class PecuniaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
     def board(self, view: pb.View | None, ctx: TableContext) -> RenderableType:
         if view is None:
             return super().board(view, ctx)
-        status = Text(f"Turn {view.turn + 1}. Target: {view.target} sesterces. ", style="bold")
+        status = Text(f"Turn {view.turn}. Target: {view.target} sesterces. ", style="bold")
         if view.phase == pb.PHASE_OVER:
             status.append("The game is over.")
         else:
@@ -78,7 +80,7 @@ class PecuniaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
             hand = ", ".join(card_kind(card.kind) for card in player.hand) or "no cards"
             grid.add_row("your hand", Text(hand, style="cyan"))
         else:
-            grid.add_row("hand", f"{player.hand_count} card(s)")
+            grid.add_row("hand", f"{player.hand_count} {'card' if player.hand_count == 1 else 'cards'}")
         return grid
 
 

@@ -351,7 +351,7 @@ export class TablePage {
     return h(
       "section",
       { class: "actions", "aria-label": "Your actions", "data-testid": "actions" },
-      h("h3", {}, "Your move", trail.length ? `: ${trail.join(" ")}` : ""),
+      h("h3", {}, "Your move", trail.length ? `: ${trailText(trail)}` : ""),
       h(
         "div",
         { class: "choices" },
@@ -367,7 +367,7 @@ export class TablePage {
               disabled: this.submitting,
               onclick: () => (choice.index !== undefined ? void this.submit(choice.index) : this.openMenu([...this.menuPath, i])),
             },
-            choice.label,
+            under(choice.label, trail[trail.length - 1]),
           ),
         ),
       ),
@@ -471,6 +471,19 @@ export class TablePage {
       h("p", {}, h("a", { href: "#/" }, "Back to the lobby"), " · ", h("a", { href: "#/quick" }, "Quick play again")),
     );
   }
+}
+
+/** A menu entry as shown under the entry it was opened from: the words that entry already
+ * says left out ("Swap: …" opens "queue card 3 …", not "Swap: queue card 3 …"). */
+export function under(label: string, parent: string | undefined): string {
+  const stem = parent?.replace(/ …$/, "");
+  return stem && label.startsWith(`${stem} `) ? label.slice(stem.length + 1) : label;
+}
+
+/** The menus opened so far, each said once: "Swap: queue card 3 …". */
+function trailText(trail: string[]): string {
+  const parts = trail.map((step, i) => under(step, trail[i - 1]));
+  return parts.map((part, i) => (i + 1 < parts.length && under(trail[i + 1], trail[i]) !== trail[i + 1] ? part.replace(/ …$/, "") : part)).join(" ");
 }
 
 const gameNames = new Map<string, string>();

@@ -4,7 +4,6 @@ import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
 import {
   ActionCardKind,
-  EndReason,
   Phase,
   RomanKind,
   SeatPosition,
@@ -18,8 +17,33 @@ function roman(card: RomanCard | undefined): HTMLElement {
   return h(
     "span",
     { class: `card roman-${RomanKind[card.kind].toLowerCase()}`, title: `${card.rounds} rounds, pays ${card.sesterces}` },
-    `${words(RomanKind[card.kind])} ${card.rounds}/${card.sesterces}`,
+    `${words(RomanKind[card.kind])} ${card.rounds}r/${card.sesterces}s`,
   );
+}
+
+// Where the active player's turn stands, in the rulebook's steps (P4).
+const PHASES: Partial<Record<Phase, string>> = {
+  [Phase.MARKERS]: "remove round markers and collect sesterces",
+  [Phase.REFILL]: "refill the latrine from the queue",
+  [Phase.DRAW]: "play action cards or draw one",
+};
+
+// The action cards as the game's words name them (services/pecunia/model.py ACTION_LABELS).
+const CARD_NAMES: Partial<Record<ActionCardKind, string>> = {
+  [ActionCardKind.VILLA_DIXIUS]: "Villa Dixius",
+  [ActionCardKind.QUEUE_JUMPER]: "Queue-jumper",
+  [ActionCardKind.CASTOR_OIL]: "Castor oil",
+  [ActionCardKind.FISH_POISONING]: "Fish poisoning",
+  [ActionCardKind.SPECIAL_TAX]: "Special tax",
+  [ActionCardKind.POACHING]: "Poaching",
+  [ActionCardKind.SWAP]: "Swap",
+  [ActionCardKind.SENATE_MEETING]: "Senate meeting",
+  [ActionCardKind.REORDERING]: "Reordering",
+  [ActionCardKind.EVICTION]: "Eviction",
+};
+
+function cardName(kind: ActionCardKind): string {
+  return CARD_NAMES[kind] ?? words(ActionCardKind[kind]);
 }
 
 export const pecunia: GameRenderer = {
@@ -36,7 +60,7 @@ export const pecunia: GameRenderer = {
           "p",
           {},
           h("strong", {}, over ? "The game is over." : `Turn ${view.turn}`),
-          over ? null : [" · ", ctx.seats.tag(view.active), ` plays (${words(Phase[view.phase])})`],
+          over ? null : [" · ", ctx.seats.tag(view.active), `: ${PHASES[view.phase] ?? words(Phase[view.phase])}`],
           ` · first to ${view.target} sesterces wins`,
         ),
         h("p", { class: "small" }, `Roman pile ${view.romanPileCount} · action pile ${view.actionPileCount}`),
@@ -68,8 +92,8 @@ export const pecunia: GameRenderer = {
               "div",
               { class: "hand small", "data-testid": `hand-${player.seat}` },
               player.handVisible
-                ? ["Hand: ", player.hand.length ? player.hand.map((card) => h("span", { class: "card action" }, words(ActionCardKind[card.kind]))) : "empty"]
-                : `Hand: ${player.handCount} card(s), hidden`,
+                ? ["Hand: ", player.hand.length ? player.hand.map((card) => h("span", { class: "card action" }, cardName(card.kind))) : "empty"]
+                : `Hand: ${player.handCount} ${player.handCount === 1 ? "card" : "cards"}, hidden`,
             ),
           ),
         ),
@@ -82,7 +106,6 @@ export const pecunia: GameRenderer = {
     return h(
       "div",
       {},
-      h("p", {}, view.endReason === EndReason.TARGET_REACHED ? `${view.target} sesterces reached.` : "The turn limit was reached: the most sesterces win."),
       h(
         "ul",
         { class: "plain" },

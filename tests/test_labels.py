@@ -1,0 +1,102 @@
+"""What a player reads among their choices and on the board: each game's action labels in
+its rulebook's words, read as the event that tells the action was taken, and Pecunia's
+turn counted from 1 alike in its view and its history."""
+
+import re
+
+from common.names import for_viewer, with_names
+from services.mortadella import ENGINE as MORTADELLA
+from services.mortadella import model as m
+from services.mortadella import words as mortadella_words
+from services.pecunia import ENGINE as PECUNIA
+from services.pecunia import model as p
+from services.pecunia import words as pecunia_words
+from services.registry import get_game
+from tests.engine_harness import random_playout
+
+
+def test_pecunia_labels_are_the_rulebooks_steps_and_cards():
+    label = PECUNIA.describe_action
+    assert label(p.RemoveMarkers()) == "remove round markers and collect sesterces"
+    assert label(p.SeatRoman(p.SeatPos.MIDDLE)) == "refill the middle seat"
+    assert label(p.SeatRoman(p.SeatPos.LEFT, pair=True)) == "refill the left seat with two women"
+    assert label(p.EndRefill()) == "stop refilling"
+    assert label(p.DrawActionCard()) == "draw an action card (ends your turn)"
+    assert label(p.PlayCastorOil(p.SeatPos.RIGHT, 0, 2)) == "Castor oil: -2 round markers on the right seat"
+    assert (
+        label(p.PlayCastorOil(p.SeatPos.LEFT, 1, 1)) == "Castor oil: -1 round marker on the top woman on the left seat"
+    )
+    assert label(p.PlayFishPoisoning(1, p.SeatPos.LEFT, 0)) == "Fish poisoning on seat 1's left seat"
+    assert label(p.PlaySwap(2, 1, 4)) == "Swap: queue card 3 for seat 1's card 5"
+    assert label(p.PlaySenateMeeting(2)) == "Senate meeting on seat 2"
+    assert label(p.PlayVillaDixius()) == "Villa Dixius"
+    # Names written in as the clients and the gateway write them.
+    assert with_names(label(p.PlaySwap(0, 1, 0)), {1: "Ada"}) == "Swap: queue card 1 for Ada's card 1"
+
+
+def test_a_played_card_reads_as_its_label():
+    for action in (
+        p.PlayQueueJumper(2),
+        p.PlayCastorOil(p.SeatPos.MIDDLE, 0, 1),
+        p.PlayFishPoisoning(1, p.SeatPos.RIGHT, 1),
+        p.PlayEviction(1, p.SeatPos.LEFT, 0),
+        p.PlaySpecialTax(1),
+        p.PlaySwap(0, 1, 2),
+    ):
+        card = p.ActionCard(0, p.PLAY_KINDS[type(action)])
+        told = for_viewer(pecunia_words.event_text(p.ActionCardPlayed(0, card, action), 0), 0)
+        assert told == f"You play {PECUNIA.describe_action(action)}.", told
+
+
+def test_mortadella_labels_are_the_rulebooks_words():
+    label = MORTADELLA.describe_action
+    P, T, B, R = m.Symbol.PEOPLE, m.Symbol.TOWER, m.Symbol.BOOK, m.Symbol.RAT
+    assert label(m.ChooseDice((T, T, R))) == "use [Tower] [Tower] [Rat]"
+    assert label(m.ResolveEffect((T,), m.Effect.ACQUIRE_TOWER)) == "resolve [Tower]: acquire 1 Tower"
+    assert (
+        label(m.ResolveEffect((B,), m.Effect.ACQUIRE_MORTADELLA)) == "resolve [Book] as a Joker: acquire 1 Mortadella"
+    )
+    assert label(m.ResolveEffect((P, P), m.Effect.REVOLUTION)) == "resolve [People] [People]: the Revolution"
+    assert label(m.ResolveEffect((R, R), m.Effect.BLACK_DEATH)) == "resolve [Rat] [Rat]: the Black Death"
+    assert label(m.ChooseRevolution(2, B)) == "Revolution: seat 2 discards 1 Book"
+    assert label(m.PlagueDiscard(P)) == "discard 1 People"
+    assert label(m.UseLombard(False)) == "leave the dice as they lie"
+
+
+def test_a_resolved_effect_reads_as_its_label():
+    for dice, effect in (((m.Symbol.TOWER,), m.Effect.ACQUIRE_TOWER), ((m.Symbol.BOOK,), m.Effect.PLAGUE)):
+        told = for_viewer(mortadella_words.event_text(m.EffectChosen(0, dice, effect), 0), 0)
+        assert told == f"You {MORTADELLA.describe_action(m.ResolveEffect(dice, effect))}.", told
+
+
+def test_no_effect_names_whose_effect_it_was():
+    # NoEffect's seat is the one resolving; "has no effect for <that seat>" read as if it
+    # were the target.
+    told = for_viewer(mortadella_words.event_text(m.NoEffect(2, m.Effect.DRUNKENNESS), None), None)
+    assert told == "seat 2's Drunkenness has no effect."
+
+
+def test_pecunia_turns_count_from_1_in_the_view_and_the_history():
+    game = get_game("pecunia")
+    state, events = PECUNIA.new_game(2, {}, 7)
+    assert PECUNIA.view(state, 0).turn == PECUNIA.view(state, None).turn == 1
+    started = [e for e in events if isinstance(e, p.TurnStarted)]
+    assert for_viewer(pecunia_words.event_text(started[0], None), None).startswith("Turn 1: ")
+    playout = random_playout(game, 2, {}, 7, max_steps=400)
+    told = [for_viewer(pecunia_words.event_text(e, None), None) for e in playout.events if isinstance(e, p.TurnStarted)]
+    numbers = [int(re.match(r"Turn (\d+):", text).group(1)) for text in told]  # type: ignore[union-attr]
+    assert numbers == list(range(1, 1 + len(numbers)))  # the playout's events start with the deal's
+    # The last turn started is the view's turn while the game goes on.
+    if PECUNIA.view(playout.state, None).phase is not p.Phase.OVER:
+        assert PECUNIA.view(playout.state, None).turn == numbers[-1]
+
+
+def test_a_submenu_says_what_its_parent_said_once():
+    from clients.terminal import choices
+
+    labels = [f"Swap: queue card {i} for seat 1's card {j}" for i in (1, 2) for j in range(1, 7)]
+    menu = choices.build(choices.word_paths(labels))
+    assert [choice.label for choice in menu] == ["Swap: queue card 1 …", "Swap: queue card 2 …"]
+    leaf = menu[0].children[0]
+    assert choices.under(leaf.label, menu[0].label) == "for seat 1's card 1"
+    assert choices.under("call", None) == "call"
