@@ -37,6 +37,10 @@ class ApiError(Exception):
         self.metadata = {key: str(value) for key, value in metadata.items() if value is not None}
 
     def to_status(self) -> grpc.Status:
+        return rpc_status.to_status(self.to_rpc_status())
+
+    def to_rpc_status(self) -> status_pb2.Status:
+        """The google.rpc.Status of this error: its code, message, ErrorInfo and RetryInfo."""
         info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata)
         details = [info]
         if self.retry_after is not None:
@@ -47,8 +51,7 @@ class ApiError(Exception):
         for detail in details:
             packed.append(any_pb2.Any())
             packed[-1].Pack(detail)
-        status = status_pb2.Status(code=self.code.value[0], message=self.message, details=packed)
-        return rpc_status.to_status(status)
+        return status_pb2.Status(code=self.code.value[0], message=self.message, details=packed)
 
 
 def invalid(reason: str, message: str, **metadata: object) -> ApiError:
@@ -94,10 +97,30 @@ def reason_of(error: grpc.RpcError) -> str:
     return details_of(error)[0].reason
 
 
+def _reason_in(status: status_pb2.Status | None) -> str:
+    info = error_details_pb2.ErrorInfo()
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+            detail.Unpack(info)
+    return info.reason
+
+
+_CODE_OF_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def from_rpc_status(status: status_pb2.Status) -> ApiError:
+    """A dependency's error sent as a google.rpc.Status (a stream's answer to one of its
+    requests), re-raised as ``from_rpc_error`` re-raises a failed call's."""
+    code = _CODE_OF_NUMBER.get(status.code, grpc.StatusCode.UNKNOWN)
+    return _dependency_error(code, _reason_in(status), status.message)
+
+
 def from_rpc_error(error: grpc.RpcError) -> ApiError:
     """Re-raise a dependency's error with the same code, reason and message."""
-    code = error.code()
-    reason = reason_of(error)
+    return _dependency_error(error.code(), reason_of(error), error.details() or "")
+
+
+def _dependency_error(code: grpc.StatusCode, reason: str, message: str) -> ApiError:
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
         return ApiError(
             grpc.StatusCode.UNAVAILABLE,
@@ -105,4 +128,4 @@ def from_rpc_error(error: grpc.RpcError) -> ApiError:
             "a rules service is unavailable",
             retry_after=RETRY_UNAVAILABLE_SECONDS,
         )
-    return ApiError(code, reason or code_pb2.Code.Name(code.value[0]), error.details() or "")
+    return ApiError(code, reason or code_pb2.Code.Name(code.value[0]), message)

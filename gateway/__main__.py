@@ -4,7 +4,7 @@ Environment: REDIS_URL (redis:// or redis+cluster://), TAVOLA_REDIS_CLUSTER, TAV
 TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SPECS, TAVOLA_BOT_SECRET,
 TAVOLA_DEVELOPMENT, TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS (default 30),
 TAVOLA_DUE_SWEEP_SECONDS (default 1), TAVOLA_TASK_GRACE_SECONDS (default 5),
-TAVOLA_RECENT_RECORDS (4096), TAVOLA_GC_THRESHOLD (20000),
+TAVOLA_RECENT_RECORDS (4096), TAVOLA_RULES_TIMEOUT_SECONDS (5), TAVOLA_RULES_STREAMS (2), TAVOLA_GC_THRESHOLD (20000),
 TAVOLA_HOST, TAVOLA_PORT (default 50051), TAVOLA_PORT_FILE, TAVOLA_TIMER_HOST,
 TAVOLA_TIMER_PORT (default 50052), TAVOLA_TIMER_PORT_FILE, TAVOLA_METRICS_PORT,
 TAVOLA_REDIS_CONNECTIONS (default 64), TAVOLA_REDIS_POOL_TIMEOUT_SECONDS (default 10), TAVOLA_LOG_LEVEL,
@@ -93,7 +93,7 @@ async def serve() -> None:
     metrics.serve_from_env()
     hub = Hub(client, f"{settings.key_prefix}:gateway")
     await hub.start()
-    rules = RulesDirectory(settings.rules, settings.rules_timeout_seconds)
+    rules = RulesDirectory(settings.rules, settings.rules_timeout_seconds, settings.rules_streams)
     core = TableCore(
         TableStore(
             client,

@@ -57,6 +57,8 @@ class Settings:
     # without a load (gateway/store.py TableStore.recent); 0: every command loads.
     recent_records: int = 4096
     rules_timeout_seconds: float = 5.0
+    # ApplyActions streams to each game's rules service (gateway/rules.py); 0: unary calls.
+    rules_streams: int = 2
     # The walk of the tables in progress, for a table that lost its due time (gateway/sweeper.py).
     sweep_seconds: float = 30.0
     # How often overdue tables are woken again, and how late a task may be before they are.
@@ -90,6 +92,7 @@ class Settings:
             retry_window_seconds=int(env.get("TAVOLA_RETRY_WINDOW_SECONDS", cls.retry_window_seconds)),
             recent_records=int(env.get("TAVOLA_RECENT_RECORDS", cls.recent_records)),
             rules_timeout_seconds=float(env.get("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds)),
+            rules_streams=int(env.get("TAVOLA_RULES_STREAMS", cls.rules_streams)),
             sweep_seconds=float(env.get("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds)),
             due_sweep_seconds=float(env.get("TAVOLA_DUE_SWEEP_SECONDS", cls.due_sweep_seconds)),
             task_grace_seconds=float(env.get("TAVOLA_TASK_GRACE_SECONDS", cls.task_grace_seconds)),

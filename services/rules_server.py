@@ -321,6 +321,40 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     @rpc
     async def ApplyAction(self, request, context):
+        return self._apply(request)
+
+    async def ApplyActions(self, request_iterator, context):
+        """ApplyAction for each message of a long-lived stream, answered in order: what
+        ApplyAction answers, or the status it would fail with. The stream ends when the
+        caller closes it."""
+        game = self.engine.info.game_id
+        latency: dict[str, Histogram] = {}  # by code
+        while True:
+            message = await context.read()
+            if message is grpc.aio.EOF:
+                return
+            started = time.perf_counter()
+            reply = rules_pb2.ApplyActionsResponse(id=message.id)
+            try:
+                reply.response.CopyFrom(self._apply(message.request))
+                code = "OK"
+            except (EngineError, ApiError) as error:
+                failure = api_error(error) if isinstance(error, EngineError) else error
+                code = failure.code.name
+                reply.error = failure.to_rpc_status().SerializeToString()
+            except Exception:
+                code = "INTERNAL"
+                log.error("internal_error", method="ApplyActions", exc_info=True)
+                failure = ApiError(grpc.StatusCode.INTERNAL, "INTERNAL", "the rules service failed")
+                reply.error = failure.to_rpc_status().SerializeToString()
+            await context.write(reply)
+            # Counted as ApplyAction calls, whichever way they came.
+            child = latency.get(code)
+            if child is None:
+                child = latency[code] = LATENCY.labels(game, "ApplyAction", code)
+            child.observe(time.perf_counter() - started)
+
+    def _apply(self, request: rules_pb2.ApplyActionRequest) -> rules_pb2.ApplyActionResponse:
         state = self._state(request.state)
         action = self._action(request.action)
         new_state, events = self.engine.apply(state, request.seat, action)

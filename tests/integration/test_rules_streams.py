@@ -1,0 +1,151 @@
+"""gateway/rules.py over real gRPC: ApplyAction on the ApplyActions streams answers as the
+unary call does (responses, errors with their code and reason, many requests at once on
+two streams), a rules service without the stream is asked with unary calls, and a
+service that stops fails the requests on its stream as UNAVAILABLE and is streamed to
+again once it is back."""
+
+import asyncio
+import random
+
+import grpc
+import pytest
+
+from common.errors import ApiError
+from gateway.rules import RulesDirectory
+from services.registry import get_game
+from services.rules_server import RulesServicer
+from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
+
+GAME = "borgia"
+
+
+def _unary_only(inner: RulesServicer) -> grpc.GenericRpcHandler:
+    """A rules service of an older contract: ApplyAction, but no ApplyActions stream."""
+
+    def method(name: str, request_type, response_type) -> grpc.RpcMethodHandler:
+        return grpc.unary_unary_rpc_method_handler(
+            getattr(inner, name), request_type.FromString, response_type.SerializeToString
+        )
+
+    return grpc.method_handlers_generic_handler(
+        "tavola.rules.v1.RulesService",
+        {
+            "NewGame": method("NewGame", rules_pb2.NewGameRequest, rules_pb2.NewGameResponse),
+            "GetView": method("GetView", rules_pb2.GetViewRequest, rules_pb2.GetViewResponse),
+            "ApplyAction": method("ApplyAction", rules_pb2.ApplyActionRequest, rules_pb2.ApplyActionResponse),
+        },
+    )
+
+
+async def _serve(servicer, port: int = 0) -> tuple[grpc.aio.Server, int]:
+    server = grpc.aio.server()
+    if isinstance(servicer, grpc.GenericRpcHandler):
+        server.add_generic_rpc_handlers((servicer,))
+    else:
+        rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
+    bound = server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    return server, bound
+
+
+async def _requests(rules: RulesDirectory, steps: int, seed: int) -> list[rules_pb2.ApplyActionRequest]:
+    """The ApplyAction requests of one random 3-player game, from the unary calls."""
+    chooser = random.Random(seed)
+    dealt = await rules.call(GAME, "NewGame", rules_pb2.NewGameRequest(player_count=3, seed=seed))
+    state, status = dealt.state, dealt.status
+    requests = []
+    for _ in range(steps):
+        if status.finished:
+            break
+        seat = chooser.choice(list(status.deciding_seats))
+        view = await rules.call(GAME, "GetView", rules_pb2.GetViewRequest(state=state, seat=seat))
+        action = chooser.choice(list(view.legal_actions)).action
+        request = rules_pb2.ApplyActionRequest(state=state, seat=seat, action=action, view_seats=range(3))
+        requests.append(request)
+        applied = await rules.stub(GAME).ApplyAction(request)
+        state, status = applied.state, applied.status
+    return requests
+
+
+def test_streamed_actions_answer_as_unary_calls():
+    async def run() -> None:
+        server, port = await _serve(RulesServicer(get_game(GAME)))
+        rules = RulesDirectory({GAME: f"127.0.0.1:{port}"}, timeout=10, streams=2)
+        try:
+            requests = await _requests(rules, steps=40, seed=5)
+            assert len(requests) > 10
+            unary = [await rules.stub(GAME).ApplyAction(request) for request in requests]
+            # All at once: each answer is its own request's, whichever stream it took.
+            streamed = await asyncio.gather(*(rules.call(GAME, "ApplyAction", request) for request in requests))
+            assert list(streamed) == unary
+            assert GAME in rules.streaming and all(stream is not None for stream in rules.streams[GAME])
+
+            # An action the rules refuse: the same code and reason as the unary call's.
+            illegal = rules_pb2.ApplyActionRequest()
+            illegal.CopyFrom(requests[0])
+            illegal.seat = next(seat for seat in range(3) if seat != requests[0].seat)
+            with pytest.raises(grpc.aio.AioRpcError) as called:
+                await rules.stub(GAME).ApplyAction(illegal)
+            with pytest.raises(ApiError) as streamed_error:
+                await rules.call(GAME, "ApplyAction", illegal)
+            assert streamed_error.value.code == called.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+            assert streamed_error.value.reason == "NOT_YOUR_DECISION"
+            assert streamed_error.value.message == called.value.details()
+
+            malformed = rules_pb2.ApplyActionRequest(seat=0)
+            malformed.state.type_url = "type.googleapis.com/not.a.State"
+            with pytest.raises(ApiError) as bad:
+                await rules.call(GAME, "ApplyAction", malformed)
+            assert (bad.value.code, bad.value.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_STATE")
+            # The stream outlives a refused request.
+            assert await rules.call(GAME, "ApplyAction", requests[1]) == unary[1]
+        finally:
+            await rules.close()
+            await server.stop(None)
+
+    asyncio.run(run())
+
+
+def test_a_service_without_the_stream_is_asked_call_by_call():
+    async def run() -> None:
+        server, port = await _serve(_unary_only(RulesServicer(get_game(GAME))))
+        rules = RulesDirectory({GAME: f"127.0.0.1:{port}"}, timeout=10, streams=2)
+        try:
+            requests = await _requests(rules, steps=10, seed=6)
+            answers = await asyncio.gather(*(rules.call(GAME, "ApplyAction", request) for request in requests))
+            assert list(answers) == [await rules.stub(GAME).ApplyAction(request) for request in requests]
+            assert GAME not in rules.streaming
+        finally:
+            await rules.close()
+            await server.stop(None)
+
+    asyncio.run(run())
+
+
+def test_a_stopped_service_fails_its_stream_as_unavailable_and_is_streamed_to_once_back():
+    async def run() -> None:
+        server, port = await _serve(RulesServicer(get_game(GAME)))
+        rules = RulesDirectory({GAME: f"127.0.0.1:{port}"}, timeout=5, streams=1)
+        try:
+            requests = await _requests(rules, steps=5, seed=7)
+            expected = await rules.stub(GAME).ApplyAction(requests[0])
+            assert await rules.call(GAME, "ApplyAction", requests[0]) == expected
+            await server.stop(None)
+            with pytest.raises(ApiError) as down:
+                await rules.call(GAME, "ApplyAction", requests[0])
+            assert (down.value.code, down.value.reason) == (grpc.StatusCode.UNAVAILABLE, "DEPENDENCY_UNAVAILABLE")
+            server, _ = await _serve(RulesServicer(get_game(GAME)), port)
+            for _ in range(50):  # the channel reconnects in its own time
+                try:
+                    answer = await rules.call(GAME, "ApplyAction", requests[0])
+                    break
+                except ApiError as error:
+                    assert error.code == grpc.StatusCode.UNAVAILABLE
+                    await asyncio.sleep(0.2)
+            assert answer == expected
+            assert GAME in rules.streaming
+        finally:
+            await rules.close()
+            await server.stop(None)
+
+    asyncio.run(run())
