@@ -337,12 +337,16 @@ def test_compose_runs_the_search_bots_on_a_prefork_worker_of_their_own(monkeypat
     assert "PROMETHEUS_MULTIPROC_DIR" not in light["environment"]
 
 
-def test_kubernetes_runs_the_search_bots_on_a_prefork_worker_of_their_own():
+def test_kubernetes_runs_the_search_bots_on_a_prefork_worker_of_their_own(monkeypatch):
     docs = by_key(BASE)
-    bots = generate.bot_names()
-    light, search = split_bots(bots)
+    light, search = split_bots(load_bots())
     chosen = docs["ConfigMap", "tavola-worker-bots"]["data"]
-    assert chosen == {"light": ",".join(light), "search": ",".join(search)}
+    # Read from the registry as each worker starts: what it consumes is the image's light or search bots.
+    consumed = {
+        key: _consumed(monkeypatch, {"TAVOLA_WORKER_BOTS": value, "TAVOLA_WORKER_TIMERS": "false"})
+        for key, value in chosen.items()
+    }
+    assert consumed == {"light": set(map(queue_for, light)), "search": set(map(queue_for, search))}
     for name, key, pool in (("bot-worker", "light", "threads"), ("bot-worker-search", "search", "prefork")):
         pod = docs["Deployment", name]["spec"]["template"]
         (container,) = pod["spec"]["containers"]
@@ -380,3 +384,25 @@ def test_the_worker_consumes_every_registered_bot_and_the_timers(monkeypatch):
     monkeypatch.setenv("TAVOLA_WORKER_BOTS", "ismcts")
     monkeypatch.setenv("TAVOLA_WORKER_TIMERS", "false")
     assert queues() == ["bots.ismcts"]
+
+
+def test_a_bot_added_to_the_image_is_played_without_generating_the_files_again(monkeypatch):
+    """The container files' workers name no bot (TAVOLA_WORKER_BOTS=@light, @search): each
+    reads the registry as it starts, so a bot installed after the files were written is
+    played by the right one."""
+    import dataclasses
+
+    import bots.worker
+
+    registry = load_bots()
+    added = {
+        "added-light": dataclasses.replace(registry["random"], name="added-light"),
+        "added-search": dataclasses.replace(registry["ismcts"], name="added-search"),
+    }
+    assert not added.keys() & set(generate.bot_names())
+    monkeypatch.setattr(bots.worker, "load_bots", lambda: {**registry, **added})
+    services = yaml.safe_load(GENERATED[Path("compose.yaml")])["services"]
+    light = _consumed(monkeypatch, services["bot-worker"]["environment"])
+    search = _consumed(monkeypatch, services["bot-worker-search"]["environment"])
+    assert queue_for("added-light") in light and queue_for("added-light") not in search
+    assert queue_for("added-search") in search and queue_for("added-search") not in light
