@@ -100,3 +100,27 @@ def test_a_submenu_says_what_its_parent_said_once():
     leaf = menu[0].children[0]
     assert choices.under(leaf.label, menu[0].label) == "for seat 1's card 1"
     assert choices.under("call", None) == "call"
+
+
+def test_a_dealt_role_says_what_it_needs_to_win():
+    told = for_viewer(mortadella_words.event_text(m.RoleDealt(0, m.Role.MASTER), 0), 0)
+    assert told == (
+        "Your role: Master of the Innkeepers. To win: at least 3 People, 3 Book and 3 Mortadella,"
+        " and a right guess of a role."
+    )
+    lord = for_viewer(mortadella_words.event_text(m.RoleReplaced(1, m.Role.PRINCE, m.Role.LORD), 1), 1)
+    assert lord.endswith("To win: at least 4 People and 6 Tower, with no Mortadella.")
+    # Nobody else reads the role, nor what it needs.
+    assert (
+        for_viewer(mortadella_words.event_text(m.RoleDealt(0, None), None), None)
+        == "seat 0 is dealt a secret role card."
+    )
+
+
+def test_one_revealed_die_shows():
+    from services.borgia import model as b
+    from services.borgia import words as borgia_words
+
+    faces = ((b.Face.POISON,), (b.Face.BRIBE,))
+    called = b.DiceRevealed(faces, bidder=0, caller=1, bid=b.Bid(3, b.Face.POISON), matching=1, truthful=False)
+    assert "1 shows Poison or Fate" in for_viewer(borgia_words.event_text(called, None), None)

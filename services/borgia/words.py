@@ -129,7 +129,8 @@ def event_text(event: BorgiaEvent, viewer: int | None) -> str:
             for s, faces in enumerate(event.dice)
         )
         return (
-            f"Every die is revealed: {event.matching} show {face(event.bid.action)} or Fate ({counts});"
+            f"Every die is revealed: {event.matching} {'shows' if event.matching == 1 else 'show'}"
+            f" {face(event.bid.action)} or Fate ({counts});"
             f" {voice.whose(event.bidder, start=False)} bid of {bid(event.bid.count, event.bid.action)} was {truth}."
         )
     if isinstance(event, Rallied):

@@ -132,6 +132,26 @@ def role(value: Role) -> str:
     return ROLE_INFO[Role(value)].name
 
 
+def victory(value: Role) -> str:
+    """What a role needs to win, from its rows (M14): "at least 3 People, 3 Book and 3
+    Mortadella, and a right guess of a role"; alternatives joined by "; or"."""
+    info = ROLE_INFO[Role(value)]
+    rows = []
+    for row in info.rows:
+        least = [f"{low} {TOKEN_NAMES[index]}" for index, low, high in row if high is None]
+        exact = [
+            f"no {TOKEN_NAMES[index]}" if low == 0 else f"exactly {low} {TOKEN_NAMES[index]}"
+            for index, low, high in row
+            if high is not None
+        ]
+        if least and exact:
+            rows.append(f"at least {join(least)}, with {join(exact)}")
+        else:
+            rows.append(f"at least {join(least)}" if least else join(exact))
+    text = "; or ".join(rows)
+    return text + (", and a right guess of a role" if info.requires_guess else "")
+
+
 def event_text(event: Event, viewer: int | None) -> str:
     voice = Voice(viewer)
     if isinstance(event, TokensChanged):
@@ -184,12 +204,12 @@ def event_text(event: Event, viewer: int | None) -> str:
         if event.role is None:
             return f"{voice.is_(event.seat)} dealt a secret role card."
         face_up = ", face up" if ROLE_INFO[event.role].face_up else ""
-        return f"{voice.whose(event.seat)} role: {role(event.role)}{face_up}."
+        return f"{voice.whose(event.seat)} role: {role(event.role)}{face_up}. To win: {victory(event.role)}."
     if isinstance(event, RoleReplaced):
         if event.new_role is None:
             return f"{voice.does(event.seat, 'take')} a new secret role card."
         old = f" instead of {role(event.old_role)}" if event.old_role is not None else ""
-        return f"{voice.whose(event.seat)} new role: {role(event.new_role)}{old}."
+        return f"{voice.whose(event.seat)} new role: {role(event.new_role)}{old}. To win: {victory(event.new_role)}."
     if isinstance(event, GuessMade):
         right = "right" if event.correct else "wrong"
         target = f"{voice.whom(event.target)} {voice.verb(event.target, 'are', 'is')}"

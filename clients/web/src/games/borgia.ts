@@ -6,6 +6,7 @@ import { h, words } from "../dom";
 import {
   ActionKind,
   Cardinal,
+  Direction,
   Face,
   Phase,
   type Action,
@@ -41,23 +42,26 @@ function bidder(view: View): number | undefined {
   return view.bidderSeat;
 }
 
+/** A performed action, short, in the game's words ("Bribe: Medici to the top"). */
 function performedText(action: Action): string {
   const kindCase = action.kind;
   switch (kindCase.case) {
     case "bribe":
-      return `Bribe ${cardinal(kindCase.value.cardinal)}`;
+      return `Bribe: ${cardinal(kindCase.value.cardinal)} to the ${kindCase.value.direction === Direction.TOP ? "top" : "bottom"}`;
     case "poison":
-      return `Poison ${cardinal(kindCase.value.first)}${kindCase.value.first === kindCase.value.second ? " ×2" : ` + ${cardinal(kindCase.value.second)}`}`;
+      return kindCase.value.first === kindCase.value.second
+        ? `Poison: 2 from ${cardinal(kindCase.value.first)}`
+        : `Poison: ${cardinal(kindCase.value.first)} and ${cardinal(kindCase.value.second)}`;
     case "judgementPair":
-      return `Judgement ${cardinal(kindCase.value.source)} → ${cardinal(kindCase.value.target)}`;
+      return `Judgement: ${cardinal(kindCase.value.source)} → ${cardinal(kindCase.value.target)}`;
     case "judgementSplit":
-      return "Judgement (split)";
+      return `Judgement: ${cardinal(kindCase.value.sourceA)}, ${cardinal(kindCase.value.sourceB)} → ${cardinal(kindCase.value.targetA)}, ${cardinal(kindCase.value.targetB)}`;
     case "accuse":
-      return `Accuse ${cardinal(kindCase.value.cardinal)}`;
+      return `Accusation: ${cardinal(kindCase.value.cardinal)}`;
     case "rumor":
-      return `Rumor ${cardinal(kindCase.value.card)}`;
+      return `Rumor: ${cardinal(kindCase.value.card)}`;
     case "performNothing":
-      return "No effect";
+      return "nothing (no legal target)";
     default:
       return "";
   }
@@ -208,20 +212,24 @@ export const borgia: GameRenderer = {
         return ["Call: it is a bluff"];
       case "allow":
         return ["Allow the bid"];
+      // Each step begins with the words of the one before, which a submenu leaves out
+      // (table.ts under): "Bribe: Medici …" opens "to the top" and "to the bottom".
       case "bribe":
-        return [`Bribe ${cardinal(kindCase.value.cardinal)} …`, ctx.seats.text(label)];
-      case "poison":
-        return [`Poison ${cardinal(kindCase.value.first)} …`, ctx.seats.text(label)];
+        return [`Bribe: ${cardinal(kindCase.value.cardinal)} …`, ctx.seats.text(label)];
+      case "poison": {
+        const { first, second } = kindCase.value;
+        return first === second ? [ctx.seats.text(label)] : [`Poison: 1 from ${cardinal(first)} and …`, ctx.seats.text(label)];
+      }
       case "judgementPair":
-        return ["Judgement: 2 from one …", `from ${cardinal(kindCase.value.source)} …`, ctx.seats.text(label)];
+        return ["Judgement: 2 from …", `Judgement: 2 from ${cardinal(kindCase.value.source)} …`, ctx.seats.text(label)];
       case "judgementSplit":
         return [
-          "Judgement: 1 from each of two …",
-          `from ${cardinal(kindCase.value.sourceA)} and ${cardinal(kindCase.value.sourceB)} …`,
+          "Judgement: 1 each from …",
+          `Judgement: 1 each from ${cardinal(kindCase.value.sourceA)} and ${cardinal(kindCase.value.sourceB)} …`,
           ctx.seats.text(label),
         ];
       case "rumor":
-        return [`Rumor ${cardinal(kindCase.value.card)} …`, ctx.seats.text(label)];
+        return [`Rumor: ${cardinal(kindCase.value.card)} …`, ctx.seats.text(label)];
       default:
         return undefined;
     }

@@ -2,10 +2,35 @@
 // (yours, or a face-up one, or all at the end), the dice of the turn, the Lombard token.
 import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
-import { EndReason, Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
+import { Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
 import type { Ctx, GameRenderer } from "./api";
 
-const role = (value: Role) => words(Role[value]);
+// The role cards as the rulebook names them.
+const ROLE_NAMES: Partial<Record<Role, string>> = {
+  [Role.PRINCE]: "Prince of Tortellini",
+  [Role.RECTOR]: "Magnificent Rector",
+  [Role.LORD]: "Lord of Silk",
+  [Role.CAPTAIN]: "Mercenary Captain",
+  [Role.CARDINAL]: "Cardinal",
+  [Role.MASTER]: "Master of the Innkeepers",
+  [Role.BRIGAND]: "Brigand",
+};
+const role = (value: Role) => ROLE_NAMES[value] ?? words(Role[value]);
+
+// Who decides now and what about, by phase.
+const PHASES: Partial<Record<Phase, string>> = {
+  [Phase.SETUP_TOKEN]: "choose a starting token",
+  [Phase.PRE_ROLL]: "roll",
+  [Phase.LOMBARD]: "the Lombard token's holder may re-roll",
+  [Phase.CHOOSE_DICE]: "choose three dice",
+  [Phase.RESOLVE]: "resolve the chosen dice",
+  [Phase.TARGET]: "choose a target",
+  [Phase.REVOLUTION_TARGET]: "choose the Revolution's target",
+  [Phase.CANCEL]: "the target may pay Mortadella to cancel",
+  [Phase.PLAGUE]: "discard for the Plague",
+  [Phase.STEAL]: "choose whom to steal from",
+  [Phase.MASTER_GUESS]: "the Master guesses a role",
+};
 const symbol = (value: Sym) => words(Sym[value]);
 
 function dice(label: string, faces: Sym[], testid?: string): HTMLElement | null {
@@ -37,7 +62,7 @@ export const mortadella: GameRenderer = {
           "p",
           {},
           h("strong", {}, over ? "The game is over." : `Turn ${view.turn} of ${view.maxTurns}`),
-          over ? null : [" · ", ctx.seats.tag(view.activeSeat), " plays", view.phase ? ` (${words(Phase[view.phase])})` : ""],
+          over ? null : [" · ", ctx.seats.tag(view.activeSeat), " plays", view.phase ? ` · now: ${PHASES[view.phase] ?? words(Phase[view.phase])}` : ""],
         ),
         view.lombardHolder !== undefined
           ? h("p", { class: "small" }, "Lombard token: ", ctx.seats.tag(view.lombardHolder), view.lombardUsed ? " (used this turn)" : "")
@@ -91,7 +116,7 @@ export const mortadella: GameRenderer = {
               [
                 seat.inGame ? "" : "out of the game",
                 seat.skipTurn ? "skips next turn" : "",
-                seat.removedRoleCount ? `${seat.removedRoleCount} role(s) removed` : "",
+                seat.removedRoleCount ? `${seat.removedRoleCount} role card${seat.removedRoleCount === 1 ? "" : "s"} removed` : "",
               ]
                 .filter(Boolean)
                 .join(" · "),
@@ -107,7 +132,6 @@ export const mortadella: GameRenderer = {
     return h(
       "div",
       {},
-      h("p", {}, `Why: ${view.endReason ? words(EndReason[view.endReason]) : "the game ended"}.`),
       h(
         "ul",
         { class: "plain" },
