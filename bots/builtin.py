@@ -45,11 +45,17 @@ WARY_BELIEFS = {
 }
 
 # game id -> ("module:attribute" of a policy that reads every seat's hidden information from its
-# public play, "module:attribute" of the extra root candidates that hide the bot's own) for
-# ``self_read=on``: the search's playouts model the others by the reader, so they read the bot
-# as it reads them, and it compares moves that give less away
+# public play, "module:attribute" of the extra root candidates, "module:attribute" of the policy
+# that plays and ranks the bot's own seat) for ``self_read=on``: the search's playouts model the
+# others by the reader, so they read the bot as it reads them; its own seat plays out by a policy
+# that keeps its secret from such readers, and the open moves are compared too, so it gives its
+# secret away only where the playouts say that pays
 SELF_READ = {
-    "borgia": ("bots.borgia_puppets:borgia_sharp_policy", "bots.borgia_puppets:hiding_candidates"),
+    "borgia": (
+        "bots.borgia_puppets:borgia_sharp_policy",
+        "bots.borgia_stealth:stealth_candidates",
+        "bots.borgia_stealth:borgia_stealth_policy",
+    ),
 }
 
 # game id -> "module:attribute" of the answers its own view settles (bots.policy.Certain), which
@@ -107,9 +113,9 @@ def _belief(game_id: str, kind: str) -> Belief | None:
 
 
 def make_borgia_sly(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
-    from bots.borgia_sly import borgia_sly_policy
+    from bots.borgia_stealth import borgia_stealth_policy
 
-    return policy_strategy(get_game(game_id), borgia_sly_policy)
+    return policy_strategy(get_game(game_id), borgia_stealth_policy)
 
 
 def make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
@@ -119,10 +125,14 @@ def make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
     # heuristic, while the others are still modelled by the plain one.
     own = (sharp_policy(game_id) if heuristic is not None else None) if options["rollout"] == "sharp" else heuristic
     # self_read=on: the others in its playouts read the bot's own public play as it reads
-    # theirs (a reader policy models them), and moves that hide are compared too.
-    reader, hiding = SELF_READ.get(game_id, (None, None)) if options.get("self_read") == "on" else (None, None)
+    # theirs (a reader policy models them); its own seat plays out and ranks its candidates
+    # by a policy that hides from such readers, and the open moves and decoys are compared too.
+    reading = options.get("self_read") == "on"
+    reader, hiding, hider = SELF_READ.get(game_id, (None, None, None)) if reading else (None, None, None)
     opponent = _load({game_id: reader}, game_id) if reader is not None and heuristic is not None else heuristic
     extra = _load({game_id: hiding}, game_id) if hiding is not None and heuristic is not None else None
+    if hider is not None and heuristic is not None and options["rollout"] != "random":
+        own = _load({game_id: hider}, game_id)
     policy = ismcts_policy(
         iterations=int(options["iterations"]),
         budget_ms=float(options["budget_ms"]),

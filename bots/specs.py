@@ -51,10 +51,12 @@ BORGIA_HEURISTIC = BotSpec(
 
 BORGIA_SLY = BotSpec(
     name="borgia-sly",
-    description="Reads the others' puppets from their performs and aims its rumors at them, and in about half "
-    "of its games opens with two performs for a decoy cardinal, so its own opening does not give its puppet away.",
-    strength=45,
-    strength_note="A light bot that is not read at a glance; not yet measured against the others.",
+    description="Reads the others' puppets from their performs and aims its rumors at them, and keeps its own "
+    "puppet hidden: no perform makes its puppet the first a reader would name (it lowers rivals, or raises a "
+    "decoy), until a player is on its last die.",
+    strength=50,
+    strength_note="A light bot that is not read at a glance: about 57% of 2-player games against the reading "
+    "probes (borgia-honest-reader, borgia-decoy) and 66% against borgia-heuristic.",
     make="bots.builtin:make_borgia_sly",
     games=("borgia",),
 )
@@ -185,9 +187,11 @@ ISMCTS = BotSpec(
             "self_read",
             "on: the other players in its playouts read its own public play as it reads theirs (Borgia: its "
             "puppet from its performs, by the sharp policy), so a move that gives its secret away costs what it "
-            "costs there, and it also compares moves that hide (Borgia: the best perform that does not point at "
-            "its puppet, and decoy performs); off: they play the plain heuristic. Only where the game has such "
-            "a reading (Borgia).",
+            "costs there; its own seat plays out and ranks its moves by a policy that keeps its secret from "
+            "such readers (Borgia: no perform that makes its puppet the first a reader would name, until a "
+            "player is on its last die), and the open move and decoys are compared too; off: the others play "
+            "the plain heuristic. Only where the game has such a reading (Borgia). The strongest Borgia "
+            "settings against players that read.",
             "enum",
             "off",
             ("off", "on"),

@@ -1,0 +1,103 @@
+"""House of Borgia: a policy that reads the others and keeps its own puppet hidden.
+
+A reader (``bots.borgia_puppets``) names a player's puppet in a rumor as soon as that
+player's performs point at it, and a matching rumor eliminates the player (B9). So this
+policy performs as the sharp policy does (the heuristic's reckoning of the standings,
+rumors aimed where the others' performs point), with one constraint while the game has
+rounds left: after each perform, its puppet must not be the cardinal a reader of its
+performs would name first. Its puppet then climbs by the others falling (a rival bribed to
+the bottom, poisoned, accused: these point at no one) and by its dice at the end (B9);
+where every perform would point at it, it plays the one that points at it least, raising
+another cardinal (a decoy) if need be. Once a player is down to its last ``REVEAL_AT``
+dice, the game may end this round (B8) and a rumor may no longer come in time: it plays
+the sharp policy unconstrained.
+
+What a reader makes of a perform is ``bots.borgia_puppets.clues``, the same ratios the
+project's readers use, applied to every cardinal except the one this policy reads as the
+reader's own puppet (a reader never names its own puppet, so a decoy it holds hides nothing).
+"""
+
+import math
+import random
+from collections.abc import Sequence
+
+from bots.borgia_heuristic import _horizon, _perform_value
+from bots.borgia_puppets import borgia_sharp_policy, clues, hiding_candidates, puppet_odds
+from services.borgia.model import CARDINALS, BorgiaAction, BorgiaView, Cardinal, Phase, Rumor
+from services.engine.api import Game
+
+REVEAL_AT = 1  # with a player down to this many dice, the puppet may be raised openly
+LIKELY = 0.5  # a cardinal read with at least these odds as a reader's puppet is taken for it
+
+
+def read_of(view: BorgiaView, seat: int, also: BorgiaAction | None = None) -> dict[Cardinal, float]:
+    """Unnormalised odds of each cardinal being ``seat``'s puppet as a reader of its
+    performs (and of ``also``, a perform it considers) takes them: ``clues`` multiplied."""
+    weights = dict.fromkeys(CARDINALS, 1.0)
+    performs = view.seats[seat].performed + ((also,) if also is not None else ())
+    for action in performs:
+        for cardinal, ratio in clues(action).items():
+            weights[cardinal] *= ratio
+    return weights
+
+
+def _readers_puppets(view: BorgiaView, seat: int) -> set[Cardinal]:
+    """The cardinals ``seat`` takes for the others' puppets: each other seat's likeliest,
+    where its odds reach ``LIKELY``."""
+    found: set[Cardinal] = set()
+    for other in view.seats:
+        if other.seat == seat:
+            continue
+        odds = puppet_odds(view, seat, other.seat)
+        best = max(odds, key=odds.__getitem__)
+        if odds[best] >= LIKELY:
+            found.add(best)
+    return found
+
+
+def exposure(view: BorgiaView, seat: int, action: BorgiaAction | None, skip: set[Cardinal]) -> float:
+    """How plainly ``seat``'s performs (with ``action``) point at its puppet: the reader's
+    odds of the puppet over the best odds of any other cardinal it could name (not in
+    ``skip``). Below 1 a reader names another cardinal first."""
+    mine = view.seats[seat].puppets or ()
+    weights = read_of(view, seat, action)
+    own = max(weights[c] for c in mine)
+    other = max((w for c, w in weights.items() if c not in mine and c not in skip), default=0.0)
+    return own / other if other > 0 else math.inf
+
+
+def borgia_stealth_policy(
+    game: Game, view: BorgiaView, seat: int, legal: Sequence[BorgiaAction], rng: random.Random
+) -> BorgiaAction:
+    mine = view.seats[seat].puppets
+    if view.phase != Phase.PERFORM or not mine or len(legal) < 2 or min(s.dice_count for s in view.seats) <= REVEAL_AT:
+        return borgia_sharp_policy(game, view, seat, legal, rng)
+    choice = borgia_sharp_policy(game, view, seat, legal, rng)
+    if type(choice) is Rumor:
+        return choice  # a rumor points at nobody it helps
+    skip = _readers_puppets(view, seat)
+    exposed = {action: exposure(view, seat, action, skip) for action in legal}
+    if exposed[choice] < 1:
+        return choice
+    hidden = [action for action in legal if exposed[action] < 1]
+    if not hidden:
+        least = min(exposed.values())
+        hidden = [action for action in legal if exposed[action] <= least + 1e-9]
+    horizon = _horizon(view)
+    current = (view.influence, view.ladder, view.antipope)
+    values = {action: _perform_value(view, mine, horizon, current, action) for action in hidden}
+    best = max(values.values())
+    return rng.choice([action for action, value in values.items() if value >= best - 1e-9])
+
+
+def stealth_candidates(
+    game: Game, view: BorgiaView, seat: int, legal: Sequence[BorgiaAction], rng: random.Random
+) -> list[BorgiaAction]:
+    """Performs a search that ranks its own by ``borgia_stealth_policy`` should compare
+    beside them: the sharp policy's, which may give the puppet away (so the playouts decide
+    whether showing it pays), and the quiet and decoy performs of ``hiding_candidates``.
+    None outside a perform."""
+    if view.phase != Phase.PERFORM or len(legal) < 2:
+        return []
+    found = [borgia_sharp_policy(game, view, seat, legal, rng), *hiding_candidates(game, view, seat, legal, rng)]
+    return list(dict.fromkeys(found))
