@@ -128,8 +128,15 @@ def write_port_file(port: int) -> None:
 
 
 async def serve_until_signal(
-    server: Server, address: str, name: str, on_stop: Callable[[], Awaitable[None]] | None = None
+    server: Server,
+    address: str,
+    name: str,
+    on_stop: Callable[[], Awaitable[None]] | None = None,
+    on_stopping: Callable[[], None] | None = None,
 ) -> None:
+    """Serves until SIGTERM or SIGINT, then stops gracefully: ``on_stopping`` is called as
+    the stop begins (e.g. long-lived streams end after their current message), ``on_stop``
+    once the server has stopped."""
     port = await server.start(address)
     write_port_file(port)
     log.info("serving", server=name, address=address.rsplit(":", 1)[0] + f":{port}")
@@ -139,6 +146,8 @@ async def serve_until_signal(
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     log.info("stopping", server=name)
+    if on_stopping is not None:
+        on_stopping()
     await server.stop()
     if on_stop is not None:
         await on_stop()

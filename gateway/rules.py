@@ -109,8 +109,10 @@ class ActionStream:
         try:
             while True:
                 reply = await self.call.read()
-                if reply is grpc.aio.EOF:
-                    raise _unavailable("a rules stream ended")
+                if reply is grpc.aio.EOF:  # the service stops: the next request opens a stream anew
+                    log.info("rules_stream_ended", game=self.game_id)
+                    self._fail(_unavailable("a rules stream ended"), quiet=True)
+                    return
                 if not self.answered:
                     self.answered = True
                     self.opened.set()
@@ -135,11 +137,11 @@ class ActionStream:
             self._fail(_unavailable("a rules stream was closed"))
             raise
 
-    def _fail(self, failure: ApiError | _Unimplemented) -> None:
+    def _fail(self, failure: ApiError | _Unimplemented, quiet: bool = False) -> None:
         self.opened.set()
         if self.failed is None:
             self.failed = failure
-            if isinstance(failure, ApiError):
+            if isinstance(failure, ApiError) and not quiet:
                 log.warning("rules_stream_failed", game=self.game_id, reason=failure.reason)
         for answer in self.pending.values():
             if not answer.done():

@@ -138,6 +138,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self._legal_cache: dict[object, bytes] = {}
         self._packed_actions: dict[bytes, object] = {}  # legal actions by their packed bytes
         self._states: dict[bytes, object] = {}
+        # Set as the server stops: an ApplyActions stream ends after the message at hand.
+        self.stopping = False
         info = self.engine.info
         self.description = rules_pb2.GameDescription(
             game_id=info.game_id,
@@ -326,7 +328,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     async def ApplyActions(self, request_iterator, context):
         """ApplyAction for each message of a long-lived stream, answered in order: what
         ApplyAction answers, or the status it would fail with. The stream ends when the
-        caller closes it."""
+        caller closes it, or (OK) after its current message once the service stops, so
+        that the caller opens its next stream on a service that goes on."""
         game = self.engine.info.game_id
         latency: dict[str, Histogram] = {}  # by code
         while True:
@@ -353,6 +356,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             if child is None:
                 child = latency[code] = LATENCY.labels(game, "ApplyAction", code)
             child.observe(time.perf_counter() - started)
+            if self.stopping:
+                return
 
     def _apply(self, request: rules_pb2.ApplyActionRequest) -> rules_pb2.ApplyActionResponse:
         state = self._state(request.state)
@@ -393,13 +398,19 @@ async def serve(game_id: str) -> None:
     server = Server(
         [rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name], interceptors=tracing.server_interceptors()
     )
-    rules_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(game), server.grpc)
+    servicer = RulesServicer(game)
+    rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server.grpc)
     collect_less()
 
     async def flush_traces() -> None:
         tracing.shutdown()
 
-    await serve_until_signal(server, listen_address(rules_port(game_id)), f"rules-{game_id}", on_stop=flush_traces)
+    def stopping() -> None:
+        servicer.stopping = True
+
+    await serve_until_signal(
+        server, listen_address(rules_port(game_id)), f"rules-{game_id}", on_stop=flush_traces, on_stopping=stopping
+    )
 
 
 def main() -> None:

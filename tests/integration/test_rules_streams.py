@@ -149,3 +149,27 @@ def test_a_stopped_service_fails_its_stream_as_unavailable_and_is_streamed_to_on
             await server.stop(None)
 
     asyncio.run(run())
+
+
+def test_a_stopping_service_ends_its_streams_after_the_message_at_hand():
+    async def run() -> None:
+        servicer = RulesServicer(get_game(GAME))
+        server, port = await _serve(servicer)
+        rules = RulesDirectory({GAME: f"127.0.0.1:{port}"}, timeout=5, streams=1)
+        try:
+            requests = await _requests(rules, steps=5, seed=8)
+            expected = [await rules.stub(GAME).ApplyAction(request) for request in requests[:3]]
+            assert await rules.call(GAME, "ApplyAction", requests[0]) == expected[0]
+            first = rules.streams[GAME][0]
+            servicer.stopping = True  # as the server's stop begins
+            assert await rules.call(GAME, "ApplyAction", requests[1]) == expected[1]
+            await asyncio.wait_for(first.reader, 5)  # the stream ended, OK
+            assert await first.call.code() == grpc.StatusCode.OK
+            # The next request opens a stream anew (here on the same service, still up).
+            assert await rules.call(GAME, "ApplyAction", requests[2]) == expected[2]
+            assert rules.streams[GAME][0] is not first
+        finally:
+            await rules.close()
+            await server.stop(None)
+
+    asyncio.run(run())
