@@ -440,8 +440,9 @@ def bot_path(
     )
     report.note(
         "bots.turn_note",
-        "(all-bot tables: after a task's run of decisions, the table's next task queues behind every other "
-        "table's; the bot replies part times a person's table)",
+        "(all-bot tables: a task plays its table to the end, giving way only to a table with people, so the "
+        "tables not yet begun wait for a worker thread and their first turn holds that wait: the p99; the bot "
+        "replies part times a person's table)",
     )
     report.note(
         "bots.finished",
