@@ -149,5 +149,6 @@ def make_ismcts(game_id: str, options: Mapping[str, OptionValue]) -> Strategy:
         belief=_belief(game_id, str(options["belief"])) if heuristic is not None else None,
         certain=_load(CERTAIN, game_id),
         extra=extra,
+        slips=float(options["slips"]),
     )
     return policy_strategy(get_game(game_id), policy)

@@ -98,6 +98,7 @@ def search(
     belief: "Belief | None" = None,
     certain: "Certain | None" = None,
     extra: Policy | None = None,
+    slips: float = 0.0,
 ) -> SearchResult:
     """Search from ``seat``'s view until ``iterations`` (0: no limit) or ``budget_ms``
     (0: no limit) runs out, whichever comes first; at least one iteration runs (a paired
@@ -106,13 +107,19 @@ def search(
     ``1/epsilon``); ``depth`` 0 lets the tree grow without limit. Where ``certain`` names
     the action the seat's own view proves right, that is played unsearched: noisy playouts
     must not overrule a certainty. ``extra`` (same arguments as a policy, returning a list
-    of legal actions) names root candidates to compare beside the prior's first ``paired``."""
+    of legal actions) names root candidates to compare beside the prior's first ``paired``.
+    ``slips`` is the share of decisions played as a uniformly random legal action without
+    searching (the search bot's weaker levels); a settled answer is never slipped on, so a
+    slip never plays a move the seat's own view refutes. At 0 no draw is made: the search
+    plays exactly as without it."""
     if not legal:
         raise ValueError("the seat has no legal action")
     if len(legal) == 1:
         return SearchResult(legal[0], 0, {})
     if certain is not None and (settled := certain(game, view, seat, legal)) is not None:
         return SearchResult(settled, 0, {})
+    if slips > 0 and rng.random() < slips:
+        return SearchResult(legal[int(rng.random() * len(legal))], 0, {})
     root_legal = tuple(legal)  # the same in every determinization (the sample's contract)
     root_order = _ranking(prior, game, view, seat, root_legal, rng) if prior is not None else []
     extras = [a for a in extra(game, view, seat, root_legal, rng) if a in root_legal] if extra is not None else []

@@ -1,19 +1,17 @@
 """The search bot's levels: ``ismcts:level=N``, N from 1 (weakest) to 8 (the default, the
 strongest settings known). Each level is a preset of the bot's own options, defined with
-its spec (``bots/specs.py``) and listed here by ``level_presets()`` without importing any
-bot or running a search (for the ladder, the gateway and quick play); an option given
-with the level overrides the preset's.
+its spec (``LEVELS`` in ``bots/specs.py``) and listed here by ``level_presets()`` without
+importing any bot or running a search (for the ladder, the gateway and quick play); an
+option given with the level overrides the preset's.
 
-Lower levels are weaker in two ways: less thinking time, and simpler play. Levels 1-3
-search with no heuristic at all (plain SO-ISMCTS, random playouts, every seat's choices in
-the tree); 4-5 let the game's heuristic model the other players and rank the bot's own
-candidates (level 5 is what ``ismcts`` played by default before levels); 6-8 compare the
-heuristic's first eight choices on paired playouts, with the sharper heuristic for the
-bot's own seat and the belief that reads the others' hidden roles from their play, where
-the game has them (the strongest settings measured in every game).
-
-The order within a level's neighbours is meant, not yet measured: the levels are to be
-calibrated on the rating ladder (docs/bots.md, "Bot strength and levels").
+The levels lie on one axis. Every level plays level 8's settings (paired playouts of the
+heuristic's first eight choices, the sharper heuristic for its own seat, the belief that
+reads the others' hidden roles); below 8 a share of its decisions, ``slips``, is played as
+a uniformly random legal action without searching (1 at level 1, 0.14 at level 7), and the
+decisions it does search get a fixed count of paired rounds (16) rather than a time budget,
+so a busy host does not weaken them. A slip is never taken where the bot's own view settles
+the answer. How far apart the levels are, as measured: docs/bots.md, "Bot strength and
+levels".
 """
 
 from typing import TypedDict

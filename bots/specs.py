@@ -79,25 +79,27 @@ PECUNIA_HEURISTIC = BotSpec(
     games=("pecunia",),
 )
 
-# The search bot's levels: level -> (the ismcts options it stands for, what it is). Lower
-# levels are weaker by budget and by simpler play; bots/levels.py lists them, and
-# docs/bots.md ("Bot strength and levels") says how they are to be calibrated.
-_PLAIN = {"guide": "none", "rollout": "random", "overrule": "0.0", "paired": "0", "belief": "uniform"}
-_GUIDED = {"guide": "heuristic", "rollout": "random", "overrule": "2.0", "paired": "0", "belief": "uniform"}
+# The search bot's levels: level -> (the ismcts options it stands for, what it is). Level 8 is
+# the strongest settings measured (the default); every lower level plays them too, with a
+# fixed count of paired rounds (so its search does not shrink on a busy host), on one axis: a
+# share of its decisions (``slips``) is played as a uniformly random legal action without
+# searching, never where its own view settles the answer. bots/levels.py lists them;
+# docs/bots.md ("Bot strength and levels") says how the shares were calibrated.
 _STRONG = {"guide": "heuristic", "rollout": "sharp", "overrule": "2.0", "paired": "8", "belief": "inferred"}
 DEFAULT_LEVEL = 8
+LEVEL_SLIPS = {1: "1", 2: "0.86", 3: "0.71", 4: "0.57", 5: "0.43", 6: "0.29", 7: "0.14", 8: "0"}
+LEVEL_ROUNDS = "16"  # paired rounds a searched decision of levels 1-7 (level 8: as many as 200 ms allow)
 LEVELS: dict[int, tuple[dict[str, str], str]] = {
-    1: ({**_PLAIN, "budget_ms": "10"}, "plain search with no heuristic, random playouts, 10 ms a decision"),
-    2: ({**_PLAIN, "budget_ms": "40"}, "as level 1 with 40 ms"),
-    3: ({**_PLAIN, "budget_ms": "150"}, "as level 1 with 150 ms"),
-    4: ({**_GUIDED, "budget_ms": "50"}, "the heuristic models the others and ranks its candidates, 50 ms"),
-    5: ({**_GUIDED, "budget_ms": "200"}, "as level 4 with 200 ms (the default before levels)"),
-    6: (
-        {**_STRONG, "budget_ms": "50"},
-        "paired playouts of the heuristic's first 8 choices, reading the others, 50 ms",
-    ),
-    7: ({**_STRONG, "budget_ms": "100"}, "as level 6 with 100 ms"),
-    8: ({**_STRONG, "budget_ms": "200"}, "as level 6 with 200 ms: the strongest settings measured (the default)"),
+    level: (
+        {**_STRONG, "budget_ms": "200", "slips": slips}
+        if level == DEFAULT_LEVEL
+        else {**_STRONG, "budget_ms": "200", "iterations": LEVEL_ROUNDS, "slips": slips},
+        "the strongest settings measured (the default)"
+        if level == DEFAULT_LEVEL
+        else f"level 8's settings, {LEVEL_ROUNDS} paired rounds a decision, {float(slips):.0%} of its decisions "
+        "played at random",
+    )
+    for level, slips in LEVEL_SLIPS.items()
 }
 
 ISMCTS = BotSpec(
@@ -124,7 +126,7 @@ ISMCTS = BotSpec(
         ),
         BotOption(
             "budget_ms",
-            "Thinking time per decision in milliseconds (0: no limit; the level sets it).",
+            "Thinking time per decision in milliseconds (0: no limit).",
             "int",
             "200",
             (),
@@ -134,12 +136,20 @@ ISMCTS = BotSpec(
         BotOption(
             "guide",
             "heuristic: the game's heuristic models the other players and ranks its own candidates; none: plain "
-            "search with no heuristic anywhere (the level sets it).",
+            "search with no heuristic anywhere.",
             "enum",
             "heuristic",
             ("heuristic", "none"),
         ),
-        BotOption("iterations", "Playouts per decision (0: no limit).", "int", "0", (), 0, 1_000_000),
+        BotOption(
+            "iterations",
+            "Playouts per decision, or with paired rounds of paired playouts (0: no limit; levels 1-7 set 16).",
+            "int",
+            "0",
+            (),
+            0,
+            1_000_000,
+        ),
         BotOption("c", "UCB exploration constant.", "float", "0.7", (), 0, 100),
         BotOption(
             "rollout",
@@ -195,6 +205,16 @@ ISMCTS = BotSpec(
             "enum",
             "off",
             ("off", "on"),
+        ),
+        BotOption(
+            "slips",
+            "The share of its decisions played as a uniformly random legal action without searching (0: none, "
+            "1: all), never where its own view settles the answer; the weaker levels' one setting (the level sets it).",
+            "float",
+            "0",
+            (),
+            0,
+            1,
         ),
     ),
 )

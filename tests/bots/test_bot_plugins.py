@@ -71,12 +71,13 @@ def test_resolve_fills_defaults_and_types_values():
         "paired": 8,
         "belief": "inferred",
         "self_read": "off",
+        "slips": 0.0,
     }
 
 
 def test_a_level_stands_for_its_preset_and_options_given_override_it():
     _, level_one = bot_specs.resolve("ismcts:level=1")
-    assert level_one["budget_ms"] == 10 and level_one["guide"] == "none" and level_one["paired"] == 0
+    assert level_one["slips"] > 0 and level_one["paired"] == 8 and level_one["level"] == 1
     _, overridden = bot_specs.resolve("ismcts:level=1,budget_ms=300")
     assert overridden == {**level_one, "budget_ms": 300}
     with pytest.raises(BotError) as caught:
@@ -94,7 +95,8 @@ def test_a_level_stands_for_its_preset_and_options_given_override_it():
         ("ismcts:c=1,iterations=0,budget_ms=100", "ismcts:budget_ms=100,c=1.0"),
         ("ismcts:level=8,paired=8", "ismcts"),  # level 8 is the default, and its preset pairs 8
         ("ismcts:level=5", "ismcts:level=5"),
-        ("ismcts:paired=0,level=5", "ismcts:level=5"),  # level 5's preset pairs none
+        ("ismcts:paired=8,level=5", "ismcts:level=5"),  # level 5's preset pairs 8 too
+        ("ismcts:level=8,slips=0.5", "ismcts:slips=0.5"),
         ("ismcts:level=5,budget_ms=300", "ismcts:budget_ms=300,level=5"),
     ],
 )

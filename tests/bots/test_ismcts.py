@@ -97,6 +97,48 @@ def test_a_single_legal_action_is_played_without_searching():
     assert (result.action, result.iterations) == (only[0], 0)
 
 
+def _searched_positions(game_id: str, count: int) -> list[tuple]:
+    """(view, seat, legal) at decisions with a choice along a seeded random game."""
+    engine = get_game(game_id).engine
+    rng = random.Random(5)
+    state, _ = engine.new_game(2, {}, 5)
+    found = []
+    while (deciders := engine.deciders(state)) and len(found) < count:
+        seat = rng.choice(deciders)
+        legal = engine.legal_actions(state, seat)
+        if len(legal) > 1:
+            found.append((engine.view(state, seat), seat, legal))
+        state, _ = engine.apply(state, seat, rng.choice(legal))
+    return found
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_a_slip_is_a_legal_action_played_without_searching(game_id):
+    """slips=1: every unsettled decision is a uniformly random legal action, unsearched."""
+    game = get_game(game_id)
+    heuristic = heuristic_policy(game_id)
+    for view, seat, legal in _searched_positions(game_id, 12):
+        result = search(
+            game, view, seat, legal, random.Random(1), iterations=8, budget_ms=0, prior=heuristic, slips=1.0
+        )
+        assert result.action in legal
+        assert (result.iterations, result.visits) == (0, {})
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_slips_0_plays_exactly_as_the_search_without_them(game_id):
+    """No draw is made at 0: the same choices, playouts and random state as before the option."""
+    game = get_game(game_id)
+    heuristic = heuristic_policy(game_id)
+    settings = {"iterations": 6, "budget_ms": 0, "opponent": heuristic, "prior": heuristic, "overrule": 2.0}
+    for view, seat, legal in _searched_positions(game_id, 4):
+        before, after = random.Random(2), random.Random(2)
+        plain = search(game, view, seat, legal, before, **settings)
+        slipless = search(game, view, seat, legal, after, **settings, slips=0.0)
+        assert slipless == plain
+        assert after.getstate() == before.getstate()
+
+
 def _node(visits: int, wins: float) -> Node:
     node = Node()
     node.visits, node.total = visits, wins

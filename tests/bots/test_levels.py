@@ -26,14 +26,29 @@ def test_the_default_is_the_strongest_level():
     assert bot_specs.resolve("ismcts") == bot_specs.resolve("ismcts:level=8")
 
 
-def test_lower_levels_think_no_longer_within_each_kind_of_play():
-    """Weaker by budget within the same options, and by simpler options below."""
-    budgets = {level: int(preset(level)["budget_ms"]) for level in range(1, 9)}
-    assert budgets[1] < budgets[2] < budgets[3]
-    assert budgets[4] < budgets[5]
-    assert budgets[6] < budgets[7] < budgets[8]
-    assert {preset(level)["guide"] for level in (1, 2, 3)} == {"none"}
-    assert {preset(level)["paired"] for level in (4, 5)} == {"0"}
+def test_the_levels_lie_on_one_axis_below_level_8():
+    """Every level plays level 8's settings; below it a fixed count of paired rounds, and a
+    larger share of random decisions the lower the level: that share alone tells them apart."""
+    slips = [float(preset(level)["slips"]) for level in range(1, 9)]
+    assert slips == sorted(slips, reverse=True) and len(set(slips)) == 8
+    assert slips[-1] == 0 and 0 < slips[0] <= 1
+    strongest = {name: value for name, value in preset(DEFAULT_LEVEL).items() if name != "slips"}
+    below = [{name: value for name, value in preset(level).items() if name != "slips"} for level in range(1, 8)]
+    assert all(options == below[0] for options in below)
+    assert int(below[0].pop("iterations")) > 0 and below[0] == strongest
+
+
+def test_level_8_is_the_strongest_settings_unchanged():
+    _, options = bot_specs.resolve("ismcts:level=8")
+    assert {name: options[name] for name in ("budget_ms", "guide", "rollout", "overrule", "paired", "belief")} == {
+        "budget_ms": 200,
+        "guide": "heuristic",
+        "rollout": "sharp",
+        "overrule": 2.0,
+        "paired": 8,
+        "belief": "inferred",
+    }
+    assert options["slips"] == 0
 
 
 @pytest.mark.parametrize("level", [1, 4, 6])

@@ -107,5 +107,13 @@ def test_m15_p4_p7_the_answers_its_view_settles_are_certain_wins_and_a_refuted_m
 @pytest.mark.parametrize("game_id", ["mortadella", "pecunia"])
 def test_the_search_bot_never_gives_away_a_win_its_own_view_proves(game_id):
     found = positions(game_id, 20, seed=1)
-    for bot in ("ismcts:iterations=8,budget_ms=0,overrule=0,level=5", "ismcts:iterations=8,budget_ms=0"):
+    tree = "ismcts:iterations=8,budget_ms=0,overrule=0,rollout=random,paired=0,belief=uniform"
+    for bot in (tree, "ismcts:iterations=8,budget_ms=0"):
         assert refuted(bot, game_id, found) == [], bot
+
+
+@pytest.mark.parametrize("game_id", ["borgia", "mortadella", "pecunia"])
+def test_a_slip_never_plays_a_move_its_own_view_refutes(game_id):
+    """slips=1 plays every unsettled decision at random, and still every settled one right."""
+    found = positions(game_id, 20, seed=3)
+    assert refuted("ismcts:iterations=1,budget_ms=0,slips=1", game_id, found) == []
