@@ -96,9 +96,9 @@ def test_a_submenu_says_what_its_parent_said_once():
 
     labels = [f"Swap: queue card {i} for seat 1's card {j}" for i in (1, 2) for j in range(1, 7)]
     menu = choices.build(choices.word_paths(labels))
-    assert [choice.label for choice in menu] == ["Swap: queue card 1 …", "Swap: queue card 2 …"]
-    leaf = menu[0].children[0]
-    assert choices.under(leaf.label, menu[0].label) == "for seat 1's card 1"
+    stems = ["Swap: queue card 1 for seat 1's card …", "Swap: queue card 2 for seat 1's card …"]
+    assert [choice.label for choice in menu] == stems
+    assert choices.under(menu[0].children[0].label, menu[0].label) == "1"
     assert choices.under("call", None) == "call"
 
 
@@ -124,3 +124,17 @@ def test_one_revealed_die_shows():
     faces = ((b.Face.POISON,), (b.Face.BRIBE,))
     called = b.DiceRevealed(faces, bidder=0, caller=1, bid=b.Bid(3, b.Face.POISON), matching=1, truthful=False)
     assert "1 shows Poison or Fate" in for_viewer(borgia_words.event_text(called, None), None)
+
+
+def test_a_group_is_named_by_every_word_its_members_share():
+    from clients.terminal import choices
+
+    labels = ["remove round markers and collect sesterces"]
+    labels += [f"Castor oil: -{n} round markers on the {where} seat" for n in (1, 2) for where in ("left", "right")]
+    labels += [f"Fish poisoning on seat 1's {where} seat" for where in ("left", "middle", "right")]
+    labels += [f"Queue-jumper: queue card {i} to the start" for i in (2, 3, 4, 5)]
+    menu = choices.build(choices.word_paths(labels))
+    names = [choice.label for choice in menu]
+    assert "Castor oil: …" in names and "Fish poisoning on seat 1's …" in names, names
+    fish = menu[names.index("Fish poisoning on seat 1's …")]
+    assert [choices.under(c.label, fish.label) for c in fish.children] == ["left seat", "middle seat", "right seat"]

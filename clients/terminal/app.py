@@ -383,6 +383,11 @@ class TableApp(App[int]):
         self._draw_menu()
 
     def _draw_menu(self) -> None:
+        # A menu that grows takes rows from the history below it: the history's last lines,
+        # in view before, are kept in view (a reader scrolled back stays where they are).
+        history = self.history_widget
+        if history.scroll_y >= history.max_scroll_y - 1:
+            self.call_after_refresh(history.scroll_end, animate=False)
         options = self.choices_widget
         options.clear_options()
         if not self.menu or self.finished:
@@ -394,7 +399,7 @@ class TableApp(App[int]):
             key = f"{number}" if number < 10 else " "
             more = " ▸" if not choice.is_leaf else ""
             shown = choices.under(choice.label, self.menu_titles[-1] if self.menu_titles else None)
-            options.add_option(Option(f"{key} {shown}{more}"))
+            options.add_option(Option(Text(f"{key} {shown}{more}")))  # labels are text: "[Book]" is no markup
         options.highlighted = 0
         options.focus()
 

@@ -67,7 +67,12 @@ def _split(indices, words, labels, depth, paths, prefix) -> None:
         if len(members) == 1:
             paths[members[0]] = (*prefix, labels[members[0]])
         else:
-            _split(members, words, labels, depth + 1, paths, (*prefix, f"{key} …"))
+            # The words every member shares, not only the first: "Castor oil: …", not "Castor …".
+            shared = depth + 1
+            while all(len(words[i]) > shared + 1 for i in members) and len({words[i][shared] for i in members}) == 1:
+                shared += 1
+            key = " ".join(words[members[0]][:shared])
+            _split(members, words, labels, shared, paths, (*prefix, f"{key} …"))
 
 
 def under(label: str, parent: str | None) -> str:

@@ -85,10 +85,12 @@ def test_borgia_by_keystrokes(stack):
         for column in ("dice", "faces", "rumors", "performed"):
             assert column in first, first
         # A bid is two short steps: a count, then a face.
-        if any("Bid 1 …" in choice.label for choice in app.menu[-1]):
+        if any("Bid 1 x …" in choice.label for choice in app.menu[-1]):
             assert len(app.menu[-1]) <= 16
             await pilot.press("1")
-            assert "Your decision: Bid 1" in app.screen_text() and "Bid 1 x Bribe" in app.screen_text()
+            # The step says the count once; each face reads as the word it adds.
+            shown = app.screen_text()
+            assert "Your decision: Bid 1 x" in shown and "1 Bribe" in shown and "Bid 1 x Bribe" not in shown
             await pilot.press("escape")
         # A rejected action: its reason in words, and the player chooses again.
         submit = app.session.submit

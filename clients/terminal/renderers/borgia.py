@@ -199,28 +199,30 @@ class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         which = action.WhichOneof("kind")
         if which == "bid":
             bid = action.bid
-            return (f"Bid {bid.count} …", f"Bid {bid_text(bid)}")
+            # "Bid 2 x …" opens the faces, each shown as the words it adds ("Poison").
+            return (f"Bid {bid.count} x …", f"Bid {bid_text(bid)}")
         if which == "call":
             return ("Call: the bid is a bluff",)
         if which == "allow":
             return ("Allow the bid",)
+        # Each step begins with the words of the one before, which a submenu leaves out
+        # (choices.under): "Bribe: Medici …" opens "to the top" and "to the bottom".
         if which == "bribe":
-            bribe = action.bribe
-            return (f"Bribe {cardinal(bribe.cardinal)} …", describe(action, ctx))
+            return (f"Bribe: {cardinal(action.bribe.cardinal)} …", describe(action, ctx))
         if which == "poison":
             poison = action.poison
-            return (f"Poison {cardinal(poison.first)} …", describe(action, ctx))
+            if poison.first == poison.second:
+                return (describe(action, ctx),)
+            return (f"Poison: 1 from {cardinal(poison.first)} and …", describe(action, ctx))
         if which == "judgement_pair":
-            judgement_pair = action.judgement_pair
-            source = f"from {cardinal(judgement_pair.source)} …"
-            return ("Judgement: 2 from one cardinal …", source, describe(action, ctx))
+            source = cardinal(action.judgement_pair.source)
+            return ("Judgement: 2 from …", f"Judgement: 2 from {source} …", describe(action, ctx))
         if which == "judgement_split":
-            judgement_split = action.judgement_split
-            sources = f"from {cardinal(judgement_split.source_a)} and {cardinal(judgement_split.source_b)} …"
-            return ("Judgement: 1 from each of two …", sources, describe(action, ctx))
+            split = action.judgement_split
+            sources = f"{cardinal(split.source_a)} and {cardinal(split.source_b)}"
+            return ("Judgement: 1 each from …", f"Judgement: 1 each from {sources} …", describe(action, ctx))
         if which == "rumor":
-            rumor = action.rumor
-            return (f"Rumor {cardinal(rumor.card)} …", describe(action, ctx))
+            return (f"Rumor: {cardinal(action.rumor.card)} …", describe(action, ctx))
         return (describe(action, ctx),)
 
 

@@ -6,15 +6,17 @@ from rich.table import Table
 from rich.text import Text
 
 from clients.terminal.renderers.base import Renderer, TableContext, words
-from services.mortadella.model import ROLE_INFO, TOKEN_SYMBOLS
+from services.mortadella.model import ROLE_INFO
+from services.mortadella.model import Effect as EngineEffect
 from services.mortadella.model import Role as EngineRole
+from services.mortadella.words import effect, victory
 from tavola.mortadella.v1 import mortadella_pb2 as pb
 
 TOKENS = ("people", "tower", "book", "mortadella")
 PHASES = {
     pb.PHASE_SETUP_TOKEN: "choose a starting token",
     pb.PHASE_PRE_ROLL: "roll",
-    pb.PHASE_LOMBARD: "the Lombard token may re-roll",
+    pb.PHASE_LOMBARD: "the Lombard token's holder may re-roll",
     pb.PHASE_CHOOSE_DICE: "choose three dice",
     pb.PHASE_RESOLVE: "resolve the chosen dice",
     pb.PHASE_TARGET: "choose a target",
@@ -42,17 +44,9 @@ def role_name(value: int) -> str:
 
 
 def victory_row(value: int) -> str:
-    """A role's rows in words: "People ≥ 2, Tower ≥ 2 ..."; alternatives joined by "or"."""
-    info = ROLE_INFO[EngineRole(value)]
-    rows = []
-    for row in info.rows:
-        parts = []
-        for index, low, high in row:
-            name = symbol(int(TOKEN_SYMBOLS[index]))
-            parts.append(f"{name} exactly {low}" if high is not None else f"{name} at least {low}")
-        rows.append(", ".join(parts))
-    text = " — or — ".join(rows)
-    return text + (" — and a right guess of a role" if info.requires_guess else "")
+    """A role's rows in the game's words, as its history says them ("at least 5 People and 4
+    Mortadella, with no Book")."""
+    return victory(EngineRole(value))
 
 
 class MortadellaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
@@ -83,12 +77,11 @@ class MortadellaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         if view.passed_dice:
             table_dice.append(f"Dice passed on: {dice(view.passed_dice)}\n")
         if view.chosen_dice:
-            table_dice.append(f"Dice chosen: {dice(view.chosen_dice)}")
-            table_dice.append(f"   still to resolve: {dice(view.remaining_dice)}\n")
+            table_dice.append(f"Dice chosen: {dice(view.chosen_dice)}; still to resolve: {dice(view.remaining_dice)}\n")
         if view.carnival:
             table_dice.append("Carnival this turn!\n", style="yellow")
         if view.effect:
-            table_dice.append(f"Effect being resolved: {words(pb.Effect.Name(view.effect), 'EFFECT_')}\n")
+            table_dice.append(f"Effect being resolved: {effect(EngineEffect(view.effect))}\n")
         if view.HasField("lombard_holder"):
             table_dice.append(f"Lombard Company token: {ctx.name(view.lombard_holder)}")
             table_dice.append(" (used this turn)" if view.lombard_used else "")
@@ -104,21 +97,28 @@ class MortadellaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         return Group(*parts)
 
     def _seats(self, view: pb.View, ctx: TableContext) -> Table:
-        grid = Table(title="Seats", title_justify="left", box=None, pad_edge=False)
+        # Tokens under their initials (a legend below), so the notes fit beside them at 100
+        # columns: "People" and the rest as headers cut the notes to "dec…".
+        grid = Table(
+            title="Seats",
+            title_justify="left",
+            box=None,
+            pad_edge=False,
+            caption="P People · T Tower · B Book · M Mortadella",
+            caption_justify="left",
+        )
         grid.add_column("")
         grid.add_column("player", no_wrap=True)
-        grid.add_column("role", no_wrap=True)
+        grid.add_column("role", min_width=11, max_width=14)  # "Master of the Innkeepers" on two lines
         for name in TOKENS:
-            grid.add_column(name.title(), justify="right")
-        grid.add_column("")
+            grid.add_column(name[0].upper(), justify="right")
+        grid.add_column("", no_wrap=True, min_width=12)
         for seat in view.seats:
             notes = []
             if not seat.in_game:
                 notes.append("out")
             if seat.skip_turn:
                 notes.append("skips a turn")
-            if view.HasField("lombard_holder") and seat.seat == view.lombard_holder:
-                notes.append("Lombard")
             if seat.seat in view.deciding_seats and view.phase != pb.PHASE_OVER:
                 notes.append("deciding")
             marker = "▶" if seat.seat == view.active_seat and view.phase != pb.PHASE_OVER else ""

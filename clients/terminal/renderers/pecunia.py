@@ -26,6 +26,11 @@ def roman(card: pb.RomanCard) -> str:
     return f"{words(pb.RomanKind.Name(card.kind), 'ROMAN_KIND_')} {card.rounds}r/{card.sesterces}s"
 
 
+def sesterces(amount: int) -> str:
+    """ "1 sesterce", "7 sesterces"."""
+    return f"{amount} sesterce{'' if amount == 1 else 's'}"
+
+
 def position(value: int) -> str:
     return words(pb.SeatPosition.Name(value), "SEAT_POSITION_").lower()
 
@@ -47,8 +52,9 @@ class PecuniaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
     def board(self, view: pb.View | None, ctx: TableContext) -> RenderableType:
         if view is None:
             return super().board(view, ctx)
-        status = Text(f"Turn {view.turn}. Target: {view.target} sesterces. ", style="bold")
-        if view.phase == pb.PHASE_OVER:
+        over = view.phase == pb.PHASE_OVER
+        status = Text(f"{'' if over else f'Turn {view.turn}. '}Target: {view.target} sesterces. ", style="bold")
+        if over:
             status.append("The game is over.")
         else:
             status.append(f"{ctx.name(view.active)}: {PHASES.get(view.phase, '')}.")
@@ -69,7 +75,7 @@ class PecuniaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         title = Text(f"{marker}{ctx.name(player.seat)}", style="bold" if you else "")
         if player.seat in ctx.ratings:
             title.append(f" {ctx.ratings[player.seat]}", style="dim")
-        title.append(f": {player.sesterces} sesterces", style="bold" if you else "")
+        title.append(f": {sesterces(player.sesterces)}", style="bold" if you else "")
         grid = Table(title=title, title_justify="left", box=None, pad_edge=False, show_header=False)
         grid.add_column(style="dim")
         grid.add_column()

@@ -75,7 +75,14 @@ function split(
     return;
   }
   for (const [key, members] of groups) {
-    if (members.length === 1) paths[members[0]] = [...prefix, labels[members[0]]];
-    else split(members, tokens, labels, depth + 1, paths, [...prefix, `${key} …`]);
+    if (members.length === 1) {
+      paths[members[0]] = [...prefix, labels[members[0]]];
+      continue;
+    }
+    // The words every member shares, not only the first: "Castor oil: …", not "Castor …".
+    let shared = depth + 1;
+    while (members.every((i) => tokens[i].length > shared + 1) && new Set(members.map((i) => tokens[i][shared])).size === 1) shared += 1;
+    const stem = shared > depth + 1 ? tokens[members[0]].slice(0, shared).join(" ") : key;
+    split(members, tokens, labels, shared, paths, [...prefix, `${stem} …`]);
   }
 }

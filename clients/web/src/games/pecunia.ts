@@ -42,6 +42,11 @@ const CARD_NAMES: Partial<Record<ActionCardKind, string>> = {
   [ActionCardKind.EVICTION]: "Eviction",
 };
 
+/** "1 sesterce", "7 sesterces". */
+function sesterces(amount: number): string {
+  return `${amount} sesterce${amount === 1 ? "" : "s"}`;
+}
+
 function cardName(kind: ActionCardKind): string {
   return CARD_NAMES[kind] ?? words(ActionCardKind[kind]);
 }
@@ -72,7 +77,7 @@ export const pecunia: GameRenderer = {
           h(
             "div",
             { class: `seat-card${player.seat === ctx.me ? " me" : ""}`, "data-testid": `seat-${player.seat}` },
-            h("div", { class: "seat-head" }, ctx.seats.tag(player.seat), h("strong", {}, `${player.sesterces} sesterces`)),
+            h("div", { class: "seat-head" }, ctx.seats.tag(player.seat), h("strong", {}, sesterces(player.sesterces))),
             h(
               "div",
               { class: "latrine" },
@@ -109,7 +114,7 @@ export const pecunia: GameRenderer = {
       h(
         "ul",
         { class: "plain" },
-        [...view.players].sort((a, b) => b.sesterces - a.sesterces).map((p) => h("li", {}, ctx.seats.tag(p.seat), ` ${p.sesterces} sesterces`)),
+        [...view.players].sort((a, b) => b.sesterces - a.sesterces).map((p) => h("li", {}, ctx.seats.tag(p.seat), ` ${sesterces(p.sesterces)}`)),
       ),
     );
   },
