@@ -138,3 +138,10 @@ def test_a_group_is_named_by_every_word_its_members_share():
     assert "Castor oil: …" in names and "Fish poisoning on seat 1's …" in names, names
     fish = menu[names.index("Fish poisoning on seat 1's …")]
     assert [choices.under(c.label, fish.label) for c in fish.children] == ["left seat", "middle seat", "right seat"]
+
+
+def test_table_options_are_described_to_players_without_ruling_numbers():
+    # The lobby shows each option's description; "(B10)" or a file path means nothing there.
+    for game_id in ("borgia", "mortadella", "pecunia"):
+        for option in get_game(game_id).engine.info.options:
+            assert not re.search(r"\([BMP]\d|[BMP]\d+\)|services/", option.description), option

@@ -85,21 +85,21 @@ INFO = GameInfo(
     options=(
         OptionSpec(
             name=OPTION_SHADOW_PUPPETS,
-            description="Two players only: two secret puppets each, up to two rumors each (B10).",
+            description="Two players only: two secret puppets each, up to two rumors each.",
             kind="bool",
             default="false",
         ),
         OptionSpec(
             name=OPTION_FLAME,
             description="A rumor naming its holder's puppet costs that cardinal one influence per player "
-            "instead of eliminating (B10).",
+            "instead of eliminating.",
             kind="bool",
             default="false",
         ),
         OptionSpec(
             name=OPTION_POISONED_DICE,
             description="A rumor naming its holder's puppet makes each remaining die worth -2 to that cardinal "
-            "instead of +2, and eliminates nobody (B10).",
+            "instead of +2, and eliminates nobody.",
             kind="bool",
             default="false",
         ),

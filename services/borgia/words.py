@@ -162,7 +162,7 @@ def _round_started(event: RoundStarted, voice: Voice) -> str:
 def _game_ended(event: GameEnded, voice: Voice) -> str:
     """Why the game ended as it did, step by step as B9/B10 score it."""
     result = event.result
-    lines = ["The game ends: a player has no dice left (B8)."]
+    lines = ["The game ends: a player has no dice left."]
     puppets = "; ".join(f"{voice.who(s)}: {join(cardinal(c) for c in cards)}" for s, cards in enumerate(result.puppets))
     lines.append(f"Puppets revealed: {puppets}.")
     if result.bonuses:

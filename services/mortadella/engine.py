@@ -116,7 +116,7 @@ INFO = GameInfo(
             name="max_turns",
             description=(
                 "Turn limit: when this many turns (skipped ones included) have been played "
-                "and nobody has won, the game ends with no winner (M21)."
+                "and nobody has won, the game ends with no winner."
             ),
             kind="int",
             default=str(DEFAULT_MAX_TURNS),
@@ -127,7 +127,7 @@ INFO = GameInfo(
             name="additional_rules",
             description=(
                 "The rulebook's Additional Rules: Lombard Company token, 7 deadly sins, "
-                "Porchetta, Earthquake and Carnival (M8, M10-M13)."
+                "Porchetta, Earthquake and Carnival."
             ),
             kind="bool",
             default="true",

@@ -139,7 +139,7 @@ def make_info(decks: tuple[str, ...]) -> GameInfo:
         options=(
             OptionSpec(
                 name=OPTION_TARGET,
-                description="Sesterces that win (P7); 0: the rulebook's 30 for 2 players, 25 for 3, 20 for 4-6",
+                description="Sesterces that win; 0: the rulebook's 30 for 2 players, 25 for 3, 20 for 4-6.",
                 kind="int",
                 default="0",
                 minimum=0,
@@ -147,7 +147,7 @@ def make_info(decks: tuple[str, ...]) -> GameInfo:
             ),
             OptionSpec(
                 name=OPTION_DECK,
-                description="Deck data file in services/pecunia/decks/ (by name)",
+                description="The cards to play with, by the name of their deck.",
                 kind="enum",
                 default=DEFAULT_DECK,
                 choices=decks,
@@ -155,8 +155,8 @@ def make_info(decks: tuple[str, ...]) -> GameInfo:
             OptionSpec(
                 name=OPTION_TURN_LIMIT,
                 description=(
-                    "Limit on completed turns (P8; the rules alone can loop forever); at the limit "
-                    "the most sesterces win; 0: no limit"
+                    "Limit on completed turns, since the rules alone can loop forever; at the limit "
+                    "the most sesterces win; 0: no limit."
                 ),
                 kind="int",
                 default=str(DEFAULT_TURN_LIMIT),

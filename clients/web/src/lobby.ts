@@ -2,7 +2,7 @@
 // join, the tables in progress to watch, and the tables this browser holds a seat at.
 import { failure, gateway } from "./api";
 import { listBots, listGames } from "./catalog";
-import { fill, h } from "./dom";
+import { fill, h, phrase } from "./dom";
 import { SeatKind, TableStatus, TimeoutPolicy, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { level } from "./names";
@@ -125,7 +125,7 @@ export class Lobby {
       return {
         name: option.name,
         read,
-        row: h("p", { title: option.description }, h("label", { for: id }, `${option.name} `), input, h("span", { class: "small muted" }, ` ${option.description}`)),
+        row: h("p", { title: option.description }, h("label", { for: id, title: option.name }, `${phrase(option.name)} `), input, h("span", { class: "small muted" }, ` ${option.description}`)),
       };
     });
     const timer = h("input", { id: "timer", type: "number", value: "0", min: "0", max: "3600" });

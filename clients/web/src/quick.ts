@@ -4,7 +4,7 @@
 // what takes the player out of the queue.
 import { bearer, failure, players } from "./api";
 import { listGames } from "./catalog";
-import { fill, h } from "./dom";
+import { fill, h, phrase } from "./dom";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { createPlayerForm, tokenNotice } from "./me";
 import { keepSeat, playerKey, type PlayerKey } from "./storage";
@@ -260,7 +260,7 @@ function drawOptions(box: HTMLElement, game: GameDescription, chosen: Record<str
     return {
       option,
       read,
-      row: h("p", {}, h("label", { for: id }, `${option.name} `), input, h("span", { class: "small muted" }, ` ${option.description}`)),
+      row: h("p", {}, h("label", { for: id, title: option.name }, `${phrase(option.name)} `), input, h("span", { class: "small muted" }, ` ${option.description}`)),
     };
   });
   fill(box, rows.length ? rows.map((r) => r.row) : h("p", { class: "muted small" }, "This game has no options."));

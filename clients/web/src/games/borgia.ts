@@ -19,7 +19,7 @@ import type { Ctx, GameRenderer } from "./api";
 const cardinal = (value: Cardinal) => words(Cardinal[value]);
 const face = (value: Face) => words(Face[value]);
 const kind = (value: ActionKind) => words(ActionKind[value]);
-const bidText = (bid: Bid) => `${bid.count} × ${kind(bid.action)}`;
+const bidText = (bid: Bid) => `${bid.count} x ${kind(bid.action)}`; // as the history writes a bid
 
 function dice(faces: Face[]): HTMLElement {
   return h(
@@ -131,7 +131,7 @@ function seatsPanel(view: View, ctx: Ctx): HTMLElement {
           "data-seat": String(seat.seat),
           "data-testid": `seat-${seat.seat}`,
         },
-        h("div", { class: "seat-head" }, ctx.seats.tag(seat.seat), h("span", { class: "small" }, `${seat.diceCount} dice`)),
+        h("div", { class: "seat-head" }, ctx.seats.tag(seat.seat), h("span", { class: "small" }, `${seat.diceCount} ${seat.diceCount === 1 ? "die" : "dice"}`)),
         h(
           "div",
           { class: "seat-dice", "data-testid": `dice-${seat.seat}` },
@@ -164,15 +164,12 @@ function ending(view: View, ctx: Ctx): HTMLElement | undefined {
           {},
           ctx.seats.tag(p.seat),
           ` held ${p.puppets.map(cardinal).join(" and ") || "no puppet"}`,
-          result.eliminatedSeats.includes(p.seat) ? " — eliminated (no dice left)" : ` — score ${result.scores[p.seat] ?? 0}`,
+          result.eliminatedSeats.includes(p.seat) ? " — eliminated (a rumor in front of them named their puppet)" : ` — score ${result.scores[p.seat] ?? 0}`,
         ),
       ),
     ),
     result.eliminatedSeats.length ? h("p", {}, `Eliminated: ${names(result.eliminatedSeats)}.`) : null,
     result.removed.length ? h("p", {}, `Left the ladder: ${result.removed.map(cardinal).join(", ")}.`) : null,
-    result.bonuses.length
-      ? h("p", {}, `Remaining-dice bonuses: ${result.bonuses.map((b) => `${cardinal(b.cardinal)} ${b.delta >= 0 ? "+" : ""}${b.delta}`).join(", ")}.`)
-      : null,
     result.penalties.length
       ? h("p", {}, `Penalties: ${result.penalties.map((b) => `${cardinal(b.cardinal)} ${b.delta}`).join(", ")}.`)
       : null,
@@ -195,7 +192,7 @@ export const borgia: GameRenderer = {
             "div",
             { class: "mine-panel", "data-testid": "my-secrets" },
             h("span", {}, "Your puppet: ", h("strong", {}, me.puppets.map(cardinal).join(", ") || "—")),
-            h("span", {}, " · Your dice: ", dice(me.dice)),
+            h("span", {}, " · Your dice: ", me.dice.length ? dice(me.dice) : "none left"),
           )
         : null,
       h("div", { class: "board-cols" }, ladder(view, mine), seatsPanel(view, ctx)),
@@ -209,7 +206,7 @@ export const borgia: GameRenderer = {
       case "bid":
         return [`Bid ${kindCase.value.count} …`, `${bidText(kindCase.value)}`];
       case "call":
-        return ["Call: it is a bluff"];
+        return ["Call: the bid is a bluff"];
       case "allow":
         return ["Allow the bid"];
       // Each step begins with the words of the one before, which a submenu leaves out
