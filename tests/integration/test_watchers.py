@@ -2,9 +2,19 @@
 opened before the tables start. Every stream gets every event of its table, in order,
 and ends with OK after the last; none fails (before the gateway shared log reads and
 sized its Redis pool, most of them failed UNAVAILABLE). The watchers of a table share one
-log read; should it fail, or its watcher leave, another reads for the rest."""
+log read; should it fail, or its watcher leave, another reads for the rest.
+
+Nothing here is bounded by a time a loaded host stretches: unloaded the 1,000 streams take
+some 6 s, and on a host so loaded that every process of the test runs a tenth of the time
+about ten times as long, so each wait is generous and the streams carry no deadline of
+their own. The waits are the test's own, and its loop wakes every second while it waits: awaiting
+its streams with no timer due, the client's loop slept in epoll with no timeout, and
+pytest-timeout's SIGALRM (or a SIGTERM), taken by one of gRPC's threads, waited for that
+loop to wake (a run with every process of the test stopped 95% of the time hung so, its
+streams ended at the gateway, long past its 120 s timeout)."""
 
 import asyncio
+import time
 
 import grpc
 import pytest
@@ -16,10 +26,13 @@ from tavola.gateway.v1 import gateway_pb2_grpc
 TABLES = 20
 WATCHERS = 50  # per table
 CHANNELS = 10  # client connections the streams are spread over
+# Generous waits (unloaded: about 1 s to the first events, 5 s for the games).
+FIRST_EVENTS_SECONDS = 300
+GAMES_SECONDS = 600
 
 
 async def _spectate(stub, table_id: str, seqs: list[int]) -> None:
-    async for message in stub.SpectateTable(gw.SpectateTableRequest(table_id=table_id), timeout=120):
+    async for message in stub.SpectateTable(gw.SpectateTableRequest(table_id=table_id)):
         seqs.append(message.event.seq)
 
 
@@ -40,11 +53,23 @@ async def _watch_all(address: str) -> None:
             seqs = seen[table_id, index] = []
             streams.append(asyncio.create_task(_spectate(stubs[index % CHANNELS], table_id, seqs)))
         # Every stream has its table's first events (the bots taking their seats) before any game starts.
+        deadline = time.monotonic() + FIRST_EVENTS_SECONDS
         while not all(seen.values()):
+            failed = [stream for stream in streams if stream.done()]
+            assert not failed, f"{len(failed)} streams ended before their table started, e.g. {failed[0]!r}"
+            waiting = sum(1 for seqs in seen.values() if not seqs)
+            assert time.monotonic() < deadline, f"{waiting} streams without their first event"
             await asyncio.sleep(0.05)
         for table_id, host_token in tables:
             await stubs[0].StartTable(gw.StartTableRequest(table_id=table_id), metadata=auth.metadata(host_token))
-        results = await asyncio.gather(*streams, return_exceptions=True)
+        # A wake-up every second, so that the loop never sleeps with no timeout (above).
+        deadline, pending = time.monotonic() + GAMES_SECONDS, set(streams)
+        while pending and time.monotonic() < deadline:
+            _, pending = await asyncio.wait(pending, timeout=1)
+        for stream in pending:
+            stream.cancel()
+        assert not pending, f"{len(pending)} streams not ended {GAMES_SECONDS} s after their tables started"
+        results = [stream.exception() or stream.result() for stream in streams]
         failures = [result for result in results if isinstance(result, BaseException)]
         assert not failures, f"{len(failures)} streams failed, e.g. {failures[0]!r}"
         for table_id, _ in tables:
@@ -60,7 +85,7 @@ async def _watch_all(address: str) -> None:
             await channel.close()
 
 
-@pytest.mark.timeout(120)
+@pytest.mark.timeout(FIRST_EVENTS_SECONDS + GAMES_SECONDS + 120)  # past the test's own waits
 def test_a_thousand_spectators_on_one_gateway_all_complete(stack):
     asyncio.run(_watch_all(stack.gateway_address))
 
