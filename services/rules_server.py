@@ -329,35 +329,52 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """ApplyAction for each message of a long-lived stream, answered in order: what
         ApplyAction answers, or the status it would fail with. The stream ends when the
         caller closes it, or (OK) after its current message once the service stops, so
-        that the caller opens its next stream on a service that goes on."""
+        that the caller opens its next stream on a service that goes on. Its answers are
+        written by a task of their own: the next message is read and applied while the
+        last answer is on its way (on a busy host, waiting for each write first made a
+        stream's actions wait on each other)."""
+        replies: asyncio.Queue[rules_pb2.ApplyActionsResponse | None] = asyncio.Queue()
+        writer = asyncio.get_running_loop().create_task(self._write_replies(context, replies))
         game = self.engine.info.game_id
         latency: dict[str, Histogram] = {}  # by code
-        while True:
-            message = await context.read()
-            if message is grpc.aio.EOF:
-                return
-            started = time.perf_counter()
-            reply = rules_pb2.ApplyActionsResponse(id=message.id)
-            try:
-                reply.response.CopyFrom(self._apply(message.request))
-                code = "OK"
-            except (EngineError, ApiError) as error:
-                failure = api_error(error) if isinstance(error, EngineError) else error
-                code = failure.code.name
-                reply.error = failure.to_rpc_status().SerializeToString()
-            except Exception:
-                code = "INTERNAL"
-                log.error("internal_error", method="ApplyActions", exc_info=True)
-                failure = ApiError(grpc.StatusCode.INTERNAL, "INTERNAL", "the rules service failed")
-                reply.error = failure.to_rpc_status().SerializeToString()
-            await context.write(reply)
-            # Counted as ApplyAction calls, whichever way they came.
-            child = latency.get(code)
-            if child is None:
-                child = latency[code] = LATENCY.labels(game, "ApplyAction", code)
-            child.observe(time.perf_counter() - started)
-            if self.stopping:
-                return
+        try:
+            while not writer.done():
+                message = await context.read()
+                if message is grpc.aio.EOF:
+                    break
+                started = time.perf_counter()
+                reply = rules_pb2.ApplyActionsResponse(id=message.id)
+                try:
+                    reply.response.CopyFrom(self._apply(message.request))
+                    code = "OK"
+                except (EngineError, ApiError) as error:
+                    failure = api_error(error) if isinstance(error, EngineError) else error
+                    code = failure.code.name
+                    reply.error = failure.to_rpc_status().SerializeToString()
+                except Exception:
+                    code = "INTERNAL"
+                    log.error("internal_error", method="ApplyActions", exc_info=True)
+                    failure = ApiError(grpc.StatusCode.INTERNAL, "INTERNAL", "the rules service failed")
+                    reply.error = failure.to_rpc_status().SerializeToString()
+                replies.put_nowait(reply)
+                # Counted as ApplyAction calls, whichever way they came.
+                child = latency.get(code)
+                if child is None:
+                    child = latency[code] = LATENCY.labels(game, "ApplyAction", code)
+                child.observe(time.perf_counter() - started)
+                if self.stopping:
+                    break
+        finally:
+            replies.put_nowait(None)  # the writer ends once every answer is written
+            await writer
+
+    @staticmethod
+    async def _write_replies(context, replies: "asyncio.Queue[rules_pb2.ApplyActionsResponse | None]") -> None:
+        try:
+            while (reply := await replies.get()) is not None:
+                await context.write(reply)
+        except Exception:  # the stream is gone (its caller left): nothing more to answer
+            log.info("rules_stream_left", exc_info=True)
 
     def _apply(self, request: rules_pb2.ApplyActionRequest) -> rules_pb2.ApplyActionResponse:
         state = self._state(request.state)
