@@ -18,7 +18,8 @@ The floor of a bot action's CPU is then two echo calls (client and server) and o
 script's caller, with Redis apart as tavola's sum leaves it apart.
 
     python -m bench.echo serve <port file>
-    python -m bench.echo            # a demo: start a server, measure, print
+    python -m bench.echo            # a demo: start a server, measure, print; then the same
+                                    # echo as messages on long-lived streams, and calls again
 """
 
 import asyncio
@@ -122,9 +123,17 @@ async def _serve(port_file: str) -> None:
     async def call(raw: bytes, context) -> bytes:
         return bytes(int.from_bytes(raw[:4], "big"))  # as many bytes as asked for
 
+    async def stream(_requests, context) -> None:
+        while (raw := await context.read()) is not grpc.aio.EOF:
+            await context.write(bytes(int.from_bytes(raw[:4], "big")))
+
     server = grpc.aio.server()
     handler = grpc.unary_unary_rpc_method_handler(call, request_deserializer=_identity, response_serializer=_identity)
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bare.Echo", {"Call": handler}),))
+    streamed = grpc.stream_stream_rpc_method_handler(
+        stream, request_deserializer=_identity, response_serializer=_identity
+    )
+    methods = {"Call": handler, "Stream": streamed}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bare.Echo", methods),))
     _write_port(port_file, server.add_insecure_port("127.0.0.1:0"))
     await server.start()
     await server.wait_for_termination()
@@ -158,6 +167,38 @@ async def echo_calls(
         await asyncio.gather(*(caller(index, started + seconds) for index in range(concurrency)))
         elapsed = time.perf_counter() - started
         cpu = meter.used()
+    return EchoFigures(sum(counts), elapsed, cpu)
+
+
+async def echo_messages(
+    address: str, server_pid: int, seconds: float, concurrency: int = 16, sizes: Sizes = Sizes()
+) -> EchoFigures:
+    """As ``echo_calls``, each task a message at a time on a long-lived stream of its own
+    (what the gateway's ApplyActions streams to the rules services cost, beside calls)."""
+    requests = (_request(sizes.view), _request(sizes.submit))
+    async with grpc.aio.insecure_channel(address) as channel:
+        method = channel.stream_stream(
+            "/bare.Echo/Stream", request_serializer=_identity, response_deserializer=_identity
+        )
+        streams = [method() for _ in range(concurrency)]
+        counts = [0] * concurrency
+
+        async def sender(index: int, deadline: float) -> None:
+            stream, made = streams[index], 0
+            while time.perf_counter() < deadline:
+                await stream.write(requests[made % 2])
+                await stream.read()
+                made += 1
+            counts[index] = made
+
+        await asyncio.gather(*(sender(index, time.perf_counter() + 0.2) for index in range(concurrency)))  # warm up
+        meter = CpuMeter.with_client({"server": server_pid})
+        started = time.perf_counter()
+        await asyncio.gather(*(sender(index, started + seconds) for index in range(concurrency)))
+        elapsed = time.perf_counter() - started
+        cpu = meter.used()
+        for stream in streams:
+            await stream.done_writing()
     return EchoFigures(sum(counts), elapsed, cpu)
 
 
@@ -261,11 +302,20 @@ def main() -> None:
     redis_url = os.environ.get("REDIS_URL", REDIS_URL)
     with tempfile.TemporaryDirectory() as workdir, EchoServer(Path(workdir)) as server:
         floor = server.floor(redis_url, f"tavola-echo-demo-{os.getpid()}", None, 3.0)
+        # Then the same echo as messages on long-lived streams, and calls again: in turn.
+        streamed = asyncio.run(echo_messages(server.address, server.pid, 3.0))
+        again = asyncio.run(echo_calls(server.address, server.pid, 3.0))
     print(
         f"echo: {floor.echo.per_second:,.0f} calls/s (ceiling {floor.ceiling:,.0f} bot actions/s), "
         f"{floor.echo.cpu_ms_per_call:.3f} ms CPU a call; commit script {floor.commit.cpu_ms('client'):.3f} ms "
         f"(caller); floor of a bot action {floor.cpu_ms:.3f} ms"
     )
+    for name, figures in (("a message on a stream", streamed), ("a call, again", again)):
+        print(
+            f"echo, {name}: {figures.per_second:,.0f}/s, {figures.cpu_ms_per_call:.3f} ms CPU "
+            f"(client {figures.cpu['client'] * 1000 / max(1, figures.calls):.3f}, "
+            f"server {figures.cpu['server'] * 1000 / max(1, figures.calls):.3f})"
+        )
 
 
 if __name__ == "__main__":
