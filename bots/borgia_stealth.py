@@ -59,10 +59,15 @@ def exposure(view: BorgiaView, seat: int, action: BorgiaAction | None, skip: set
     """How plainly ``seat``'s performs (with ``action``) point at its puppet: the reader's
     odds of the puppet over the best odds of any other cardinal it could name (not in
     ``skip``). Below 1 a reader names another cardinal first."""
-    mine = view.seats[seat].puppets or ()
-    weights = read_of(view, seat, action)
-    own = max(weights[c] for c in mine)
-    other = max((w for c, w in weights.items() if c not in mine and c not in skip), default=0.0)
+    return _exposure(view.seats[seat].puppets or (), read_of(view, seat), action, skip)
+
+
+def _exposure(
+    mine: Sequence[Cardinal], read: dict[Cardinal, float], action: BorgiaAction | None, skip: set[Cardinal]
+) -> float:
+    ratios = clues(action) if action is not None else dict.fromkeys(CARDINALS, 1.0)
+    own = max(read[c] * ratios[c] for c in mine)
+    other = max((read[c] * ratios[c] for c in CARDINALS if c not in mine and c not in skip), default=0.0)
     return own / other if other > 0 else math.inf
 
 
@@ -76,7 +81,8 @@ def borgia_stealth_policy(
     if type(choice) is Rumor:
         return choice  # a rumor points at nobody it helps
     skip = _readers_puppets(view, seat)
-    exposed = {action: exposure(view, seat, action, skip) for action in legal}
+    read = read_of(view, seat)
+    exposed = {action: _exposure(mine, read, action, skip) for action in legal}
     if exposed[choice] < 1:
         return choice
     hidden = [action for action in legal if exposed[action] < 1]

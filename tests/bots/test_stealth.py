@@ -118,3 +118,34 @@ def test_b9_against_an_honest_reader_it_is_named_less_often_than_the_sharp_polic
 def test_self_read_plays_whole_games_with_the_stealth_policy():
     bot = make_strategy("ismcts:self_read=on,iterations=4,budget_ms=0", "borgia")
     assert play(GAME, [bot, make_strategy("borgia-honest-reader", "borgia")], {}, seed=5) is not None
+
+
+def test_b5_b9_self_read_searches_by_the_stealth_policy_and_keeps_the_puppet_hidden():
+    """ismcts:self_read=on's settings for Borgia (the reader models the other seat, the
+    stealth policy plays and ranks its own, the open perform is compared too): with rounds
+    left and a reader to bid next, it plays a perform that leaves its puppet unnamed."""
+    from bots.borgia_odds import settled_answer
+    from bots.borgia_puppets import puppet_belief
+    from bots.ismcts import search
+
+    state = bribing(2)
+    legal, view = ENGINE.legal_actions(state, 0), ENGINE.view(state, 0)
+    for seed in (0, 1):
+        chosen = search(
+            GAME,
+            view,
+            0,
+            legal,
+            random.Random(seed),
+            iterations=200,
+            budget_ms=0,
+            rollout=borgia_stealth_policy,
+            opponent=borgia_sharp_policy,
+            prior=borgia_stealth_policy,
+            overrule=2.0,
+            paired=8,
+            belief=puppet_belief,
+            certain=settled_answer,
+            extra=stealth_candidates,
+        ).action
+        assert exposure(view, 0, chosen, set()) < 1, chosen
