@@ -145,3 +145,9 @@ def test_table_options_are_described_to_players_without_ruling_numbers():
     for game_id in ("borgia", "mortadella", "pecunia"):
         for option in get_game(game_id).engine.info.options:
             assert not re.search(r"\([BMP]\d|[BMP]\d+\)|services/", option.description), option
+
+
+def test_mortadella_words_for_a_declined_cancel_and_the_turn_limit():
+    told = for_viewer(mortadella_words.event_text(m.CancelDecided(1, m.Effect.DRUNKENNESS, False), None), None)
+    assert told == "seat 1 lets Drunkenness take effect."
+    assert MORTADELLA.describe_action(m.PayCancel(False)) == "let it take effect"

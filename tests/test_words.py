@@ -125,7 +125,7 @@ def test_borgia_ending_says_why():
     assert "Puppets revealed: You: Medici; seat 1: Orsini." in text
     assert "Medici +4" in text
     assert (
-        "seat 1 is eliminated: the rumor in front of seat 1 names their puppet." in text
+        "seat 1 is eliminated: the rumor in front of them names their puppet." in text
         and "Orsini leaves the ladder" in text
     )
     assert "Medici is elected pope with 9 influence: you win." in text

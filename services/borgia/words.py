@@ -36,7 +36,7 @@ from services.borgia.model import (
     RoundStarted,
     Rumor,
 )
-from services.engine.words import Voice, join, plural, seat
+from services.engine.words import Voice, choice, join, plural, seat
 
 VARIANT_NAMES = {
     "shadow_puppets": "Shadow Puppets",
@@ -170,7 +170,8 @@ def _game_ended(event: GameEnded, voice: Voice) -> str:
     if result.penalties:
         lines.append(f"Rumors naming their own puppet cost: {_changes(result.penalties)}.")
     for s in result.eliminated:
-        lines.append(f"{voice.is_(s)} eliminated: the rumor in front of {voice.whom(s)} names {voice.their(s)} puppet.")
+        them = choice(s, "you", "them")  # the seat was just named: "in front of them"
+        lines.append(f"{voice.is_(s)} eliminated: the rumor in front of {them} names {voice.their(s)} puppet.")
     if result.removed:
         lines.append(
             f"{join(cardinal(c) for c in result.removed)} {'leaves' if len(result.removed) == 1 else 'leave'}"

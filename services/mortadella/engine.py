@@ -1293,7 +1293,7 @@ class MortadellaEngine:
             return None
         reason = state.end_reason
         if reason is EndReason.TURN_LIMIT:
-            summary = f"turn limit of {state.max_turns} turns reached (table option max_turns): nobody wins"
+            summary = f"the table's turn limit of {state.max_turns} turns is reached: nobody wins"
         elif reason is EndReason.ALL_ELIMINATED:
             summary = "every player was eliminated: nobody wins"
         else:

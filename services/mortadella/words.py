@@ -179,7 +179,7 @@ def event_text(event: Event, viewer: int | None) -> str:
     if isinstance(event, CancelDecided):
         if event.paid:
             return f"{voice.does(event.seat, 'pay')} Mortadella to cancel {effect(event.effect)}."
-        return f"{voice.does(event.seat, 'take')} {effect(event.effect)}."
+        return f"{voice.does(event.seat, 'let')} {effect(event.effect)} take effect."
     if isinstance(event, NoEffect):
         # The seat is whose effect it is (the active seat), not its target.
         if FACE_OF[event.effect] is Symbol.WINE or event.effect is Effect.REVOLUTION:
@@ -242,7 +242,7 @@ def _with(value: Effect) -> str:
 
 def _game_ended(event: GameEnded, voice: Voice) -> str:
     if event.reason is EndReason.TURN_LIMIT:
-        head = "The game ends at the turn limit (table option max_turns): nobody wins."
+        head = "The game ends at the table's turn limit: nobody wins."
     elif event.reason is EndReason.ALL_ELIMINATED:
         head = "The game ends: every player is out, so nobody wins."
     else:
@@ -286,7 +286,7 @@ def action_label(action: Action) -> str:
     if isinstance(action, ChooseRevolution):
         return f"Revolution: {seat(action.target)} discards 1 {symbol(action.symbol)}"
     if isinstance(action, PayCancel):
-        return "pay Mortadella to cancel it" if action.pay else "take the effect"
+        return "pay Mortadella to cancel it" if action.pay else "let it take effect"
     if isinstance(action, PlagueDiscard):
         return "discard 1 People" if action.symbol is Symbol.PEOPLE else "discard 1 Tower instead of People"
     if isinstance(action, StealFrom):

@@ -451,7 +451,8 @@ export class TablePage {
     return h(
       "section",
       { class: "panel ending", "data-testid": "ending", "aria-label": "Game over" },
-      h("h3", { "data-testid": "headline" }, headline.charAt(0).toUpperCase() + headline.slice(1)),
+      // As written: "You win!", "random 2 wins." (a name keeps its own case).
+      h("h3", { "data-testid": "headline" }, headline),
       // Why, in the game's own words (its last event's text), else the outcome's one line.
       why ? h("p", { class: "summary", "data-testid": "why" }, why) : null,
       !why && table.outcome?.summary ? h("p", { class: "summary" }, ctx.seats.text(table.outcome.summary)) : null,

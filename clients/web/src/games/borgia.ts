@@ -152,7 +152,6 @@ function seatsPanel(view: View, ctx: Ctx): HTMLElement {
 function ending(view: View, ctx: Ctx): HTMLElement | undefined {
   const result: FinalResult | undefined = view.result;
   if (!result) return undefined;
-  const names = (seats: number[]) => seats.map((s) => ctx.seats.who(s)).join(", ");
   const rows: (HTMLElement | null)[] = [
     result.pope === Cardinal.UNSPECIFIED ? h("p", {}, "No cardinal is left to be pope, so nobody wins.") : null,
     h(
@@ -168,11 +167,8 @@ function ending(view: View, ctx: Ctx): HTMLElement | undefined {
         ),
       ),
     ),
-    result.eliminatedSeats.length ? h("p", {}, `Eliminated: ${names(result.eliminatedSeats)}.`) : null,
-    result.removed.length ? h("p", {}, `Left the ladder: ${result.removed.map(cardinal).join(", ")}.`) : null,
-    result.penalties.length
-      ? h("p", {}, `Penalties: ${result.penalties.map((b) => `${cardinal(b.cardinal)} ${b.delta}`).join(", ")}.`)
-      : null,
+    // Bonuses, penalties, eliminations and cardinals leaving the ladder are in the game's
+    // own sentence above (the why); the list and the final ladder sum them up.
     h("p", { class: "small" }, `Final ladder: ${result.ladder.map((c) => `${cardinal(c)} ${result.influence.find((i) => i.cardinal === c)?.influence ?? 0}`).join(" · ")}`),
   ];
   return h("div", {}, rows);

@@ -64,14 +64,15 @@ export const mortadella: GameRenderer = {
           h("strong", {}, over ? "The game is over." : `Turn ${view.turn} of ${view.maxTurns}`),
           over ? null : [" · ", ctx.seats.tag(view.activeSeat), " plays", view.phase ? ` · now: ${PHASES[view.phase] ?? words(Phase[view.phase])}` : ""],
         ),
-        view.lombardHolder !== undefined
+        view.lombardHolder !== undefined && !over
           ? h("p", { class: "small" }, "Lombard token: ", ctx.seats.tag(view.lombardHolder), view.lombardUsed ? " (used this turn)" : "")
           : null,
-        dice("Dice rolled", view.dice, "turn-dice"),
-        dice("Passed on", view.passedDice),
-        dice("Chosen", view.chosenDice),
-        dice("Not chosen", view.unchosenDice),
-        dice("Left to resolve", view.remainingDice),
+        // The turn's dice while it is played; once the game is over they are the last turn's.
+        over ? null : dice("Dice rolled", view.dice, "turn-dice"),
+        over ? null : dice("Passed on", view.passedDice),
+        over ? null : dice("Chosen", view.chosenDice),
+        over ? null : dice("Not chosen", view.unchosenDice),
+        over ? null : dice("Left to resolve", view.remainingDice),
         view.target !== undefined ? h("p", { class: "small" }, "Target: ", ctx.seats.tag(view.target)) : null,
       ),
       me
