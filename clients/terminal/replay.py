@@ -127,7 +127,8 @@ class ReplayScreen(Screen[None]):
     def draw(self) -> None:
         book, page = self.book, self.book.page
         where = f"step {book.at + 1} of {len(book)}" if page else "nothing to replay"
-        self.query_one("#replay-title", Static).update(f"Replay · {self.heading} · {where}")
+        # The step first: a long heading is cut at the screen's edge, the step never.
+        self.query_one("#replay-title", Static).update(Text(f"Replay, {where} · {self.heading}"))
         board = self.query_one("#replay-board", Static)
         step = self.query_one("#replay-step", Static)
         story = self.query_one("#replay-story", Static)

@@ -60,8 +60,9 @@ class MortadellaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         if view is None:
             return super().board(view, ctx)
         parts: list[RenderableType] = []
-        status = Text(f"Turn {view.turn} of at most {view.max_turns}. ", style="bold")
-        if view.phase == pb.PHASE_OVER:
+        over = view.phase == pb.PHASE_OVER
+        status = Text("" if over else f"Turn {view.turn} of at most {view.max_turns}. ", style="bold")
+        if over:
             status.append("The game is over.")
         else:
             status.append(f"{ctx.whose(view.active_seat)} turn: {PHASES.get(view.phase, '')}.")
@@ -85,7 +86,8 @@ class MortadellaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         if view.HasField("lombard_holder"):
             table_dice.append(f"Lombard Company token: {ctx.name(view.lombard_holder)}")
             table_dice.append(" (used this turn)" if view.lombard_used else "")
-        parts.append(table_dice)
+        if not over:  # once over, the dice and the token are the last turn's
+            parts.append(table_dice)
         for guess in view.wrong_guesses:
             parts.append(
                 Text(f"Known: {ctx.name(guess.target)} was not {role_name(guess.role)} (a wrong guess)", style="dim")
