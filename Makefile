@@ -29,16 +29,13 @@ constraints: $(STAMP) ## pin what .venv holds now into constraints.txt
 
 setup: $(STAMP) gen/.stamp ## create .venv, install the pinned packages, generate gen/
 
-# The one code-generation path: Python messages, gRPC stubs and type stubs into gen/, and
-# the Connect services (*_connect.py: the browser protocol's routes and a Python client);
-# a digest of proto/ in gen/proto.sha256, which every process compares with proto/ as it
-# starts (common/generated.py): after a .proto change without make proto, they say so.
+# The one code-generation path (common/generated.py, which the image's build runs too):
+# Python messages, gRPC stubs and type stubs into gen/, and the Connect services
+# (*_connect.py: the browser protocol's routes and a Python client); a digest of proto/ in
+# gen/proto.sha256, which every process compares with proto/ as it starts: after a .proto
+# change without make proto, they say so.
 gen/.stamp: $(PROTOS) $(STAMP) common/generated.py
-	rm -rf gen.tmp && mkdir -p gen.tmp
-	$(PY) -m grpc_tools.protoc -Iproto --python_out=gen.tmp --grpc_python_out=gen.tmp --pyi_out=gen.tmp \
-		--plugin=protoc-gen-connectrpc=$(VENV)/bin/protoc-gen-connectrpc --connectrpc_out=gen.tmp \
-		--connectrpc_opt=protobuf=google $(PROTOS)
-	find gen.tmp -mindepth 1 -type d -exec touch {}/__init__.py \;
+	rm -rf gen.tmp
 	$(PY) -m common.generated gen.tmp
 	rm -rf gen && mv gen.tmp gen
 	$(PY) -m pip install --quiet --no-deps -e .

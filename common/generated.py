@@ -1,16 +1,23 @@
-"""Whether the generated code in gen/ was made from the .proto files proto/ holds now.
+"""The generated code in gen/: how it is made from proto/, and whether it was made from the
+.proto files proto/ holds now.
 
-``make proto`` (the one generation path) records a digest of proto/ in gen/proto.sha256 as
-it generates; every tavola process checks it as it starts (``check``). A checkout whose
-.proto files changed without ``make proto`` would otherwise run code of the old messages
-and fail its calls with a bare INTERNAL; it refuses to start instead, with one line that
-says to run ``make proto``. Where there is no record (an image, whose gen/ its build made,
-or a gen/ made before records were kept) there is nothing to compare and nothing is checked.
+``python -m common.generated GEN_DIR`` is the one generation path: ``make proto`` (the
+Makefile's gen/.stamp) and the image's build (deploy/Dockerfile) both run it. It writes the
+Python messages, gRPC stubs and type stubs, the Connect services (``*_connect.py``: the
+browser protocol's routes and a Python client), an ``__init__.py`` in every package, and a
+digest of proto/ in ``GEN_DIR/proto.sha256``. Every tavola process checks that record as it
+starts (``check``). A checkout whose .proto files changed without ``make proto`` would
+otherwise run code of the old messages and fail its calls with a bare INTERNAL; it refuses
+to start instead, with one line that says to run ``make proto``. Where there is no record
+(a gen/ made before records were kept) there is nothing to compare and nothing is checked.
 
-    python -m common.generated GEN_DIR    # write the record of proto/ into GEN_DIR
+    python -m common.generated GEN_DIR    # generate proto/'s code, and its record, into GEN_DIR
+
+It needs grpcio-tools and protoc-gen-connectrpc (the dev extra) beside this Python.
 """
 
 import hashlib
+import subprocess
 import sys
 from pathlib import Path
 
@@ -25,6 +32,37 @@ def digest(proto: Path) -> str:
         hashed.update(path.relative_to(proto).as_posix().encode() + b"\0")
         hashed.update(path.read_bytes() + b"\0")
     return hashed.hexdigest()
+
+
+def generate(out: Path, root: Path = ROOT) -> None:
+    """Generates the code of ``root``'s proto/ into ``out`` (created if need be), with the
+    record of the .proto files it was made from."""
+    out = out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    protos = sorted(path.relative_to(root).as_posix() for path in (root / "proto").rglob("*.proto"))
+    # The Connect plugin is a console script installed beside this Python (a virtualenv's
+    # bin/, or the image's /usr/local/bin).
+    plugin = Path(sys.executable).parent / "protoc-gen-connectrpc"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "grpc_tools.protoc",
+            "-Iproto",
+            f"--python_out={out}",
+            f"--grpc_python_out={out}",
+            f"--pyi_out={out}",
+            f"--plugin=protoc-gen-connectrpc={plugin}",
+            f"--connectrpc_out={out}",
+            "--connectrpc_opt=protobuf=google",
+            *protos,
+        ],
+        cwd=root,
+        check=True,
+    )
+    for package in sorted(path for path in out.rglob("*") if path.is_dir()):
+        (package / "__init__.py").touch()
+    (out / RECORD).write_text(digest(root / "proto") + "\n")
 
 
 def stale(root: Path = ROOT) -> str | None:
@@ -45,4 +83,9 @@ def check() -> None:
 
 
 if __name__ == "__main__":
-    (Path(sys.argv[1]) / RECORD).write_text(digest(ROOT / "proto") + "\n")
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: python -m common.generated GEN_DIR")
+    try:
+        generate(Path(sys.argv[1]))
+    except subprocess.CalledProcessError as error:
+        raise SystemExit(error.returncode) from None

@@ -1,7 +1,7 @@
-"""gen/ against proto/: make proto records a digest of proto/ in gen/, and every tavola
-process refuses to start, with one line saying to run `make proto`, when proto/ no longer
-matches it (a .proto changed without make proto), instead of failing its calls with a
-bare INTERNAL."""
+"""gen/ against proto/: make proto (and the image's build, through the same path) records a
+digest of proto/ in gen/, and every tavola process refuses to start, with one line saying
+to run `make proto`, when proto/ no longer matches it (a .proto changed without make
+proto), instead of failing its calls with a bare INTERNAL."""
 
 import shutil
 import subprocess
@@ -41,6 +41,28 @@ def test_the_checkouts_generated_code_matches_its_proto_files():
     assert generated.stale(ROOT) is None
 
 
+def test_the_generation_path_in_a_clean_tree_makes_the_checkouts_gen(tmp_path: Path):
+    """common.generated run on its own, as the image's build runs it, writes what make proto
+    wrote into gen/, file for file and byte for byte (its record too)."""
+    generated.generate(tmp_path / "gen")
+    made = {path.relative_to(tmp_path / "gen") for path in (tmp_path / "gen").rglob("*") if path.is_file()}
+    kept = {path.relative_to(ROOT / "gen") for path in (ROOT / "gen").rglob("*") if path.is_file()}
+    kept.discard(Path(".stamp"))  # make's own mark of when it last ran
+    assert made == kept
+    assert any(path.name.endswith("_connect.py") for path in made) and Path(generated.RECORD) in made
+    for path in sorted(made):
+        assert (tmp_path / "gen" / path).read_bytes() == (ROOT / "gen" / path).read_bytes(), path
+
+
+def test_make_and_the_image_generate_through_the_one_path():
+    makefile = (ROOT / "Makefile").read_text()
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    assert "$(PY) -m common.generated gen.tmp" in makefile
+    assert "python -m common.generated gen " in dockerfile
+    for text in (makefile, dockerfile):
+        assert "grpc_tools.protoc" not in text and "protoc-gen-connectrpc=" not in text
+
+
 @pytest.fixture
 def stale_tree(tmp_path: Path) -> Path:
     """A tree whose gen/ records proto/ as it was before store.proto changed."""
@@ -57,7 +79,7 @@ def test_a_proto_change_without_make_proto_is_named(stale_tree: Path):
     problem = generated.stale(stale_tree)
     assert problem is not None and "make proto" in problem and "\n" not in problem
     (stale_tree / "gen" / generated.RECORD).unlink()
-    assert generated.stale(stale_tree) is None, "no record (an image's gen/): nothing to compare"
+    assert generated.stale(stale_tree) is None, "no record (a gen/ made before records were kept): nothing to compare"
 
 
 @pytest.mark.parametrize(("module", "args"), ENTRY_POINTS, ids=[module for module, _ in ENTRY_POINTS])
