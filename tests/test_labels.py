@@ -57,6 +57,7 @@ def test_mortadella_labels_are_the_rulebooks_words():
         label(m.ResolveEffect((B,), m.Effect.ACQUIRE_MORTADELLA)) == "resolve [Book] as a Joker: acquire 1 Mortadella"
     )
     assert label(m.ResolveEffect((P, P), m.Effect.REVOLUTION)) == "resolve [People] [People]: the Revolution"
+    assert label(m.ResolveEffect((B, B), m.Effect.INEBRIATION)) == "resolve [Book] [Book] as Jokers: Inebriation"
     assert label(m.ResolveEffect((R, R), m.Effect.BLACK_DEATH)) == "resolve [Rat] [Rat]: the Black Death"
     assert label(m.ChooseRevolution(2, B)) == "Revolution: seat 2 discards 1 Book"
     assert label(m.PlagueDiscard(P)) == "discard 1 People"

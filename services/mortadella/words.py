@@ -120,11 +120,8 @@ def _effect_name(value: Effect) -> str:
 
 def resolved(faces, value: Effect) -> str:
     """Dice used for an effect: "[Tower]: acquire 1 Tower", "[Book] as a Joker: acquire 1 Tower"."""
-    joker = (
-        " as a Joker"
-        if any(Symbol(f) is Symbol.BOOK for f in faces) and FACE_OF[Effect(value)] is not Symbol.BOOK
-        else ""
-    )
+    books = 0 if FACE_OF[Effect(value)] is Symbol.BOOK else sum(Symbol(f) is Symbol.BOOK for f in faces)
+    joker = {0: "", 1: " as a Joker"}.get(books, " as Jokers")
     return f"{dice(faces)}{joker}: {effect(value)}"
 
 
