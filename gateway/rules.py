@@ -9,6 +9,7 @@ that does not implement the stream (UNIMPLEMENTED) is asked with unary calls fro
 """
 
 import asyncio
+import contextvars
 import itertools
 
 import grpc
@@ -56,7 +57,7 @@ def _fresh(failure: ApiError | _Unimplemented) -> ApiError | _Unimplemented:
 class ActionStream:
     """One ApplyActions stream: requests written in turn, each answered by its id."""
 
-    def __init__(self, stub: rules_pb2_grpc.RulesServiceStub, game_id: str):
+    def __init__(self, stub: rules_pb2_grpc.RulesServiceStub, game_id: str, context: contextvars.Context | None = None):
         self.game_id = game_id
         self.call = stub.ApplyActions()
         self.pending: dict[int, asyncio.Future] = {}
@@ -68,7 +69,10 @@ class ActionStream:
         # service's refusal of the stream (UNIMPLEMENTED) turns it into gRPC's INTERNAL.
         self.opened = asyncio.Event()  # set once the stream answered or failed
         self.probing = False
-        self.reader = asyncio.get_running_loop().create_task(self._read())
+        # In the gateway's own context, not that of the request that opens the stream (its
+        # table id bound to the log lines is not the stream's).
+        self.log_context = context.copy() if context is not None else contextvars.copy_context()
+        self.reader = asyncio.get_running_loop().create_task(self._read(), context=self.log_context)
 
     async def apply(self, request: rules_pb2.ApplyActionRequest, timeout: float) -> rules_pb2.ApplyActionResponse:
         if not self.opened.is_set():
@@ -174,6 +178,8 @@ class RulesDirectory:
             game: [None] * self.streams_per_game for game in self.streaming
         }
         self.turn = itertools.count()
+        # The context the directory was made in (the service's, no request's): the streams'.
+        self.context = contextvars.copy_context()
 
     async def close(self) -> None:
         for streams in self.streams.values():
@@ -206,7 +212,7 @@ class RulesDirectory:
         if stream is None or stream.failed is not None:
             if stream is not None:
                 stream.close()
-            stream = streams[index] = ActionStream(self.stub(game_id), game_id)
+            stream = streams[index] = ActionStream(self.stub(game_id), game_id, self.context)
         try:
             return await stream.apply(request, self.timeout)
         except _Unimplemented:

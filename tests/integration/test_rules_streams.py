@@ -2,15 +2,18 @@
 unary call does (responses, errors with their code and reason, many requests at once on
 two streams), a rules service without the stream is asked with unary calls, and a
 service that stops fails the requests on its stream as UNAVAILABLE and is streamed to
-again once it is back."""
+again once it is back; a stream's log lines carry the gateway's context, not that of the
+request that opened it."""
 
 import asyncio
 import random
 
 import grpc
 import pytest
+import structlog
 
 from common.errors import ApiError
+from common.logging import bound
 from gateway.rules import RulesDirectory
 from services.registry import get_game
 from services.rules_server import RulesServicer
@@ -168,6 +171,26 @@ def test_a_stopping_service_ends_its_streams_after_the_message_at_hand():
             # The next request opens a stream anew (here on the same service, still up).
             assert await rules.call(GAME, "ApplyAction", requests[2]) == expected[2]
             assert rules.streams[GAME][0] is not first
+        finally:
+            await rules.close()
+            await server.stop(None)
+
+    asyncio.run(run())
+
+
+def test_a_stream_logs_in_the_gateways_context_not_in_that_of_its_first_request():
+    async def run() -> None:
+        server, port = await _serve(RulesServicer(get_game(GAME)))
+        with bound(service="gateway-test"):
+            rules = RulesDirectory({GAME: f"127.0.0.1:{port}"}, timeout=5, streams=1)
+        try:
+            requests = await _requests(rules, steps=2, seed=9)
+            with bound(table_id="table-of-the-first-request"):
+                await rules.call(GAME, "ApplyAction", requests[0])
+            stream = rules.streams[GAME][0]
+            assert stream is not None
+            seen = stream.log_context.run(structlog.contextvars.get_contextvars)
+            assert seen.get("service") == "gateway-test" and "table_id" not in seen
         finally:
             await rules.close()
             await server.stop(None)
