@@ -2,7 +2,7 @@
 // (yours, or a face-up one, or all at the end), the dice of the turn, the Lombard token.
 import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
-import { Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
+import { Effect, Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
 import type { Ctx, GameRenderer } from "./api";
 
 // The role cards as the rulebook names them.
@@ -63,6 +63,8 @@ export const mortadella: GameRenderer = {
           {},
           h("strong", {}, over ? "The game is over." : `Turn ${view.turn} of ${view.maxTurns}`),
           over ? null : [" · ", ctx.seats.tag(view.activeSeat), " plays", view.phase ? ` · now: ${PHASES[view.phase] ?? words(Phase[view.phase])}` : ""],
+          // The effect a target or a cancel is for ("Drunkenness"), as the history names it.
+          !over && view.effect && (view.phase === Phase.TARGET || view.phase === Phase.CANCEL) ? ` (${words(Effect[view.effect])})` : "",
         ),
         view.lombardHolder !== undefined && !over
           ? h("p", { class: "small" }, "Lombard token: ", ctx.seats.tag(view.lombardHolder), view.lombardUsed ? " (used this turn)" : "")
