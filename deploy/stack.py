@@ -32,7 +32,7 @@ from common import defaults, generated
 from common.redis_client import connect, is_cluster
 from deploy.processes import terminate
 from deploy.redis_local import RedisHandle, ensure_redis
-from deploy.workers import is_search
+from deploy.workers import split_bots
 from services.bot_specs import load_bots
 from services.registry import game_ids
 
@@ -312,15 +312,17 @@ class Stack:
         """A threads pool for the bots that wait on the gateway more than they compute (and
         the timers), a prefork pool of one process per core for the search bots (those with
         a thinking budget, deploy/workers.py), which are CPU-bound."""
-        bots = load_bots()
-        search = [name for name in self.worker_bots if name in bots and is_search(bots[name])]
-        light = [name for name in self.worker_bots if name not in search]
+        light, search = split_bots(self.worker_bots)
         if light or not search:
             self._spawn_worker("bot-worker", light, "threads", self.worker_concurrency, timers=True)
         if search:
             self._spawn_worker("bot-worker-search", search, "prefork", os.cpu_count() or 1, timers=not light)
 
-    def _spawn_worker(self, name: str, bots: list[str], pool: str, concurrency: int, timers: bool) -> None:
+    def _spawn_worker(
+        self, name: str, bots: list[str], pool: str, concurrency: int, timers: bool, **extra: str
+    ) -> Process:
+        """A Celery worker of ``bots`` (all of them when empty, none for ``["none"]``) with the
+        timers or not, ``extra`` added to its environment; returned once it consumes its queues."""
         argv = [
             "-m",
             "bots.worker",
@@ -354,6 +356,7 @@ class Stack:
                 TAVOLA_WORKER_BOTS=",".join(bots),
                 TAVOLA_WORKER_TIMERS=str(timers).lower(),
                 **forked,
+                **extra,
             ),
         )
         deadline = time.monotonic() + 60
@@ -363,6 +366,7 @@ class Stack:
                 raise RuntimeError(f"{name} did not start; see {process.log_path}")
             time.sleep(0.05)
         self._note_metrics(process)
+        return process
 
     @staticmethod
     def _check_alive(process: Process) -> None:

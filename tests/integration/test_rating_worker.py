@@ -13,7 +13,7 @@ import pytest
 
 from common import ratings
 from common.redis_client import connect
-from deploy.stack import Stack
+from deploy.stack import Process, Stack
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
@@ -35,34 +35,14 @@ def rated_stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[S
         gateway_env={"TAVOLA_RATING_RESEND_SECONDS": "1", "TAVOLA_PROVISIONAL_GAMES": "2"},
         log_dir=tmp_path_factory.mktemp("rated"),
     ) as stack:
-        start_worker(stack, "bot-worker", TAVOLA_WORKER_BOTS=",".join(BOTS), TAVOLA_WORKER_RATINGS="false")
+        start_worker(stack, "bot-worker", list(BOTS), TAVOLA_WORKER_RATINGS="false")
         yield stack
 
 
-def start_worker(stack: Stack, name: str, **env: str):
-    """A worker process of this test's own (solo pool: one process, killed whole)."""
-    assert stack.log_dir is not None
-    ready = stack.log_dir / f"{name}.ready"
-    ready.unlink(missing_ok=True)
-    argv = ["-m", "bots.worker", "--pool", "solo", "--hostname", f"{name}-{time.monotonic_ns()}@%h"]
-    argv += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
-    process = stack._launch(
-        name,
-        argv,
-        stack.env(
-            TAVOLA_GATEWAY=stack.gateway_address,
-            TAVOLA_TIMER_GATEWAY=stack.timer_address,
-            TAVOLA_READY_FILE=str(ready),
-            TAVOLA_PROVISIONAL_GAMES="2",
-            **env,
-        ),
-    )
-    deadline = time.monotonic() + 60
-    while not ready.exists():
-        assert process.popen.poll() is None, process.log_path.read_text()[-2000:]
-        assert time.monotonic() < deadline, f"{name} did not start"
-        time.sleep(0.05)
-    return process
+def start_worker(stack: Stack, name: str, bots: list[str], **env: str) -> Process:
+    """A worker process of this test's own, started as the stack starts its workers but with
+    a solo pool: one process, which kill -9 kills whole."""
+    return stack._spawn_worker(name, bots, "solo", 1, timers=True, TAVOLA_PROVISIONAL_GAMES="2", **env)
 
 
 def wait_for(check, timeout: float = 60.0, what: str = "") -> None:
@@ -113,9 +93,7 @@ def play_rated_bot_table(gateway) -> str:
 def test_a_rating_update_survives_kill_9_of_its_worker_and_counts_once(rated_stack: Stack):
     keys = ratings.Keys(rated_stack.key_prefix)
     redis = connect(rated_stack.redis_url)
-    paused = start_worker(
-        rated_stack, "rating-worker-paused", TAVOLA_WORKER_BOTS="none", TAVOLA_RATING_PAUSE_SECONDS="120"
-    )
+    paused = start_worker(rated_stack, "rating-worker-paused", ["none"], TAVOLA_RATING_PAUSE_SECONDS="120")
     with grpc.insecure_channel(rated_stack.gateway_address) as channel:
         gateway = gateway_pb2_grpc.GatewayServiceStub(channel)
         players = players_pb2_grpc.PlayerServiceStub(channel)
@@ -125,7 +103,7 @@ def test_a_rating_update_survives_kill_9_of_its_worker_and_counts_once(rated_sta
         assert redis.hget(keys.rating("borgia", f"bot:{BOTS[0]}"), "v") is None
         assert redis.hexists(keys.jobs, table_id)
 
-        start_worker(rated_stack, "rating-worker", TAVOLA_WORKER_BOTS="none")
+        start_worker(rated_stack, "rating-worker", ["none"])
         assert_rated_once(redis, keys, table_id, 30)
 
         page = players.GetPlayer(pl.GetPlayerRequest(player_id=f"bot:{BOTS[1]}"))
@@ -212,7 +190,7 @@ def killed_after_a_rated_finish(store_url: str, broker_url: str, prefix: str, lo
         gateway_env={"TAVOLA_RATING_RESEND_SECONDS": "1", "TAVOLA_RATING_FINISH_PAUSE_SECONDS": "300"},
         log_dir=log_dir,
     ) as stack:
-        start_worker(stack, "worker", TAVOLA_WORKER_BOTS=",".join(BOTS))
+        start_worker(stack, "worker", list(BOTS))
         keys = ratings.Keys(stack.key_prefix)
         redis = connect(stack.redis_url)
         (gateway_process,) = [process for process in stack.processes if process.name == "gateway"]
