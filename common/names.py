@@ -2,7 +2,8 @@
 
 A bot seat is named by its bot and level ("ismcts L8", "random"), never its whole option
 string (kept in ``Seat.bot``); two seats of one name are told apart by their number.
-Game text names seats "seat N" (``services.engine.words``); ``with_names`` writes the
+People count seats from 1 (``seat_label``: "Seat 1" is seat 0); the API and game text count
+from 0. Game text names seats "seat N" (``services.engine.words``); ``with_names`` writes the
 names in when the event is logged. Words that depend on who reads them are a choice,
 "{2|You bid|Ada bids}": ``for_viewer`` picks each viewer's as the event is sent.
 """
@@ -26,19 +27,25 @@ def bot_display_name(spec: str) -> str:
     return f"{name.strip()} L{level.strip()}" if level.strip() else name.strip()
 
 
+def seat_label(seat: int) -> str:
+    """A seat as people read its number: counted from 1, "Seat 1" for seat 0. Capitalized,
+    so that it is never read again as game text's 0-based "seat N"."""
+    return f"Seat {seat + 1}"
+
+
 def seat_names(seats: Iterable[gw.Seat]) -> dict[int, str]:
-    """Every seat's name: a bot's short name, a person's display name, else "seat N";
-    the same name twice gets the seat's number."""
+    """Every seat's name: a bot's short name, a person's display name, else its
+    ``seat_label``; the same name twice gets the seat's number, counted from 1."""
     raw = {}
     for seat in seats:
         if seat.kind == gw.SEAT_KIND_BOT and seat.bot:
             raw[seat.seat] = bot_display_name(seat.bot)
         else:
-            raw[seat.seat] = seat.display_name or f"seat {seat.seat}"
+            raw[seat.seat] = seat.display_name or seat_label(seat.seat)
     counts: dict[str, int] = {}
     for name in raw.values():
         counts[name] = counts.get(name, 0) + 1
-    return {number: name if counts[name] == 1 else f"{name} {number}" for number, name in raw.items()}
+    return {number: name if counts[name] == 1 else f"{name} {number + 1}" for number, name in raw.items()}
 
 
 def with_names(text: str, names: Mapping[int, str]) -> str:

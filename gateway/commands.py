@@ -310,7 +310,7 @@ class TableCore:
                     raise failed("TABLE_FULL", "every seat is taken")
                 seat = free
             seat.taken = True
-            seat.display_name = display_name or f"player {seat.seat}"
+            seat.display_name = display_name or f"Player {seat.seat + 1}"
             seat.player_id = player_id
             record.seat_token_sha256[seat.seat] = auth.digest(token)
             commit.public(

@@ -14,7 +14,7 @@ from functools import cache
 
 import structlog
 
-from common.names import seat_names, with_names
+from common.names import seat_label, seat_names, with_names
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 
@@ -92,7 +92,7 @@ def platform_text(names: dict[int, str], **body) -> str:
         return f"The game begins. Seed commitment (SHA-256): {commitment}." if commitment else "The game begins."
     if "decision_expired" in body:
         expired: gw.DecisionExpired = body["decision_expired"]
-        who = names.get(expired.seat, f"seat {expired.seat}")
+        who = names.get(expired.seat, seat_label(expired.seat))
         if expired.policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT:
             return f"{who}'s decision time ran out: a bot takes the seat."
         return f"{who}'s decision time ran out: a random action is played."
@@ -107,5 +107,5 @@ def outcome_text(outcome: rules_pb2.GameOutcome, names: dict[int, str]) -> str:
     summary = with_names(outcome.summary, names)
     if summary:
         return summary
-    winners = [names.get(seat, f"seat {seat}") for seat in outcome.winners]
+    winners = [names.get(seat, seat_label(seat)) for seat in outcome.winners]
     return f"{' and '.join(winners)} won" if winners else "nobody won"

@@ -1,7 +1,7 @@
 """Seats named to people (common.names): a bot by its name and level, names written into
 game text, and each viewer's words of a text's choices."""
 
-from common.names import bot_display_name, for_viewer, seat_names, with_names
+from common.names import bot_display_name, for_viewer, seat_label, seat_names, with_names
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 
@@ -18,7 +18,17 @@ def test_seats_of_one_name_are_told_apart():
         gw.Seat(seat=2, kind=gw.SEAT_KIND_BOT, bot="ismcts:paired=8", display_name="y", taken=True),
         gw.Seat(seat=3, kind=gw.SEAT_KIND_HUMAN),
     ]
-    assert seat_names(seats) == {0: "Ada", 1: "ismcts 1", 2: "ismcts 2", 3: "seat 3"}
+    # People count seats from 1: seat 3 is "Seat 4", seats 1 and 2 "ismcts 2" and "ismcts 3".
+    assert seat_names(seats) == {0: "Ada", 1: "ismcts 2", 2: "ismcts 3", 3: "Seat 4"}
+
+
+def test_a_seat_without_a_name_reads_from_1_and_is_not_named_twice():
+    seats = [gw.Seat(seat=0, kind=gw.SEAT_KIND_HUMAN, taken=True), gw.Seat(seat=1, kind=gw.SEAT_KIND_HUMAN)]
+    names = seat_names(seats)
+    assert names == {0: "Seat 1", 1: "Seat 2"} and seat_label(0) == "Seat 1"
+    told = with_names("seat 0 bids; seat 1 calls.", names)
+    assert told == "Seat 1 bids; Seat 2 calls."
+    assert with_names(told, names) == told  # a client writing names in again changes nothing
 
 
 def test_each_viewer_reads_its_own_words_and_names_cannot_forge_a_choice():

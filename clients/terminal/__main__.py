@@ -45,6 +45,14 @@ def answers(address: str, timeout: float = 2.0) -> bool:
     return reply.status == health_pb2.HealthCheckResponse.SERVING
 
 
+def seat_number(text: str) -> int:
+    """A seat as people number it, from 1."""
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError("seats are counted from 1")
+    return number
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m clients.terminal",
@@ -81,7 +89,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         metavar="TABLE_ID",
         help="step through a table's replay: as your saved seat, as --seat after the end, else as a spectator",
     )
-    parser.add_argument("--seat", type=int, help="with --replay: whose replay (anyone's once the game is over)")
+    parser.add_argument(
+        "--seat",
+        type=seat_number,
+        help="with --replay: whose replay (anyone's once the game is over), seats counted from 1",
+    )
     parser.add_argument(
         "--start-stack",
         action="store_true",
@@ -110,7 +122,7 @@ def plan_of(args: argparse.Namespace) -> Plan:
         timer_policy=POLICIES[args.timer_policy],
         seed=args.seed,
         table_id=table_id,
-        seat=args.seat,
+        seat=None if args.seat is None else args.seat - 1,  # people count from 1, the API from 0
     )
 
 

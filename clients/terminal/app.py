@@ -27,6 +27,7 @@ from clients.terminal.renderers import Renderer, TableContext, for_game
 from clients.terminal.replay import ReplayBook, ReplayScreen
 from clients.terminal.session import SEAT_LOST, Decoder, SavedSeat, Session, Snapshot, explain
 from common.errors import reason_of
+from common.names import seat_label
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 
@@ -595,7 +596,7 @@ class TableApp(App[int]):
         elif session.token:
             whose = f"as you saw it ({ctx.names.get(session.seat, '')})"
         else:
-            whose = f"as {ctx.names.get(session.seat, f'seat {session.seat}')} saw it"
+            whose = f"as {ctx.names.get(session.seat, seat_label(session.seat))} saw it"
         heading = f"{self._game.display_name} · table {replay.table.table_id} · {whose}"
 
         def closed(_: None) -> None:

@@ -25,6 +25,7 @@ from clients.terminal.__main__ import default_gateway
 from clients.terminal.__main__ import main as play
 from clients.terminal.session import SavedSeat, explain, state_dir
 from common import auth
+from common.names import seat_label
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
@@ -74,7 +75,7 @@ def show_ratings_at(players: players_pb2_grpc.PlayerServiceStub, table: gw.Table
             page = players.GetPlayer(pl.GetPlayerRequest(player_id=who, recent_tables=0))
             rated = [r for r in page.ratings if r.game_id == table.game_id]
             rating = rating_line(rated[0])[13:] if rated else "no rated games here yet"
-        print(f"  seat {seat.seat}  {seat.display_name or seat.bot:<24} {rating}")
+        print(f"  {seat_label(seat.seat)}  {seat.display_name or seat.bot:<24} {rating}")
 
 
 def play_seat(address: str, seated: gw.TakeSeatResponse) -> int:
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
                 mine = players.ListMyTables(pl.ListMyTablesRequest(), metadata=auth.metadata(saved_token()))
                 for line in mine.tables:
                     status = gw.TableStatus.Name(line.table.status).removeprefix("TABLE_STATUS_").lower()
-                    print(f"{line.table.table_id}  {line.table.game_id:<11} seat {line.seat}  {status}")
+                    print(f"{line.table.table_id}  {line.table.game_id:<11} {seat_label(line.seat)}  {status}")
             elif args.command == "quick":
                 low, _, high = args.players.partition("-")
                 search = pl.FindGameRequest(
@@ -154,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 show_ratings_at(players, table.table)
                 if args.no_play:
-                    print(f"seat {seated.seat} at table {seated.table.table_id}")
+                    print(f"{seat_label(seated.seat)} at table {seated.table.table_id}")
                     return 0
                 return play_seat(args.gateway, seated)
             elif args.command == "rejoin":

@@ -142,7 +142,7 @@ def test_mortadella_by_keystrokes(stack):
         # Every token column on screen, on the row of each seat named short.
         header = next((line for line in text.splitlines() if "player" in line and "People" in line), text)
         assert "Book" in header and "Mortadella" in header, header
-        assert SEARCH_BOT not in text and "ismcts 1" in text and "ismcts 2" in text
+        assert SEARCH_BOT not in text and "ismcts 2" in text and "ismcts 3" in text  # seats 1 and 2, counted from 1
         await play_to_the_end(pilot)
         end = app.screen_text()
         assert any(outcome in end for outcome in OUTCOMES), end
@@ -296,7 +296,7 @@ def test_reading_a_finished_tables_replay_as_any_seat(stack, gateway):
     ).table
     for _ in gateway.SpectateTable(gw.SpectateTableRequest(table_id=table.table_id), timeout=60):
         pass
-    args = cli.parse_args(["--replay", table.table_id, "--seat", "1"])
+    args = cli.parse_args(["--replay", table.table_id, "--seat", "2"])  # people count seats from 1
     plan = cli.plan_of(args)
     assert (plan.mode, plan.table_id, plan.seat) == ("replay", table.table_id, 1)
 
@@ -305,7 +305,7 @@ def test_reading_a_finished_tables_replay_as_any_seat(stack, gateway):
         await until(pilot, lambda: isinstance(app.screen, ReplayScreen))
         await pilot.press("pagedown")
         text = app.screen_text()
-        assert "as random 1 saw it" in text and "step 11 of" in text
+        assert "as random 2 saw it" in text and "step 11 of" in text
         assert text.count("your hand") == 1  # seat 1's hand, and only a count of the other's
         await pilot.press("escape")
         await until(pilot, lambda: app.return_code is not None)

@@ -248,6 +248,8 @@ def test_the_phone_width_layout_has_no_sideways_scroll(open_page, base_url):
     create_table(page, base_url, "mortadella", "Pip", ["bot:random", "bot:random"], GAMES["mortadella"])
     my_turn(page)
     page.shot("table")
+    strip = page.page.locator("ul.seat-strip").inner_text()
+    assert "random 2" in strip and "random 3" in strip, strip  # seats 1 and 2, counted from 1
     width = page.page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375, f"the page is {width} px wide at 375 px"
     box = page.page.locator(MOVE_SELECTOR).first.bounding_box()

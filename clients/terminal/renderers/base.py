@@ -8,7 +8,7 @@ from google.protobuf.message import Message
 from rich.console import RenderableType
 from rich.text import Text
 
-from common.names import SEAT_IN_TEXT, seat_names
+from common.names import SEAT_IN_TEXT, seat_label, seat_names
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 
@@ -30,7 +30,7 @@ class TableContext:
 
     def name(self, seat: int) -> str:
         """The seat's display name, with "(you)" for the viewer's own seat."""
-        name = self.names.get(seat, f"seat {seat}")
+        name = self.names.get(seat, seat_label(seat))
         return f"{name} (you)" if seat == self.me else name
 
     def label(self, seat: int) -> Text:
@@ -42,7 +42,7 @@ class TableContext:
 
     def who(self, seat: int) -> str:
         """The seat as the subject of a sentence: "You" for the viewer."""
-        return "You" if seat == self.me else self.names.get(seat, f"seat {seat}")
+        return "You" if seat == self.me else self.names.get(seat, seat_label(seat))
 
     def whose(self, seat: int) -> str:
         """ "Your" / "Ada's"."""

@@ -25,6 +25,15 @@ export function botDisplayName(spec: string): string {
   return level ? `${name.trim()} L${level}` : name.trim();
 }
 
+/**
+ * A seat as people read its number: counted from 1, "Seat 1" for the API's seat 0 (as the
+ * gateway's event text and the terminal write it). Capitalized, so that it is never read
+ * again as game words' 0-based "seat N".
+ */
+export function seatLabel(seat: number): string {
+  return `Seat ${seat + 1}`;
+}
+
 export class Seats {
   readonly names = new Map<number, string>();
   readonly hints = new Map<number, string>();
@@ -46,21 +55,21 @@ export class Seats {
         const strength = bot ? ` · strength ${bot.strength}/100${bot.strengthNote ? ` (${bot.strengthNote})` : ""}` : "";
         this.hints.set(seat.seat, `Bot: ${seat.bot}${strength}`);
       } else {
-        raw.set(seat.seat, seat.displayName || `seat ${seat.seat}`);
-        this.hints.set(seat.seat, seat.taken ? `Seat ${seat.seat}: a person` : `Seat ${seat.seat}: free`);
+        raw.set(seat.seat, seat.displayName || seatLabel(seat.seat));
+        this.hints.set(seat.seat, seat.taken ? `${seatLabel(seat.seat)}: a person` : `${seatLabel(seat.seat)}: free`);
       }
     }
     // The same name twice: told apart by seat number, as the gateway's event text does.
     const counts = new Map<string, number>();
     for (const name of raw.values()) counts.set(name, (counts.get(name) ?? 0) + 1);
     for (const [seat, name] of raw) {
-      this.names.set(seat, (counts.get(name) ?? 0) > 1 ? `${name} ${seat}` : name);
+      this.names.set(seat, (counts.get(name) ?? 0) > 1 ? `${name} ${seat + 1}` : name);
     }
   }
 
   /** The seat's short name. */
   name(seat: number): string {
-    return this.names.get(seat) ?? `seat ${seat}`;
+    return this.names.get(seat) ?? seatLabel(seat);
   }
 
   /** The seat as a sentence's subject: "You" for the viewer. */
