@@ -55,6 +55,24 @@ def with_names(text: str, names: Mapping[int, str]) -> str:
     return SEAT_IN_TEXT.sub(lambda match: _plain(names.get(int(match.group(1)), match.group(0))), text)
 
 
+def with_names_marked(text: str, names: Mapping[int, str]) -> str:
+    """``text`` with every "seat N" of a seat in ``names`` written as a choice: its name
+    marked "(you)" for that seat's reader, its name for everyone else ("Ada (you) reached 8
+    sesterces" to Ada, "Ada reached 8 sesterces" to the others). For text that is not the
+    game's own words, whose verbs cannot follow a "you"."""
+    if "seat " not in text:
+        return text
+
+    def marked(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        if seat not in names:
+            return match.group(0)
+        name = _plain(names[seat])
+        return f"{{{seat}|{name} (you)|{name}}}"
+
+    return SEAT_IN_TEXT.sub(marked, text)
+
+
 def _plain(name: str) -> str:
     """A name as text holds it: never a character of a choice's markup."""
     return name.translate(_MARKUP)

@@ -343,7 +343,12 @@ class StoredEntry:
 
     def _public_text(self) -> str:
         public = self._record.public
-        return self._text(public, None) if public.WhichOneof("body") == "game_event" else ""
+        body = public.WhichOneof("body")
+        if body == "game_event":
+            return self._text(public, None)
+        if body == "table_event" and b"{" in public.table_event:  # a platform event's choices
+            return gw.TableEvent.FromString(public.table_event).text
+        return ""
 
     def _event(self, stored: store_pb2.StoredEvent, viewer: int | None, projection: int | None) -> bytes:
         body = stored.WhichOneof("body")
@@ -359,6 +364,8 @@ class StoredEntry:
             event.text = for_viewer(text, viewer)  # this viewer's words of the text's choices
         else:
             event.MergeFromString(stored.table_event)
+            if "{" in event.text:  # the game's end: "(you)" for the reader's own seat
+                event.text = for_viewer(event.text, viewer)
         return event.SerializeToString()
 
     def for_viewer(self, seat: int | None) -> bytes:

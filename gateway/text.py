@@ -3,7 +3,8 @@ words for that viewer, from that viewer's projection, with the seats' names writ
 told when the event is read (``game_words``), from the event the log keeps and the names
 the seats had when it was logged, so the log stores no text (a finished Borgia table held
 about 7 KB of it). The platform's events are told here when they are logged (a few a
-game). Every viewer and every client reads the same sentence, and replays keep it.
+game); the game's end writes each seat of its outcome as a choice, so that its reader
+reads "Ada (you)". Every client reads the same sentence, and replays keep it.
 
 A game whose words the gateway does not have (a rules service in another language) has
 the rules service's text stored with each event instead, as made on the command's path.
@@ -14,7 +15,7 @@ from functools import cache
 
 import structlog
 
-from common.names import seat_label, seat_names, with_names
+from common.names import seat_label, seat_names, with_names, with_names_marked
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 
@@ -103,9 +104,12 @@ def platform_text(names: dict[int, str], **body) -> str:
 
 
 def outcome_text(outcome: rules_pb2.GameOutcome, names: dict[int, str]) -> str:
-    """The game's summary of its outcome, with names; who won when it does not say."""
-    summary = with_names(outcome.summary, names)
+    """The game's summary of its outcome, with names, each seat's marked "(you)" to its
+    reader (a choice, made as the event is sent); who won when it does not say."""
+    summary = with_names_marked(outcome.summary, names)
     if summary:
         return summary
-    winners = [names.get(seat, seat_label(seat)) for seat in outcome.winners]
+    winners = [
+        with_names_marked(f"seat {seat}", names) if seat in names else seat_label(seat) for seat in outcome.winners
+    ]
     return f"{' and '.join(winners)} won" if winners else "nobody won"

@@ -1,7 +1,7 @@
 """Seats named to people (common.names): a bot by its name and level, names written into
 game text, and each viewer's words of a text's choices."""
 
-from common.names import bot_display_name, for_viewer, seat_label, seat_names, with_names
+from common.names import bot_display_name, for_viewer, seat_label, seat_names, with_names, with_names_marked
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 
@@ -36,3 +36,11 @@ def test_each_viewer_reads_its_own_words_and_names_cannot_forge_a_choice():
     assert text == "{2|You bid|Bea bids} 3 x Bribe; A/b) allows."
     assert for_viewer(text, 2) == "You bid 3 x Bribe; A/b) allows."
     assert for_viewer(text, 0) == for_viewer(text, None) == "Bea bids 3 x Bribe; A/b) allows."
+
+
+def test_the_end_of_a_game_names_its_reader_you():
+    names = {0: "Ada", 1: "B|o}b", 2: "Cy"}
+    text = f"Game over: {with_names_marked('seat 0, seat 1 reached 8 sesterces', names)}."
+    assert for_viewer(text, 0) == "Game over: Ada (you), B/o)b reached 8 sesterces."
+    assert for_viewer(text, 1) == "Game over: Ada, B/o)b (you) reached 8 sesterces."
+    assert for_viewer(text, 2) == for_viewer(text, None) == "Game over: Ada, B/o)b reached 8 sesterces."

@@ -63,6 +63,13 @@ def test_every_event_arrives_in_words_for_its_viewer(gateway):
     # What p1 reads of p0's bids is not what p0 reads.
     theirs = _texts(_watch(gateway, table.table_id, table.tokens[1]))
     assert any("p0 bids" in text for text in theirs) and not any("p0 bids" in text for text in _texts(watched))
+    # The game's end names each person's own seat "(you)" to them, and to nobody else.
+    winners = set(table.table().outcome.winners)
+    for seat in (0, 1):
+        over = _texts(_watch(gateway, table.table_id, table.tokens[seat]))[-1]
+        assert over.startswith("Game over: ") and "{" not in over, over
+        assert ("(you)" in over) == (seat in winners), (seat, winners, over)
+        assert all(f"p{other} (you)" not in over for other in (0, 1) if other != seat), over
     # A replay keeps the text each viewer was shown.
     replay = gateway.GetReplay(gw.GetReplayRequest(table_id=table.table_id, seat=0))
     assert [step.event.text for step in replay.steps if step.HasField("event")] == _texts(watched)
