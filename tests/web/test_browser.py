@@ -127,6 +127,10 @@ def test_a_whole_table_is_played_by_clicks_with_secrets_kept(open_page, base_url
         assert page.page.locator("[data-testid=role-1]").inner_text() != "role hidden"
     history = page.page.locator("[data-testid=history]").inner_text()
     assert not re.search(r"\bseat \d", history), "seats are named in the history's words"
+    # The game's end in the history names this page's seat "(you)" exactly when it won.
+    over = next(line for line in history.splitlines() if line.startswith("Game over: "))
+    won = page.page.locator("[data-testid=headline]").inner_text().startswith("You win")
+    assert ("(you)" in over) == won, (over, ending)
 
 
 def test_an_unknown_game_plays_through_the_generic_renderer(open_page, base_url):
