@@ -8,6 +8,7 @@ TAVOLA_GC_THRESHOLD)
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import time
 from collections.abc import Callable
@@ -329,19 +330,31 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """ApplyAction for each message of a long-lived stream, answered in order: what
         ApplyAction answers, or the status it would fail with. The stream ends when the
         caller closes it, or (OK) after its current message once the service stops, so
-        that the caller opens its next stream on a service that goes on. Its answers are
-        written by a task of their own: the next message is read and applied while the
-        last answer is on its way (on a busy host, waiting for each write first made a
-        stream's actions wait on each other)."""
+        that the caller opens its next stream on a service that goes on. Messages are read
+        and applied by a task of their own, so the next message is applied while the last
+        answer is on its way (on a busy host, waiting for each write first made a stream's
+        actions wait on each other). The handler is an async generator, the form gRPC's
+        interceptors (tracing's among them) expect of a streaming handler."""
         replies: asyncio.Queue[rules_pb2.ApplyActionsResponse | None] = asyncio.Queue()
-        writer = asyncio.get_running_loop().create_task(self._write_replies(context, replies))
+        reader = asyncio.get_running_loop().create_task(self._answer_stream(request_iterator, replies))
+        try:
+            while (reply := await replies.get()) is not None:
+                yield reply
+        finally:
+            if not reader.done():  # the caller left: nothing more to answer
+                reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+
+    async def _answer_stream(
+        self, request_iterator, replies: "asyncio.Queue[rules_pb2.ApplyActionsResponse | None]"
+    ) -> None:
+        """Applies each message of a stream, in order, and queues its answer; None once the
+        stream is over (the caller closed it, left, or the service is stopping)."""
         game = self.engine.info.game_id
         latency: dict[str, Histogram] = {}  # by code
         try:
-            while not writer.done():
-                message = await context.read()
-                if message is grpc.aio.EOF:
-                    break
+            async for message in request_iterator:
                 started = time.perf_counter()
                 reply = rules_pb2.ApplyActionsResponse(id=message.id)
                 try:
@@ -364,17 +377,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 child.observe(time.perf_counter() - started)
                 if self.stopping:
                     break
-        finally:
-            replies.put_nowait(None)  # the writer ends once every answer is written
-            await writer
-
-    @staticmethod
-    async def _write_replies(context, replies: "asyncio.Queue[rules_pb2.ApplyActionsResponse | None]") -> None:
-        try:
-            while (reply := await replies.get()) is not None:
-                await context.write(reply)
-        except Exception:  # the stream is gone (its caller left): nothing more to answer
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the stream is gone (its caller left): nothing more to read
             log.info("rules_stream_left", exc_info=True)
+        finally:
+            replies.put_nowait(None)
 
     def _apply(self, request: rules_pb2.ApplyActionRequest) -> rules_pb2.ApplyActionResponse:
         state = self._state(request.state)

@@ -41,12 +41,17 @@ def test_the_checkouts_generated_code_matches_its_proto_files():
     assert generated.stale(ROOT) is None
 
 
+def _generated_files(gen: Path) -> set[Path]:
+    """The files under ``gen``, without the bytecode Python caches there once it is imported."""
+    return {path.relative_to(gen) for path in gen.rglob("*") if path.is_file() and "__pycache__" not in path.parts}
+
+
 def test_the_generation_path_in_a_clean_tree_makes_the_checkouts_gen(tmp_path: Path):
     """common.generated run on its own, as the image's build runs it, writes what make proto
     wrote into gen/, file for file and byte for byte (its record too)."""
     generated.generate(tmp_path / "gen")
-    made = {path.relative_to(tmp_path / "gen") for path in (tmp_path / "gen").rglob("*") if path.is_file()}
-    kept = {path.relative_to(ROOT / "gen") for path in (ROOT / "gen").rglob("*") if path.is_file()}
+    made = _generated_files(tmp_path / "gen")
+    kept = _generated_files(ROOT / "gen")
     kept.discard(Path(".stamp"))  # make's own mark of when it last ran
     assert made == kept
     assert any(path.name.endswith("_connect.py") for path in made) and Path(generated.RECORD) in made
