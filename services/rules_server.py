@@ -377,8 +377,6 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 child.observe(time.perf_counter() - started)
                 if self.stopping:
                     break
-        except asyncio.CancelledError:
-            raise
         except Exception:  # the stream is gone (its caller left): nothing more to read
             log.info("rules_stream_left", exc_info=True)
         finally:
