@@ -106,12 +106,23 @@ def test_one_bot_action_is_one_trace_across_gateway_worker_and_rules(receiver, t
         for _ in stub.SpectateTable(gw.SpectateTableRequest(table_id=created.table.table_id), timeout=60):
             pass
     wanted = {"gateway", "bot-worker", "rules-borgia"}
+
+    def submitted_on_both_sides(trace_id: bytes) -> bool:
+        names = {(service, name) for t, service, name in collected.spans if t == trace_id}
+        return all(any(s == side and "SubmitAction" in n for s, n in names) for side in ("bot-worker", "gateway"))
+
+    # Spans are exported in batches, each process on its own: wait for a trace that has
+    # every service's and both sides of a SubmitAction, not only the first to span three.
     deadline = time.monotonic() + 20
-    while not any(wanted <= services for services in collected.services_by_trace().values()):
+    while not any(
+        wanted <= services and submitted_on_both_sides(t) for t, services in collected.services_by_trace().items()
+    ):
         assert time.monotonic() < deadline, f"no trace spans {wanted}: {dict(collected.services_by_trace())}"
         time.sleep(0.2)
     # The worker's task span and its SubmitAction to the gateway share the trace.
-    trace_id = next(t for t, services in collected.services_by_trace().items() if wanted <= services)
+    trace_id = next(
+        t for t, services in collected.services_by_trace().items() if wanted <= services and submitted_on_both_sides(t)
+    )
     names = {(service, name) for t, service, name in collected.spans if t == trace_id}
     assert any(service == "bot-worker" and "SubmitAction" in name for service, name in names), names
     assert any(service == "gateway" and "SubmitAction" in name for service, name in names), names
