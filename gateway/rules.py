@@ -77,7 +77,10 @@ class ActionStream:
     async def apply(self, request: rules_pb2.ApplyActionRequest, timeout: float) -> rules_pb2.ApplyActionResponse:
         if not self.opened.is_set():
             if self.probing:
-                await self.opened.wait()
+                try:
+                    await asyncio.wait_for(self.opened.wait(), timeout)
+                except TimeoutError:
+                    raise _unavailable("a rules service is unavailable") from None
             else:
                 self.probing = True
         if self.failed is not None:
@@ -105,6 +108,11 @@ class ActionStream:
         return reply.response
 
     def _expire(self, number: int) -> None:
+        if not self.answered:
+            # A stream that never answered is not known to work: it fails whole (its queued
+            # requests too), and the next request opens another.
+            self._fail(_unavailable("a rules service is unavailable"))
+            return
         answer = self.pending.pop(number, None)
         if answer is not None and not answer.done():
             answer.set_exception(_unavailable("a rules service is unavailable"))

@@ -196,3 +196,52 @@ def test_a_stream_logs_in_the_gateways_context_not_in_that_of_its_first_request(
             await server.stop(None)
 
     asyncio.run(run())
+
+
+class _SlowFirstStream(RulesServicer):
+    """Its first ApplyActions stream answers only after ``delay``; the later ones at once."""
+
+    def __init__(self, delay: float):
+        super().__init__(get_game(GAME))
+        self.delay = delay
+        self.opened = 0
+
+    async def ApplyActions(self, request_iterator, context):
+        self.opened += 1
+        slow = self.opened == 1
+        async for reply in super().ApplyActions(request_iterator, context):
+            if slow:
+                await asyncio.sleep(self.delay)
+                slow = False
+            yield reply
+
+
+def test_a_stream_whose_first_answer_is_late_fails_in_time_and_the_next_request_opens_another():
+    # A request queued behind a stream's unanswered first one once waited for that answer
+    # without a deadline: a slow first answer on a busy host hung such a command for good.
+    async def run() -> None:
+        servicer = _SlowFirstStream(delay=60.0)
+        server, port = await _serve(servicer)
+        rules = RulesDirectory({GAME: f"127.0.0.1:{port}"}, timeout=0.5, streams=1)
+        try:
+            requests = await _requests(rules, steps=3, seed=11)
+            expected = await rules.stub(GAME).ApplyAction(requests[0])
+            both = asyncio.gather(
+                rules.call(GAME, "ApplyAction", requests[0]),
+                rules.call(GAME, "ApplyAction", requests[0]),
+                return_exceptions=True,
+            )
+            try:  # each fails after its 0.5 s timeout; 20 s only bounds the test
+                first, queued = await asyncio.wait_for(both, 20)
+            except TimeoutError:
+                pytest.fail("a request waited on the unanswered first one past its own timeout")
+            for failed in (first, queued):
+                assert isinstance(failed, ApiError), failed
+                assert failed.code == grpc.StatusCode.UNAVAILABLE
+            assert await rules.call(GAME, "ApplyAction", requests[0]) == expected  # on a new stream
+            assert servicer.opened == 2
+        finally:
+            await rules.close()
+            await server.stop(None)
+
+    asyncio.run(run())

@@ -61,7 +61,10 @@ def click_a_move(page, by_keyboard: bool = False) -> bool:
 def play_to_end(page, limit_seconds: float = 240.0) -> None:
     deadline = time.monotonic() + limit_seconds
     while not page.page.locator("[data-testid=ending]").count():
-        assert time.monotonic() < deadline, "the game did not end in time"
+        if time.monotonic() > deadline:
+            shot = page.shot("stuck")
+            shown = page.page.locator("main").inner_text()
+            raise AssertionError(f"the game did not end in time; the page is in {shot}:\n{shown}")
         if not click_a_move(page):
             time.sleep(0.1)
 
