@@ -16,8 +16,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
+# The owner as a terminal starts it: SIGHUP at its default (a suite run under nohup would
+# hand it down ignored, and an owner that ignores hangups rightly stays up).
 OWNER = """
-import json, sys, time
+import json, signal, sys, time
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 from deploy.stack import Stack
 stack = Stack(redis_url=sys.argv[1], key_prefix=sys.argv[2], games=("borgia",), with_worker=False)
 with stack:

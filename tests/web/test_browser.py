@@ -172,6 +172,55 @@ def test_a_rejected_action_says_why(open_page, base_url, stub):
     page.errors.clear()  # the aborted stream's network errors are this test's own doing
 
 
+# Every table version the page shows, in order, in window.shownVersions.
+WATCH_VERSIONS = """() => {
+  const root = document.querySelector("main.table-page");
+  window.shownVersions = [];
+  new MutationObserver(() => window.shownVersions.push(Number(root.dataset.version)))
+    .observe(root, { attributes: true, attributeFilter: ["data-version"] });
+}"""
+
+
+def shown_version(page) -> int:
+    return int(page.page.locator("main.table-page").get_attribute("data-version") or -1)
+
+
+def test_an_answer_that_comes_back_late_does_not_show_an_older_table(open_page, base_url):
+    # A refresh after a submit and one after the stream's events overlap, and their answers
+    # may come back in either order; when the older came last, the page showed a turn that
+    # was over and waited for good. Here a later GetView is answered with an earlier one's
+    # answer, as such a late answer arrives.
+    page = open_page(name="late-answer")
+    create_table(page, base_url, "pecunia", "Lia", ["bot:random"], GAMES["pecunia"])
+    my_turn(page)
+    kept: list = []  # the first answer seen, with its table's version
+    served_late: list[int] = []  # the version the page showed when the old answer came
+
+    def answer(route) -> None:
+        fetched = route.fetch()
+        if not kept:
+            kept.append((fetched, gw.GetViewResponse.FromString(fetched.body()).table.version))
+        elif shown_version(page) > kept[0][1] and not served_late:
+            served_late.append(shown_version(page))
+            fetched = kept[0][0]
+        route.fulfill(response=fetched)
+
+    page.page.evaluate(WATCH_VERSIONS)
+    page.page.route("**/tavola.gateway.v1.GatewayService/GetView", answer)
+    deadline = time.monotonic() + 120
+    while not served_late:
+        assert time.monotonic() < deadline, "no GetView came after the table moved on"
+        if page.page.locator("[data-testid=ending]").count():
+            pytest.skip("the game ended before a late answer could be served")  # 5 sesterces: rare
+        if not click_a_move(page):
+            page.page.wait_for_timeout(100)
+    page.page.unroute("**/tavola.gateway.v1.GatewayService/GetView")
+    play_to_end(page)  # and the game goes on to its end
+    shown = page.page.evaluate("window.shownVersions")
+    assert served_late[0] > kept[0][1]
+    assert shown == sorted(shown), f"the page went back to an older table: {shown}"
+
+
 def test_a_reload_resumes_the_stream_after_the_last_event(open_page, base_url, stub):
     page = open_page(name="reload")
     table_id = create_table(page, base_url, "borgia", "Rey", ["bot:random"])

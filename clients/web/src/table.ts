@@ -136,25 +136,35 @@ export class TablePage {
     }
   }
 
+  /** False for a table older than the one shown: refreshes overlap (one after a submit, one
+   * after the stream's events), and their answers may come back in either order. */
+  private newer(table: Table | undefined): table is Table {
+    return !!table && (!this.table || table.version >= this.table.version);
+  }
+
   private async refresh(): Promise<void> {
     // A seat's view exists from the deal on; before it, the public summary is all there is.
     const open = !this.table || this.table.status === TableStatus.OPEN;
     if (this.key && open) {
       const response = await gateway.getTable({ tableId: this.tableId }, { signal: this.abort.signal });
-      this.table = response.table;
+      if (this.newer(response.table)) this.table = response.table;
     }
     if (this.key && this.table?.status !== TableStatus.OPEN) {
       const response = await gateway.getView({ tableId: this.tableId }, { ...bearer(this.key.token), signal: this.abort.signal });
-      this.table = response.table;
-      this.view = unpack(response.view);
-      this.legal = response.legalActions;
-      this.mustDecide = response.mustDecide;
+      if (this.newer(response.table)) {
+        this.table = response.table;
+        this.view = unpack(response.view);
+        this.legal = response.legalActions;
+        this.mustDecide = response.mustDecide;
+      }
     } else if (!this.key) {
       const response = await gateway.getTable({ tableId: this.tableId }, { signal: this.abort.signal });
-      this.table = response.table;
-      this.view = unpack(response.spectatorView);
-      this.legal = [];
-      this.mustDecide = false;
+      if (this.newer(response.table)) {
+        this.table = response.table;
+        this.view = unpack(response.spectatorView);
+        this.legal = [];
+        this.mustDecide = false;
+      }
     }
     if (this.table) {
       // Ratings, read again when a seat changes hands and once more at the end (updated then).
@@ -192,6 +202,7 @@ export class TablePage {
   private render(): void {
     const table = this.table;
     if (!table || !this.seats || !this.renderer) return;
+    this.root.dataset.version = String(table.version); // the state shown, for tests and bug reports
     const focused = document.activeElement?.getAttribute("data-key");
     const ctx = this.ctx();
     fill(
