@@ -23,7 +23,7 @@ import sys
 
 from celery.apps import worker as celery_worker
 
-from bots import metrics
+from bots import clock, metrics
 from bots.app import app
 from common import defaults, generated, tracing
 from common import logging as tavola_logging
@@ -69,6 +69,14 @@ def main() -> None:
     if tracing.configure("bot-worker"):
         tracing.instrument_celery()
         tracing.instrument_sync_clients()
+    # Thinking budgets in wall time (a live table waits in wall time) or, as the arena's
+    # figures count them, in CPU time: the same search on a busy host as on an idle one,
+    # for turns that take longer there. Set before the pool starts, so its processes and
+    # threads all count alike.
+    try:
+        clock.use(os.environ.get("TAVOLA_BOT_CLOCK", "wall"))
+    except ValueError as error:
+        sys.exit(f"TAVOLA_BOT_CLOCK: {error}")
     consumed = queues()
     prefix = os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX)
     metrics.install(broker_url(), f"{prefix}:celery:", consumed)

@@ -1,6 +1,10 @@
 """The budget clock (bots/clock.py): wall time by default; CPU time on request, so a
-thinking budget measured on shared cores buys what it would on an idle one."""
+thinking budget measured on shared cores buys what it would on an idle one; a bot worker
+takes its clock from TAVOLA_BOT_CLOCK."""
 
+import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -34,3 +38,10 @@ def test_the_cpu_clock_counts_work_not_waiting():
 def test_an_unknown_clock_is_refused():
     with pytest.raises(ValueError, match="no clock 'sundial'"):
         clock.use("sundial")
+
+
+def test_a_worker_with_an_unknown_clock_refuses_to_start():
+    env = {**os.environ, "TAVOLA_BOT_CLOCK": "sundial"}
+    started = subprocess.run([sys.executable, "-m", "bots.worker"], env=env, capture_output=True, text=True, timeout=60)
+    assert started.returncode != 0
+    assert "TAVOLA_BOT_CLOCK: no clock 'sundial' (clocks: wall, cpu)" in started.stderr
