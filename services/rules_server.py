@@ -141,6 +141,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self._states: dict[bytes, object] = {}
         # Set as the server stops: an ApplyActions stream ends after the message at hand.
         self.stopping = False
+        self._open_streams: set[asyncio.Queue] = set()  # each open stream's queue of answers
         info = self.engine.info
         self.description = rules_pb2.GameDescription(
             game_id=info.game_id,
@@ -337,10 +338,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         interceptors (tracing's among them) expect of a streaming handler."""
         replies: asyncio.Queue[rules_pb2.ApplyActionsResponse | None] = asyncio.Queue()
         reader = asyncio.get_running_loop().create_task(self._answer_stream(request_iterator, replies))
+        self._open_streams.add(replies)
         try:
             while (reply := await replies.get()) is not None:
                 yield reply
         finally:
+            self._open_streams.discard(replies)
             if not reader.done():  # the caller left: nothing more to answer
                 reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -380,6 +383,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         except Exception:  # the stream is gone (its caller left): nothing more to read
             log.info("rules_stream_left", exc_info=True)
         finally:
+            replies.put_nowait(None)
+
+    def begin_stopping(self) -> None:
+        """As the server stops: each stream ends (OK) after the answers already made, at
+        once, rather than when its next message comes or the server's grace runs out (an
+        idle stream held a stopping service for the whole grace). A message is applied and
+        answered in one step of the event loop, so none is left half done here."""
+        self.stopping = True
+        for replies in self._open_streams:
             replies.put_nowait(None)
 
     def _apply(self, request: rules_pb2.ApplyActionRequest) -> rules_pb2.ApplyActionResponse:
@@ -428,11 +440,12 @@ async def serve(game_id: str) -> None:
     async def flush_traces() -> None:
         tracing.shutdown()
 
-    def stopping() -> None:
-        servicer.stopping = True
-
     await serve_until_signal(
-        server, listen_address(rules_port(game_id)), f"rules-{game_id}", on_stop=flush_traces, on_stopping=stopping
+        server,
+        listen_address(rules_port(game_id)),
+        f"rules-{game_id}",
+        on_stop=flush_traces,
+        on_stopping=servicer.begin_stopping,
     )
 
 

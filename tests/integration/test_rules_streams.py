@@ -178,6 +178,27 @@ def test_a_stopping_service_ends_its_streams_after_the_message_at_hand():
     asyncio.run(run())
 
 
+def test_an_idle_stream_ends_as_its_service_begins_to_stop():
+    # It ended only with its next message, or when the server's grace ran out.
+    async def run() -> None:
+        servicer = RulesServicer(get_game(GAME))
+        server, port = await _serve(servicer)
+        rules = RulesDirectory({GAME: f"127.0.0.1:{port}"}, timeout=5, streams=1)
+        try:
+            requests = await _requests(rules, steps=2, seed=12)
+            expected = await rules.stub(GAME).ApplyAction(requests[0])
+            assert await rules.call(GAME, "ApplyAction", requests[0]) == expected
+            idle = rules.streams[GAME][0]
+            servicer.begin_stopping()
+            await asyncio.wait_for(idle.reader, 5)  # ended without another message
+            assert await idle.call.code() == grpc.StatusCode.OK
+        finally:
+            await rules.close()
+            await server.stop(None)
+
+    asyncio.run(run())
+
+
 def test_a_stream_logs_in_the_gateways_context_not_in_that_of_its_first_request():
     async def run() -> None:
         server, port = await _serve(RulesServicer(get_game(GAME)))
