@@ -3,6 +3,7 @@
     python -m bots.arena --game borgia --players 2 --bots ismcts,random --games 200 --seed 1
     python -m bots.arena --game pecunia --players 3 --bots ismcts:budget_ms=50,pecunia-heuristic --json
     python -m bots.arena --gauntlet --games 200 --clock cpu
+    python -m bots.arena --game mortadella --bots ismcts,random --games 1000 --keep runs/mortadella.jsonl
 
 ``--gauntlet`` plays each strong bot (``--bots``, else ``GAUNTLET``'s per game) against
 each probe bot that plays the game (``bots/probes.py``), two players, and prints the strong
@@ -18,6 +19,7 @@ one an idle core would give.
 """
 
 import argparse
+import dataclasses
 import json
 import math
 import multiprocessing
@@ -27,6 +29,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypedDict
 
 from bots import clock, registry
@@ -47,6 +50,17 @@ class GameResult:
     winners: tuple[int, ...]
     decisions: tuple[int, ...]  # per bot index
     seconds: tuple[float, ...]  # time spent deciding, per bot index
+
+    @classmethod
+    def from_json(cls, entry: dict) -> "GameResult":
+        """A result as ``dataclasses.asdict`` wrote it to JSON (its tuples as lists)."""
+        return cls(
+            index=entry["index"],
+            seating=tuple(entry["seating"]),
+            winners=tuple(entry["winners"]),
+            decisions=tuple(entry["decisions"]),
+            seconds=tuple(entry["seconds"]),
+        )
 
 
 def seating(index: int, players: int, bots: int) -> tuple[int, ...]:
@@ -103,6 +117,27 @@ def _play(index: int) -> GameResult:
     return GameResult(index, seats, tuple(engine.outcome(state).winners), tuple(decisions), tuple(seconds))
 
 
+class KeptGamesMismatch(ValueError):
+    """A file of kept games written for other settings."""
+
+
+def _kept_games(path: Path, header: dict) -> list[GameResult]:
+    """The games a file of kept games holds for these settings (none when it is new)."""
+    if not path.exists() or not path.stat().st_size:
+        return []
+    lines = path.read_text().splitlines()
+    if json.loads(lines[0]) != header:
+        raise KeptGamesMismatch(f"{path} keeps games of other settings: {lines[0]}")
+    kept = []
+    for line in lines[1:]:
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:  # a line cut short when the run was stopped
+            continue
+        kept.append(GameResult.from_json(entry))
+    return kept
+
+
 def play_games(
     game_id: str,
     players: int,
@@ -113,26 +148,50 @@ def play_games(
     options: dict[str, str] | None = None,
     progress: Callable[[int, int], None] | None = None,
     clock_kind: str = "wall",
+    keep: Path | None = None,
 ) -> list[GameResult]:
     """Play ``games`` games, in ``jobs`` processes; ``progress(done, games)`` after each.
-    Thinking budgets and decision times count ``clock_kind`` (``bots.clock.use``)."""
+    Thinking budgets and decision times count ``clock_kind`` (``bots.clock.use``). With
+    ``keep``, a JSON Lines file, each game is written there as it finishes, and the games
+    it already holds for the same settings are read back rather than played again, so a
+    long run that was stopped goes on where it was."""
     setup = (game_id, list(bots), dict(options or {}), players, seed, clock_kind)
     results: list[GameResult] = []
+    kept_file = None
+    if keep is not None:
+        header = {"game": game_id, "bots": list(bots), "options": dict(options or {}), "players": players}
+        header |= {"seed": seed, "clock": clock_kind}
+        results = [result for result in _kept_games(keep, header) if result.index < games]
+        keep.parent.mkdir(parents=True, exist_ok=True)
+        kept_file = keep.open("a")
+        if not keep.stat().st_size:
+            kept_file.write(json.dumps(header) + "\n")
+        elif not keep.read_bytes().endswith(b"\n"):
+            kept_file.write("\n")  # after a line cut short
+    done = {result.index for result in results}
+    to_play = [index for index in range(games) if index not in done]
     _init(*setup)  # here first: a bot that cannot be built fails once, not in every process
     outcomes: Iterator[GameResult]
     if jobs <= 1:
-        outcomes = map(_play, range(games))
+        outcomes = map(_play, to_play)
     else:
         pool = multiprocessing.get_context().Pool(jobs, initializer=_init, initargs=setup)
-        outcomes = pool.imap_unordered(_play, range(games))
+        outcomes = pool.imap_unordered(_play, to_play)
     try:
+        if progress and results:
+            progress(len(results), games)
         for result in outcomes:
             results.append(result)
+            if kept_file is not None:
+                kept_file.write(json.dumps(dataclasses.asdict(result)) + "\n")
+                kept_file.flush()
             if progress:
                 progress(len(results), games)
     finally:
         if jobs > 1:
             pool.terminate()
+        if kept_file is not None:
+            kept_file.close()
     return sorted(results, key=lambda r: r.index)
 
 
@@ -358,6 +417,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--options", default="", help="table options, key=value,...")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     parser.add_argument(
+        "--keep",
+        type=Path,
+        help="a JSON Lines file: each game is written there as it finishes, and the games it holds for the "
+        "same settings are read back, so a stopped run goes on where it was",
+    )
+    parser.add_argument(
         "--clock",
         choices=("wall", "cpu"),
         default="wall",
@@ -386,9 +451,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.games < 1:
         parser.error("--games must be at least 1")
     progress = ProgressBar(f"{args.game} {args.players}p")
-    results = play_games(
-        args.game, args.players, bots, args.games, args.seed, max(1, args.jobs), options, progress, args.clock
-    )
+    try:
+        results = play_games(
+            args.game,
+            args.players,
+            bots,
+            args.games,
+            args.seed,
+            max(1, args.jobs),
+            options,
+            progress,
+            args.clock,
+            keep=args.keep,
+        )
+    except KeptGamesMismatch as error:
+        parser.error(str(error))
     report = summarize(args.game, args.players, bots, args.seed, options, results, args.clock)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0

@@ -151,10 +151,6 @@ def kept_pair(folder: Path, game_id: str, lower: int, upper: int, games: int, se
     return folder / f"{game_id}-{lower}-{upper}-{digest}.json"
 
 
-def _tuples(entry: dict) -> dict:
-    return {name: tuple(value) if isinstance(value, list) else value for name, value in entry.items()}
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bots.calibrate", description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", required=True, help="game id, e.g. mortadella")
@@ -188,7 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         kept = kept_pair(args.keep, args.game, lower, upper, args.games, seed, args.clock) if args.keep else None
         if kept is not None and kept.exists():
-            games[(lower, upper)] = [arena.GameResult(**_tuples(entry)) for entry in json.loads(kept.read_text())]
+            games[(lower, upper)] = [arena.GameResult.from_json(entry) for entry in json.loads(kept.read_text())]
             print(f"{args.game} levels {lower}-{upper}: {args.games} games kept in {kept}", file=sys.stderr)
             continue
         games[(lower, upper)] = arena.play_games(

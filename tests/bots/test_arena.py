@@ -101,3 +101,28 @@ def test_the_progress_bar_redraws_only_on_a_terminal(capsys):
     progress = capsys.readouterr().err
     assert "\r" not in progress
     assert "4/4 games in" in progress
+
+
+def plays(result: arena.GameResult) -> tuple:
+    """A game's result without its timings."""
+    return (result.index, result.seating, result.winners, result.decisions)
+
+
+def test_kept_games_are_written_as_they_finish_and_a_longer_run_goes_on_from_them(tmp_path):
+    kept = tmp_path / "runs" / "pecunia.jsonl"
+    bots = ["random", "pecunia-heuristic"]
+    first = arena.play_games("pecunia", 2, bots, 3, seed=5, keep=kept)
+    assert len(kept.read_text().splitlines()) == 1 + 3  # the settings, then one line a game
+    played: list[int] = []
+    longer = arena.play_games("pecunia", 2, bots, 6, seed=5, keep=kept, progress=lambda done, _: played.append(done))
+    assert played[0] == 3  # the three kept games, read back
+    assert longer[:3] == first
+    at_once = arena.play_games("pecunia", 2, bots, 6, seed=5)
+    assert [plays(r) for r in longer] == [plays(r) for r in at_once]  # as one run would have played them
+    with kept.open("a") as cut:
+        cut.write('{"index": 6, "seat')  # a line cut short by a stop
+    again = arena.play_games("pecunia", 2, bots, 7, seed=5, keep=kept)
+    assert again[:6] == longer and len(again) == 7
+    assert len(arena.play_games("pecunia", 2, bots, 7, seed=5, keep=kept)) == 7  # all 7 read back
+    with pytest.raises(arena.KeptGamesMismatch, match="other settings"):
+        arena.play_games("pecunia", 2, bots, 6, seed=6, keep=kept)
