@@ -88,7 +88,7 @@ return 0
 # Quick play fills seats with the search bot's levels (its spec's presets, as the gateway's
 # bot catalog holds them: the gateway loads no bot code), each a rated player
 # (``bot:ismcts:level=N``); until one has played a rated game, with level 4, a middle level
-# quick to play (50 ms a decision).
+# and a cheap one (16 paired rounds a searched decision, a quarter of them played at random).
 SEARCH_BOT = "ismcts"
 DEFAULT_FILL = "ismcts:level=4"
 
