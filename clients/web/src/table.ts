@@ -26,6 +26,8 @@ import { hex, verifySeed } from "./verify";
 
 type Verdict = "pending" | "verified" | "failed" | "unavailable";
 
+const READ_TIMEOUT_MS = 20_000;
+
 export class TablePage {
   private key: SeatKey | undefined;
   private table: Table | undefined;
@@ -41,6 +43,7 @@ export class TablePage {
   private note = "";
   private seatLost = ""; // why this page no longer plays its seat, when it stopped
   private submitting = false;
+  private decidedAt = -1n; // the table version this page last decided on
   private verdict: Verdict = "pending";
   private seats: Seats | undefined;
   private ratings = new Map<number, SeatRating>();
@@ -136,6 +139,12 @@ export class TablePage {
     }
   }
 
+  /** A read of the table gives up after READ_TIMEOUT_MS: one left unanswered would hold
+   * the stream's loop (which reads after each event) for good; a failed read is retried. */
+  private readOptions(): { signal: AbortSignal; timeoutMs: number } {
+    return { signal: this.abort.signal, timeoutMs: READ_TIMEOUT_MS };
+  }
+
   /** False for a table older than the one shown: refreshes overlap (one after a submit, one
    * after the stream's events), and their answers may come back in either order. */
   private newer(table: Table | undefined): table is Table {
@@ -146,11 +155,11 @@ export class TablePage {
     // A seat's view exists from the deal on; before it, the public summary is all there is.
     const open = !this.table || this.table.status === TableStatus.OPEN;
     if (this.key && open) {
-      const response = await gateway.getTable({ tableId: this.tableId }, { signal: this.abort.signal });
+      const response = await gateway.getTable({ tableId: this.tableId }, this.readOptions());
       if (this.newer(response.table)) this.table = response.table;
     }
     if (this.key && this.table?.status !== TableStatus.OPEN) {
-      const response = await gateway.getView({ tableId: this.tableId }, { ...bearer(this.key.token), signal: this.abort.signal });
+      const response = await gateway.getView({ tableId: this.tableId }, { ...bearer(this.key.token), ...this.readOptions() });
       if (this.newer(response.table)) {
         this.table = response.table;
         this.view = unpack(response.view);
@@ -158,7 +167,7 @@ export class TablePage {
         this.mustDecide = response.mustDecide;
       }
     } else if (!this.key) {
-      const response = await gateway.getTable({ tableId: this.tableId }, { signal: this.abort.signal });
+      const response = await gateway.getTable({ tableId: this.tableId }, this.readOptions());
       if (this.newer(response.table)) {
         this.table = response.table;
         this.view = unpack(response.spectatorView);
@@ -337,7 +346,7 @@ export class TablePage {
 
   private actions(ctx: Ctx): HTMLElement | null {
     if (!this.key || this.table?.status !== TableStatus.IN_PROGRESS) return null;
-    if (!this.mustDecide || !this.legal.length) {
+    if (!this.mustDecide || !this.legal.length || this.table.version <= this.decidedAt) {
       const deciding = this.table.decidingSeats;
       return h(
         "section",
@@ -398,10 +407,14 @@ export class TablePage {
     this.error = "";
     this.render();
     try {
+      const submitted = this.table.version;
       await gateway.submitAction(
-        { tableId: this.tableId, action: chosen.action, expectedVersion: this.table.version, requestId: requestId() },
+        { tableId: this.tableId, action: chosen.action, expectedVersion: submitted, requestId: requestId() },
         bearer(this.key.token),
       );
+      // The decision shown is made: none is offered again until a newer table is read
+      // (this refresh's, or the stream's should this one's answer come back older).
+      this.decidedAt = submitted;
     } catch (error) {
       this.error = `Not accepted: ${failure(error)}`;
     }
