@@ -7,7 +7,7 @@ option given with the level overrides the preset's.
 The levels lie on one axis. Every level plays level 8's settings (paired playouts of the
 heuristic's first eight choices, the sharper heuristic for its own seat, the belief that
 reads the others' hidden roles); below 8 a share of its decisions, ``slips``, is played as
-a uniformly random legal action without searching (1 at level 1, 0.14 at level 7), and the
+a uniformly random legal action without searching (1 at level 1, 0.03 at level 7), and the
 decisions it does search get a fixed count of paired rounds (16) rather than a time budget,
 so a busy host does not weaken them. A slip is never taken where the bot's own view settles
 the answer. How far apart the levels are, as measured: docs/bots.md, "Bot strength and

@@ -87,7 +87,9 @@ PECUNIA_HEURISTIC = BotSpec(
 # docs/bots.md ("Bot strength and levels") says how the shares were calibrated.
 _STRONG = {"guide": "heuristic", "rollout": "sharp", "overrule": "2.0", "paired": "8", "belief": "inferred"}
 DEFAULT_LEVEL = 8
-LEVEL_SLIPS = {1: "1", 2: "0.86", 3: "0.71", 4: "0.57", 5: "0.43", 6: "0.29", 7: "0.14", 8: "0"}
+# Spaced geometrically toward 0: a game's strength lies mostly in the last shares (an even
+# schedule put Pecunia's bottom four levels within 40 points of each other, 7-8 at 337).
+LEVEL_SLIPS = {1: "1", 2: "0.6", 3: "0.4", 4: "0.25", 5: "0.15", 6: "0.08", 7: "0.03", 8: "0"}
 LEVEL_ROUNDS = "16"  # paired rounds a searched decision of levels 1-7 (level 8: as many as 200 ms allow)
 LEVELS: dict[int, tuple[dict[str, str], str]] = {
     level: (
