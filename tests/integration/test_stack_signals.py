@@ -47,6 +47,7 @@ def test_a_signal_to_the_owner_stops_the_stacks_processes(redis_url, key_prefix,
         stdout=subprocess.PIPE,
         text=True,
     )
+    children: list[int] = []
     try:
         assert owner.stdout is not None
         children = json.loads(owner.stdout.readline())
@@ -61,3 +62,6 @@ def test_a_signal_to_the_owner_stops_the_stacks_processes(redis_url, key_prefix,
         if owner.poll() is None:
             owner.kill()
             owner.wait()
+        for pid in children:  # a failed check leaves no server of this test running
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
