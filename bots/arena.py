@@ -121,11 +121,12 @@ class KeptGamesMismatch(ValueError):
     """A file of kept games written for other settings."""
 
 
-def _kept_games(path: Path, header: dict) -> list[GameResult]:
-    """The games a file of kept games holds for these settings (none when it is new)."""
-    if not path.exists() or not path.stat().st_size:
+def _kept_games(path: Path, text: str, header: dict) -> list[GameResult]:
+    """The games a file of kept games (``text``, read from ``path``) holds for these
+    settings (none when it is new)."""
+    if not text:
         return []
-    lines = path.read_text().splitlines()
+    lines = text.splitlines()
     if json.loads(lines[0]) != header:
         raise KeptGamesMismatch(f"{path} keeps games of other settings: {lines[0]}")
     kept = []
@@ -161,12 +162,13 @@ def play_games(
     if keep is not None:
         header = {"game": game_id, "bots": list(bots), "options": dict(options or {}), "players": players}
         header |= {"seed": seed, "clock": clock_kind}
-        results = [result for result in _kept_games(keep, header) if result.index < games]
+        text = keep.read_text() if keep.exists() else ""
+        results = [result for result in _kept_games(keep, text, header) if result.index < games]
         keep.parent.mkdir(parents=True, exist_ok=True)
         kept_file = keep.open("a")
-        if not keep.stat().st_size:
+        if not text:
             kept_file.write(json.dumps(header) + "\n")
-        elif not keep.read_bytes().endswith(b"\n"):
+        elif not text.endswith("\n"):
             kept_file.write("\n")  # after a line cut short
     done = {result.index for result in results}
     to_play = [index for index in range(games) if index not in done]
