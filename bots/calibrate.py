@@ -146,7 +146,7 @@ def print_report(data: dict) -> None:
 def kept_pair(folder: Path, game_id: str, lower: int, upper: int, games: int, seed: int, clock_kind: str) -> Path:
     """Where a pair's games are kept: named by everything that decides them, the two levels'
     settings included, so a changed preset is played again rather than read back."""
-    settings = json.dumps([preset(lower), preset(upper), games, seed, clock_kind], sort_keys=True)
+    settings = json.dumps([preset(lower, game_id), preset(upper, game_id), games, seed, clock_kind], sort_keys=True)
     digest = hashlib.sha256(settings.encode()).hexdigest()[:12]
     return folder / f"{game_id}-{lower}-{upper}-{digest}.json"
 

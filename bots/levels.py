@@ -7,7 +7,8 @@ option given with the level overrides the preset's.
 The levels lie on one axis. Every level plays level 8's settings (paired playouts of the
 heuristic's first eight choices, the sharper heuristic for its own seat, the belief that
 reads the others' hidden roles); below 8 a share of its decisions, ``slips``, is played as
-a uniformly random legal action without searching (1 at level 1, 0.03 at level 7), and the
+a uniformly random legal action without searching (1 at level 1; at level 7, 0.14 in
+Mortadella and Borgia, 0.03 in Pecunia: each game has its own schedule), and the
 decisions it does search get a fixed count of paired rounds (16) rather than a time budget,
 so a busy host does not weaken them. A slip is never taken where the bot's own view settles
 the answer. How far apart the levels are, as measured: docs/bots.md, "Bot strength and
@@ -16,9 +17,9 @@ levels".
 
 from typing import TypedDict
 
-from bots.specs import DEFAULT_LEVEL, LEVELS
+from bots.specs import DEFAULT_LEVEL, GAME_LEVELS, LEVELS
 
-__all__ = ["DEFAULT_LEVEL", "LEVELS", "LevelPreset", "level_presets", "preset"]
+__all__ = ["DEFAULT_LEVEL", "LEVELS", "LevelPreset", "level_presets", "levels_of", "preset"]
 
 
 class LevelPreset(TypedDict):
@@ -28,14 +29,20 @@ class LevelPreset(TypedDict):
     note: str
 
 
-def level_presets() -> list[LevelPreset]:
-    """Every level, weakest first: its options, the bot string and what it is."""
+def levels_of(game_id: str | None = None) -> dict[int, tuple[dict[str, str], str]]:
+    """The levels ``game_id`` plays (its own schedule; the even one for a game without)."""
+    return GAME_LEVELS.get(game_id or "", LEVELS)
+
+
+def level_presets(game_id: str | None = None) -> list[LevelPreset]:
+    """Every level in ``game_id``, weakest first: its options, the bot string and what it is.
+    The bot strings are the same in every game."""
     return [
         {"level": level, "options": dict(options), "bot": f"ismcts:level={level}", "note": note}
-        for level, (options, note) in sorted(LEVELS.items())
+        for level, (options, note) in sorted(levels_of(game_id).items())
     ]
 
 
-def preset(level: int) -> dict[str, str]:
-    """The ismcts options level ``level`` stands for (KeyError for no such level)."""
-    return dict(LEVELS[level][0])
+def preset(level: int, game_id: str | None = None) -> dict[str, str]:
+    """The ismcts options level ``level`` stands for in ``game_id`` (KeyError for no such level)."""
+    return dict(levels_of(game_id)[level][0])

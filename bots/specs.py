@@ -87,22 +87,40 @@ PECUNIA_HEURISTIC = BotSpec(
 # docs/bots.md ("Bot strength and levels") says how the shares were calibrated.
 _STRONG = {"guide": "heuristic", "rollout": "sharp", "overrule": "2.0", "paired": "8", "belief": "inferred"}
 DEFAULT_LEVEL = 8
-# Spaced geometrically toward 0: a game's strength lies mostly in the last shares (an even
-# schedule put Pecunia's bottom four levels within 40 points of each other, 7-8 at 337).
-LEVEL_SLIPS = {1: "1", 2: "0.6", 3: "0.4", 4: "0.25", 5: "0.15", 6: "0.08", 7: "0.03", 8: "0"}
 LEVEL_ROUNDS = "16"  # paired rounds a searched decision of levels 1-7 (level 8: as many as 200 ms allow)
-LEVELS: dict[int, tuple[dict[str, str], str]] = {
-    level: (
-        {**_STRONG, "budget_ms": "200", "slips": slips}
-        if level == DEFAULT_LEVEL
-        else {**_STRONG, "budget_ms": "200", "iterations": LEVEL_ROUNDS, "slips": slips},
-        "the strongest settings measured (the default)"
-        if level == DEFAULT_LEVEL
-        else f"level 8's settings, {LEVEL_ROUNDS} paired rounds a decision, {float(slips):.0%} of its decisions "
-        "played at random",
-    )
-    for level, slips in LEVEL_SLIPS.items()
-}
+# Each game's shares, levels 1 to 8, where its strength lies as measured. Mortadella's and
+# Borgia's strength falls about evenly with the share; Pecunia's lies mostly in the last
+# shares (evenly spaced, its bottom four levels were within 40 points, 7-8 some 337), so its
+# shares are spaced geometrically toward 0. A game not named here plays the even schedule.
+EVEN_SLIPS = ("1", "0.86", "0.71", "0.57", "0.43", "0.29", "0.14", "0")
+GEOMETRIC_SLIPS = ("1", "0.6", "0.4", "0.25", "0.15", "0.08", "0.03", "0")
+GAME_SLIPS = {"mortadella": EVEN_SLIPS, "pecunia": GEOMETRIC_SLIPS, "borgia": EVEN_SLIPS}
+
+
+def _levels(slips_by_level: tuple[str, ...]) -> dict[int, tuple[dict[str, str], str]]:
+    levels: dict[int, tuple[dict[str, str], str]] = {}
+    for level, slips in enumerate(slips_by_level, start=1):
+        if level == DEFAULT_LEVEL:
+            levels[level] = (
+                {**_STRONG, "budget_ms": "200", "slips": slips},
+                "the strongest settings measured (the default)",
+            )
+        else:
+            levels[level] = (
+                {**_STRONG, "budget_ms": "200", "iterations": LEVEL_ROUNDS, "slips": slips},
+                f"level 8's settings, {LEVEL_ROUNDS} paired rounds a decision, {float(slips):.0%} of its decisions "
+                "played at random",
+            )
+    return levels
+
+
+LEVELS = _levels(EVEN_SLIPS)  # a game without its own schedule
+GAME_LEVELS = {game_id: _levels(slips) for game_id, slips in GAME_SLIPS.items()}
+
+
+def _preset_table(levels: dict[int, tuple[dict[str, str], str]]) -> dict[str, dict[str, str]]:
+    return {str(level): options for level, (options, _) in levels.items()}
+
 
 ISMCTS = BotSpec(
     name="ismcts",
@@ -115,7 +133,8 @@ ISMCTS = BotSpec(
     "Mortadella 57% against its heuristic (800 games), Pecunia 58% (400 games). More time plays better.",
     make="bots.builtin:make_ismcts",
     check=_check_ismcts,
-    presets=("level", {str(level): options for level, (options, _) in LEVELS.items()}),
+    presets=("level", _preset_table(LEVELS)),
+    game_presets={game_id: _preset_table(levels) for game_id, levels in GAME_LEVELS.items()},
     options=(
         BotOption(
             "level",

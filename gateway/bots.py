@@ -89,8 +89,7 @@ class BotCatalog:
             name, _ = bot_specs.parse_bot(text)
             if name not in self.specs:
                 raise bot_specs.BotError("UNKNOWN_BOT", f"no bot {name!r}; bots: {', '.join(self.names())}")
-            bot_specs.resolve(text, game_id, bots=self.specs)
-            return bot_specs.canonical(text, bots=self.specs)
+            return bot_specs.canonical(text, game_id, bots=self.specs)
         except bot_specs.BotError as error:
             raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, error.reason, error.message[:200]) from None
 

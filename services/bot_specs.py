@@ -14,15 +14,16 @@ A bot is written ``name`` or ``name:key=value,...`` (e.g. ``ismcts:budget_ms=50`
 - ``load_bots()``: every registered bot that can run here, by name.
 - ``parse_bot(text)``: ``(name, raw options)``, syntax only.
 - ``resolve(text, game_id=None)``: ``(spec, typed options)``, checked against the spec
-  (and the game when given); raises ``BotError`` with a ``reason`` and a message.
-- ``canonical(text)``: the one string form of a bot and its options (sorted, values
-  normalised, defaults left out). The bot task carries it.
+  (and the game when given, whose own presets then apply); raises ``BotError`` with a
+  ``reason`` and a message.
+- ``canonical(text, game_id=None)``: the one string form of a bot and its options (sorted,
+  values normalised, defaults left out). The bot task carries it.
 """
 
 import importlib.util
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
 from typing import Any, Literal
@@ -97,6 +98,9 @@ class BotSpec:
     # An option whose value stands for a preset of the others (ismcts's ``level``): (its name,
     # its value as written -> the raw options it stands for). Options given override the preset.
     presets: tuple[str, Mapping[str, Mapping[str, str]]] | None = None
+    # A game's own presets, where they differ (game id -> value -> raw options): the same
+    # level can need other options in a game whose strength lies elsewhere.
+    game_presets: Mapping[str, Mapping[str, Mapping[str, str]]] = field(default_factory=dict)
 
     @property
     def options_by_name(self) -> dict[str, BotOption]:
@@ -109,17 +113,24 @@ class BotSpec:
     def plays(self, game_id: str) -> bool:
         return not self.games or game_id in self.games
 
-    def parse_options(self, raw: Mapping[str, str]) -> dict[str, OptionValue]:
-        """Every option, defaults filled in. Raises BotError(BAD_BOT_OPTION)."""
+    def preset_table(self, game_id: str | None = None) -> Mapping[str, Mapping[str, str]]:
+        """The presets (value -> raw options) for ``game_id``: its own where it has them."""
+        if self.presets is None:
+            return {}
+        return self.game_presets.get(game_id or "", self.presets[1])
+
+    def parse_options(self, raw: Mapping[str, str], game_id: str | None = None) -> dict[str, OptionValue]:
+        """Every option, defaults filled in (a game's own presets when ``game_id`` is given).
+        Raises BotError(BAD_BOT_OPTION)."""
         specs = {option.name: option for option in self.options}
         unknown = sorted(set(raw) - set(specs))
         if unknown:
             known = ", ".join(specs) or "none"
             raise BotError(BAD_BOT_OPTION, f"bot {self.name!r} has no option {', '.join(unknown)} (options: {known})")
         if self.presets is not None:
-            chooser, presets = self.presets
+            chooser = self.presets[0]
             chosen = specs[chooser].format(specs[chooser].parse(raw.get(chooser, specs[chooser].default)))
-            raw = {**presets[chosen], **raw}
+            raw = {**self.preset_table(game_id)[chosen], **raw}
         options = {name: option.parse(raw.get(name, option.default)) for name, option in specs.items()}
         if self.check is not None:
             self.check(options)
@@ -184,21 +195,23 @@ def resolve(
     spec = bots.get(name)
     if spec is None:
         raise BotError(UNKNOWN_BOT, f"no bot named {name!r} (bots: {', '.join(bots)})")
-    options = spec.parse_options(raw)
+    options = spec.parse_options(raw, game_id)
     if game_id is not None and not spec.plays(game_id):
         raise BotError(BOT_NOT_FOR_GAME, f"bot {name!r} plays {', '.join(spec.games)}, not {game_id}")
     return spec, options
 
 
-def canonical(text: str, bots: Mapping[str, BotSpec] | None = None) -> str:
-    """The one string form of a bot: its name, then the options that differ from their
-    defaults, sorted, with normalised values. ``resolve(canonical(t))`` equals ``resolve(t)``."""
-    spec, options = resolve(text, bots=bots)
-    plain = spec.parse_options({})
+def canonical(text: str, game_id: str | None = None, bots: Mapping[str, BotSpec] | None = None) -> str:
+    """The one string form of a bot (for ``game_id``'s presets when given): its name, then
+    the options that differ from their defaults, sorted, with normalised values.
+    ``resolve(canonical(t, g), g)`` equals ``resolve(t, g)``."""
+    spec, options = resolve(text, game_id, bots=bots)
+    plain = spec.parse_options({}, game_id)
     # With presets, the preset option is written when it is not the default, and the
     # others when they differ from the chosen preset's.
     chooser = spec.presets[0] if spec.presets else None
-    defaults = spec.parse_options({chooser: spec.options_by_name[chooser].format(options[chooser])} if chooser else {})
+    chosen = {chooser: spec.options_by_name[chooser].format(options[chooser])} if chooser else {}
+    defaults = spec.parse_options(chosen, game_id)
     changed = [
         f"{option.name}={option.format(options[option.name])}"
         for option in sorted(spec.options, key=lambda o: o.name)

@@ -6,6 +6,7 @@ import pytest
 from bots.levels import DEFAULT_LEVEL, level_presets, preset
 from bots.offline import play
 from bots.registry import make_strategy
+from bots.specs import EVEN_SLIPS, GEOMETRIC_SLIPS
 from bots.strategies import random_legal
 from services import bot_specs
 from services.registry import get_game
@@ -26,16 +27,42 @@ def test_the_default_is_the_strongest_level():
     assert bot_specs.resolve("ismcts") == bot_specs.resolve("ismcts:level=8")
 
 
-def test_the_levels_lie_on_one_axis_below_level_8():
+@pytest.mark.parametrize("game_id", [None, "mortadella", "pecunia", "borgia"])
+def test_the_levels_lie_on_one_axis_below_level_8(game_id):
     """Every level plays level 8's settings; below it a fixed count of paired rounds, and a
     larger share of random decisions the lower the level: that share alone tells them apart."""
-    slips = [float(preset(level)["slips"]) for level in range(1, 9)]
+    slips = [float(preset(level, game_id)["slips"]) for level in range(1, 9)]
     assert slips == sorted(slips, reverse=True) and len(set(slips)) == 8
-    assert slips[-1] == 0 and 0 < slips[0] <= 1
-    strongest = {name: value for name, value in preset(DEFAULT_LEVEL).items() if name != "slips"}
-    below = [{name: value for name, value in preset(level).items() if name != "slips"} for level in range(1, 8)]
+    assert slips[-1] == 0 and slips[0] == 1
+    strongest = {name: value for name, value in preset(DEFAULT_LEVEL, game_id).items() if name != "slips"}
+    below = [
+        {name: value for name, value in preset(level, game_id).items() if name != "slips"} for level in range(1, 8)
+    ]
     assert all(options == below[0] for options in below)
     assert int(below[0].pop("iterations")) > 0 and below[0] == strongest
+
+
+def test_each_game_plays_its_own_schedule_of_slips():
+    """Pecunia's strength lies in the last shares, so its levels' shares are spaced toward 0;
+    a level's bot string is the same in every game, and a table's game picks the schedule."""
+    assert [preset(level, "pecunia")["slips"] for level in range(1, 9)] == list(GEOMETRIC_SLIPS)
+    assert [preset(level, "borgia")["slips"] for level in range(1, 9)] == list(EVEN_SLIPS)
+    assert [preset(level, "mortadella")["slips"] for level in range(1, 9)] == list(EVEN_SLIPS)
+    assert [p["bot"] for p in level_presets("pecunia")] == [p["bot"] for p in level_presets("borgia")]
+    assert bot_specs.resolve("ismcts:level=2", "pecunia")[1]["slips"] == 0.6
+    assert bot_specs.resolve("ismcts:level=2", "borgia")[1]["slips"] == 0.86
+    assert make_strategy("ismcts:level=2", "pecunia") is not make_strategy("ismcts:level=2", "borgia")
+
+
+def test_a_bot_string_is_canonical_for_its_game():
+    """An option that repeats the game's preset is left out; one that differs from it stays,
+    even where it equals another game's preset."""
+    assert bot_specs.canonical("ismcts:level=2,slips=0.6", "pecunia") == "ismcts:level=2"
+    assert bot_specs.canonical("ismcts:level=2,slips=0.6", "borgia") == "ismcts:level=2,slips=0.6"
+    assert bot_specs.canonical("ismcts:level=8", "borgia") == "ismcts"
+    for game_id in ("pecunia", "borgia"):
+        text = bot_specs.canonical("ismcts:slips=0.6,level=3", game_id)
+        assert bot_specs.resolve(text, game_id) == bot_specs.resolve("ismcts:level=3,slips=0.6", game_id)
 
 
 def test_level_8_is_the_strongest_settings_unchanged():
