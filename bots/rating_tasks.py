@@ -13,6 +13,12 @@ script, which also marks the table done and clears its job. So:
   and writes nothing;
 - two tables sharing a player, updated at once: the script compares each rating's version
   with the one read, and the loser reads again and recomputes, so no update is lost.
+
+A bot's rating belongs to its settings, not its string: ``ismcts:level=4`` stands for other
+options when its level's preset moves. Each bot's rating keeps the digest of the settings it
+was earned with; one earned with other settings starts again, as a new player's, at the
+bot's next rated table, and at the start of every worker that applies ratings
+(``restart_stale_bots``), so neither quick play nor ``ListBots`` goes on using it.
 """
 
 import os
@@ -25,6 +31,8 @@ from bots.app import app
 from common import ratings
 from common.redis_client import connect
 from gateway.verify import commitment
+from services import bot_specs
+from services.registry import game_ids
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import ratings_pb2
 
@@ -33,26 +41,53 @@ log = structlog.get_logger()
 MAX_ATTEMPTS = 50
 _model = PlackettLuce()
 _clients: dict[str, object] = {}
-_scripts: dict[int, object] = {}
+_scripts: dict[tuple[int, str], object] = {}
 
 
-def _redis():
+def redis_client():
     url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
     if url not in _clients:
         _clients[url] = connect(url)
     return _clients[url]
 
 
-def _keys() -> ratings.Keys:
+def rating_keys() -> ratings.Keys:
     return ratings.Keys(os.environ.get("TAVOLA_KEY_PREFIX", "tavola"))
 
 
-def _apply_script(redis):
-    """The update script, run by its SHA (EVALSHA), loaded once per client."""
-    script = _scripts.get(id(redis))
+def _script(redis, source: str):
+    """A script run by its SHA (EVALSHA), loaded once per client."""
+    script = _scripts.get((id(redis), source))
     if script is None:
-        script = _scripts[id(redis)] = redis.register_script(ratings.APPLY_SCRIPT)
+        script = _scripts[(id(redis), source)] = redis.register_script(source)
     return script
+
+
+def settings_of(bot: str, game_id: str) -> str:
+    """The digest of a bot's settings at a game; "" for a bot this worker does not know (its
+    rating is then kept as it is)."""
+    try:
+        return bot_specs.settings_digest(bot, game_id)
+    except bot_specs.BotError:
+        return ""
+
+
+def restart_stale_bots(redis, keys: ratings.Keys) -> list[tuple[str, str]]:
+    """Starts again every rated bot's rating earned with settings other than the bot's now;
+    returns (game, bot) of each one restarted."""
+    restarted = []
+    for game_id in game_ids():
+        for raw in sorted(redis.smembers(keys.bots(game_id))):
+            bot = raw.decode()
+            settings = settings_of(bot, game_id)
+            if not settings:
+                continue
+            who = ratings.BOT_PREFIX + bot
+            script_keys = [keys.rating(game_id, who), keys.board(game_id)]
+            if _script(redis, ratings.RESTART_SCRIPT)(keys=script_keys, args=[who, settings]) == 1:
+                log.warning("bot_rating_restarted", game=game_id, bot=bot, reason="its settings changed")
+                restarted.append((game_id, bot))
+    return restarted
 
 
 def refusal(job: ratings_pb2.RatingJob) -> str | None:
@@ -102,11 +137,21 @@ def apply(redis, keys: ratings.Keys, table_id: str, pause_seconds: float = 0.0) 
     bots = [who[len(ratings.BOT_PREFIX) :] for _, who in rated if who.startswith(ratings.BOT_PREFIX)]
     if bots:  # listed before the update (a set: a task sent again adds nothing)
         redis.sadd(keys.bots(table.game_id), *bots)
+    settings = [
+        settings_of(who[len(ratings.BOT_PREFIX) :], table.game_id) if who.startswith(ratings.BOT_PREFIX) else ""
+        for _, who in rated
+    ]
     for _ in range(MAX_ATTEMPTS):
         with redis.pipeline(transaction=False) as pipe:
             for _, who in rated:
                 pipe.hmget(keys.rating(table.game_id, who), ratings.FIELDS)
-            standings = [ratings.Standing.of(fields) for fields in pipe.execute()] if rated else []
+            read = [ratings.Standing.of(fields) for fields in pipe.execute()] if rated else []
+        # A bot's rating earned with other settings counts as a new player's.
+        restart = [bool(now) and standing.settings != now for standing, now in zip(read, settings, strict=True)]
+        standings = [
+            standing.restarted(now) if again else standing
+            for standing, now, again in zip(read, settings, restart, strict=True)
+        ]
         new = []
         if rated:
             teams = [[_model.rating(mu=s.mu, sigma=s.sigma)] for s in standings]
@@ -114,17 +159,17 @@ def apply(redis, keys: ratings.Keys, table_id: str, pause_seconds: float = 0.0) 
         script_keys = [keys.done(table_id), keys.jobs, keys.pending, keys.board(table.game_id)]
         args: list[object] = [table_id, ratings.DONE_TTL_SECONDS, ratings.provisional_games(), table.game_id]
         args.append(ratings.RECENT_KEPT)
-        for (seat, who), old, after in zip(rated, standings, new, strict=True):
+        for (seat, who), old, after, now, again in zip(rated, standings, new, settings, restart, strict=True):
             updated = ratings.Standing(after.mu, after.sigma)
             script_keys += [keys.rating(table.game_id, who), keys.recent(who), keys.games(who)]
             change = round(updated.rating - old.rating, 1)
             entry = ratings.recent_entry(table, seat_places[seat], change, finish_ns)
             args += [who, old.version, repr(after.mu), repr(after.sigma), int(seat in winners), entry]
-            args.append(repr(updated.conservative))
+            args += [repr(updated.conservative), now, int(again)]
         if pause_seconds:  # tests: a window in which to kill the worker mid-update
             log.warning("rating_paused", table_id=table_id, seconds=pause_seconds)
             time.sleep(pause_seconds)
-        result = _apply_script(redis)(keys=script_keys, args=args)
+        result = _script(redis, ratings.APPLY_SCRIPT)(keys=script_keys, args=args)
         if result == 1:
             log.info("rating_applied", table_id=table_id, game=table.game_id, players=len(rated))
             return "applied"
@@ -137,4 +182,4 @@ def apply(redis, keys: ratings.Keys, table_id: str, pause_seconds: float = 0.0) 
 @app.task(name=ratings.RATING_TASK, acks_late=True, ignore_result=True)
 def update_ratings(table_id: str) -> str:
     pause = float(os.environ.get("TAVOLA_RATING_PAUSE_SECONDS", "0") or 0)
-    return apply(_redis(), _keys(), table_id, pause)
+    return apply(redis_client(), rating_keys(), table_id, pause)

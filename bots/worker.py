@@ -57,6 +57,18 @@ def external() -> bool:
     return os.environ.get("TAVOLA_WORKER_EXTERNAL", "").lower() in ("1", "true", "yes")
 
 
+def restart_stale_bot_ratings() -> None:
+    """Before it applies ratings, a worker starts again the bots' ratings earned with other
+    settings (bots/rating_tasks.py). A Redis not reachable yet only postpones that to each
+    bot's next rated table."""
+    from bots import rating_tasks
+
+    try:
+        rating_tasks.restart_stale_bots(rating_tasks.redis_client(), rating_tasks.rating_keys())
+    except Exception as error:  # a worker starts anyway
+        logging.getLogger(__name__).warning("bot ratings not checked at start: %s", error)
+
+
 def main() -> None:
     generated.check()
     # JSON from the first line: Celery checks the user (a warning as root) before it sets
@@ -84,6 +96,8 @@ def main() -> None:
     if external():
         app.conf.update(worker_enable_remote_control=False, worker_send_task_events=False, task_send_sent_event=False)
         isolated = ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    if RATINGS_QUEUE in consumed:
+        restart_stale_bot_ratings()
     app.worker_main(["--quiet", "worker", "--queues", ",".join(consumed), *isolated, *sys.argv[1:]])
 
 

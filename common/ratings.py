@@ -14,8 +14,10 @@ touch all of them on a Redis Cluster:
 - ``jobs`` (hash: table id -> RatingJob) and ``pending`` (sorted set: table id -> when
   to send its task again): the finished rated tables whose update is not applied yet;
 - ``done:<table id>``: the table's update was applied (kept 30 days);
-- ``p:<game>:<player>`` (hash: mu, sigma, games, wins, v): a player's rating; ``v`` counts
-  its updates, the compare-and-set version of the script;
+- ``p:<game>:<player>`` (hash: mu, sigma, games, wins, v, d): a player's rating; ``v``
+  counts its updates, the compare-and-set version of the script; ``d``, for a bot, the
+  digest of the settings its rating was earned with (``services.bot_specs.settings_digest``):
+  when the bot's settings change (a level's preset moves), its rating starts again;
 - ``board:<game>`` (sorted set: player -> conservative rating): the leaderboard, holding
   players past their provisional games only;
 - ``recent:<player>`` (list of JSON): the player's latest rated tables;
@@ -98,14 +100,20 @@ class Standing:
     games: int = 0
     wins: int = 0
     version: int = 0
+    settings: str = ""  # a bot's settings digest; "" for a person
 
     @classmethod
     def of(cls, fields: list) -> "Standing":
-        """From HMGET mu sigma games wins v (all None for a new player)."""
-        mu, sigma, games, wins, version = fields
+        """From HMGET mu sigma games wins v d (all None for a new player)."""
+        mu, sigma, games, wins, version, settings = fields
         if mu is None:
-            return cls()
-        return cls(float(mu), float(sigma), int(games or 0), int(wins or 0), int(version or 0))
+            return cls(version=int(version or 0), settings=_text(settings))
+        return cls(float(mu), float(sigma), int(games or 0), int(wins or 0), int(version or 0), _text(settings))
+
+    def restarted(self, settings: str) -> "Standing":
+        """A new player's standing for new settings, keeping the version (the script's
+        compare-and-set counts on, never back)."""
+        return Standing(version=self.version, settings=settings)
 
     @property
     def rating(self) -> float:
@@ -120,16 +128,22 @@ class Standing:
         return (self.mu - 3 * self.sigma) * SCALE
 
 
-FIELDS = ["mu", "sigma", "games", "wins", "v"]
+def _text(value: bytes | str | None) -> str:
+    return value.decode() if isinstance(value, bytes) else value or ""
+
+
+FIELDS = ["mu", "sigma", "games", "wins", "v", "d"]
 
 
 # KEYS: done, jobs, pending, board, then per participant its rating, recent and games keys.
 # ARGV: table id, done TTL, provisional games, game id, recent kept, then per participant:
-# player id, expected version, mu, sigma, won (0/1), recent entry, conservative rating.
-# Returns 1 applied, 0 applied before (the job is cleared), -1 a rating moved since it was
-# read (nothing written: read again and recompute).
+# player id, expected version, mu, sigma, won (0/1), recent entry, conservative rating,
+# settings digest ("" for a person), restart (1: a bot whose settings changed: its games
+# and wins start again and it leaves the leaderboard until it has played its provisional
+# games anew). Returns 1 applied, 0 applied before (the job is cleared), -1 a rating moved
+# since it was read (nothing written: read again and recompute).
 APPLY_SCRIPT = """
-local per = 7
+local per = 9
 local count = (#ARGV - 5) / per
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('HDEL', KEYS[2], ARGV[1])
@@ -144,6 +158,11 @@ local provisional = tonumber(ARGV[3])
 for i = 0, count - 1 do
   local a = 6 + per * i
   local rating = KEYS[5 + 3 * i]
+  if ARGV[a + 8] == '1' then
+    redis.call('HSET', rating, 'games', 0, 'wins', 0)
+    redis.call('ZREM', KEYS[4], ARGV[a])
+  end
+  if ARGV[a + 7] ~= '' then redis.call('HSET', rating, 'd', ARGV[a + 7]) end
   redis.call('HSET', rating, 'mu', ARGV[a + 2], 'sigma', ARGV[a + 3])
   local games = redis.call('HINCRBY', rating, 'games', 1)
   redis.call('HINCRBY', rating, 'wins', tonumber(ARGV[a + 4]))
@@ -158,6 +177,20 @@ end
 redis.call('SET', KEYS[1], '1', 'EX', tonumber(ARGV[2]))
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
+return 1
+"""
+
+
+# A bot's rating earned with other settings starts again, before any table needs it (the
+# rating worker runs it at its start for every rated bot). KEYS: the rating, the board.
+# ARGV: the bot's player id, its settings digest now. Returns 1 restarted, 0 current or
+# no rating.
+RESTART_SCRIPT = f"""
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('HGET', KEYS[1], 'd') == ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'mu', '{DEFAULT_MU!r}', 'sigma', '{DEFAULT_SIGMA!r}', 'games', 0, 'wins', 0, 'd', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'v', 1)
+redis.call('ZREM', KEYS[2], ARGV[1])
 return 1
 """
 

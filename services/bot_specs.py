@@ -18,9 +18,13 @@ A bot is written ``name`` or ``name:key=value,...`` (e.g. ``ismcts:budget_ms=50`
   ``reason`` and a message.
 - ``canonical(text, game_id=None)``: the one string form of a bot and its options (sorted,
   values normalised, defaults left out). The bot task carries it.
+- ``settings_digest(text, game_id)``: a digest of every option a bot string stands for at a
+  game (presets expanded), so a rating can tell when its bot's settings changed.
 """
 
+import hashlib
 import importlib.util
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -218,6 +222,16 @@ def canonical(text: str, game_id: str | None = None, bots: Mapping[str, BotSpec]
         if options[option.name] != (plain if option.name == chooser else defaults)[option.name]
     ]
     return spec.name + (":" + ",".join(changed) if changed else "")
+
+
+def settings_digest(text: str, game_id: str, bots: Mapping[str, BotSpec] | None = None) -> str:
+    """16 hex digits standing for what a bot string plays at a game: its name and the value of
+    every option, presets and defaults expanded. ``ismcts:level=4`` keeps its string when its
+    preset moves; its digest changes (bots/rating_tasks.py then restarts its rating). Raises
+    BotError."""
+    spec, options = resolve(text, game_id, bots=bots)
+    values = {name: spec.options_by_name[name].format(value) for name, value in options.items()}
+    return hashlib.sha256(json.dumps([spec.name, game_id, values], sort_keys=True).encode()).hexdigest()[:16]
 
 
 # A declaration: what a gateway needs of a bot whose worker runs elsewhere (its name, games,

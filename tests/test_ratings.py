@@ -11,6 +11,7 @@ import redis
 from bots import rating_tasks
 from common import ratings
 from gateway.verify import commitment
+from services import bot_specs
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import ratings_pb2
@@ -38,7 +39,11 @@ def finished_table(players: list[str], winners=(0,), scores=(), game="borgia") -
 @pytest.fixture
 def store(redis_url: str, key_prefix: str):
     client = redis.Redis.from_url(redis_url)
-    yield client, ratings.Keys(f"{key_prefix}-ratings-{secrets.token_hex(3)}")
+    keys = ratings.Keys(f"{key_prefix}-ratings-{secrets.token_hex(3)}")
+    yield client, keys
+    created = list(client.scan_iter(match=f"{keys.base}:*", count=1000))
+    if created:
+        client.delete(*created)
     client.close()
 
 
@@ -133,3 +138,69 @@ def test_one_bot_at_two_seats_counts_for_nobody(store):
     queue(client, keys, table, seed, salt)
     assert rating_tasks.apply(client, keys, table.table_id) == "applied"
     assert standing(client, keys, "bot:random").games == 0 and standing(client, keys, "carol").games == 0
+
+
+def earned_with_other_settings(client, keys: ratings.Keys, bot: str, game="borgia", games=12) -> None:
+    """A bot's rating as a worker with other settings for it left it: on the leaderboard."""
+    who = ratings.BOT_PREFIX + bot
+    client.hset(
+        keys.rating(game, who), mapping={"mu": 31.0, "sigma": 2.0, "games": games, "wins": 9, "v": 12, "d": "0" * 16}
+    )
+    client.zadd(keys.board(game), {who: 1500.0})
+    client.sadd(keys.bots(game), bot)
+
+
+def test_a_bot_whose_settings_changed_starts_its_rating_again_at_its_next_table(store):
+    """``ismcts:level=4`` keeps its string when its level's preset moves; the rating earned
+    with the old settings does not carry over: the next table rates it as a new player, it
+    leaves the leaderboard until its provisional games are played again, and the version
+    only counts on."""
+    client, keys = store
+    earned_with_other_settings(client, keys, "ismcts:level=4")
+    table, seed, salt = finished_table(["alice", "bot:ismcts:level=4"], winners=(1,))
+    queue(client, keys, table, seed, salt)
+    assert rating_tasks.apply(client, keys, table.table_id) == "applied"
+    bot = standing(client, keys, "bot:ismcts:level=4")
+    assert (bot.games, bot.wins, bot.version) == (1, 1, 13)
+    assert bot.settings == bot_specs.settings_digest("ismcts:level=4", "borgia")
+    assert ratings.DEFAULT_MU < bot.mu < 31.0 and bot.sigma > 2.0  # a new player's step, from 25
+    assert client.zscore(keys.board("borgia"), "bot:ismcts:level=4") is None
+    # With its settings unchanged, the next table goes on from there.
+    table, seed, salt = finished_table(["alice", "bot:ismcts:level=4"], winners=(0,))
+    queue(client, keys, table, seed, salt)
+    assert rating_tasks.apply(client, keys, table.table_id) == "applied"
+    again = standing(client, keys, "bot:ismcts:level=4")
+    assert (again.games, again.wins, again.version, again.settings) == (2, 1, 14, bot.settings)
+    assert standing(client, keys, "alice").settings == ""  # a person's rating has no settings
+
+
+def test_a_worker_starting_restarts_only_the_ratings_earned_with_other_settings(store):
+    client, keys = store
+    earned_with_other_settings(client, keys, "ismcts:level=2", game="pecunia")
+    table, seed, salt = finished_table(["bot:random", "bot:ismcts:level=3"], game="pecunia")
+    queue(client, keys, table, seed, salt)
+    assert rating_tasks.apply(client, keys, table.table_id) == "applied"
+    current = {bot: standing(client, keys, "bot:" + bot, "pecunia") for bot in ("random", "ismcts:level=3")}
+    client.sadd(keys.bots("pecunia"), "not-installed-here")  # a bot of another worker: kept
+
+    assert rating_tasks.restart_stale_bots(client, keys) == [("pecunia", "ismcts:level=2")]
+    level_2 = standing(client, keys, "bot:ismcts:level=2", "pecunia")
+    assert (level_2.mu, level_2.sigma, level_2.games, level_2.wins, level_2.version) == (
+        ratings.DEFAULT_MU,
+        ratings.DEFAULT_SIGMA,
+        0,
+        0,
+        13,
+    )
+    assert level_2.settings == bot_specs.settings_digest("ismcts:level=2", "pecunia")
+    assert client.zscore(keys.board("pecunia"), "bot:ismcts:level=2") is None
+    assert {bot: standing(client, keys, "bot:" + bot, "pecunia") for bot in current} == current
+    assert rating_tasks.restart_stale_bots(client, keys) == []  # once
+
+
+def test_a_bots_settings_digest_follows_its_games_preset_not_its_string():
+    digest = bot_specs.settings_digest
+    assert digest("ismcts:level=2", "pecunia") != digest("ismcts:level=2", "borgia")
+    assert digest("ismcts:level=2", "pecunia") == digest("ismcts:slips=0.6,level=2", "pecunia")
+    assert digest("ismcts", "borgia") == digest("ismcts:level=8", "borgia")
+    assert digest("ismcts:level=2", "borgia") != digest("ismcts:level=2,slips=0.6", "borgia")
