@@ -1305,7 +1305,7 @@ class MortadellaEngine:
                 EndReason.MASTER_GUESS: "guessed a role right",
                 EndReason.TWO_PLAYER_GUESS: "guessed the opponent's role",
             }[reason]
-            summary = f"seat {winner} ({role_name(state.roles[winner])}) {how}"
+            summary = f"seat {winner}, the {role_name(state.roles[winner])}, {how}"
         return Outcome(winners=state.winners, summary=summary)
 
     def describe_action(self, action: Action) -> str:

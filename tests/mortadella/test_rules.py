@@ -619,7 +619,8 @@ def test_m14_the_active_player_wins_when_an_effect_meets_the_row():
     new, events = act(state, 0, ResolveEffect((M,), Effect.ACQUIRE_MORTADELLA))
     assert new.phase is Phase.OVER and new.winners == (0,) and new.end_reason is EndReason.VICTORY_ROW
     assert of(events, GameEnded)[0].roles == state.roles
-    assert "Prince of Tortellini" in ENGINE.outcome(new).summary
+    # The role reads as an apposition, so a reader's "(you)" mark stays apart from it.
+    assert ENGINE.outcome(new).summary == "seat 0, the Prince of Tortellini, meets the victory row"
 
 
 def test_m14_the_brigand_wins_with_eight_of_one_and_none_of_the_other_two():
