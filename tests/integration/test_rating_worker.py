@@ -235,3 +235,37 @@ def killed_after_a_rated_finish(store_url: str, broker_url: str, prefix: str, lo
         assert not redis.hexists(keys.jobs, table_id) and redis.zscore(keys.pending, table_id) is None
         redis.close()
         stack.delete_keys()
+
+
+def test_a_rating_worker_starting_restarts_the_bot_ratings_earned_with_other_settings(rated_stack: Stack):
+    """``ismcts:level=2`` keeps its string when its level's preset moves: a worker that
+    applies ratings starts, before anything else, every bot rating whose settings digest is
+    not the bot's now again (a new player's, off the leaderboard), so neither quick play nor
+    ListBots goes on with it. Its Pecunia keys are this test's alone."""
+    from services.bot_specs import settings_digest
+
+    keys = ratings.Keys(rated_stack.key_prefix)
+    redis = connect(rated_stack.redis_url)
+    stale, current = "bot:ismcts:level=2", "bot:ismcts:level=3"
+    for who, settings in ((stale, "0" * 16), (current, settings_digest("ismcts:level=3", "pecunia"))):
+        redis.hset(
+            keys.rating("pecunia", who), mapping={"mu": 30, "sigma": 2, "games": 40, "wins": 30, "v": 40, "d": settings}
+        )
+        redis.zadd(keys.board("pecunia"), {who: 1380.0})
+        redis.sadd(keys.bots("pecunia"), who.removeprefix("bot:"))
+    worker = start_worker(rated_stack, "rating-worker-starting", ["none"])
+    try:
+        restarted = ratings.Standing.of(redis.hmget(keys.rating("pecunia", stale), ratings.FIELDS))
+        assert restarted.settings == settings_digest("ismcts:level=2", "pecunia")
+        assert (restarted.mu, restarted.games, restarted.wins, restarted.version) == (ratings.DEFAULT_MU, 0, 0, 41)
+        assert redis.zscore(keys.board("pecunia"), stale) is None
+        kept = ratings.Standing.of(redis.hmget(keys.rating("pecunia", current), ratings.FIELDS))
+        assert (kept.mu, kept.games, kept.version) == (30.0, 40, 40)
+        assert redis.zscore(keys.board("pecunia"), current) == 1380.0
+        assert b"bot_rating_restarted" in worker.log_path.read_bytes()
+    finally:
+        worker.popen.terminate()
+        worker.popen.wait(30)
+        redis.delete(keys.rating("pecunia", stale), keys.rating("pecunia", current), keys.board("pecunia"))
+        redis.delete(keys.bots("pecunia"))
+        redis.close()
