@@ -88,10 +88,11 @@ PECUNIA_HEURISTIC = BotSpec(
 _STRONG = {"guide": "heuristic", "rollout": "sharp", "overrule": "2.0", "paired": "8", "belief": "inferred"}
 DEFAULT_LEVEL = 8
 LEVEL_ROUNDS = "16"  # paired rounds a searched decision of levels 1-7 (level 8: as many as 200 ms allow)
-# Each game's shares, levels 1 to 8, where its strength lies as measured. Mortadella's and
-# Borgia's strength falls about evenly with the share; Pecunia's lies mostly in the last
-# shares (evenly spaced, its bottom four levels were within 40 points, 7-8 some 337), so its
-# shares are spaced geometrically toward 0. A game not named here plays the even schedule.
+# Each game's shares, levels 1 to 8, where its strength lies as measured (docs/bots.md).
+# Mortadella's strength falls about evenly with the share, Borgia's mostly in the first
+# shares (geometric, its steps 1-2 and 2-3 were 73% and 65%); Pecunia's lies in the last ones
+# (evenly spaced, its bottom four levels were within 40 points, 7-8 some 337), so its shares
+# are spaced geometrically toward 0. A game not named here plays the even schedule.
 EVEN_SLIPS = ("1", "0.86", "0.71", "0.57", "0.43", "0.29", "0.14", "0")
 GEOMETRIC_SLIPS = ("1", "0.6", "0.4", "0.25", "0.15", "0.08", "0.03", "0")
 GAME_SLIPS = {"mortadella": EVEN_SLIPS, "pecunia": GEOMETRIC_SLIPS, "borgia": EVEN_SLIPS}
