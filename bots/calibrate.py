@@ -106,6 +106,7 @@ def report(game_id: str, levels: Sequence[int], games: dict[tuple[int, int], lis
             {
                 "level": level,
                 "bot": level_bot(level),
+                "slips": float(preset(level, game_id)["slips"]),  # the game's share for the level
                 "rating": round(rated[level].rating, 1),
                 "uncertainty": round(rated[level].uncertainty, 1),
                 "games": rated[level].games,
@@ -122,9 +123,12 @@ def print_report(data: dict) -> None:
         f"budgets in {data['clock']} time; ratings on the 1500 scale (OpenSkill Plackett-Luce)"
     )
     print()
-    print(f"{'level':<8}{'rating':>8}{'±':>7}{'games':>7}")
+    print(f"{'level':<8}{'slips':>6}{'rating':>8}{'±':>7}{'games':>7}")
     for level in data["levels"]:
-        print(f"{level['level']:<8}{level['rating']:>8.0f}{level['uncertainty']:>7.0f}{level['games']:>7}")
+        print(
+            f"{level['level']:<8}{level['slips']:>6g}{level['rating']:>8.0f}{level['uncertainty']:>7.0f}"
+            f"{level['games']:>7}"
+        )
     print()
     print(
         f"{'pair':<7}{'gap':>6}  {'100-200':<8}{'measured':>9}  {'95% CI':<16}{'predicted':>10}"

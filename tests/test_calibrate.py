@@ -41,6 +41,7 @@ def test_a_level_that_wins_three_of_five_is_rated_above_within_the_band_with_a_m
     by_level = {entry["level"]: entry for entry in data["levels"]}
     assert by_level[1]["rating"] < by_level[2]["rating"] < by_level[3]["rating"]
     assert by_level[2]["games"] == 400 and by_level[1]["games"] == 200
+    assert [by_level[level]["slips"] for level in (1, 2, 3)] == [1.0, 0.86, 0.71]  # Mortadella's schedule
     for pair in data["pairs"]:
         assert pair["measured"] == 0.6
         # 60% head to head: about 170 points on the model's own curve
