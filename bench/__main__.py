@@ -439,10 +439,16 @@ def bot_path(
         "its p50",
     )
     report.note(
+        "bots.begin_wait",
+        f"  wait to begin (creation to a worker's begin): p50 {figures.begin_wait_percentile(0.5) / 1000:.1f} s, "
+        f"p99 {figures.begin_wait_percentile(0.99) / 1000:.1f} s",
+        begin_wait_p50_ms=round(figures.begin_wait_percentile(0.5), 1),
+        begin_wait_p99_ms=round(figures.begin_wait_percentile(0.99), 1),
+    )
+    report.note(
         "bots.turn_note",
-        "(all-bot tables: a task plays its table to the end, giving way only to a table with people, so the "
-        "tables not yet begun wait for a worker thread and their first turn holds that wait: the p99; the bot "
-        "replies part times a person's table)",
+        "(all-bot tables: a worker begins a table when it has room for it and plays it to the end, giving way "
+        "only to a table with people; turns count from the begin; the bot replies part times a person's table)",
     )
     report.note(
         "bots.finished",

@@ -47,6 +47,7 @@ import redis.asyncio
 from bench.tables import CpuMeter, _create, in_progress_count, stack_pids
 from bots.ladder import Ladder
 from bots.levels import level_presets
+from common.tasks import ALL_BOT_BEGUN_AT_VERSION
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from deploy.workers import split_bots
 from gateway.store import TableStore
@@ -131,7 +132,7 @@ class LiveTables:
 
 async def commit_times(stack: Stack, table_ids: list[str]) -> list[tuple[float, float]]:
     """(when, milliseconds) of each bot turn of the tables: from one version's commit to the
-    next's, after the first (the table's start)."""
+    next's, after the table's begin (version 2: created at 1, begun by a bot worker at 2)."""
     client = redis.asyncio.Redis.from_url(stack.redis_url)
     store = TableStore(client, stack.key_prefix, 3600)
     turns: list[tuple[float, float]] = []
@@ -142,7 +143,7 @@ async def commit_times(stack: Stack, table_ids: list[str]) -> list[tuple[float, 
                 record = store_pb2.LogRecord.FromString(entry.data)
                 first.setdefault(record.version, record.time_ns)
             for version, stamp in first.items():
-                if version > 1 and version - 1 in first:
+                if version > ALL_BOT_BEGUN_AT_VERSION and version - 1 in first:
                     turns.append((stamp / 1e9, (stamp - first[version - 1]) / 1e6))
     finally:
         await client.aclose()

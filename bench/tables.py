@@ -6,8 +6,10 @@ until every one is finished, and measures:
 - CPU per bot action of each stack process (gateway, rules services, bot worker with its
   pool's children, Redis when it runs here), from the processes' own CPU times (psutil);
 - bot actions per second and the tables' completion time;
-- bot turn latency: from the commit of version V to the commit of V + 1, read from the
-  event times in each finished table's log;
+- bot turn latency: from the commit of version V to the commit of V + 1, from the table's
+  begin on, read from the event times in each finished table's log; and apart, each
+  table's wait to begin (from its creation, version 1, to its begin by a bot worker,
+  version 2: common/tasks.py), which is no turn;
 - Redis bytes of a table (its record, log and idempotency keys) while live and once finished.
 
 It watches progress through Redis (the in-progress index), not the gateway, so that the
@@ -25,6 +27,7 @@ import grpc
 import psutil
 import redis
 
+from common.tasks import ALL_BOT_BEGUN_AT_VERSION
 from gateway.store import KEY_SUFFIXES
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
@@ -116,6 +119,7 @@ class TablesFigures:
     actions: int
     cpu: dict[str, float]  # CPU seconds per process over the run
     turn_ms: list[float] = field(default_factory=list)
+    begin_wait_ms: list[float] = field(default_factory=list)
     live_bytes: float = 0.0
     finished_bytes: float = 0.0
 
@@ -130,10 +134,17 @@ class TablesFigures:
         return used * 1000 / self.actions
 
     def turn_percentile(self, fraction: float) -> float:
-        if not self.turn_ms:
-            return 0.0
-        ordered = sorted(self.turn_ms)
-        return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+        return _percentile(self.turn_ms, fraction)
+
+    def begin_wait_percentile(self, fraction: float) -> float:
+        return _percentile(self.begin_wait_ms, fraction)
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
 
 
 def in_progress_count(client: redis.Redis, index_key: str, table_ids: list[str]) -> int:
@@ -174,9 +185,11 @@ async def _create(stub, games: list[tuple[str, int]], count: int, bot: str) -> l
     return table_ids
 
 
-async def _turn_latencies(stub, table_ids: list[str], sample: int) -> list[float]:
-    """Milliseconds from one version's commit to the next, over a sample of finished tables."""
+async def _turn_latencies(stub, table_ids: list[str], sample: int) -> tuple[list[float], list[float]]:
+    """Milliseconds from one version's commit to the next from the begin on, and each
+    table's wait to begin, over a sample of finished tables."""
     latencies: list[float] = []
+    begin_waits: list[float] = []
     for table_id in table_ids[:sample]:
         replay = await stub.GetReplay(gw.GetReplayRequest(table_id=table_id), timeout=60)
         first_time: dict[int, int] = {}
@@ -184,9 +197,10 @@ async def _turn_latencies(stub, table_ids: list[str], sample: int) -> list[float
             if step.HasField("event"):
                 first_time.setdefault(step.event.version, step.event.time.ToNanoseconds())
         for version, stamp in first_time.items():
-            if version > 1 and version - 1 in first_time:
-                latencies.append((stamp - first_time[version - 1]) / 1e6)
-    return latencies
+            if version - 1 in first_time:
+                waited = (stamp - first_time[version - 1]) / 1e6
+                (latencies if version > ALL_BOT_BEGUN_AT_VERSION else begin_waits).append(waited)
+    return latencies, begin_waits
 
 
 def run_tables(
@@ -223,7 +237,7 @@ def run_tables(
     elapsed = time.perf_counter() - started
     cpu = meter.used()
 
-    async def read_back() -> tuple[list[gw.Table], list[float]]:
+    async def read_back() -> tuple[list[gw.Table], tuple[list[float], list[float]]]:
         async with grpc.aio.insecure_channel(stack.gateway_address) as channel:
             stub = gateway_pb2_grpc.GatewayServiceStub(channel)
             tables = []
@@ -232,10 +246,9 @@ def run_tables(
             finished = [table.table_id for table in tables if table.status == gw.TABLE_STATUS_FINISHED]
             return tables, await _turn_latencies(stub, finished, 200)
 
-    tables, turns = asyncio.run(read_back())
+    tables, (turns, begin_waits) = asyncio.run(read_back())
     finished = [table for table in tables if table.status == gw.TABLE_STATUS_FINISHED]
-    # Every version after the first (the table's creation, with its start) is one bot action.
-    actions = sum(max(0, table.version - 1) for table in tables)
+    actions = sum(max(0, table.version - ALL_BOT_BEGUN_AT_VERSION) for table in tables)
     finished_bytes = _table_bytes(client, stack.key_prefix, [table.table_id for table in finished[:20]])
     client.close()
     return TablesFigures(
@@ -245,6 +258,7 @@ def run_tables(
         actions=actions,
         cpu=cpu,
         turn_ms=turns,
+        begin_wait_ms=begin_waits,
         live_bytes=live_bytes,
         finished_bytes=finished_bytes,
     )

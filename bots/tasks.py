@@ -20,12 +20,13 @@ saving the trip through the broker. A task continues for at most TAVOLA_BOT_CHAI
 decisions (default 1,000; 1: one decision a task); every TAVOLA_BOT_CHAIN_SECONDS
 (default 0.25 s) it looks whether a task of a table with people (or a timer) waits in a
 queue this worker consumes, and if one does it stops, so that a person's table waits no
-longer than that for a worker. All-bot tables wait for each other instead: the tasks of
-those under way go before those of tables not yet begun (common/tasks.py), so a table
-once begun is played to its end by one task, with no trip through the broker, and tables
-finish one after another. A decision continued to is a task like any other: the gateway set its due time, so the due
-sweep sends it should this worker stop; one that meets an unavailable gateway is sent
-again as its own task.
+longer than that for a worker. All-bot tables wait for each other instead: an auto-started
+one is begun by the begin task of its first seat's bot (StartTable with that seat's token,
+continuing to its first decision), which a worker takes only when no task of a table under
+way waits (common/tasks.py). So a table once begun is played to its end by one task, with
+no trip through the broker, and tables finish one after another. A decision continued to
+is a task like any other: the gateway set its due time, so the due sweep sends it should
+this worker stop; one that meets an unavailable gateway is sent again as its own task.
 
 A strategy that raises or chooses no legal action is logged, and a random legal action is
 played instead, so a faulty bot never stalls a table.
@@ -43,12 +44,12 @@ import redis
 import structlog
 
 from bots import metrics, registry
-from bots.app import DECIDE_TASK, app, queue_for
+from bots.app import app, queue_for
 from bots.policy import Strategy
 from common import auth, defaults
 from common.channels import balanced_channel
 from common.errors import reason_of
-from common.tasks import ALL_BOT_UNDER_WAY_PRIORITY, queue_key
+from common.tasks import ALL_BOT_UNDER_WAY_PRIORITY, BEGIN_TASK, DECIDE_TASK, queue_key
 from services.bot_specs import BotError
 from services.registry import get_game
 from tavola.gateway.v1 import gateway_pb2, gateway_pb2_grpc
@@ -186,12 +187,58 @@ def choose(
     max_retries=10,
 )
 def decide(table_id: str, seat: int, version: int, bot: str, view: str | None = None) -> str:
-    key = bot_key(bot)
-    stub = gateway_stub()
-    decisions, seconds = chain_limits()
-    deadline = time.monotonic() + seconds
     # The view the task was sent with, base64 of its bytes (None: asked for below).
     response = gateway_pb2.GetViewResponse.FromString(base64.b64decode(view)) if view is not None else None
+    return _play_on(gateway_stub(), bot_key(bot), table_id, seat, version, bot, response)
+
+
+@app.task(
+    name=BEGIN_TASK,
+    autoretry_for=(GatewayUnavailable,),
+    retry_backoff=0.2,
+    retry_backoff_max=5,
+    max_retries=10,
+)
+def begin(table_id: str, seat: int, bot: str) -> str:
+    """Begins an all-bot table (this worker has room to play it), then plays on at it as a
+    decide task does, from its first decision when a seat of this bot makes it."""
+    key = bot_key(bot)
+    stub = gateway_stub()
+    metadata = auth.metadata(auth.bot_token(key, table_id, seat))
+    try:
+        started = stub.StartTable(
+            gateway_pb2.StartTableRequest(table_id=table_id, continue_as_bot=True), metadata=metadata, timeout=10
+        )
+    except grpc.RpcError as error:
+        code = error.code()
+        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            raise GatewayUnavailable(str(code)) from error
+        if code == grpc.StatusCode.FAILED_PRECONDITION and reason_of(error) in ("TABLE_IN_PROGRESS", "TABLE_FINISHED"):
+            return "stale"  # a copy of the begin task (the due sweep's): the table was begun
+        log.error("bot_rejected", table_id=table_id, seat=seat, code=code.name, reason=reason_of(error))
+        return f"rejected: {reason_of(error)}"
+    if not started.HasField("next_decision"):
+        return "begun"  # another bot decides first: the gateway sent its task
+    first = started.next_decision
+    return _play_on(stub, key, table_id, first.seat, first.table.version, bot, first, own_task=False)
+
+
+def _play_on(
+    stub: gateway_pb2_grpc.GatewayServiceStub,
+    key: str,
+    table_id: str,
+    seat: int,
+    version: int,
+    bot: str,
+    response: gateway_pb2.GetViewResponse | None,
+    own_task: bool = True,
+) -> str:
+    """Plays the decision of ``seat`` at ``version`` (``response``: its view, when known),
+    then on at the table while the gateway answers this bot's next decision, within
+    chain_limits; what came of the last decision played. ``own_task``: the first decision
+    is the task's own (retried with it), not one continued to."""
+    decisions, seconds = chain_limits()
+    deadline = time.monotonic() + seconds
     result = ""
     for played in range(decisions):
         more = played + 1 < decisions
@@ -202,7 +249,7 @@ def decide(table_id: str, seat: int, version: int, bot: str, view: str | None = 
         try:
             result, response = _play(stub, key, table_id, seat, version, bot, response, more)
         except GatewayUnavailable:
-            if played == 0:
+            if played == 0 and own_task:
                 raise  # the task is retried
             # A decision continued to: no task was sent for it; it becomes one.
             assert response is not None

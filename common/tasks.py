@@ -5,6 +5,7 @@ under the same names.
 """
 
 DECIDE_TASK = "tavola.bots.decide"  # (table_id, seat, version, bot): one bot decision
+BEGIN_TASK = "tavola.bots.begin"  # (table_id, seat, bot): begin an all-bot table, then play on
 EXPIRE_TASK = "tavola.timers.expire"  # (table_id, seat, version): a decision deadline passed
 TIMER_QUEUE = "timers"
 VISIBILITY_TIMEOUT_SECONDS = 86_400 + 3_600  # the longest decision timer, and an hour
@@ -12,12 +13,17 @@ VISIBILITY_TIMEOUT_SECONDS = 86_400 + 3_600  # the longest decision timer, and a
 # transport: a list of its own, ``<queue>\x06\x16<n>``, which a worker pops only when the
 # lists before it are empty; the queue's own list, where the tasks of tables with people
 # go, comes first): a bot answers a person first, however many all-bot tables wait.
-# Among all-bot tables, those under way (a bot has acted since the start) go before those
-# that wait to begin: a table once begun is played on to its end, so the tables in play at
+# Among all-bot tables, those under way go before those that wait to begin. A table of
+# bots only, auto-started, is begun by a worker (BEGIN_TASK) when it takes the table's
+# begin task, not at its creation, and is played on to its end: so the tables in play at
 # once are about as many as the workers' slots, each turn waits behind those few tables
-# only, and tables finish one after another rather than all together at the end.
-ALL_BOT_PRIORITY = 9  # an all-bot table's first task, at its start
+# only, no table stands started and idle behind the others, and tables finish one after
+# another rather than all together at the end.
+ALL_BOT_PRIORITY = 9  # an all-bot table's begin task (or the first task of one a host started)
 ALL_BOT_UNDER_WAY_PRIORITY = 6  # its later tasks
+# An auto-started all-bot table is created at version 1 and begun at version 2; every later
+# version is one bot action.
+ALL_BOT_BEGUN_AT_VERSION = 2
 ALL_BOT_PRIORITIES = (ALL_BOT_UNDER_WAY_PRIORITY, ALL_BOT_PRIORITY)
 PRIORITY_SEPARATOR = "\x06\x16"  # kombu's Redis transport's, between a queue and its priority
 

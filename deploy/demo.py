@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import grpc
 
+from common.tasks import ALL_BOT_BEGUN_AT_VERSION
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from services.bot_specs import load_bots
 from services.registry import game_ids, player_counts
@@ -129,7 +130,7 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
 
     def actions(self) -> int:
-        return sum(max(version - 1, 0) for version in self.versions.values())
+        return sum(max(version - ALL_BOT_BEGUN_AT_VERSION, 0) for version in self.versions.values())
 
     def line(self) -> str:
         games = "  ".join(f"{game} {self.finished[game]}/{count}" for game, count in self.total.items())
@@ -177,12 +178,11 @@ async def play_table(
     table = (await stub.GetTable(gw.GetTableRequest(table_id=table_id))).table
     progress.versions[table_id] = table.version
     progress.finished[spec.game] += 1
-    # Version 1 is the table created and dealt; every later version is one accepted action.
     return TableResult(
         spec,
         table_id,
         table.outcome.summary,
-        table.version - 1,
+        table.version - ALL_BOT_BEGUN_AT_VERSION,
         time.monotonic() - started,
         events,
         tuple(table.outcome.winners),

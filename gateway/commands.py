@@ -61,7 +61,7 @@ from gateway.store import (
     nanos,
 )
 from gateway.streams import TableStreams
-from gateway.wakeups import Wakeups, next_of_same_bot
+from gateway.wakeups import Wakeups, awaits_begin, next_of_same_bot
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import store_pb2
@@ -252,7 +252,9 @@ class TableCore:
             record.seat_token_sha256[place.seat] = auth.digest(token)
             commit.public(seat_taken=gw.SeatTaken(seat=place.seat, kind=gw.SEAT_KIND_HUMAN, display_name=name))
             seated.append((place.seat, token))
-        if request.auto_start and all(place.taken for place in record.table.seats):
+        # A table of bots only waits open for a worker with room to begin it (the wake-up
+        # sends its begin task): started now, it would stand idle behind the tables in play.
+        if request.auto_start and all(place.taken for place in record.table.seats) and not awaits_begin(record):
             await commit.start_game(self.rules, dealt=check)
         # Version 0: a new key, no race.
         commit.due_written = await self.store.commit(
@@ -325,21 +327,30 @@ class TableCore:
             log.info("seat_taken")
         return taken[0], token, record
 
-    async def start_table(self, table_id: str, token: str) -> store_pb2.TableRecord:
-        """The host or a seated player starts a table whose seats are all taken."""
+    async def start_table(
+        self, table_id: str, token: str, continue_as_bot: bool = False
+    ) -> tuple[store_pb2.TableRecord, bytes | None]:
+        """The host or a seated player starts a table whose seats are all taken: the table,
+        and with ``continue_as_bot`` (a bot worker beginning an all-bot table) the view of
+        the first decision when a seat of the caller's bot makes it, whose task is not sent."""
+        commits: list[Commit] = []
 
         async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
+            seat = None
             if not hmac.compare_digest(record.host_token_sha256, auth.digest(token)):
-                self.reads.authorise_seat(record, token)
+                seat = self.reads.authorise_seat(record, token)
             self.reads.require_status(record, gw.TABLE_STATUS_OPEN)
-            if not all(seat.taken for seat in record.table.seats):
+            if not all(place.taken for place in record.table.seats):
                 raise failed("SEATS_OPEN", "every seat must be taken first")
             await commit.start_game(self.rules)
+            if continue_as_bot and seat is not None:
+                commit.keep_seat = next_of_same_bot(record, seat)
+            commits[:] = [commit]
 
         record, _ = await self.transact(table_id, change)
         with bound(table_id=table_id):
             log.info("table_started")
-        return record
+        return record, commits[0].kept_view
 
     async def submit(
         self,

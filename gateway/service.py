@@ -245,8 +245,11 @@ class GatewayServicer:
         return gw.TakeSeatResponse(seat=seat, seat_token=token, table=record.table)
 
     async def StartTable(self, request, context):
-        record = await self.core.start_table(request.table_id, require_token(context))
-        return gw.StartTableResponse(table=record.table)
+        record, kept = await self.core.start_table(request.table_id, require_token(context), request.continue_as_bot)
+        response = gw.StartTableResponse(table=record.table)
+        if kept is not None:
+            response.next_decision.MergeFromString(kept)
+        return response
 
     async def GetView(self, request, context):
         return await self.core.reads.seat_view(request.table_id, require_token(context))

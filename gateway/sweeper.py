@@ -39,7 +39,7 @@ from common.tasks import ALL_BOT_PRIORITY, ALL_BOT_UNDER_WAY_PRIORITY, queue_for
 from gateway import metrics
 from gateway.commands import TableCore
 from gateway.publisher import Backlog
-from gateway.wakeups import due_time
+from gateway.wakeups import awaits_begin, due_time, waiting_bot_seats
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 
@@ -153,16 +153,16 @@ class Sweeper:
         sent = max(table.update_time.ToNanoseconds() / 1e9, self.resent.get(table.table_id, 0.0))
         people = any(info.kind == gw.SEAT_KIND_HUMAN for info in table.seats)
         wait = 0.0
-        for seat in table.deciding_seats:
+        for seat in waiting_bot_seats(record):
             info = table.seats[seat]
-            if info.kind != gw.SEAT_KIND_BOT:
-                continue
             queue = queue_for(info.bot)
             lists = [queue_key(queue)]
             if not people:
-                # A table's first task waits with those of the tables not yet begun: at its
-                # first versions (created and started at once, or created then started).
-                waiting = [ALL_BOT_PRIORITY] if table.version <= 2 and table.table_id not in self.resent else []
+                # A begin task, and the first task of a table a host started, wait with
+                # those of the tables not yet begun (at the table's first versions), unless
+                # a sweep sent them again.
+                first = awaits_begin(record) or table.version <= 2
+                waiting = [ALL_BOT_PRIORITY] if first and table.table_id not in self.resent else []
                 lists += [queue_key(queue, priority) for priority in [ALL_BOT_UNDER_WAY_PRIORITY, *waiting]]
             for name in lists:
                 if name not in backlogs:

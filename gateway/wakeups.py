@@ -1,8 +1,8 @@
 """Wake-ups: after a commit, who must act is told so. A bot seat that must decide gets a
-task (``gateway/publisher.py``) carrying its view, a human seat on a timed table a timer;
-and the table's due time, when the task it now waits on should have acted by, is
-recorded first, so that the due sweep (``gateway/sweeper.py``) wakes the table again
-should the task be lost.
+task (``gateway/publisher.py``) carrying its view, a human seat on a timed table a timer,
+an all-bot table waiting to begin its first seat's bot a begin task; and the table's due
+time, when the task it now waits on should have acted by, is recorded first, so that the
+due sweep (``gateway/sweeper.py``) wakes the table again should the task be lost.
 """
 
 import base64
@@ -15,6 +15,7 @@ from common.errors import ApiError
 from common.tasks import (
     ALL_BOT_PRIORITY,
     ALL_BOT_UNDER_WAY_PRIORITY,
+    BEGIN_TASK,
     DECIDE_TASK,
     EXPIRE_TASK,
     TIMER_QUEUE,
@@ -33,15 +34,41 @@ from tavola.store.v1 import store_pb2
 log = structlog.get_logger()
 
 
+def awaits_begin(record: store_pb2.TableRecord) -> bool:
+    """Whether the table waits for a bot worker to begin it: open, auto-started, every
+    seat a bot's. Its first seat's bot gets the begin task (common/tasks.py BEGIN_TASK)."""
+    table = record.table
+    return (
+        table.status == gw.TABLE_STATUS_OPEN
+        and record.auto_start
+        and bool(table.seats)
+        and all(info.kind == gw.SEAT_KIND_BOT for info in table.seats)
+    )
+
+
+def waiting_bot_seats(record: store_pb2.TableRecord) -> list[int]:
+    """The bot seats whose tasks the table waits on: the one that begins it, or those that
+    must decide."""
+    table = record.table
+    if awaits_begin(record):
+        return [0]
+    if table.status != gw.TABLE_STATUS_IN_PROGRESS:
+        return []
+    return [seat for seat in table.deciding_seats if table.seats[seat].kind == gw.SEAT_KIND_BOT]
+
+
 def due_time(record: store_pb2.TableRecord, grace: float, thinking: Callable[[str], float]) -> float | None:
     """When the tasks the table waits on now should have acted by (epoch seconds); None
-    when it waits on none (not in progress, or only untimed human seats decide): a bot's
-    by the last commit plus ``grace`` plus twice its thinking budget (``thinking``, by bot),
-    a timer's by its deadline plus ``grace``. The wake-ups record it, the sweeps act on it."""
+    when it waits on none (open and not waiting to begin, finished, or only untimed human
+    seats decide): a bot's (deciding or beginning) by the last commit plus ``grace`` plus
+    twice its thinking budget (``thinking``, by bot), a timer's by its deadline plus
+    ``grace``. The wake-ups record it, the sweeps act on it."""
     table = record.table
+    changed = nanos(table.update_time) / 1e9
+    if awaits_begin(record):
+        return changed + grace + 2 * thinking(table.seats[0].bot)
     if table.status != gw.TABLE_STATUS_IN_PROGRESS:
         return None
-    changed = nanos(table.update_time) / 1e9
     times = []
     for seat in table.deciding_seats:
         info = table.seats[seat]
@@ -98,20 +125,29 @@ class Wakeups:
         same script): should this gateway stop before the enqueue, or a worker die holding
         the task, the due sweep finds the table within seconds.
 
-        ``starting``: the commit started the game. An all-bot table's first tasks then wait
-        behind those of the all-bot tables under way (common/tasks.py ALL_BOT_PRIORITY); its
-        later ones, and those the sweeps send again, go before them
-        (ALL_BOT_UNDER_WAY_PRIORITY)."""
+        An all-bot table waiting to begin gets its begin task instead, behind the tasks of the
+        all-bot tables under way (common/tasks.py ALL_BOT_PRIORITY), as do the first tasks
+        of one a host started (``starting``: the commit started the game); later tasks, and
+        those the sweeps send again, go before them (ALL_BOT_UNDER_WAY_PRIORITY). An
+        auto-started one is begun by a worker with room to play it: under way from its start."""
         table = record.table
         if not due_written:
             await self._set_due(record, not_before)
+        if awaits_begin(record):
+            bot = table.seats[0].bot
+            priority = ALL_BOT_UNDER_WAY_PRIORITY if not_before is not None else ALL_BOT_PRIORITY
+            await self.tasks.publish(
+                BEGIN_TASK, table.table_id, 0, queue_for(bot), [table.table_id, 0, bot], {}, priority
+            )
+            return None
         if table.status != gw.TABLE_STATUS_IN_PROGRESS:
             return None
         kept = None
         # A bot answers a person first: the tasks of all-bot tables wait behind theirs, and
         # those of all-bot tables not yet begun behind those under way.
         people = any(info.kind == gw.SEAT_KIND_HUMAN for info in table.seats)
-        priority = 0 if people else ALL_BOT_PRIORITY if starting else ALL_BOT_UNDER_WAY_PRIORITY
+        first = starting and not record.auto_start
+        priority = 0 if people else ALL_BOT_PRIORITY if first else ALL_BOT_UNDER_WAY_PRIORITY
         for seat in table.deciding_seats:
             info = table.seats[seat]
             if info.kind == gw.SEAT_KIND_BOT:

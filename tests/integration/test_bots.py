@@ -8,6 +8,7 @@ import pytest
 from bots import tasks
 from bots.strategies import random_legal
 from common import auth
+from common.tasks import ALL_BOT_BEGUN_AT_VERSION
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.conftest import HumanTable
 from tests.integration.games import CASES
@@ -32,12 +33,13 @@ def test_a_table_of_bots_plays_to_the_end(gateway, game, players):
             seed=players,
         )
     )
-    assert created.table.status == gw.TABLE_STATUS_IN_PROGRESS
+    assert created.table.status == gw.TABLE_STATUS_OPEN  # until a bot worker with room begins it
     events = spectate_to_end(gateway, created.table.table_id)
+    assert sum(event.HasField("table_started") for event in events) == 1
     assert events[-1].HasField("game_finished")
     table = gateway.GetTable(gw.GetTableRequest(table_id=created.table.table_id)).table
     assert table.status == gw.TABLE_STATUS_FINISHED
-    assert table.version >= 2  # created and dealt, then at least one action
+    assert table.version > ALL_BOT_BEGUN_AT_VERSION  # created, begun, then at least one action
 
 
 def test_humans_and_bots_share_a_table(gateway):

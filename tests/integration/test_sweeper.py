@@ -11,6 +11,7 @@ import grpc
 import pytest
 import redis
 
+from common import auth
 from deploy.stack import NO_QUOTAS, Stack
 from gateway.bots import BotCatalog
 from gateway.sweeper import SENT_SLACK_SECONDS
@@ -171,7 +172,14 @@ def test_the_walk_wakes_a_quiet_table_that_lost_its_due_time(swept, stub):
     queue = f"{stack.key_prefix}:celery:bots.held\x06\x169"  # an all-bot table's first tasks
     again = f"{stack.key_prefix}:celery:bots.held\x06\x166"  # ... and those sent again
     client.delete(queue, again)
-    table_id = held_table(stub)
+    # In progress (a walk takes the tables in progress): started by its host.
+    created = stub.CreateTable(
+        gw.CreateTableRequest(
+            game_id="borgia", player_count=2, bot_seats=[gw.BotSeat(seat=seat, bot="held") for seat in range(2)]
+        )
+    )
+    table_id = created.table.table_id
+    stub.StartTable(gw.StartTableRequest(table_id=table_id), metadata=auth.metadata(created.host_token))
     client.delete(queue)  # lost between the commit and the enqueue...
     client.zrem(f"{stack.key_prefix}:due", table_id)  # ...by a gateway that stopped before its due time
     wait_for_task(client, again, table_id, timeout=10)
@@ -202,4 +210,12 @@ def test_due_times_cover_a_bot_s_thinking_and_a_timer_s_deadline():
     table.deciding_seats[:] = [0, 1]
     assert due_time(record, 5, thinking_seconds) == 1011
     table.status = gw.TABLE_STATUS_FINISHED
+    assert due_time(record, 5, thinking_seconds) is None
+    # An auto-started table of bots only waits, open, on its first seat's begin task.
+    table.status = gw.TABLE_STATUS_OPEN
+    record.auto_start = True
+    table.seats[1].kind = gw.SEAT_KIND_BOT
+    table.seats[1].bot = "random"
+    assert due_time(record, 5, thinking_seconds) == 1000 + 5 + 2 * 3
+    record.auto_start = False  # a host starts it: no task to wait on
     assert due_time(record, 5, thinking_seconds) is None

@@ -45,17 +45,18 @@ async def _read_log(redis_url: str, prefix: str, table_id: str) -> list[StoredEn
 
 
 def _log(redis_url: str, prefix: str, table_id: str) -> tuple[list[int], list[int | None]]:
-    """The table's log from Redis: every entry's seq, and the version each action made (the
-    version of the first event anyone saw in its commit; None when nobody saw one)."""
+    """The table's log from Redis: every entry's seq, the version the game began at (its
+    creation's, then its begin's), and the version each action made (the version of the
+    events anyone saw in its commit; None when nobody saw one)."""
     seqs: list[int] = []
-    actions: list[list[int]] = [[]]  # the versions seen in each commit, the start's first
+    actions: list[list[int]] = [[]]  # the versions seen in each commit, the creation's and begin's first
     for entry in asyncio.run(_read_log(redis_url, prefix, table_id)):
         seqs.append(entry.seq)
         if entry.action:  # an action's commit begins with its own entry
             actions.append([])
         if seen := entry.seen():
             actions[-1].append(gw.TableEvent.FromString(seen).version)
-    return seqs, [versions[0] if versions else None for versions in actions]
+    return seqs, [versions[-1] if versions else None for versions in actions]
 
 
 def test_a_worker_killed_mid_game_stalls_no_table(redis_url, key_prefix, tmp_path):
