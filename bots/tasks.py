@@ -45,10 +45,11 @@ import structlog
 
 from bots import metrics, registry
 from bots.app import app, queue_for
+from bots.gateway_stream import gateway_actions
 from bots.policy import Strategy
 from common import auth, defaults
 from common.channels import balanced_channel
-from common.errors import reason_of
+from common.errors import ApiError, reason_of
 from common.tasks import ALL_BOT_UNDER_WAY_PRIORITY, BEGIN_TASK, DECIDE_TASK, queue_key
 from services.bot_specs import BotError
 from services.registry import get_game
@@ -66,17 +67,21 @@ _local = threading.local()
 def channel(address: str | None = None) -> grpc.Channel:
     """One channel per gateway address (default TAVOLA_GATEWAY) per thread of the worker
     process, opened after the fork; round_robin over every gateway the address resolves to."""
-    address = address or os.environ.get("TAVOLA_GATEWAY", defaults.GATEWAY_ADDRESS)
+    address = address or gateway_address()
     channels: dict[str, grpc.Channel] = _local.__dict__.setdefault("channels", {})
     if address not in channels:
         channels[address] = balanced_channel(address)
     return channels[address]
 
 
+def gateway_address() -> str:
+    return os.environ.get("TAVOLA_GATEWAY", defaults.GATEWAY_ADDRESS)
+
+
 def gateway_stub() -> gateway_pb2_grpc.GatewayServiceStub:
     """One stub per gateway address and thread: making one per task (a callable per method)
     is a noticeable share of a cheap bot's CPU."""
-    address = os.environ.get("TAVOLA_GATEWAY", defaults.GATEWAY_ADDRESS)
+    address = gateway_address()
     stubs: dict[str, gateway_pb2_grpc.GatewayServiceStub] = _local.__dict__.setdefault("stubs", {})
     if address not in stubs:
         stubs[address] = gateway_pb2_grpc.GatewayServiceStub(channel(address))
@@ -210,13 +215,9 @@ def begin(table_id: str, seat: int, bot: str) -> str:
             gateway_pb2.StartTableRequest(table_id=table_id, continue_as_bot=True), metadata=metadata, timeout=10
         )
     except grpc.RpcError as error:
-        code = error.code()
-        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            raise GatewayUnavailable(str(code)) from error
-        if code == grpc.StatusCode.FAILED_PRECONDITION and reason_of(error) in ("TABLE_IN_PROGRESS", "TABLE_FINISHED"):
+        if error.code() == grpc.StatusCode.FAILED_PRECONDITION and reason_of(error) == "TABLE_IN_PROGRESS":
             return "stale"  # a copy of the begin task (the due sweep's): the table was begun
-        log.error("bot_rejected", table_id=table_id, seat=seat, code=code.name, reason=reason_of(error))
-        return f"rejected: {reason_of(error)}"
+        return _refused(error.code(), reason_of(error), table_id, seat)
     if not started.HasField("next_decision"):
         return "begun"  # another bot decides first: the gateway sent its task
     first = started.next_decision
@@ -265,6 +266,18 @@ def _play_on(
     return result
 
 
+def _refused(code: grpc.StatusCode, reason: str, table_id: str, seat: int) -> str:
+    """What came of a decision the gateway refused; raises GatewayUnavailable to retry."""
+    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+        raise GatewayUnavailable(str(code))
+    if code == grpc.StatusCode.ABORTED:
+        return "stale"  # another seat acted first; the new version has its own task
+    if code == grpc.StatusCode.FAILED_PRECONDITION and reason == "TABLE_FINISHED":
+        return "stale"  # a copy of a task (the due sweep's) that ran after the game ended
+    log.error("bot_rejected", table_id=table_id, seat=seat, code=code.name, reason=reason)
+    return f"rejected: {reason}"
+
+
 def _play(
     stub: gateway_pb2_grpc.GatewayServiceStub,
     key: str,
@@ -277,7 +290,8 @@ def _play(
 ) -> tuple[str, gateway_pb2.GetViewResponse | None]:
     """Plays one decision: (what came of it, the view of the next decision to play when the
     gateway answered one)."""
-    metadata = auth.metadata(auth.bot_token(key, table_id, seat))
+    token = auth.bot_token(key, table_id, seat)
+    metadata = auth.metadata(token)
     try:
         if response is None:
             response = stub.GetView(gateway_pb2.GetViewRequest(table_id=table_id), metadata=metadata, timeout=10)
@@ -288,27 +302,21 @@ def _play(
         started = time.perf_counter()
         choice, _ = choose(strategy, response, _seeded_rng(table_id, seat, version), **context)
         metrics.timed_decision(bot, response.table.game_id, started)
-        submitted = stub.SubmitAction(
-            gateway_pb2.SubmitActionRequest(
-                table_id=table_id,
-                action=choice.action,
-                expected_version=version,
-                request_id=f"bot-{seat}-{version}",
-                continue_as_bot=more,
-            ),
-            metadata=metadata,
-            timeout=10,
+        request = gateway_pb2.SubmitActionRequest(
+            table_id=table_id,
+            action=choice.action,
+            expected_version=version,
+            request_id=f"bot-{seat}-{version}",
+            continue_as_bot=more,
         )
+        actions = gateway_actions(gateway_address())
+        submitted = actions.submit(token, request, timeout=10) if actions is not None else None
+        if submitted is None:
+            submitted = stub.SubmitAction(request, metadata=metadata, timeout=10)
     except grpc.RpcError as error:
-        code = error.code()
-        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            raise GatewayUnavailable(str(code)) from error
-        if code == grpc.StatusCode.ABORTED:
-            return "stale", None  # another seat acted first; the new version has its own task
-        if code == grpc.StatusCode.FAILED_PRECONDITION and reason_of(error) == "TABLE_FINISHED":
-            return "stale", None  # a copy of a task (the due sweep's) that ran after the game ended
-        log.error("bot_rejected", table_id=table_id, seat=seat, code=code.name, reason=reason_of(error))
-        return f"rejected: {reason_of(error)}", None
+        return _refused(error.code(), reason_of(error), table_id, seat), None
+    except ApiError as error:  # the same refusals, answered on the stream
+        return _refused(error.code, error.reason, table_id, seat), None
     # Debug only: a line per action is a noticeable share of a cheap bot's cost.
     log.debug("bot_acted", table_id=table_id, seat=seat, version=version, label=choice.label)
     return choice.label, submitted.next_decision if submitted.HasField("next_decision") else None

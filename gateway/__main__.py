@@ -45,12 +45,12 @@ from gateway.players import Players, PlayerStore
 from gateway.quotas import Quotas
 from gateway.ratings import Ratings
 from gateway.rules import RulesDirectory
-from gateway.service import GatewayServicer, PlayerServicer, TimerServicer, add_to_server
+from gateway.service import ActionServicer, GatewayServicer, PlayerServicer, TimerServicer, add_to_server
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
 from gateway.web import WebServer, WebSettings, build_app
 from services.registry import game_proto_files
-from tavola.gateway.v1 import gateway_pb2, players_pb2
+from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2
 
 log = structlog.get_logger()
 
@@ -112,15 +112,17 @@ async def serve() -> None:
         Quotas(client, settings.key_prefix, settings.quotas),
     )
     services = gateway_pb2.DESCRIPTOR.services_by_name
+    public = (
+        services["GatewayService"],
+        players_pb2.DESCRIPTOR.services_by_name["PlayerService"],
+        actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
+    )
     server = Server(
-        [services["GatewayService"].full_name, players_pb2.DESCRIPTOR.services_by_name["PlayerService"].full_name],
+        [service.full_name for service in public],
         game_proto_files(),
         max_receive_bytes=settings.request_limits.largest(),
         interceptors=tracing.server_interceptors(
-            method.name
-            for service in (services["GatewayService"], players_pb2.DESCRIPTOR.services_by_name["PlayerService"])
-            for method in service.methods
-            if method.server_streaming
+            method.name for service in public for method in service.methods if method.server_streaming
         ),
     )
     players = Players(PlayerStore(client, settings.key_prefix), core)
@@ -133,6 +135,7 @@ async def serve() -> None:
     )
     servicer = GatewayServicer(core, players, rating_book)
     add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
+    add_to_server(ActionServicer(servicer), "ActionService", server.grpc, settings.request_limits)
     core.rating_job = rating_book.job
     core.on_rated_finish = rating_book.table_finished
     matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, QuickPlay.from_env())

@@ -8,8 +8,10 @@ raises becomes a status with a reason; an unexpected exception is logged (one JS
 with its traceback) and answered INTERNAL with a generic message.
 """
 
+import asyncio
 import functools
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -29,6 +31,7 @@ from gateway.players import Players, is_player_token
 from gateway.quotas import client_of
 from gateway.ratings import Ratings
 from gateway.replay import replay
+from tavola.gateway.v1 import actions_pb2
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 
@@ -167,6 +170,38 @@ def stream_rpc(method, request_class, limit: int, protocol: str = "grpc"):
     return handler
 
 
+def bidi_rpc(method, request_class, limit: int, protocol: str = "grpc"):
+    """A stream-stream method's handler: the method (an async generator of serialized
+    answers) reads the decoded requests; a request over the method's limit, or one that
+    does not decode, fails the stream as a unary call would fail."""
+    name = method.__name__
+
+    async def decoded(raw_requests: AsyncIterator[bytes]) -> AsyncIterator[Any]:
+        async for raw in raw_requests:
+            too_large = _too_large(raw, limit, name)
+            if too_large is not None:
+                raise too_large
+            yield _decode(request_class, raw, name)
+
+    @functools.wraps(method)
+    async def handler(raw_requests: AsyncIterator[bytes], context) -> AsyncIterator[bytes]:
+        metrics.STREAMS.inc()
+        api_error = None
+        try:
+            async for answer in method(decoded(raw_requests), context):
+                yield answer
+        except Exception as error:
+            api_error = _failure(error, name, None)
+        finally:
+            metrics.STREAMS.dec()
+            metrics.REQUESTS.labels(name, api_error.code.name if api_error else "OK", protocol).inc()
+        if api_error is not None:
+            _log_refusal(name, api_error)
+            await abort(context, api_error)
+
+    return handler
+
+
 def _serialized(response) -> bytes:
     """A unary response's bytes: a handler may answer with them already (GetView's view)."""
     return response if isinstance(response, bytes) else response.SerializeToString()
@@ -182,7 +217,11 @@ def add_to_server(servicer, service_name: str, server: grpc.aio.Server, limits: 
     for method in service.methods:
         request_class = message_factory.GetMessageClass(method.input_type)
         implementation = getattr(servicer, method.name)
-        if method.server_streaming:
+        if method.client_streaming:  # answers come serialized too
+            handlers[method.name] = grpc.stream_stream_rpc_method_handler(
+                bidi_rpc(implementation, request_class, limits.of(method.name)), response_serializer=None
+            )
+        elif method.server_streaming:
             # Its responses come serialized (TableStreams.stream): grpc.aio sends them as they are.
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 stream_rpc(implementation, request_class, limits.of(method.name)), response_serializer=None
@@ -287,6 +326,85 @@ class GatewayServicer:
             request.with_views,
             client_of(context),
         )
+
+
+class ActionServicer:
+    """SubmitAction on a long-lived stream (tavola.gateway.v1.ActionService), for clients
+    that act often at many tables: each message is one SubmitAction with its seat token."""
+
+    # A stream's messages worked on at once: the next is read when one is answered, so a
+    # client that writes faster than its commands are done waits (gRPC's flow control)
+    # instead of filling the gateway's memory.
+    in_flight = 64
+
+    def __init__(self, gateway: GatewayServicer):
+        self.gateway = gateway
+
+    async def SubmitActions(self, requests: AsyncIterator[actions_pb2.SubmitActionsRequest], context):
+        answers: asyncio.Queue[bytes | Exception | None] = asyncio.Queue()
+        with self.gateway.core.quotas.stream(client_of(context)):
+            reader = asyncio.get_running_loop().create_task(self._work(requests, answers))
+            try:
+                while (answer := await answers.get()) is not None:
+                    if isinstance(answer, Exception):  # the stream's own failure
+                        raise answer
+                    yield answer
+            finally:
+                reader.cancel()
+                await asyncio.gather(reader, return_exceptions=True)
+
+    async def _work(self, requests, answers: "asyncio.Queue[bytes | Exception | None]") -> None:
+        """Starts each request as it comes, up to ``in_flight`` at once; once the client
+        closes its side, waits for those under way. A command under way when the client
+        leaves is done all the same (its answer dropped), as a unary call's commit stands."""
+        slots = asyncio.Semaphore(self.in_flight)
+        under_way: set[asyncio.Task] = set()
+        loop = asyncio.get_running_loop()
+        try:
+            async for message in requests:
+                await slots.acquire()
+                task = loop.create_task(self._answer(message, answers, slots))
+                under_way.add(task)
+                task.add_done_callback(under_way.discard)
+            await asyncio.gather(*under_way)
+        except ApiError as failure:  # a request over the limit, or not decodable
+            answers.put_nowait(failure)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # the client left: nothing more to read
+            log.info("action_stream_left", exc_info=True)
+        answers.put_nowait(None)
+
+    async def _answer(self, message: actions_pb2.SubmitActionsRequest, answers, slots: asyncio.Semaphore) -> None:
+        started = time.perf_counter()
+        reply = actions_pb2.SubmitActionsResponse(id=message.id)
+        request = message.request
+        code = "OK"
+        try:
+            if not message.seat_token:
+                raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING", "send the seat's token in seat_token")
+            with bound(**_about(request), request_id=request.request_id[:128] or None):
+                expected = request.expected_version if request.HasField("expected_version") else None
+                response = await self.gateway.core.submit(
+                    request.table_id,
+                    message.seat_token,
+                    request.action,
+                    expected,
+                    request.request_id,
+                    request.continue_as_bot,
+                )
+            reply.response.CopyFrom(response)
+        except Exception as error:
+            failure = _failure(error, "SubmitAction", request)
+            _log_refusal("SubmitActions", failure)
+            code = failure.code.name
+            reply.error = failure.to_rpc_status().SerializeToString()
+        finally:
+            slots.release()
+        answers.put_nowait(reply.SerializeToString())
+        # Counted as SubmitAction calls, whichever way they came (protocol "stream").
+        metrics.REQUESTS.labels("SubmitAction", code, "stream").inc()
+        metrics.LATENCY.labels("SubmitAction", "stream").observe(time.perf_counter() - started)
 
 
 class PlayerServicer:
