@@ -44,7 +44,7 @@ import grpc
 import redis
 import redis.asyncio
 
-from bench.tables import CpuMeter, _create, in_progress_count, stack_pids
+from bench.tables import CpuMeter, _create, stack_pids, unfinished
 from bots.ladder import Ladder
 from bots.levels import level_presets
 from common.tasks import ALL_BOT_BEGUN_AT_VERSION
@@ -101,7 +101,6 @@ class LiveTables:
         self.stack = stack
         self.count = count
         self.client = redis.Redis.from_url(stack.redis_url)
-        self.index = f"{stack.key_prefix}:index:in-progress"
         self.live: list[str] = []
         self.made: list[str] = []
         self.stopping = threading.Event()
@@ -113,8 +112,7 @@ class LiveTables:
 
     def _run(self) -> None:
         while not self.stopping.wait(0.5):
-            scores = self.client.zmscore(self.index, self.live) if self.live else []
-            self.live = [table_id for table_id, score in zip(self.live, scores, strict=True) if score is not None]
+            self.live = unfinished(self.client, self.stack.key_prefix, self.live)
             if len(self.live) < self.count:
                 asyncio.run(self._top_up(self.count - len(self.live)))
 
@@ -219,7 +217,7 @@ def run(args: argparse.Namespace) -> None:
                         runner.join()
                         # Its last tables finish before the next phase (at most a minute).
                         deadline = time.monotonic() + 60
-                        while in_progress_count(counter, live.index, ladder.made) and time.monotonic() < deadline:
+                        while unfinished(counter, stack.key_prefix, ladder.made) and time.monotonic() < deadline:
                             time.sleep(0.5)
             live.stop()
             channel.close()

@@ -18,7 +18,7 @@ from typing import cast
 import grpc
 import redis
 
-from bench.tables import _create, in_progress_count
+from bench.tables import _create, unfinished
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from gateway.store import KEY_SUFFIXES, archived_entries
 from tavola.gateway.v1 import gateway_pb2_grpc
@@ -84,9 +84,8 @@ def main() -> None:
 
             table_ids = asyncio.run(create())
             live, _ = breakdown(client, prefix, table_ids)
-            in_progress = f"{prefix}:index:in-progress"
             deadline = time.monotonic() + args.timeout
-            while in_progress_count(client, in_progress, table_ids):
+            while unfinished(client, prefix, table_ids):
                 if time.monotonic() > deadline:
                     raise SystemExit("tables still running at the timeout")
                 time.sleep(0.5)

@@ -7,16 +7,17 @@ until every one is finished, and measures:
   pool's children, Redis when it runs here), from the processes' own CPU times (psutil);
 - bot actions per second and the tables' completion time;
 - bot turn latency: from the commit of version V to the commit of V + 1, from the table's
-  begin on, read from the event times in each finished table's log; and apart, each
-  table's wait to begin (from its creation, version 1, to its begin by a bot worker,
-  version 2: common/tasks.py), which is no turn;
+  begin on, read from the event times in the logs of 200 finished tables (a seeded
+  sample); and apart, each table's wait to begin (from its creation, version 1, to its
+  begin by a bot worker, version 2: common/tasks.py), which is no turn;
 - Redis bytes of a table (its record, log and idempotency keys) while live and once finished.
 
-It watches progress through Redis (the in-progress index), not the gateway, so that the
-watching costs the measured processes nothing. Bounded in time; 127.0.0.1 only.
+It watches progress through Redis (the open and in-progress indexes), not the gateway, so
+that the watching costs the measured processes nothing. Bounded in time; 127.0.0.1 only.
 """
 
 import asyncio
+import random
 import statistics
 import sys
 import time
@@ -147,14 +148,19 @@ def _percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
 
 
-def in_progress_count(client: redis.Redis, index_key: str, table_ids: list[str]) -> int:
-    """How many of the tables the in-progress index still holds: one ZMSCORE a thousand
-    tables (a ZSCORE each, twice a second, loaded the very Redis whose CPU the bench weighs)."""
-    pending = 0
+def unfinished(client: redis.Redis, key_prefix: str, table_ids: list[str]) -> list[str]:
+    """The tables not finished yet: in the open index (an all-bot table waiting for a
+    worker to begin it) or the in-progress one. One ZMSCORE per index a thousand tables
+    (a ZSCORE each, twice a second, loaded the very Redis whose CPU the bench weighs)."""
+    left: list[str] = []
     for start in range(0, len(table_ids), 1000):
-        scores = client.zmscore(index_key, table_ids[start : start + 1000])
-        pending += sum(score is not None for score in scores)
-    return pending
+        chunk = table_ids[start : start + 1000]
+        with client.pipeline(transaction=False) as pipe:
+            for status in ("open", "in-progress"):
+                pipe.zmscore(f"{key_prefix}:index:{status}", chunk)
+            waiting, playing = pipe.execute()
+        left += [table_id for table_id, a, b in zip(chunk, waiting, playing, strict=True) if (a, b) != (None, None)]
+    return left
 
 
 def _table_bytes(client: redis.Redis, prefix: str, table_ids: list[str]) -> float:
@@ -187,10 +193,11 @@ async def _create(stub, games: list[tuple[str, int]], count: int, bot: str) -> l
 
 async def _turn_latencies(stub, table_ids: list[str], sample: int) -> tuple[list[float], list[float]]:
     """Milliseconds from one version's commit to the next from the begin on, and each
-    table's wait to begin, over a sample of finished tables."""
+    table's wait to begin, over a seeded sample of the finished tables (the first made
+    would show only the first to begin)."""
     latencies: list[float] = []
     begin_waits: list[float] = []
-    for table_id in table_ids[:sample]:
+    for table_id in random.Random(7).sample(table_ids, min(sample, len(table_ids))):
         replay = await stub.GetReplay(gw.GetReplayRequest(table_id=table_id), timeout=60)
         first_time: dict[int, int] = {}
         for step in replay.steps:
@@ -213,7 +220,6 @@ def run_tables(
 ) -> TablesFigures:
     """Plays ``count`` all-bot tables to the end on ``stack`` (a running deploy.stack.Stack)."""
     client = redis.Redis.from_url(stack.redis_url)
-    in_progress = f"{stack.key_prefix}:index:in-progress"
     meter = CpuMeter(stack_pids(stack))
 
     async def create() -> list[str]:
@@ -226,7 +232,7 @@ def run_tables(
     deadline = started + timeout
     last_report = 0.0
     while True:
-        pending = in_progress_count(client, in_progress, table_ids)
+        pending = len(unfinished(client, stack.key_prefix, table_ids))
         now = time.perf_counter()
         if progress is not None and now - last_report >= 5:
             progress(f"{count - pending}/{count} tables finished after {now - started:.0f}s")

@@ -23,7 +23,7 @@ LATENCY = Histogram(
     ["method", "protocol"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
-STREAMS = Gauge("tavola_gateway_open_streams", "WatchTable and SpectateTable streams open now")
+STREAMS = Gauge("tavola_gateway_open_streams", "WatchTable, SpectateTable, FindGame and SubmitActions streams open now")
 ENQUEUED = Counter("tavola_gateway_tasks_enqueued_total", "Bot and timer tasks enqueued", ["task", "result"])
 LOG_READS = Counter(
     "tavola_gateway_watcher_log_reads_total",

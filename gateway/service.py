@@ -332,41 +332,50 @@ class ActionServicer:
     """SubmitAction on a long-lived stream (tavola.gateway.v1.ActionService), for clients
     that act often at many tables: each message is one SubmitAction with its seat token."""
 
-    # A stream's messages worked on at once: the next is read when one is answered, so a
-    # client that writes faster than its commands are done waits (gRPC's flow control)
-    # instead of filling the gateway's memory.
+    # A stream's messages worked on or answered at once: the next is read when an answer
+    # has been sent, so a client that writes faster than its commands are done, or that
+    # reads no answers, waits (gRPC's flow control) instead of filling the gateway's memory.
     in_flight = 64
 
     def __init__(self, gateway: GatewayServicer):
         self.gateway = gateway
+        # The commands under way, held here: one whose client left is done all the same.
+        self.under_way: set[asyncio.Task] = set()
+        # The metrics' children, looked up once (a labels() call takes a lock each time).
+        self.latency = metrics.LATENCY.labels("SubmitAction", "stream")
+        self.answered: dict[str, Any] = {}
 
     async def SubmitActions(self, requests: AsyncIterator[actions_pb2.SubmitActionsRequest], context):
         answers: asyncio.Queue[bytes | Exception | None] = asyncio.Queue()
+        slots = asyncio.Semaphore(self.in_flight)
         with self.gateway.core.quotas.stream(client_of(context)):
-            reader = asyncio.get_running_loop().create_task(self._work(requests, answers))
+            reader = asyncio.get_running_loop().create_task(self._work(requests, answers, slots))
             try:
                 while (answer := await answers.get()) is not None:
                     if isinstance(answer, Exception):  # the stream's own failure
                         raise answer
                     yield answer
+                    slots.release()  # sent: the next request may be read
             finally:
                 reader.cancel()
                 await asyncio.gather(reader, return_exceptions=True)
 
-    async def _work(self, requests, answers: "asyncio.Queue[bytes | Exception | None]") -> None:
-        """Starts each request as it comes, up to ``in_flight`` at once; once the client
-        closes its side, waits for those under way. A command under way when the client
-        leaves is done all the same (its answer dropped), as a unary call's commit stands."""
-        slots = asyncio.Semaphore(self.in_flight)
-        under_way: set[asyncio.Task] = set()
+    async def _work(
+        self, requests, answers: "asyncio.Queue[bytes | Exception | None]", slots: asyncio.Semaphore
+    ) -> None:
+        """Starts each request as it comes, while ``slots`` has room; once the client closes
+        its side, waits for those under way. A command under way when the client leaves is
+        done all the same (its answer dropped), as a unary call's commit stands."""
+        mine: set[asyncio.Task] = set()
         loop = asyncio.get_running_loop()
         try:
             async for message in requests:
                 await slots.acquire()
-                task = loop.create_task(self._answer(message, answers, slots))
-                under_way.add(task)
-                task.add_done_callback(under_way.discard)
-            await asyncio.gather(*under_way)
+                task = loop.create_task(self._answer(message, answers))
+                for held in (mine, self.under_way):
+                    held.add(task)
+                    task.add_done_callback(held.discard)
+            await asyncio.gather(*mine)
         except ApiError as failure:  # a request over the limit, or not decodable
             answers.put_nowait(failure)
         except asyncio.CancelledError:
@@ -375,7 +384,7 @@ class ActionServicer:
             log.info("action_stream_left", exc_info=True)
         answers.put_nowait(None)
 
-    async def _answer(self, message: actions_pb2.SubmitActionsRequest, answers, slots: asyncio.Semaphore) -> None:
+    async def _answer(self, message: actions_pb2.SubmitActionsRequest, answers) -> None:
         started = time.perf_counter()
         reply = actions_pb2.SubmitActionsResponse(id=message.id)
         request = message.request
@@ -399,12 +408,13 @@ class ActionServicer:
             _log_refusal("SubmitActions", failure)
             code = failure.code.name
             reply.error = failure.to_rpc_status().SerializeToString()
-        finally:
-            slots.release()
         answers.put_nowait(reply.SerializeToString())
         # Counted as SubmitAction calls, whichever way they came (protocol "stream").
-        metrics.REQUESTS.labels("SubmitAction", code, "stream").inc()
-        metrics.LATENCY.labels("SubmitAction", "stream").observe(time.perf_counter() - started)
+        counter = self.answered.get(code)
+        if counter is None:
+            counter = self.answered[code] = metrics.REQUESTS.labels("SubmitAction", code, "stream")
+        counter.inc()
+        self.latency.observe(time.perf_counter() - started)
 
 
 class PlayerServicer:

@@ -364,8 +364,9 @@ class TableApp(App[int]):
     def _title(self, snap: Snapshot) -> str:
         game = self._game
         role = f"you are {self._ctx.names.get(self._live.seat, '')}" if self._live.seat is not None else "spectating"
+        full = all(seat.taken for seat in snap.table.seats)
         status = {
-            gw.TABLE_STATUS_OPEN: "waiting for players",
+            gw.TABLE_STATUS_OPEN: "waiting to begin" if full else "waiting for players",
             gw.TABLE_STATUS_IN_PROGRESS: "in progress",
             gw.TABLE_STATUS_FINISHED: "game over",
         }.get(snap.table.status, "")
@@ -428,7 +429,12 @@ class TableApp(App[int]):
             lines.append(Text(hint, style="dim"))
         elif table.status == gw.TABLE_STATUS_OPEN:
             open_seats = [s.seat for s in table.seats if not s.taken]
-            lines.append(Text(f"Waiting for {len(open_seats)} more player(s) to join table {table.table_id}."))
+            if not open_seats and all(s.kind == gw.SEAT_KIND_BOT for s in table.seats):
+                lines.append(Text("Every seat is a bot's: the game begins as soon as a bot worker has room for it."))
+            elif not open_seats:
+                lines.append(Text("Every seat is taken: waiting for the host to start the game."))
+            else:
+                lines.append(Text(f"Waiting for {len(open_seats)} more player(s) to join table {table.table_id}."))
         else:
             waiting = ", ".join(ctx.name(seat) for seat in table.deciding_seats) or "the table"
             lines.append(Text(f"Waiting for {waiting}…", style="italic"))

@@ -3,6 +3,8 @@ answered as the unary call answers it, by its id, with the same checks, idempote
 errors; a message over the limit, or one that does not decode, fails the stream; and the
 bot worker's client falls back to unary calls where the gateway has no stream to give."""
 
+import asyncio
+import contextlib
 import queue
 import threading
 from collections.abc import Iterator
@@ -17,6 +19,7 @@ from common.errors import ApiError, reason_of
 from tavola.gateway.v1 import actions_pb2, actions_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.conftest import HumanTable
+from tests.integration.test_metrics import scrape, total
 
 
 class Stream:
@@ -192,3 +195,39 @@ def test_streams_are_off_when_asked_or_while_traces_are_on(monkeypatch):
     monkeypatch.setenv("TAVOLA_BOT_STREAM", "true")
     monkeypatch.setattr(gateway_stream.tracing, "enabled", lambda: True)
     assert gateway_stream.gateway_actions("127.0.0.1:1") is None
+
+
+def test_a_client_that_reads_no_answers_is_read_no_further(stack):
+    """The gateway reads a stream's next request only once an answer is sent: a client
+    that writes and never reads fills gRPC's windows and waits, and the gateway holds a
+    bounded number of its requests and answers (ActionServicer.in_flight)."""
+
+    def answered() -> float:
+        samples = scrape(stack.metrics_address)
+        return total(samples, "tavola_gateway_requests_total", method="SubmitAction", protocol="stream")
+
+    before = answered()
+    attempts = 20_000
+
+    async def flood() -> tuple[int, float, float]:
+        # The client's receive window stays at gRPC's 64 KB (no bandwidth probing), so the
+        # unread answers stop at a few hundred.
+        options = [("grpc.http2.bdp_probe", 0)]
+        async with grpc.aio.insecure_channel(stack.gateway_address, options=options) as channel:
+            call = actions_pb2_grpc.ActionServiceStub(channel).SubmitActions()
+            # No token: refused at once, with no store or rules call.
+            message = actions_pb2.SubmitActionsRequest(id=1, request=gw.SubmitActionRequest(table_id="t"))
+            written = 0
+            with contextlib.suppress(TimeoutError):
+                while written < attempts:
+                    await asyncio.wait_for(call.write(message), 1.0)
+                    written += 1
+            stopped = answered() - before
+            await asyncio.sleep(1.0)
+            later = answered() - before
+            call.cancel()
+            return written, stopped, later
+
+    written, stopped, later = asyncio.run(flood())
+    assert written < attempts  # its writes stopped: the gateway read no further
+    assert later == stopped < 2_000, (stopped, later)  # and answered no more meanwhile

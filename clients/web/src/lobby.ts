@@ -2,7 +2,7 @@
 // join, the tables in progress to watch, and the tables this browser holds a seat at.
 import { failure, gateway } from "./api";
 import { listBots, listGames } from "./catalog";
-import { fill, h, phrase } from "./dom";
+import { fill, h, phrase, plural } from "./dom";
 import { SeatKind, TableStatus, TimeoutPolicy, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { level } from "./names";
@@ -222,7 +222,8 @@ export class Lobby {
           { class: "table-row", "data-table": table.tableId },
           h("strong", {}, games.get(table.gameId) ?? table.gameId),
           h("span", { class: "small" }, ` ${table.playerCount} players · ${plural(table.seats.filter((s) => s.kind === SeatKind.BOT).length, "bot")}`),
-          joinable ? h("span", { class: "small" }, ` · ${plural(free, "seat")} free`) : null,
+          // An open table of bots only waits for a bot worker to begin it.
+          joinable ? h("span", { class: "small" }, humans.length ? ` · ${plural(free, "seat")} free` : " · about to begin") : null,
           table.replayMode ? h("span", { class: "badge warn", title: "its creator knows every secret" }, "replay mode: its creator knows every secret") : null,
           h(
             "span",
@@ -249,8 +250,4 @@ export class Lobby {
       this.error.textContent = `The tables could not be listed: ${failure(error)}`;
     }
   }
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? "" : "s"}`;
 }

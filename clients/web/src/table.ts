@@ -6,7 +6,7 @@ import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { bearer, Code, codeOf, failure, gateway, requestId, schemaOf, unpack } from "./api";
 import { botsByName, listGames } from "./catalog";
 import { eventWords } from "./describe";
-import { fill, h } from "./dom";
+import { fill, h, plural } from "./dom";
 import {
   SeatKind,
   TableStatus,
@@ -304,7 +304,7 @@ export class TablePage {
     return h(
       "section",
       { class: "panel" },
-      h("p", {}, `Waiting for ${free.length} more player(s); the game starts when every seat is taken.`),
+      h("p", {}, waitingFor(table, free.length)),
       h("p", { class: "small" }, "Invite with this link: ", h("code", { class: "link" }, link)),
       !this.key && free.length ? this.takeSeat(table) : null,
     );
@@ -527,3 +527,10 @@ function statusText(status: TableStatus): string {
   return texts[status] ?? "";
 }
 
+/** What an open table waits for, in words. A table of bots only is begun by a bot worker
+ *  when one has room for it; a full table of people, by its host (or auto start). */
+export function waitingFor(table: Table, free: number): string {
+  if (free) return `Waiting for ${plural(free, "more player")}; the game starts when every seat is taken.`;
+  if (table.seats.every((s) => s.kind === SeatKind.BOT)) return "Every seat is a bot's: the game begins as soon as a bot worker has room for it.";
+  return "Every seat is taken: waiting for the host to start the game.";
+}
