@@ -23,7 +23,9 @@ LATENCY = Histogram(
     ["method", "protocol"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
-STREAMS = Gauge("tavola_gateway_open_streams", "WatchTable, SpectateTable, FindGame and SubmitActions streams open now")
+STREAMS = Gauge("tavola_gateway_open_streams", "WatchTable, SpectateTable and FindGame streams open now")
+# Apart: a bot worker holds its SubmitActions streams for as long as it runs.
+ACTION_STREAMS = Gauge("tavola_gateway_action_streams", "ActionService.SubmitActions streams open now")
 ENQUEUED = Counter("tavola_gateway_tasks_enqueued_total", "Bot and timer tasks enqueued", ["task", "result"])
 LOG_READS = Counter(
     "tavola_gateway_watcher_log_reads_total",

@@ -185,7 +185,7 @@ def bidi_rpc(method, request_class, limit: int, protocol: str = "grpc"):
 
     @functools.wraps(method)
     async def handler(raw_requests: AsyncIterator[bytes], context) -> AsyncIterator[bytes]:
-        metrics.STREAMS.inc()
+        metrics.ACTION_STREAMS.inc()
         api_error = None
         try:
             async for answer in method(decoded(raw_requests), context):
@@ -193,7 +193,7 @@ def bidi_rpc(method, request_class, limit: int, protocol: str = "grpc"):
         except Exception as error:
             api_error = _failure(error, name, None)
         finally:
-            metrics.STREAMS.dec()
+            metrics.ACTION_STREAMS.dec()
             metrics.REQUESTS.labels(name, api_error.code.name if api_error else "OK", protocol).inc()
         if api_error is not None:
             _log_refusal(name, api_error)

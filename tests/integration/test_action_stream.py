@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import queue
 import threading
+import time
 from collections.abc import Iterator
 
 import grpc
@@ -154,7 +155,7 @@ def test_the_worker_submits_on_the_stream_and_its_answers_are_the_gateway_s(gate
     )
     answered = holder.submit(table.tokens[seat], request, timeout=10)
     assert answered is not None and answered.table.version == view.table.version + 1
-    assert isinstance(holder.stream, AnsweredStream) and holder.stream.answered
+    assert isinstance(holder.streams[0], AnsweredStream) and holder.streams[0].answered
     # The pool's threads share the one stream; each gets its own answer, refusals raised.
     reasons: list[str] = []
 
@@ -184,9 +185,9 @@ def test_the_worker_makes_unary_calls_where_the_gateway_has_no_stream(stack, mon
         if holder.unary_until:
             break
     assert holder.unary_until > 0
-    opened = holder.stream
+    opened = list(holder.streams)
     assert holder.submit("token", request, timeout=5) is None
-    assert holder.stream is opened  # unary calls for a while, without asking again
+    assert holder.streams == opened  # unary calls for a while, without asking again
 
 
 def test_streams_are_off_when_asked_or_while_traces_are_on(monkeypatch):
@@ -231,3 +232,28 @@ def test_a_client_that_reads_no_answers_is_read_no_further(stack):
     written, stopped, later = asyncio.run(flood())
     assert written < attempts  # its writes stopped: the gateway read no further
     assert later == stopped < 2_000, (stopped, later)  # and answered no more meanwhile
+
+
+def test_a_stream_is_replaced_after_its_life_and_closed_once_it_has_answered(gateway, stack, monkeypatch):
+    """So that a worker's streams follow the gateways as they come and go."""
+    monkeypatch.setenv("TAVOLA_BOT_STREAMS", "1")
+    monkeypatch.setattr(gateway_stream, "STREAM_SECONDS", 0.0)
+    holder = gateway_stream.GatewayActions(stack.gateway_address)
+    table = HumanTable(gateway, players=2, seed=14)
+    table.start()
+    retired = []
+    for _ in range(2):
+        seat = table.decider()
+        view = table.view(seat)
+        request = gw.SubmitActionRequest(
+            table_id=table.table_id, action=view.legal_actions[0].action, expected_version=view.table.version
+        )
+        answered = holder.submit(table.tokens[seat], request, timeout=10)
+        assert answered is not None and answered.table.version == view.table.version + 1
+        retired.append(holder.streams[0])
+    first, second = retired
+    assert first is not second
+    deadline = time.monotonic() + 5
+    while not first.call.done():
+        assert time.monotonic() < deadline, "the replaced stream was never closed"
+        time.sleep(0.05)

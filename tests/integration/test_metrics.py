@@ -34,6 +34,11 @@ def total(samples, name: str, **labels: str) -> float:
     )
 
 
+def played(samples) -> float:
+    """Bot tasks done: decisions, and all-bot tables begun (a begin task plays on)."""
+    return sum(total(samples, "tavola_worker_tasks_total", task=task, result="success") for task in ("decide", "begin"))
+
+
 def test_a_short_run_moves_the_metrics_of_every_process(redis_url, key_prefix, tmp_path):
     with Stack(
         redis_url=redis_url,
@@ -67,7 +72,7 @@ def test_a_short_run_moves_the_metrics_of_every_process(redis_url, key_prefix, t
     assert "tavola_gateway_open_streams" in gateway
     assert total(gateway, "tavola_gateway_requests_total", method="SpectateTable") >= len(game_ids())
     worker = after["bot-worker"]
-    assert total(worker, "tavola_worker_tasks_total", task="decide", result="success") > 0
+    assert played(worker) > 0
     assert "tavola_worker_tasks_redelivered" in worker or "tavola_worker_tasks_redelivered_total" in worker
     queues = {dict(key)["queue"] for key in worker["tavola_queue_length"]}
     assert {"bots.random", "timers"} <= queues
@@ -92,10 +97,10 @@ def test_the_prefork_search_workers_endpoint_counts_the_decisions_of_its_childre
     assert acted and decisions >= len(acted), f"{decisions} decisions counted for {len(acted)} bot actions"
     # An all-bot table's task may play several turns on, and is counted once it returns,
     # which may be just after the game's end reached the spectator: a task at least.
-    tasks_before = total(before, "tavola_worker_tasks_total", task="decide", result="success")
+    tasks_before = played(before)
     deadline = time.monotonic() + 60
-    while total(after, "tavola_worker_tasks_total", task="decide", result="success") <= tasks_before:
-        assert time.monotonic() < deadline, "no decide task of the table counted"
+    while played(after) <= tasks_before:
+        assert time.monotonic() < deadline, "no task of the table counted"
         time.sleep(0.1)
         after = scrape(address)
     queues = {dict(key)["queue"] for key in after["tavola_queue_length"]}
