@@ -101,6 +101,7 @@ class Settings:
                 create_per_minute=int(env.get("TAVOLA_QUOTA_CREATE_PER_MINUTE", Limits.create_per_minute)),
                 seats_per_minute=int(env.get("TAVOLA_QUOTA_SEATS_PER_MINUTE", Limits.seats_per_minute)),
                 streams=int(env.get("TAVOLA_QUOTA_STREAMS", Limits.streams)),
+                action_streams=int(env.get("TAVOLA_QUOTA_ACTION_STREAMS", Limits.action_streams)),
                 replays_per_minute=int(env.get("TAVOLA_QUOTA_REPLAYS_PER_MINUTE", Limits.replays_per_minute)),
                 players_per_minute=int(env.get("TAVOLA_QUOTA_PLAYERS_PER_MINUTE", Limits.players_per_minute)),
             ),

@@ -8,7 +8,8 @@ invents a token per call gains no unbounded allowance. Rates are fixed
 one-minute windows counted in Redis (one key per client, quota and window: INCR, then
 EXPIRE), so every gateway shares them and a cluster needs no hash tag. Open streams are
 counted in this process's memory, since a stream lives on one gateway. A limit of 0 turns
-that quota off. A refused call is RESOURCE_EXHAUSTED (QUOTA_EXCEEDED) with a RetryInfo,
+that quota off; event streams and action streams (a bot worker's) are counted apart. A
+refused call is RESOURCE_EXHAUSTED (QUOTA_EXCEEDED) with a RetryInfo,
 and is refused before it changes anything.
 """
 
@@ -37,6 +38,7 @@ SEATS = "take_seat"
 REPLAYS = "replay_with_views"
 PLAYERS = "create_player"  # charged to the address alone (gateway/players.py)
 STREAMS = "open_streams"
+ACTION_STREAMS = "open_action_streams"  # ActionService.SubmitActions: a bot worker's, apart
 # How many clients' worth of calls one address may make with tokens (proxies, NAT, tests).
 PEER_FACTOR = 10
 
@@ -46,6 +48,9 @@ class Limits:
     create_per_minute: int = 30
     seats_per_minute: int = 30
     streams: int = 20
+    # A worker process holds 4 (bots/gateway_stream.py): a host's workers, apart from the
+    # event streams of the people who may share its address.
+    action_streams: int = 64
     replays_per_minute: int = 30
     players_per_minute: int = 10
 
@@ -131,16 +136,17 @@ class Quotas:
                 raise exceeded(quota, allowed, (window + 1) * WINDOW_SECONDS - now)
 
     @contextlib.contextmanager
-    def stream(self, client: Client | None) -> Iterator[None]:
-        """Holds one of ``client``'s open streams on this gateway while the block runs."""
-        limit = self.limits.streams
+    def stream(self, client: Client | None, quota: str = STREAMS) -> Iterator[None]:
+        """Holds one of ``client``'s open streams (``quota``: event streams, or with
+        ACTION_STREAMS action streams, counted apart) on this gateway while the block runs."""
+        limit = self.limits.action_streams if quota == ACTION_STREAMS else self.limits.streams
         if client is None or limit <= 0:
             yield
             return
-        charges = client.charges(limit)
+        charges = [(f"{quota}:{name}", allowed) for name, allowed in client.charges(limit)]
         for name, allowed in charges:
             if self.open[name] >= allowed:
-                raise exceeded(STREAMS, allowed, STREAM_RETRY_SECONDS)
+                raise exceeded(quota, allowed, STREAM_RETRY_SECONDS)
         for name, _ in charges:
             self.open[name] += 1
         try:

@@ -28,7 +28,7 @@ from gateway.commands import TableCore
 from gateway.limits import MAX_ID, RequestLimits
 from gateway.matchmaking import Matchmaker
 from gateway.players import Players, is_player_token
-from gateway.quotas import client_of
+from gateway.quotas import ACTION_STREAMS, client_of
 from gateway.ratings import Ratings
 from gateway.replay import replay
 from tavola.gateway.v1 import actions_pb2
@@ -348,7 +348,7 @@ class ActionServicer:
     async def SubmitActions(self, requests: AsyncIterator[actions_pb2.SubmitActionsRequest], context):
         answers: asyncio.Queue[bytes | Exception | None] = asyncio.Queue()
         slots = asyncio.Semaphore(self.in_flight)
-        with self.gateway.core.quotas.stream(client_of(context)):
+        with self.gateway.core.quotas.stream(client_of(context), ACTION_STREAMS):
             reader = asyncio.get_running_loop().create_task(self._work(requests, answers, slots))
             try:
                 while (answer := await answers.get()) is not None:

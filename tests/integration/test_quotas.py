@@ -2,6 +2,7 @@
 RESOURCE_EXHAUSTED (QUOTA_EXCEEDED) with the quota, the limit and a RetryInfo, and changes
 nothing; another client (another token) keeps its own allowance; bots are not limited."""
 
+import queue
 import secrets
 import time
 from collections.abc import Iterator
@@ -13,12 +14,13 @@ from common import auth
 from common.errors import details_of
 from deploy.stack import Stack
 from gateway.quotas import PEER_FACTOR, WINDOW_SECONDS
+from tavola.gateway.v1 import actions_pb2, actions_pb2_grpc, gateway_pb2_grpc, players_pb2, players_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
-from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2, players_pb2_grpc
 
 CREATE_LIMIT = 3
 SEATS_LIMIT = 3
 STREAMS_LIMIT = 2
+ACTION_STREAMS_LIMIT = 2
 REPLAYS_LIMIT = 2
 PLAYERS_LIMIT = 2
 
@@ -34,6 +36,7 @@ def quota_stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[S
             "TAVOLA_QUOTA_CREATE_PER_MINUTE": str(CREATE_LIMIT),
             "TAVOLA_QUOTA_SEATS_PER_MINUTE": str(SEATS_LIMIT),
             "TAVOLA_QUOTA_STREAMS": str(STREAMS_LIMIT),
+            "TAVOLA_QUOTA_ACTION_STREAMS": str(ACTION_STREAMS_LIMIT),
             "TAVOLA_QUOTA_REPLAYS_PER_MINUTE": str(REPLAYS_LIMIT),
             "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": str(PLAYERS_LIMIT),
         },
@@ -199,3 +202,31 @@ def test_inventing_a_token_per_call_gains_no_unbounded_allowance(limited):
     else:
         pytest.fail(f"{peer_limit + 1} creations with invented tokens were all accepted")
     exhausted(lambda: create(limited, as_client(secrets.token_urlsafe(16))), "create_table", peer_limit, WINDOW_SECONDS)
+
+
+def test_action_streams_beyond_their_limit_are_refused(quota_stack):
+    """A bot worker's SubmitActions streams have a limit of their own
+    (tests/test_quota_streams.py: apart from the event streams')."""
+    channel = grpc.insecure_channel(quota_stack.gateway_address)
+    actions = actions_pb2_grpc.ActionServiceStub(channel)
+    outboxes: list[queue.Queue] = []
+    held = []
+
+    def action_stream():
+        outbox: queue.Queue = queue.Queue()
+        outboxes.append(outbox)
+        answers = actions.SubmitActions(iter(outbox.get, None), timeout=30)
+        outbox.put(actions_pb2.SubmitActionsRequest(id=1, request=gw.SubmitActionRequest(table_id="t")))
+        held.append(answers)
+        return next(answers)  # answered (no token): the stream is open on the gateway
+
+    try:
+        for _ in range(ACTION_STREAMS_LIMIT):
+            assert action_stream().WhichOneof("result") == "error"
+        exhausted(action_stream, "open_action_streams", ACTION_STREAMS_LIMIT, 10)
+    finally:
+        for outbox in outboxes:
+            outbox.put(None)
+        for stream in held:
+            stream.cancel()
+        channel.close()
