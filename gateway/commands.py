@@ -256,10 +256,15 @@ class TableCore:
         # sends its begin task): started now, it would stand idle behind the tables in play.
         if request.auto_start and all(place.taken for place in record.table.seats) and not awaits_begin(record):
             await commit.start_game(self.rules, dealt=check)
+        finished = commit.finish()
+        due = self.wakeups.due_of(finished)
+        if awaits_begin(finished) and not self.store.due_in_commit:
+            # A Redis Cluster writes the due time apart: first, so that a gateway that stops
+            # just after the commit leaves the table waiting to begin to the due sweep (which
+            # forgets a table never made). The walk takes only the tables in progress.
+            await self.store.set_due(table_id, due)  # type: ignore[arg-type]
         # Version 0: a new key, no race.
-        commit.due_written = await self.store.commit(
-            commit.finish(), 0, commit.entries, due=self.wakeups.due_of(record)
-        )
+        commit.due_written = await self.store.commit(finished, 0, commit.entries, due=due)
         await self._after_commit(commit)
         with bound(table_id=table_id):
             log.info(
