@@ -28,6 +28,7 @@ import grpc
 import psutil
 import redis
 
+from bench.watchers import percentile
 from common.tasks import ALL_BOT_BEGUN_AT_VERSION
 from gateway.store import KEY_SUFFIXES
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -135,17 +136,10 @@ class TablesFigures:
         return used * 1000 / self.actions
 
     def turn_percentile(self, fraction: float) -> float:
-        return _percentile(self.turn_ms, fraction)
+        return percentile(self.turn_ms, fraction)
 
     def begin_wait_percentile(self, fraction: float) -> float:
-        return _percentile(self.begin_wait_ms, fraction)
-
-
-def _percentile(values: list[float], fraction: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+        return percentile(self.begin_wait_ms, fraction)
 
 
 def unfinished(client: redis.Redis, key_prefix: str, table_ids: list[str]) -> list[str]:
