@@ -305,7 +305,7 @@ export class TablePage {
       "section",
       { class: "panel" },
       h("p", {}, waitingFor(table, free.length)),
-      h("p", { class: "small" }, "Invite with this link: ", h("code", { class: "link" }, link)),
+      free.length ? h("p", { class: "small" }, "Invite with this link: ", h("code", { class: "link" }, link)) : null,
       !this.key && free.length ? this.takeSeat(table) : null,
     );
   }
