@@ -71,6 +71,12 @@ def test_a_short_run_moves_the_metrics_of_every_process(redis_url, key_prefix, t
     assert {key: value for key, value in gateway["tavola_tables"].items()}, "tavola_tables{status} is served"
     assert "tavola_gateway_open_streams" in gateway
     assert total(gateway, "tavola_gateway_requests_total", method="SpectateTable") >= len(game_ids())
+    # The bots' actions came on the workers' SubmitActions streams, not call by call.
+    streamed = total(gateway, "tavola_gateway_requests_total", method="SubmitAction", protocol="stream")
+    called = total(gateway, "tavola_gateway_requests_total", method="SubmitAction", protocol="grpc")
+    # (A stream that fails before it ever answers sends that one request by a call.)
+    assert streamed > 0 and called <= 4, (streamed, called)
+    assert "tavola_gateway_action_streams" in gateway
     worker = after["bot-worker"]
     assert played(worker) > 0
     assert "tavola_worker_tasks_redelivered" in worker or "tavola_worker_tasks_redelivered_total" in worker
