@@ -135,7 +135,8 @@ async def serve() -> None:
     )
     servicer = GatewayServicer(core, players, rating_book)
     add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
-    add_to_server(ActionServicer(servicer), "ActionService", server.grpc, settings.request_limits)
+    action_servicer = ActionServicer(servicer)
+    add_to_server(action_servicer, "ActionService", server.grpc, settings.request_limits)
     core.rating_job = rating_book.job
     core.on_rated_finish = rating_book.table_finished
     matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, QuickPlay.from_env())
@@ -199,7 +200,13 @@ async def serve() -> None:
     )
     if settings.bot_secret == defaults.DEV_BOT_SECRET:
         log.warning("development_bot_secret", hint="anyone can act for bot seats: never expose this gateway")
-    await serve_until_signal(server, listen_address(defaults.GATEWAY_PORT), "gateway", on_stop=close)
+    await serve_until_signal(
+        server,
+        listen_address(defaults.GATEWAY_PORT),
+        "gateway",
+        on_stop=close,
+        on_stopping=action_servicer.begin_stopping,
+    )
 
 
 def main() -> None:

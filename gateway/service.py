@@ -341,6 +341,9 @@ class ActionServicer:
         self.gateway = gateway
         # The commands under way, held here: one whose client left is done all the same.
         self.under_way: set[asyncio.Task] = set()
+        # Each open stream's reader; set as the server stops (begin_stopping).
+        self.readers: set[asyncio.Task] = set()
+        self.stopping = False
         # The metrics' children, looked up once (a labels() call takes a lock each time).
         self.latency = metrics.LATENCY.labels("SubmitAction", "stream")
         self.answered: dict[str, Any] = {}
@@ -350,6 +353,8 @@ class ActionServicer:
         slots = asyncio.Semaphore(self.in_flight)
         with self.gateway.core.quotas.stream(client_of(context), ACTION_STREAMS):
             reader = asyncio.get_running_loop().create_task(self._work(requests, answers, slots))
+            self.readers.add(reader)
+            reader.add_done_callback(self.readers.discard)
             try:
                 while (answer := await answers.get()) is not None:
                     if isinstance(answer, Exception):  # the stream's own failure
@@ -379,10 +384,22 @@ class ActionServicer:
         except ApiError as failure:  # a request over the limit, or not decodable
             answers.put_nowait(failure)
         except asyncio.CancelledError:
-            raise
+            if not self.stopping:
+                raise  # the client left
+            # The gateway stops: what is under way is answered, then the stream ends (OK),
+            # and the client opens its next one on a gateway that goes on.
+            await asyncio.gather(*mine, return_exceptions=True)
         except Exception:  # the client left: nothing more to read
             log.info("action_stream_left", exc_info=True)
         answers.put_nowait(None)
+
+    def begin_stopping(self) -> None:
+        """As the server stops: each stream reads no more requests, answers those under
+        way and ends, rather than when the server's grace runs out (its client would see
+        its requests fail, and a stream broken)."""
+        self.stopping = True
+        for reader in list(self.readers):
+            reader.cancel()
 
     async def _answer(self, message: actions_pb2.SubmitActionsRequest, answers) -> None:
         started = time.perf_counter()

@@ -6,17 +6,20 @@ bot worker's client falls back to unary calls where the gateway has no stream to
 import asyncio
 import contextlib
 import queue
+import signal
 import threading
 import time
 from collections.abc import Iterator
 
 import grpc
 import pytest
+from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from bots import gateway_stream
 from common.answered_stream import AnsweredStream
 from common.errors import ApiError, reason_of
+from deploy.stack import Stack
 from tavola.gateway.v1 import actions_pb2, actions_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.conftest import HumanTable
@@ -257,3 +260,25 @@ def test_a_stream_is_replaced_after_its_life_and_closed_once_it_has_answered(gat
     while not first.call.done():
         assert time.monotonic() < deadline, "the replaced stream was never closed"
         time.sleep(0.05)
+
+
+def test_a_stopping_gateway_ends_its_action_streams_after_what_is_under_way(redis_url, key_prefix, tmp_path):
+    """SIGTERM: each stream reads no more, answers what it holds and ends with OK, so that a
+    worker opens its next stream on a gateway that goes on, with no request failed."""
+    with Stack(
+        redis_url=redis_url,
+        key_prefix=f"{key_prefix}-stopping",
+        games=("borgia",),
+        with_worker=False,
+        log_dir=tmp_path,
+    ) as stopping:
+        opened = Stream(stopping.gateway_address)
+        try:
+            request = gw.SubmitActionRequest(table_id="t", action=any_pb2.Any(type_url="x"))
+            assert opened.ask(1, "not-a-token", request).WhichOneof("result") == "error"
+            (gateway_process,) = [process for process in stopping.processes if process.name == "gateway"]
+            gateway_process.popen.send_signal(signal.SIGTERM)
+            assert list(opened.answers) == []  # ended, with OK: no RpcError
+        finally:
+            opened.close()
+            stopping.delete_keys()
