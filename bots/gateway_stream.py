@@ -11,9 +11,9 @@ gateways the address resolves to (round_robin), so a process's submits are sprea
 several gateways as its calls were. The first streams are opened once the channel has had
 a moment to connect to every gateway (those picked before would all go to the first), and
 each is replaced after a minute, so that the streams follow the gateways as they come and
-go. A stream that fails is opened again for the next submit. A request whose stream fails before it ever
-answered goes by a unary call (``submit`` answers None); when the gateway has no such
-stream (UNIMPLEMENTED) or refuses another (its client's open streams used up:
+go. A stream that fails is opened again for the next submit. A request whose stream fails
+before it ever answered goes by a unary call (``submit`` answers None); when the gateway
+has no such stream (UNIMPLEMENTED) or refuses another (its client's open streams used up:
 RESOURCE_EXHAUSTED), the worker's submits go by unary calls for a while.
 
 Off with ``TAVOLA_BOT_STREAM=false``, and while traces are on (common/tracing.py): a unary

@@ -294,7 +294,10 @@ class GatewayServicer:
         return await self.core.reads.seat_view(request.table_id, require_token(context))
 
     async def SubmitAction(self, request: gw.SubmitActionRequest, context) -> gw.SubmitActionResponse:
-        token = require_token(context)
+        return await self.submit(request, require_token(context))
+
+    async def submit(self, request: gw.SubmitActionRequest, token: str) -> gw.SubmitActionResponse:
+        """A SubmitAction with the seat's token, whether it came as a call or on a stream."""
         expected = request.expected_version if request.HasField("expected_version") else None
         with bound(request_id=request.request_id[:128] or None):
             return await self.core.submit(
@@ -409,17 +412,8 @@ class ActionServicer:
         try:
             if not message.seat_token:
                 raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING", "send the seat's token in seat_token")
-            with bound(**_about(request), request_id=request.request_id[:128] or None):
-                expected = request.expected_version if request.HasField("expected_version") else None
-                response = await self.gateway.core.submit(
-                    request.table_id,
-                    message.seat_token,
-                    request.action,
-                    expected,
-                    request.request_id,
-                    request.continue_as_bot,
-                )
-            reply.response.CopyFrom(response)
+            with bound(**_about(request)):
+                reply.response.CopyFrom(await self.gateway.submit(request, message.seat_token))
         except Exception as error:
             failure = _failure(error, "SubmitAction", request)
             _log_refusal("SubmitActions", failure)
