@@ -10,7 +10,10 @@ the bottom, poisoned, accused: these point at no one) and by its dice at the end
 where every perform would point at it, it plays the one that points at it least, raising
 another cardinal (a decoy) if need be. Once a player is down to its last ``REVEAL_AT``
 dice, the game may end this round (B8) and a rumor may no longer come in time: it plays
-the sharp policy unconstrained.
+the sharp policy unconstrained. So it does too while its puppet trails (``trailing``): a
+puppet that, with its dice's end bonus, would still finish behind another cardinal cannot
+wait, and against players who never read, hiding would only let a cardinal that is no
+one's puppet be elected.
 
 What a reader makes of a perform is ``bots.borgia_puppets.clues``, the same ratios the
 project's readers use, applied to every cardinal except the one this policy reads as the
@@ -21,7 +24,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from bots.borgia_heuristic import _horizon, _perform_value
+from bots.borgia_heuristic import _horizon, _perform_value, _projection
 from bots.borgia_puppets import borgia_sharp_policy, clues, hiding_candidates, puppet_odds
 from services.borgia.model import CARDINALS, BorgiaAction, BorgiaView, Cardinal, Phase, Rumor
 from services.engine.api import Game
@@ -71,6 +74,16 @@ def _exposure(
     return own / other if other > 0 else math.inf
 
 
+def trailing(view: BorgiaView, seat: int, mine: Sequence[Cardinal]) -> bool:
+    """Whether ``seat``'s puppet, projected over the heuristic's horizon with its dice's end
+    bonus (B9), would finish behind another cardinal: hiding longer would then hand the game
+    to a rival, or to a cardinal that is no one's puppet (nobody wins)."""
+    projected = _projection(view, (view.influence, view.ladder, view.antipope), _horizon(view))
+    bonus = (-2 if view.poisoned_dice else 2) * view.seats[seat].dice_count
+    own = max(projected[c] for c in mine) + bonus
+    return own < max(projected[c] for c in CARDINALS if c not in mine)
+
+
 def borgia_stealth_policy(
     game: Game, view: BorgiaView, seat: int, legal: Sequence[BorgiaAction], rng: random.Random
 ) -> BorgiaAction:
@@ -78,8 +91,8 @@ def borgia_stealth_policy(
     if view.phase != Phase.PERFORM or not mine or len(legal) < 2 or min(s.dice_count for s in view.seats) <= REVEAL_AT:
         return borgia_sharp_policy(game, view, seat, legal, rng)
     choice = borgia_sharp_policy(game, view, seat, legal, rng)
-    if type(choice) is Rumor:
-        return choice  # a rumor points at nobody it helps
+    if type(choice) is Rumor or trailing(view, seat, mine):
+        return choice  # a rumor points at nobody it helps; a puppet behind cannot wait
     skip = _readers_puppets(view, seat)
     read = read_of(view, seat)
     exposed = {action: _exposure(mine, read, action, skip) for action in legal}

@@ -96,27 +96,38 @@ LEVEL_ROUNDS = "16"  # paired rounds a searched decision of levels 1-7 (level 8:
 EVEN_SLIPS = ("1", "0.86", "0.71", "0.57", "0.43", "0.29", "0.14", "0")
 GEOMETRIC_SLIPS = ("1", "0.6", "0.4", "0.25", "0.15", "0.08", "0.03", "0")
 GAME_SLIPS = {"mortadella": EVEN_SLIPS, "pecunia": GEOMETRIC_SLIPS, "borgia": EVEN_SLIPS}
+# What level 8 alone adds in a game, on top of the settings every level plays. In Borgia it
+# hides its puppet from players who read it (self_read=on): against a mixed field (random,
+# heuristic, reading and decoy players) that wins more than playing openly, and it is what
+# sets level 8 apart from 7, which read each other to a standstill (docs/bots.md, "Reading
+# and hiding").
+# game -> (options, what level 8 does with them, what the levels below do without them)
+GAME_TOP = {"borgia": ({"self_read": "on"}, "hiding its puppet from players who read it", "not hiding its puppet")}
+NO_TOP: tuple[dict[str, str], str, str] = ({}, "", "")
 
 
-def _levels(slips_by_level: tuple[str, ...]) -> dict[int, tuple[dict[str, str], str]]:
+def _levels(
+    slips_by_level: tuple[str, ...], top: tuple[dict[str, str], str, str] = NO_TOP
+) -> dict[int, tuple[dict[str, str], str]]:
+    top_options, top_note, below_note = top
     levels: dict[int, tuple[dict[str, str], str]] = {}
     for level, slips in enumerate(slips_by_level, start=1):
         if level == DEFAULT_LEVEL:
             levels[level] = (
-                {**_STRONG, "budget_ms": "200", "slips": slips},
-                "the strongest settings measured (the default)",
+                {**_STRONG, **top_options, "budget_ms": "200", "slips": slips},
+                "the strongest settings measured (the default)" + (f", {top_note}" if top_note else ""),
             )
         else:
             levels[level] = (
                 {**_STRONG, "budget_ms": "200", "iterations": LEVEL_ROUNDS, "slips": slips},
-                f"level 8's settings, {LEVEL_ROUNDS} paired rounds a decision, {float(slips):.0%} of its decisions "
+                "level 8's settings, " + (f"{below_note}, " if below_note else "") + f"{LEVEL_ROUNDS} paired rounds a decision, {float(slips):.0%} of its decisions "
                 "played at random",
             )
     return levels
 
 
 LEVELS = _levels(EVEN_SLIPS)  # a game without its own schedule
-GAME_LEVELS = {game_id: _levels(slips) for game_id, slips in GAME_SLIPS.items()}
+GAME_LEVELS = {game_id: _levels(slips, GAME_TOP.get(game_id, NO_TOP)) for game_id, slips in GAME_SLIPS.items()}
 
 
 def _preset_table(levels: dict[int, tuple[dict[str, str], str]]) -> dict[str, dict[str, str]]:
@@ -221,9 +232,9 @@ ISMCTS = BotSpec(
             "puppet from its performs, by the sharp policy), so a move that gives its secret away costs what it "
             "costs there; its own seat plays out and ranks its moves by a policy that keeps its secret from "
             "such readers (Borgia: no perform that makes its puppet the first a reader would name, until a "
-            "player is on its last die), and the open move and decoys are compared too; off: the others play "
-            "the plain heuristic. Only where the game has such a reading (Borgia). The strongest Borgia "
-            "settings against players that read.",
+            "player is on its last die, or its puppet would finish behind), and the open move and decoys are "
+            "compared too; off: the others play the plain heuristic. Only where the game has such a reading "
+            "(Borgia, where level 8, the default, sets it on).",
             "enum",
             "off",
             ("off", "on"),

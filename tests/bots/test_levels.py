@@ -6,7 +6,7 @@ import pytest
 from bots.levels import DEFAULT_LEVEL, level_presets, preset
 from bots.offline import play
 from bots.registry import make_strategy
-from bots.specs import EVEN_SLIPS, GEOMETRIC_SLIPS
+from bots.specs import EVEN_SLIPS, GAME_TOP, GEOMETRIC_SLIPS, NO_TOP
 from bots.strategies import random_legal
 from services import bot_specs
 from services.registry import get_game
@@ -29,12 +29,16 @@ def test_the_default_is_the_strongest_level():
 
 @pytest.mark.parametrize("game_id", [None, "mortadella", "pecunia", "borgia"])
 def test_the_levels_lie_on_one_axis_below_level_8(game_id):
-    """Every level plays level 8's settings; below it a fixed count of paired rounds, and a
-    larger share of random decisions the lower the level: that share alone tells them apart."""
+    """Every level plays level 8's settings (but what level 8 alone adds in a game: GAME_TOP);
+    below it a fixed count of paired rounds, and a larger share of random decisions the lower
+    the level: that share alone tells them apart."""
     slips = [float(preset(level, game_id)["slips"]) for level in range(1, 9)]
     assert slips == sorted(slips, reverse=True) and len(set(slips)) == 8
     assert slips[-1] == 0 and slips[0] == 1
-    strongest = {name: value for name, value in preset(DEFAULT_LEVEL, game_id).items() if name != "slips"}
+    top = GAME_TOP.get(game_id or "", NO_TOP)[0]
+    strongest = {
+        name: value for name, value in preset(DEFAULT_LEVEL, game_id).items() if name != "slips" and name not in top
+    }
     below = [
         {name: value for name, value in preset(level, game_id).items() if name != "slips"} for level in range(1, 8)
     ]
@@ -82,3 +86,15 @@ def test_level_8_is_the_strongest_settings_unchanged():
 def test_a_level_plays_whole_games(level):
     bot = make_strategy(f"ismcts:level={level},budget_ms=0,iterations=4", "borgia")
     assert play(get_game("borgia"), [bot, random_legal], {}, seed=level) is not None
+
+
+def test_borgia_level_8_hides_its_puppet_and_the_levels_below_do_not():
+    """Issue 29: the default Borgia bot is not read at a glance (self_read=on); the levels
+    below keep the settings they were calibrated with. No other game has such a reading."""
+    assert bot_specs.resolve("ismcts", "borgia")[1]["self_read"] == "on"
+    assert bot_specs.canonical("ismcts:self_read=on", "borgia") == "ismcts"
+    assert all(bot_specs.resolve(f"ismcts:level={level}", "borgia")[1]["self_read"] == "off" for level in range(1, 8))
+    for game_id in ("mortadella", "pecunia", None):
+        assert bot_specs.resolve("ismcts", game_id)[1]["self_read"] == "off"
+    assert "hiding its puppet" in level_presets("borgia")[-1]["note"]
+    assert "not hiding its puppet" in level_presets("borgia")[0]["note"]

@@ -6,7 +6,7 @@ a matching rumor eliminates the player (B9)."""
 import random
 
 from bots.borgia_puppets import borgia_sharp_policy, puppet_odds
-from bots.borgia_stealth import REVEAL_AT, borgia_stealth_policy, exposure, read_of, stealth_candidates
+from bots.borgia_stealth import REVEAL_AT, borgia_stealth_policy, exposure, read_of, stealth_candidates, trailing
 from bots.offline import play
 from bots.probes import borgia_honest_reader_policy
 from bots.registry import make_strategy
@@ -18,7 +18,7 @@ ENGINE = GAME.engine
 TOP, BOTTOM = Direction.TOP, Direction.BOTTOM
 
 
-def bribing(dice_each: int, performed=((), ())):
+def bribing(dice_each: int, performed=((), ()), influence=(3, 2, 4, 5, 2, 2)):
     """Two players; seat 0 (puppet MEDICI, third on the ladder, 4 influence) performs a
     BRIBE; its rival ORSINI leads with 5. The obvious perform is MEDICI to the top."""
     faces = (Face.BRIBE, Face.POISON, Face.JUDGEMENT, Face.ACCUSATION, Face.RUMOR, Face.FATE)
@@ -28,7 +28,7 @@ def bribing(dice_each: int, performed=((), ())):
         bid=Bid(1, Face.BRIBE),
         dice=(faces[:dice_each], faces[1 : dice_each + 1]),
         ladder=LADDER,
-        influence=(3, 2, 4, 5, 2, 2),
+        influence=influence,
         performed=performed,
     )
 
@@ -74,6 +74,18 @@ def test_b8_with_a_player_on_its_last_dice_it_raises_its_puppet_openly():
     """The game ends when a player has no dice (B8): a rumor may not come in time."""
     state = bribing(REVEAL_AT)
     assert choices(borgia_stealth_policy, state) == choices(borgia_sharp_policy, state) == {Bribe(MEDICI, TOP)}
+
+
+def test_b9_a_puppet_behind_even_with_its_dice_bonus_is_raised_openly():
+    """Hiding lets the others climb: once its puppet, with what its place brings over the
+    horizon and two per die it holds (B9), would still finish behind another cardinal, it
+    plays the open perform, or a cardinal that is no one's puppet may be elected (nobody wins)."""
+    ahead = bribing(4)
+    assert not trailing(ENGINE.view(ahead, 0), 0, (MEDICI,))
+    behind = bribing(4, influence=(3, 2, 4, 20, 2, 2))
+    assert trailing(ENGINE.view(behind, 0), 0, (MEDICI,))
+    assert choices(borgia_stealth_policy, behind) == choices(borgia_sharp_policy, behind)
+    assert any(exposure(ENGINE.view(behind, 0), 0, action, set()) > 1 for action in choices(borgia_stealth_policy, behind))
 
 
 def test_it_bids_and_answers_as_the_sharp_policy_and_aims_rumors_where_it_reads():
