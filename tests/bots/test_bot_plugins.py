@@ -60,7 +60,7 @@ def test_refusals_carry_a_reason_and_a_message(text, game, reason):
 def test_resolve_fills_defaults_and_types_values():
     spec, options = bot_specs.resolve("ismcts:iterations=500,rollout=heuristic", "borgia")
     assert spec.name == "ismcts"
-    assert options == {  # level 8's preset, and what was given
+    assert options == {  # level 8's preset (Borgia's hides its puppet), and what was given
         "level": 8,
         "budget_ms": 200,
         "guide": "heuristic",
@@ -70,7 +70,7 @@ def test_resolve_fills_defaults_and_types_values():
         "overrule": 2.0,
         "paired": 8,
         "belief": "inferred",
-        "self_read": "off",
+        "self_read": "on",
         "slips": 0.0,
     }
 
