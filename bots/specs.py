@@ -120,8 +120,9 @@ def _levels(
         else:
             levels[level] = (
                 {**_STRONG, "budget_ms": "200", "iterations": LEVEL_ROUNDS, "slips": slips},
-                "level 8's settings, " + (f"{below_note}, " if below_note else "") + f"{LEVEL_ROUNDS} paired rounds a decision, {float(slips):.0%} of its decisions "
-                "played at random",
+                "level 8's settings, "
+                + (f"{below_note}, " if below_note else "")
+                + f"{LEVEL_ROUNDS} paired rounds a decision, {float(slips):.0%} of its decisions played at random",
             )
     return levels
 

@@ -85,7 +85,8 @@ def test_b9_a_puppet_behind_even_with_its_dice_bonus_is_raised_openly():
     behind = bribing(4, influence=(3, 2, 4, 20, 2, 2))
     assert trailing(ENGINE.view(behind, 0), 0, (MEDICI,))
     assert choices(borgia_stealth_policy, behind) == choices(borgia_sharp_policy, behind)
-    assert any(exposure(ENGINE.view(behind, 0), 0, action, set()) > 1 for action in choices(borgia_stealth_policy, behind))
+    view = ENGINE.view(behind, 0)
+    assert any(exposure(view, 0, action, set()) > 1 for action in choices(borgia_stealth_policy, behind))
 
 
 def test_it_bids_and_answers_as_the_sharp_policy_and_aims_rumors_where_it_reads():
