@@ -142,7 +142,8 @@ ISMCTS = BotSpec(
     "options (8, the default, plays the strongest settings known).",
     strength=70,
     strength_note="At its default level it compares the heuristic's first eight choices on paired playouts and "
-    "reads the others' hidden roles from their play: Borgia 90% of 2-player games against borgia-heuristic, "
+    "reads the others' hidden roles from their play, and in Borgia hides its own puppet from players who read it: "
+    "Borgia 89.5% of 2-player games against borgia-heuristic, "
     "Mortadella 57% against its heuristic (800 games), Pecunia 58% (400 games). More time plays better.",
     make="bots.builtin:make_ismcts",
     check=_check_ismcts,
