@@ -24,7 +24,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from bots.borgia_heuristic import _horizon, _perform_value, _projection
+from bots.borgia_heuristic import DIE_COST, _horizon, _perform_value, _projection
 from bots.borgia_puppets import borgia_sharp_policy, clues, hiding_candidates, puppet_odds
 from services.borgia.model import CARDINALS, BorgiaAction, BorgiaView, Cardinal, Phase, Rumor
 from services.engine.api import Game
@@ -79,7 +79,7 @@ def trailing(view: BorgiaView, seat: int, mine: Sequence[Cardinal]) -> bool:
     bonus (B9), would finish behind another cardinal: hiding longer would then hand the game
     to a rival, or to a cardinal that is no one's puppet (nobody wins)."""
     projected = _projection(view, (view.influence, view.ladder, view.antipope), _horizon(view))
-    bonus = (-2 if view.poisoned_dice else 2) * view.seats[seat].dice_count
+    bonus = (-DIE_COST if view.poisoned_dice else DIE_COST) * view.seats[seat].dice_count
     own = max(projected[c] for c in mine) + bonus
     return own < max(projected[c] for c in CARDINALS if c not in mine)
 

@@ -10,9 +10,8 @@ reads the others' hidden roles), but for what level 8 alone adds in a game (in B
 hides its puppet, ``self_read=on``; the levels below play openly); below 8 a share of its
 decisions, ``slips``, is played as a uniformly random legal action without searching (1 at
 level 1; at level 7, 0.14 in Mortadella and Borgia, 0.03 in Pecunia: each game has its own
-schedule), and the
-decisions it does search get a fixed count of paired rounds (16) rather than a time budget,
-so a busy host does not weaken them. A slip is never taken where the bot's own view settles
+schedule), and the decisions it does search get a fixed count of paired rounds (16) rather
+than a time budget, so a busy host does not weaken them. A slip is never taken where the bot's own view settles
 the answer. How far apart the levels are, as measured: docs/bots.md, "Bot strength and
 levels".
 """
