@@ -19,7 +19,7 @@ import pytest
 from deploy.stack import NO_QUOTAS, Stack
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.gateway.v1 import players_pb2_grpc
-from tests.web.test_browser import HOSTILE, MOVE_SELECTOR, click_a_move
+from tests.web.test_browser import HOSTILE, MOVE_SELECTOR, PECUNIA_SHORT, click_a_move
 
 BOT_FILL_SECONDS = "3"
 
@@ -66,7 +66,7 @@ def stored_player(page) -> dict:
 
 
 def quick_play(page, base_url: str, rated: bool = True, bots: bool = True) -> None:
-    """Through #/quick: a two-player Pecunia search (target 5: a short game)."""
+    """Through #/quick: a two-player Pecunia search for a short game (PECUNIA_SHORT)."""
     page.page.goto(f"{base_url}#/quick")
     page.page.select_option("#qp-game", "pecunia")
     page.page.select_option("#qp-min", "2")
@@ -74,7 +74,7 @@ def quick_play(page, base_url: str, rated: bool = True, bots: bool = True) -> No
     page.page.set_checked("#qp-rated", rated)
     page.page.set_checked("#qp-bots", bots)
     page.page.click("details summary")
-    page.page.fill("#qp-opt-target", "5")
+    page.page.fill("#qp-opt-target", PECUNIA_SHORT["target"])
     page.page.click("[data-testid=find-game]")
 
 
@@ -243,7 +243,7 @@ def test_cancel_takes_the_player_out_of_the_queue(open_page, base_url, player_st
     # Out of the queue: a new search by the same player is accepted (one search at a time,
     # so it would be ALREADY_SEARCHING while the first one ran).
     auth = (("authorization", f"Bearer {token}"),)
-    request = pl.FindGameRequest(game_id="pecunia", min_players=2, options={"target": "5"}, bot_fill=False)
+    request = pl.FindGameRequest(game_id="pecunia", min_players=2, options=PECUNIA_SHORT, bot_fill=False)
     deadline = time.monotonic() + 15
     while True:
         stream = player_stub.FindGame(request, metadata=auth)
