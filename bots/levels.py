@@ -11,9 +11,9 @@ hides its puppet, ``self_read=on``; the levels below play openly); below 8 a sha
 decisions, ``slips``, is played as a uniformly random legal action without searching (1 at
 level 1; at level 7, 0.14 in Mortadella and Borgia, 0.03 in Pecunia: each game has its own
 schedule), and the decisions it does search get a fixed count of paired rounds (16) rather
-than a time budget, so a busy host does not weaken them. A slip is never taken where the bot's own view settles
-the answer. How far apart the levels are, as measured: docs/bots.md, "Bot strength and
-levels".
+than a time budget, so a busy host does not weaken them. A slip is never taken where the
+bot's own view settles the answer. How far apart the levels are, as measured: docs/bots.md,
+"Bot strength and levels".
 """
 
 from typing import TypedDict

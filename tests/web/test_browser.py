@@ -15,10 +15,9 @@ from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
 
 HOSTILE = "<img src=x onerror=alert(1)>"
-# Short games: Mortadella to a turn limit, Pecunia to a low target.
-# Short games. Pecunia's target is 12, not less: at 5, random playouts ended 90 games in 2,000
-# before one seat's first decision (a page waiting for its turn then waits for good); at 12, 0
-# in 20,000.
+# Short games: Mortadella to a turn limit, Pecunia to a low target. Pecunia's is 12, not less:
+# at 5, random playouts ended 90 games in 2,000 before one seat's first decision (a page
+# waiting for its turn then waits for good); at 12, 0 in 20,000.
 PECUNIA_SHORT = {"target": "12"}
 GAMES = {"borgia": {}, "mortadella": {"max_turns": "6"}, "pecunia": PECUNIA_SHORT}
 MOVE_SELECTOR = ".actions .choices button:not(.secondary)"
