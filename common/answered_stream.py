@@ -182,5 +182,8 @@ class AnsweredStream:
         self.pending.clear()
 
     def close(self) -> None:
+        # Closed by its owner (replaced on schedule, or the owner stops): no failure to warn
+        # of, and a request that still waits fails as on a broken stream.
+        self._fail(unavailable(f"a {self.name} stream was closed"), quiet=True)
         self.call.cancel()
         self.reader.cancel()

@@ -5,7 +5,8 @@ each game's service (``streams`` a game, TAVOLA_RULES_STREAMS): a message on an 
 costs the gateway and the rules service a fraction of a unary call's CPU. Each stream
 answers its requests in order, each by its id; a stream that fails fails the requests it
 holds (UNAVAILABLE, as a failed call) and is opened again for the next one. A rules service
-that does not implement the stream (UNIMPLEMENTED) is asked with unary calls from then on.
+that does not implement the stream (UNIMPLEMENTED) is asked with unary calls from then on,
+and so is every service while traces are on (common/tracing.py).
 """
 
 import contextvars
@@ -51,7 +52,9 @@ class RulesDirectory:
         self.descriptions: dict[str, rules_pb2.GameDescription] = {}
         # ApplyActions streams by game, opened on first use; a game whose service has
         # none is left out of ``streaming`` (unary calls).
-        self.streams_per_game = max(0, streams)
+        # While traces are on, unary calls: a call carries its command's trace to the rules
+        # service (its ApplyAction span), a stream's message does not.
+        self.streams_per_game = 0 if tracing.enabled() else max(0, streams)
         self.streaming = set(self.stubs) if self.streams_per_game else set()
         self.streams: dict[str, list[AnsweredStream | None]] = {
             game: [None] * self.streams_per_game for game in self.streaming

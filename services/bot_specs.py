@@ -55,6 +55,18 @@ class BotError(ValueError):
         self.message = message
 
 
+def default_text(value: object, option: str) -> str:
+    """An option's default as options travel, a string: ``50`` -> "50", ``True`` -> "true".
+    Raises BotError(BAD_BOT_OPTION) for anything else (a list, None)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return value
+    raise BotError(BAD_BOT_OPTION, f"bot option {option!r}: its default must be a string or a number, not {value!r}")
+
+
 @dataclass(frozen=True)
 class BotOption:
     """One bot option. Values travel as strings; ``parse`` checks and converts them."""
@@ -66,6 +78,13 @@ class BotOption:
     choices: tuple[str, ...] = ()
     minimum: float | None = None
     maximum: float | None = None
+
+    def __post_init__(self) -> None:
+        # A default written as a number or a bool (``default=50``) is taken as its string
+        # form here, so the arena, the worker, the printed declaration and the gateway all
+        # read the same spec; a default the option itself refuses fails where it is loaded.
+        object.__setattr__(self, "default", default_text(self.default, self.name))
+        self.parse(self.default)
 
     def parse(self, raw: str) -> OptionValue:
         """Raises BotError(BAD_BOT_OPTION)."""
@@ -302,17 +321,19 @@ def from_declaration(declared: Mapping[str, Any]) -> BotSpec:
         choices = item.get("choices", [])
         if not isinstance(choices, list) or not all(isinstance(choice, str) for choice in choices):
             raise ValueError(f"bot {name!r}: option {option_name!r}: choices must be a list of strings")
-        option = BotOption(
-            option_name,
-            text(item.get("description", ""), f"bot {name!r}: option {option_name!r}'s description"),
-            kind,
-            text(item.get("default", ""), f"bot {name!r}: option {option_name!r}'s default", 256),
-            tuple(choices),
-            number(item.get("minimum"), f"bot {name!r}: option {option_name!r}'s minimum"),
-            number(item.get("maximum"), f"bot {name!r}: option {option_name!r}'s maximum"),
-        )
+        default = item.get("default", "")
+        if not isinstance(default, bool | int | float):  # a number is taken as BotOption takes it
+            default = text(default, f"bot {name!r}: option {option_name!r}'s default", 256)
         try:
-            option.parse(option.default)
+            option = BotOption(
+                option_name,
+                text(item.get("description", ""), f"bot {name!r}: option {option_name!r}'s description"),
+                kind,
+                default,
+                tuple(choices),
+                number(item.get("minimum"), f"bot {name!r}: option {option_name!r}'s minimum"),
+                number(item.get("maximum"), f"bot {name!r}: option {option_name!r}'s maximum"),
+            )
         except BotError as error:
             raise ValueError(f"bot {name!r}: its default is not a valid value: {error.message}") from None
         options.append(option)
@@ -344,4 +365,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # Run as a script this file is the module ``__main__``, whose BotSpec is another class
+    # than the one the entry points load: run the imported module's main instead.
+    from services import bot_specs
+
+    bot_specs.main()

@@ -84,3 +84,41 @@ def test_the_declarations_of_installed_bots_print_as_json(capsys):
     printed = json.loads(capsys.readouterr().out)
     assert [item["name"] for item in printed] == ["random", "ismcts"]
     assert any(option["name"] == "budget_ms" for option in printed[1]["options"])
+
+
+def test_the_printer_runs_as_the_docs_write_it():
+    """``python -m services.bot_specs <bot>`` (docs/bots.md): run as a script the module is
+    ``__main__``, whose BotSpec is not the class the entry points load; it once failed with
+    "is not a services.bot_specs.BotSpec" on every bot."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "services.bot_specs", "random"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert [item["name"] for item in json.loads(done.stdout)] == ["random"]
+
+
+def test_a_numeric_default_is_read_alike_by_every_path(tmp_path):
+    """A bot author's ``default=50`` once passed the arena, the worker and the printer, then
+    made the gateway refuse the whole declarations file at start."""
+    option = bot_specs.BotOption("budget_ms", "thinking time", "int", 50, (), 1, 1000)  # type: ignore[arg-type]
+    assert option.default == "50"
+    assert bot_specs.BotOption("eager", "", "bool", True).default == "true"  # type: ignore[arg-type]
+    spec = bot_specs.BotSpec("thinker", "", 10, "", make="", options=(option,))
+    path = tmp_path / "bots.json"
+    path.write_text(json.dumps([bot_specs.declaration(spec)]))
+    (declared,) = read_declarations(path)
+    assert declared.options_by_name["budget_ms"].default == "50"
+    # Written by hand as a JSON number, the gateway reads it the same way.
+    path.write_text(json.dumps([{**CALLER, "options": [{"name": "doubt", "kind": "float", "default": 0.5}]}]))
+    (declared,) = read_declarations(path)
+    assert declared.options_by_name["doubt"].parse(declared.options_by_name["doubt"].default) == 0.5
+
+
+def test_a_default_the_option_refuses_fails_where_the_spec_is_made():
+    with pytest.raises(bot_specs.BotError, match="budget_ms"):
+        bot_specs.BotOption("budget_ms", "", "int", "many")
+    with pytest.raises(bot_specs.BotError, match="default must be a string or a number"):
+        bot_specs.BotOption("budget_ms", "", "int", None)  # type: ignore[arg-type]

@@ -126,6 +126,9 @@ def test_one_bot_action_is_one_trace_across_gateway_worker_and_rules(receiver, t
     names = {(service, name) for t, service, name in collected.spans if t == trace_id}
     assert any(service == "bot-worker" and "SubmitAction" in name for service, name in names), names
     assert any(service == "gateway" and "SubmitAction" in name for service, name in names), names
+    # ...and the bot action's rules call is in it too: once, on an ApplyActions stream, it
+    # made no span, and a trace stopped at the gateway.
+    assert any(service == "rules-borgia" and "ApplyAction" in name for service, name in names), names
 
 
 def test_log_lines_inside_a_span_name_their_trace(traced_stack, receiver):
