@@ -9,6 +9,7 @@ table's result and a summary per game and per bot; stops everything it started.
 import argparse
 import asyncio
 import itertools
+import secrets
 import sys
 import time
 from collections import Counter, defaultdict
@@ -250,9 +251,14 @@ def main() -> int:
 
     log_dir = ROOT / ".run" / "demo"
     print(f"tavola demo: {len(specs)} tables of bots ({', '.join(games)}), logs in {log_dir.relative_to(ROOT)}/")
-    # Demo tables live under their own prefix and expire after an hour.
+    # The demo's keys live under a prefix of this run's and go when it ends: the tables are
+    # gone with the platform anyway, and a shared Redis keeps nothing of the demo.
     with Stack(
-        games=games, key_prefix="tavola-demo", table_ttl_seconds=3600, log_dir=log_dir, gateway_env=dict(NO_QUOTAS)
+        games=games,
+        key_prefix=f"tavola-demo-{secrets.token_hex(4)}",
+        table_ttl_seconds=3600,
+        log_dir=log_dir,
+        gateway_env=dict(NO_QUOTAS),
     ) as stack:
         for line in stack.describe():
             print(f"  {line}")
@@ -262,6 +268,8 @@ def main() -> int:
         except (grpc.RpcError, RuntimeError) as error:
             print(f"demo failed: {error}", file=sys.stderr)
             return 1
+        finally:
+            stack.delete_keys()
         wall = time.monotonic() - started
     print()
     width = max(len(result.spec.label()) for result in results)

@@ -3,7 +3,9 @@
 GATEWAYS=n and RULES_REPLICAS=n (default 1) start several gateways and rules services per
 game; clients reach the gateways through one gRPC target list (ipv4:host:p1,host:p2).
 The first gateway's web port (TAVOLA_WEB_PORT, default 8080) serves browsers: the Connect
-and gRPC-Web protocols, and the web client when clients/web/dist is built."""
+and gRPC-Web protocols, and the web client when clients/web/dist is built. Logs and the
+run's secret go to TAVOLA_RUN_DIR (default .run/run). A process of the stack that dies is
+reported on the terminal once (it is not restarted)."""
 
 import os
 import signal
@@ -11,10 +13,15 @@ import threading
 from pathlib import Path
 
 from common import defaults
-from deploy.stack import ROOT, Stack
+from deploy.stack import ROOT, Process, Stack
 from gateway.web import DEFAULT_STATIC
 
 WEB_PORT = 8080
+
+
+def shown(path: Path) -> Path:
+    """A path as the person at the checkout reads it: relative to it when inside."""
+    return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
 
 
 def write_secret(secret: str, path: Path) -> Path:
@@ -35,8 +42,14 @@ def main() -> None:
     gateways = int(os.environ.get("GATEWAYS", "1"))
     replicas = int(os.environ.get("RULES_REPLICAS", "1"))
     web_port = int(os.environ.get("TAVOLA_WEB_PORT", WEB_PORT))
+    run_dir = Path(os.environ.get("TAVOLA_RUN_DIR", ROOT / ".run" / "run"))
     with Stack(
-        gateway_port=port, web_port=web_port, gateways=gateways, rules_replicas=replicas, log_dir=ROOT / ".run" / "run"
+        gateway_port=port,
+        web_port=web_port,
+        gateways=gateways,
+        rules_replicas=replicas,
+        log_dir=run_dir,
+        key_prefix=os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX),
     ) as stack:
         print("tavola is running:")
         for line in stack.describe():
@@ -46,19 +59,41 @@ def main() -> None:
             print("  (several gateways: open the channel with the round_robin policy to spread calls over them)")
         else:
             print("  (GATEWAYS=2 make run starts two gateways behind one balanced address)")
-        secret_file = write_secret(stack.bot_secret, ROOT / ".run" / "run" / "bot-secret")
+        secret_file = write_secret(stack.bot_secret, run_dir / "bot-secret")
         print(
             "\na bot of your own (docs/bots.md): its worker's key, TAVOLA_BOT_KEY, is\n"
-            f"  .venv/bin/python -m common.auth --secret-file {secret_file.relative_to(ROOT)} <bot name>"
+            f"  .venv/bin/python -m common.auth --secret-file {shown(secret_file)} <bot name>"
         )
         web_url = f"http://{stack.web_addresses[0]}/"
         if DEFAULT_STATIC.is_dir():
             print(f"\nopen {web_url} in a browser (the web client; its API on the same port)")
         else:
             print(f"\nbrowsers reach the gateway at {web_url} (Connect and gRPC-Web; no web client built)")
-        print("logs in .run/run/; press Ctrl-C to stop")
-        stop.wait()
+        print(f"logs in {shown(run_dir)}/; press Ctrl-C to stop", flush=True)
+        told: set[str] = set()
+        while not stop.wait(1):
+            for process in stack.exited():
+                if process.name not in told:
+                    told.add(process.name)
+                    print(exit_line(process), flush=True)
         print("stopping...")
+
+
+def exit_line(process: Process) -> str:
+    """What an operator is told of a process of the stack that died: it is not restarted."""
+    code = process.popen.returncode
+    how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+    what = {
+        "rules": "commands at its game fail UNAVAILABLE",
+        "gateway": "clients reach the other gateways, or none",
+        "worker": "bot seats wait for another worker",
+    }
+    effect = next((text for prefix, text in what.items() if process.name.startswith(prefix)), "")
+    log = shown(process.log_path)
+    return (
+        f"\n{process.name} (pid {process.popen.pid}) {how}{': ' + effect if effect else ''}; "
+        f"it is not restarted (see {log}; Ctrl-C and make run again)"
+    )
 
 
 if __name__ == "__main__":

@@ -229,6 +229,10 @@ class Stack:
                 client.close()
         return deleted
 
+    def exited(self) -> list[Process]:
+        """The stack's processes that have exited (their code in ``popen.returncode``)."""
+        return [process for process in self.processes if process.popen.poll() is not None]
+
     def describe(self) -> list[str]:
         lines = [f"redis: {self.redis.description if self.redis else self.redis_url}"]
         lines += [f"{p.name}: pid {p.popen.pid}{' at ' + p.address if p.address else ''}" for p in self.processes]

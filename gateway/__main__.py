@@ -4,7 +4,7 @@ Environment: REDIS_URL (redis:// or redis+cluster://), TAVOLA_REDIS_CLUSTER, TAV
 TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SPECS, TAVOLA_BOT_SECRET,
 TAVOLA_DEVELOPMENT, TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS (default 30),
 TAVOLA_DUE_SWEEP_SECONDS (default 1), TAVOLA_TASK_GRACE_SECONDS (default 5),
-TAVOLA_RECENT_RECORDS (4096), TAVOLA_RULES_TIMEOUT_SECONDS (5), TAVOLA_RULES_STREAMS (2), TAVOLA_GC_THRESHOLD (20000),
+TAVOLA_RECENT_RECORDS (4096), TAVOLA_RULES_TIMEOUT_SECONDS (5), TAVOLA_RULES_STREAMS (2), TAVOLA_RULES_HEALTH_SECONDS (2), TAVOLA_GC_THRESHOLD (20000),
 TAVOLA_HOST, TAVOLA_PORT (default 50051), TAVOLA_PORT_FILE, TAVOLA_TIMER_HOST,
 TAVOLA_TIMER_PORT (default 50052), TAVOLA_TIMER_PORT_FILE, TAVOLA_METRICS_PORT,
 TAVOLA_REDIS_CONNECTIONS (default 64), TAVOLA_REDIS_POOL_TIMEOUT_SECONDS (default 10), TAVOLA_LOG_LEVEL,
@@ -29,6 +29,7 @@ import os
 
 import redis.asyncio as redis
 import structlog
+from grpc_health.v1 import health_pb2
 
 from common import auth, defaults, generated, redis_client, tracing
 from common import logging as tavola_logging
@@ -44,7 +45,7 @@ from gateway.matchmaking import Settings as QuickPlay
 from gateway.players import Players, PlayerStore
 from gateway.quotas import Quotas
 from gateway.ratings import Ratings
-from gateway.rules import RulesDirectory
+from gateway.rules import HEALTH_PREFIX, RulesDirectory
 from gateway.service import ActionServicer, GatewayServicer, PlayerServicer, TimerServicer, add_to_server
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
@@ -175,10 +176,21 @@ async def serve() -> None:
     core.wakeups.grace_seconds = settings.task_grace_seconds
     sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds)
     sweeper.start()
+
+    async def tell_health(game: str, up: bool) -> None:
+        status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+        await server.health.set(f"{HEALTH_PREFIX}{game}", status)
+
+    # The gateway itself stays SERVING while a game's rules service is down (every gateway
+    # shares it: a balancer would drop them all); "rules/<game>" tells that game's state.
+    rules_health = asyncio.get_running_loop().create_task(
+        rules.watch_health(tell_health, float(os.environ.get("TAVOLA_RULES_HEALTH_SECONDS", "2")))
+    )
     rating_book.start()
     matchmaker.start()
 
     async def close() -> None:
+        rules_health.cancel()
         if web_server is not None:
             await web_server.stop()
         await timer_server.stop()

@@ -33,6 +33,7 @@ LOG_READS = Counter(
     "(a commit here delivered its entries)",
     ["kind"],
 )
+RULES_UP = Gauge("tavola_gateway_rules_up", "1 while the game's rules service answers its health check", ["game"])
 SWEPT = Counter("tavola_gateway_tables_swept_total", "Quiet tables whose tasks the sweep enqueued again")
 
 TABLES_CREATED = Counter("tavola_tables_created_total", "Tables created", ["game"])

@@ -9,20 +9,27 @@ that does not implement the stream (UNIMPLEMENTED) is asked with unary calls fro
 and so is every service while traces are on (common/tracing.py).
 """
 
+import asyncio
 import contextvars
 import itertools
+from collections.abc import Awaitable, Callable
 
 import grpc
 import structlog
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from common import tracing
 from common.answered_stream import AnsweredStream, Unimplemented
 from common.errors import ApiError, from_rpc_error
+from gateway import metrics
 from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
 
 log = structlog.get_logger()
 
 DEFAULT_STREAMS = 2
+# The gateway's health entry for each game ("rules/borgia"): SERVING while that game's rules
+# service answers its health check, NOT_SERVING while no replica does.
+HEALTH_PREFIX = "rules/"
 
 
 def _action_stream(stub: rules_pb2_grpc.RulesServiceStub, game_id: str, context: contextvars.Context) -> AnsweredStream:
@@ -114,6 +121,35 @@ class RulesDirectory:
                 raise
             log.warning("view_left_out", game=game_id, reason=error.reason)
             return None
+
+    async def answers(self, game_id: str, timeout: float = 1.0) -> bool:
+        """Whether the game's rules service answers its health check SERVING now."""
+        try:
+            reply = await health_pb2_grpc.HealthStub(self.channels[game_id]).Check(
+                health_pb2.HealthCheckRequest(), timeout=timeout
+            )
+        except grpc.aio.AioRpcError:
+            return False
+        return reply.status == health_pb2.HealthCheckResponse.SERVING
+
+    async def watch_health(self, report: Callable[[str, bool], Awaitable[None]], interval: float) -> None:
+        """Checks every game's rules service each ``interval`` seconds, for ever: ``report``
+        hears each game's state at first and at every change, and each change is logged
+        (a game whose every replica is dead: its commands fail UNAVAILABLE meanwhile)."""
+        known: dict[str, bool] = {}
+        while True:
+            states = await asyncio.gather(*(self.answers(game) for game in self.channels))
+            for game, up in zip(self.channels, states, strict=True):
+                metrics.RULES_UP.labels(game).set(int(up))
+                if known.get(game) == up:
+                    continue
+                if not up:
+                    log.warning("rules_service_down", game=game)
+                elif game in known:
+                    log.info("rules_service_up", game=game)
+                known[game] = up
+                await report(game, up)
+            await asyncio.sleep(interval)
 
     async def describe(self, game_id: str) -> rules_pb2.GameDescription:
         if game_id not in self.descriptions:

@@ -92,7 +92,8 @@ def key_prefix(redis_url: str) -> Iterator[str]:
     yield prefix
     client = redis.Redis.from_url(redis_url)
     try:
-        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        # Stacks of their own add to the prefix ("<prefix>-tracing:..."): theirs go too.
+        keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
         for start in range(0, len(keys), 500):
             client.delete(*keys[start : start + 500])
     finally:

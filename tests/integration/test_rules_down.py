@@ -8,12 +8,21 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from common.errors import reason_of
 from deploy.stack import NO_QUOTAS, Stack
 from gateway.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
+
+
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+def health_of(channel: grpc.Channel, service: str) -> int:
+    return health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=service), timeout=5).status
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +33,7 @@ def stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
         games=("borgia",),
         bots=("random",),
         worker_bots=("random",),
-        gateway_env=NO_QUOTAS,
+        gateway_env={**NO_QUOTAS, "TAVOLA_RULES_HEALTH_SECONDS": "0.2"},
         log_dir=tmp_path_factory.mktemp("rules-down"),
     ) as running:
         yield running
@@ -51,10 +60,20 @@ def test_reads_answer_from_the_store_while_the_rules_service_is_down(stack):
         }
         assert all(response.HasField("spectator_view") for response in before.values())
 
+        assert health_of(channel, "rules/borgia") == SERVING
+
         rules = next(process for process in stack.processes if process.name == "rules-borgia")
         rules.popen.kill()
         rules.popen.wait(10)
         time.sleep(0.5)
+        # The game's health entry tells it (once it said SERVING with every replica dead);
+        # the gateway's own stays SERVING: its reads still answer, and every gateway
+        # shares the rules service, so a balancer must not drop them all for it.
+        deadline = time.monotonic() + 10
+        while health_of(channel, "rules/borgia") != NOT_SERVING:
+            assert time.monotonic() < deadline, "the gateway's health still says the rules service serves"
+            time.sleep(0.1)
+        assert health_of(channel, "") == SERVING
 
         for table_id, earlier in before.items():
             answer = stub.GetTable(gw.GetTableRequest(table_id=table_id), timeout=10)
