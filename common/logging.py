@@ -23,8 +23,12 @@ def configure(service: str) -> None:
     from common import tracing
 
     level = getattr(logging, os.environ.get("TAVOLA_LOG_LEVEL", "INFO").upper(), logging.INFO)
+    # Every line names its process's service, from whatever thread or task wrote it (bound
+    # as a context variable, it was missing from the lines of a worker's task threads).
+    shared = [*_SHARED, _naming(service)]
     # With traces on, each line written inside a span names its trace.
-    shared = [*_SHARED, tracing.add_trace_id] if tracing.wanted() else _SHARED
+    if tracing.wanted():
+        shared.append(tracing.add_trace_id)
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
@@ -48,11 +52,18 @@ def configure(service: str) -> None:
         logger_factory=structlog.PrintLoggerFactory(sys.stdout),
         cache_logger_on_first_use=True,
     )
-    structlog.contextvars.bind_contextvars(service=service)
     # Whatever escapes every handler still ends as one JSON line.
     sys.excepthook = lambda kind, value, tb: logging.getLogger("tavola").critical(
         "uncaught_exception", exc_info=(kind, value, tb)
     )
+
+
+def _naming(service: str) -> structlog.typing.Processor:
+    def add_service(logger: object, method: str, event: structlog.typing.EventDict) -> structlog.typing.EventDict:
+        event.setdefault("service", service)
+        return event
+
+    return add_service
 
 
 class bound:

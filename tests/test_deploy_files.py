@@ -202,6 +202,11 @@ def test_the_public_ports_have_tls_routes_and_the_web_port_its_own():
                 backends[service["port"]["name"]] = ingress
     assert backends["grpc"]["metadata"]["annotations"]["nginx.ingress.kubernetes.io/backend-protocol"] == "GRPC"
     assert "web" in backends
+    # Game streams stay open between moves, minutes apart: nginx's 60 s read timeout cut them.
+    for door in ("grpc", "web"):
+        annotations = backends[door]["metadata"]["annotations"]
+        for timeout in ("proxy-read-timeout", "proxy-send-timeout"):
+            assert int(annotations[f"nginx.ingress.kubernetes.io/{timeout}"]) >= 3600, (door, timeout)
     service_ports = {port["name"] for port in docs["Service", "gateway"]["spec"]["ports"]}
     assert {"grpc", "web"} <= service_ports
     assert "timers" not in backends
