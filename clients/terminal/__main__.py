@@ -2,6 +2,7 @@
 
 import argparse
 import contextlib
+import secrets
 import os
 import sys
 
@@ -152,13 +153,15 @@ def main(argv: list[str] | None = None) -> int:
         from deploy.stack import Stack  # only for a private platform
 
         print(f"No gateway answers at {address}: starting a private platform for {plan.game}…", flush=True)
-        stack = Stack(games=(plan.game,), key_prefix="tavola-play", table_ttl_seconds=24 * 3600)
+        # Its keys under a prefix of this run's, deleted as it stops: its tables end with it.
+        stack = Stack(games=(plan.game,), key_prefix=f"tavola-play-{secrets.token_hex(4)}", table_ttl_seconds=3600)
         try:
             stack.start()
         except (RuntimeError, OSError) as error:
             print(f"tavola: could not start a private platform: {error}", file=sys.stderr)
             return 1
         address = stack.gateway_address
+        plan.private_platform = True
     try:
         app = TableApp(address, plan)
         code = app.run()
@@ -166,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         if stack is not None:
             with contextlib.suppress(OSError):  # the terminal may be gone (its window closed)
                 print("Stopping the private platform…", flush=True)
+            with contextlib.suppress(Exception):  # a Redis gone already keeps nothing anyway
+                stack.delete_keys()
             stack.stop()
     return code if isinstance(code, int) else app.return_code or 0
 

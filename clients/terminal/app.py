@@ -7,6 +7,7 @@ the number keys, pick an action; Escape steps back out of a submenu.
 """
 
 import asyncio
+import contextlib
 import hashlib
 import time
 from dataclasses import dataclass, field
@@ -49,6 +50,9 @@ class Plan:
     seed: int | None = None
     table_id: str = ""
     seat: int | None = None  # whose replay to read (replay mode); None: one's saved seat, else a spectator's
+    # A platform started for this terminal alone (make play with no gateway running): it
+    # stops when the client does, and its tables with it.
+    private_platform: bool = False
 
 
 def seed_check(commitment: bytes, reveal: gw.SeedReveal) -> str:
@@ -254,11 +258,19 @@ class TableApp(App[int]):
                 snap = await self._live.snapshot()
             except grpc.RpcError as error:
                 reason = reason_of(error)
+                if reason == "TOKEN_NOT_FOR_TABLE":
+                    if self._live.seat is None:  # the event stream told meanwhile: look again
+                        self._wake.set()
+                        continue
+                    # The seat went before the stream said why (a bot took it, or another
+                    # device): the table tells which.
+                    with contextlib.suppress(grpc.RpcError):
+                        reason = await self._live.why_seat_lost()
                 if reason in SEAT_LOST:
-                    self.notice = f"{SEAT_LOST[reason]} Watching on."
-                    self._live.seat = None  # go on as a spectator
-                else:
-                    self.notice = f"Could not read the table: {explain(error)}. Retrying…"
+                    self._lose_seat(reason)
+                    self._wake.set()
+                    continue
+                self.notice = f"Could not read the table: {explain(error)}. Retrying…"
                 self._draw_prompt()
                 await asyncio.sleep(1)
                 self._wake.set()
@@ -326,10 +338,20 @@ class TableApp(App[int]):
             except grpc.RpcError as error:
                 if error.code() == grpc.StatusCode.CANCELLED:
                     return
-                if reason_of(error) in SEAT_LOST:
-                    self._live.seat = None
-                    self._live.token = ""
+                reason = reason_of(error)
+                if reason in SEAT_LOST:
+                    self._lose_seat(reason)
+                    self._wake.set()
                 await asyncio.sleep(1)  # resume from the last event seen
+
+    def _lose_seat(self, reason: str) -> None:
+        """Goes on as a spectator, saying why: the seat's token acts no more."""
+        if self._live.seat is None:
+            return  # told already
+        self._live.seat = None
+        self._live.token = ""
+        self.notice = f"{SEAT_LOST[reason]} Watching on."
+        self._draw_prompt()
 
     def _tick(self) -> None:
         self._wake.set()  # a safety net for a missed event; also refreshes the countdown
@@ -627,7 +649,15 @@ class TableApp(App[int]):
             fate = f"The game goes on: each decision of yours is played at random after {timer.seconds} s."
         else:
             fate = "This table has no decision timer: it waits for you until you come back."
-        warning = f"{fate}\nCome back with: make play REJOIN={self._live.table_id}"
+        if self.plan.private_platform:
+            # Nothing to come back to: the platform stops with this client.
+            warning = (
+                "This table runs on a private platform that stops when you leave: the game ends "
+                "here. (To leave a game and come back, play on a running platform: make run in "
+                "another terminal, then make play.)"
+            )
+        else:
+            warning = f"{fate}\nCome back with: make play REJOIN={self._live.table_id}"
 
         def answered(leave: bool | None) -> None:
             if leave:

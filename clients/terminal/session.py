@@ -283,6 +283,15 @@ class Session:
         assert self.game is not None
         self.saved_path = SavedSeat(table_id, taken.seat, taken.seat_token, self.address, self.game.game_id).save()
 
+    async def why_seat_lost(self) -> str:
+        """Why this client's seat token holds no seat any more (GetView answered
+        TOKEN_NOT_FOR_TABLE before the event stream could tell): a key of SEAT_LOST."""
+        table = await self._table(self.table_id)
+        seat = self.seat
+        if seat is not None and seat < len(table.seats) and table.seats[seat].kind == gw.SEAT_KIND_BOT:
+            return "TOKEN_REVOKED"
+        return "SEAT_REJOINED"
+
     async def snapshot(self) -> Snapshot:
         if self.seat is None:
             reply = await self._call(self.stub.GetTable, gw.GetTableRequest(table_id=self.table_id), timeout=10)

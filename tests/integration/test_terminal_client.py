@@ -367,3 +367,47 @@ def test_the_seed_option_says_what_replay_mode_means(capsys):
     help_text = " ".join(capsys.readouterr().out.split())
     assert "--seed SEED create the table in replay mode with this seed" in help_text
     assert "unrated" in help_text and "REPLAY MODE" in help_text
+
+
+def test_a_seat_handed_to_a_bot_is_told_in_words(stack):
+    """The decision timer gives the seat to a bot: the player reads why and watches on.
+    Once, the screen showed the gateway's raw seat-token error and "Retrying..." first."""
+    seen: list[str] = []
+
+    async def wait_out_the_timer(pilot):
+        app = pilot.app
+        await until(pilot, lambda: deciding(app))
+        deadline = asyncio.get_running_loop().time() + 30
+        while "handed to a bot" not in app.screen_text():
+            seen.append(app.screen_text())
+            assert asyncio.get_running_loop().time() < deadline, app.screen_text()
+            await pilot.pause(0.05)
+        seen.append(app.screen_text())
+        assert app.session is not None and app.session.seat is None  # a spectator now
+
+    plan = Plan(
+        game="pecunia",
+        players=2,
+        name="Ada",
+        timer_seconds=1,
+        timer_policy=gw.TIMEOUT_POLICY_BOT_TAKES_SEAT,
+        bots=["random"],
+    )
+    run(stack.gateway_address, plan, wait_out_the_timer)
+    assert not [text for text in seen if "Retrying" in text or "TOKEN_NOT_FOR_TABLE" in text]
+
+
+def test_leaving_a_private_platform_does_not_promise_a_way_back(stack):
+    """make play with no gateway running starts a platform for this terminal alone, which
+    stops with it: "Come back with: make play REJOIN=..." was a command that then failed."""
+
+    async def leave(pilot):
+        await until(pilot, lambda: deciding(pilot.app))
+        await pilot.press("q")
+        text = pilot.app.screen_text()
+        assert "REJOIN" not in text
+        assert "private platform" in " ".join(text.split()), text
+        await pilot.press("y")
+
+    plan = Plan(game="pecunia", players=2, name="Ada", timer_seconds=300, bots=["random"], private_platform=True)
+    run(stack.gateway_address, plan, leave)
