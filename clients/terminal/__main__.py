@@ -2,8 +2,8 @@
 
 import argparse
 import contextlib
-import secrets
 import os
+import secrets
 import sys
 
 import grpc
