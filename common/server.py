@@ -15,6 +15,8 @@ from google.protobuf.descriptor import FileDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from common.settings import FALSE, env_bool, env_int, env_port
+
 log = structlog.get_logger()
 
 
@@ -30,7 +32,7 @@ def collect_less() -> None:
     collection walked every open stream of the gateway, and every kept state of a rules
     service, holding all calls for tens of milliseconds (13 and 67 ms in 15 s of 1,000
     spectators' load)."""
-    threshold = int(os.environ.get("TAVOLA_GC_THRESHOLD", GC_THRESHOLD))
+    threshold = env_int("TAVOLA_GC_THRESHOLD", GC_THRESHOLD, 0)
     if threshold > 0:
         gc.freeze()
         gc.set_threshold(threshold, 20, 50)
@@ -40,7 +42,9 @@ def use_uvloop() -> bool:
     """Runs this process's asyncio loops on uvloop when it is installed (unless
     TAVOLA_UVLOOP=false): a cheaper loop for every tavola server. Installed on import, so
     the servers' ``asyncio.run`` picks it up."""
-    if os.environ.get("TAVOLA_UVLOOP", "true").lower() in ("0", "false", "no", "off"):
+    # Read as this module is imported, before a process can say what is wrong with a
+    # setting in one line: anything but false leaves uvloop on.
+    if os.environ.get("TAVOLA_UVLOOP", "true").strip().lower() in FALSE:
         return False
     try:
         import uvloop
@@ -66,7 +70,7 @@ class Server:
             _add_to_default_pool(file)
         # SO_REUSEPORT only when asked (TAVOLA_REUSEPORT=true): several processes then share
         # one port and the kernel spreads connections; off, a taken port is an error.
-        reuseport = os.environ.get("TAVOLA_REUSEPORT", "").lower() in ("1", "true", "yes")
+        reuseport = env_bool("TAVOLA_REUSEPORT", False)
         options: list[tuple[str, int]] = [("grpc.so_reuseport", int(reuseport))]
         if max_receive_bytes is not None:
             # gRPC refuses a longer message (RESOURCE_EXHAUSTED) before any Python sees it,
@@ -113,7 +117,7 @@ def _add_to_default_pool(file: FileDescriptor) -> None:
 
 def listen_address(default_port: int) -> str:
     host = os.environ.get("TAVOLA_HOST", "127.0.0.1")
-    port = int(os.environ.get("TAVOLA_PORT", default_port))
+    port = env_port("TAVOLA_PORT", default_port)
     return f"{host}:{port}"
 
 

@@ -35,6 +35,7 @@ from grpc_health.v1 import health_pb2
 from common import auth, defaults, generated, redis_client, tracing
 from common import logging as tavola_logging
 from common.server import Server, collect_less, listen_address, serve_until_signal
+from common.settings import ConfigError, env_float, env_int, env_port, exit_on_bad_config
 from common.tasks import celery_app
 from gateway import metrics
 from gateway.bots import BotCatalog, read_declarations
@@ -65,8 +66,7 @@ async def serve() -> None:
         web_settings = WebSettings.from_env(os.environ)
         declared_bots = read_declarations(settings.bot_specs_file) if settings.bot_specs_file else ()
     except ValueError as error:  # e.g. a Redis Cluster without a broker for Celery
-        log.critical("bad_configuration", error=str(error))
-        raise SystemExit(2) from None
+        raise ConfigError(str(error)) from None
     weak = auth.secret_problem(settings.bot_secret, frozenset({defaults.DEV_BOT_SECRET}))
     if weak and not (settings.development and settings.bot_secret == defaults.DEV_BOT_SECRET):
         log.critical(
@@ -76,7 +76,7 @@ async def serve() -> None:
             "TAVOLA_DEVELOPMENT=true allows the development secret on a development machine",
         )
         raise SystemExit(2)
-    max_connections = int(os.environ.get("TAVOLA_REDIS_CONNECTIONS", "64"))
+    max_connections = env_int("TAVOLA_REDIS_CONNECTIONS", 64, 1)
     if settings.redis_cluster:
         # A pool per cluster node, of at most max_connections each.
         client = redis_client.connect_async(settings.redis_url, max_connections=max_connections)
@@ -86,7 +86,7 @@ async def serve() -> None:
         pool = redis_client.lean_blocking_pool(
             settings.redis_url,
             max_connections=max_connections,
-            timeout=float(os.environ.get("TAVOLA_REDIS_POOL_TIMEOUT_SECONDS", "10")),
+            timeout=env_float("TAVOLA_REDIS_POOL_TIMEOUT_SECONDS", 10.0, 0),
             **redis_client.without_maintenance_handshake(),
         )
         client = redis.Redis(connection_pool=pool)
@@ -133,7 +133,7 @@ async def serve() -> None:
         settings.key_prefix,
         core,
         players.store,
-        float(os.environ.get("TAVOLA_RATING_RESEND_SECONDS", "30")),
+        env_float("TAVOLA_RATING_RESEND_SECONDS", 30.0, 0),
     )
     servicer = GatewayServicer(core, players, rating_book)
     add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
@@ -147,7 +147,7 @@ async def serve() -> None:
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = os.environ.get("TAVOLA_TIMER_HOST", "127.0.0.1")
-    timer_port = await timer_server.start(f"{timer_host}:{os.environ.get('TAVOLA_TIMER_PORT', '50052')}")
+    timer_port = await timer_server.start(f"{timer_host}:{env_port('TAVOLA_TIMER_PORT', 50052)}")
     timer_port_file = os.environ.get("TAVOLA_TIMER_PORT_FILE")
     if timer_port_file:  # a launcher that asked for port 0 learns the bound port here
         with open(f"{timer_port_file}.tmp", "w") as handle:
@@ -185,7 +185,7 @@ async def serve() -> None:
     # The gateway itself stays SERVING while a game's rules service is down (every gateway
     # shares it: a balancer would drop them all); "rules/<game>" tells that game's state.
     rules_health = asyncio.get_running_loop().create_task(
-        rules.watch_health(tell_health, float(os.environ.get("TAVOLA_RULES_HEALTH_SECONDS", "2")))
+        rules.watch_health(tell_health, env_float("TAVOLA_RULES_HEALTH_SECONDS", 2.0, 0.05))
     )
     rating_book.start()
     matchmaker.start()
@@ -224,7 +224,8 @@ async def serve() -> None:
 
 def main() -> None:
     generated.check()
-    asyncio.run(serve())
+    with exit_on_bad_config():  # a bad setting: one line, no traceback
+        asyncio.run(serve())
 
 
 if __name__ == "__main__":

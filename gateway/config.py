@@ -4,6 +4,7 @@ import os
 from dataclasses import dataclass, field
 
 from common import defaults, redis_client
+from common.settings import ConfigError, env_bool, env_float, env_int
 from gateway.limits import RequestLimits
 from gateway.quotas import Limits
 
@@ -30,7 +31,7 @@ def parse_rules(text: str) -> dict[str, str]:
         elif game is not None:
             routes[game] += f",{item}"
         else:
-            raise ValueError(f"TAVOLA_RULES: {item!r} names no game (game=host:port)")
+            raise ConfigError(f"TAVOLA_RULES: {item!r} names no game (game=host:port)")
     return routes
 
 
@@ -84,26 +85,28 @@ class Settings:
             bots=tuple(name.strip() for name in env.get("TAVOLA_BOTS", "").split(",") if name.strip()),
             bot_specs_file=env.get("TAVOLA_BOT_SPECS", ""),
             bot_secret=env.get("TAVOLA_BOT_SECRET", cls.bot_secret),
-            table_ttl_seconds=int(env.get("TAVOLA_TABLE_TTL_SECONDS", cls.table_ttl_seconds)),
-            open_table_ttl_seconds=int(env.get("TAVOLA_OPEN_TABLE_TTL_SECONDS", cls.open_table_ttl_seconds)),
+            table_ttl_seconds=env_int("TAVOLA_TABLE_TTL_SECONDS", cls.table_ttl_seconds, 1, env),
+            open_table_ttl_seconds=env_int("TAVOLA_OPEN_TABLE_TTL_SECONDS", cls.open_table_ttl_seconds, 1, env),
             finished_table_ttl_seconds=(
-                int(env["TAVOLA_FINISHED_TABLE_TTL_SECONDS"]) if env.get("TAVOLA_FINISHED_TABLE_TTL_SECONDS") else None
+                env_int("TAVOLA_FINISHED_TABLE_TTL_SECONDS", 0, 1, env)
+                if env.get("TAVOLA_FINISHED_TABLE_TTL_SECONDS")
+                else None
             ),
-            retry_window_seconds=int(env.get("TAVOLA_RETRY_WINDOW_SECONDS", cls.retry_window_seconds)),
-            recent_records=int(env.get("TAVOLA_RECENT_RECORDS", cls.recent_records)),
-            rules_timeout_seconds=float(env.get("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds)),
-            rules_streams=int(env.get("TAVOLA_RULES_STREAMS", cls.rules_streams)),
-            sweep_seconds=float(env.get("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds)),
-            due_sweep_seconds=float(env.get("TAVOLA_DUE_SWEEP_SECONDS", cls.due_sweep_seconds)),
-            task_grace_seconds=float(env.get("TAVOLA_TASK_GRACE_SECONDS", cls.task_grace_seconds)),
-            development=env.get("TAVOLA_DEVELOPMENT", "").lower() in ("1", "true", "yes"),
+            retry_window_seconds=env_int("TAVOLA_RETRY_WINDOW_SECONDS", cls.retry_window_seconds, 0, env),
+            recent_records=env_int("TAVOLA_RECENT_RECORDS", cls.recent_records, 0, env),
+            rules_timeout_seconds=env_float("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds, 0, env),
+            rules_streams=env_int("TAVOLA_RULES_STREAMS", cls.rules_streams, 0, env),
+            sweep_seconds=env_float("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds, 0, env),
+            due_sweep_seconds=env_float("TAVOLA_DUE_SWEEP_SECONDS", cls.due_sweep_seconds, 0, env),
+            task_grace_seconds=env_float("TAVOLA_TASK_GRACE_SECONDS", cls.task_grace_seconds, 0, env),
+            development=env_bool("TAVOLA_DEVELOPMENT", False, env),
             quotas=Limits(
-                create_per_minute=int(env.get("TAVOLA_QUOTA_CREATE_PER_MINUTE", Limits.create_per_minute)),
-                seats_per_minute=int(env.get("TAVOLA_QUOTA_SEATS_PER_MINUTE", Limits.seats_per_minute)),
-                streams=int(env.get("TAVOLA_QUOTA_STREAMS", Limits.streams)),
-                action_streams=int(env.get("TAVOLA_QUOTA_ACTION_STREAMS", Limits.action_streams)),
-                replays_per_minute=int(env.get("TAVOLA_QUOTA_REPLAYS_PER_MINUTE", Limits.replays_per_minute)),
-                players_per_minute=int(env.get("TAVOLA_QUOTA_PLAYERS_PER_MINUTE", Limits.players_per_minute)),
+                create_per_minute=env_int("TAVOLA_QUOTA_CREATE_PER_MINUTE", Limits.create_per_minute, 0, env),
+                seats_per_minute=env_int("TAVOLA_QUOTA_SEATS_PER_MINUTE", Limits.seats_per_minute, 0, env),
+                streams=env_int("TAVOLA_QUOTA_STREAMS", Limits.streams, 0, env),
+                action_streams=env_int("TAVOLA_QUOTA_ACTION_STREAMS", Limits.action_streams, 0, env),
+                replays_per_minute=env_int("TAVOLA_QUOTA_REPLAYS_PER_MINUTE", Limits.replays_per_minute, 0, env),
+                players_per_minute=env_int("TAVOLA_QUOTA_PLAYERS_PER_MINUTE", Limits.players_per_minute, 0, env),
             ),
             request_limits=RequestLimits.from_env(env),
         )

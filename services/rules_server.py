@@ -26,6 +26,7 @@ from common import logging as tavola_logging
 from common.errors import ApiError, abort
 from common.metrics import serve_from_env
 from common.server import Server, collect_less, listen_address, serve_until_signal
+from common.settings import exit_on_bad_config
 from services.engine.api import Game, parse_options
 from services.engine.errors import EngineError, IllegalAction, InvalidConfig, MalformedAction, NotYourDecision
 from services.registry import game_ids, get_game, rules_port
@@ -453,7 +454,8 @@ def main() -> None:
     generated.check()
     parser = argparse.ArgumentParser(description="Serve one game's rules over tavola.rules.v1.RulesService")
     parser.add_argument("game", help="a game id of the registry (the tavola.games entry points)")
-    asyncio.run(serve(parser.parse_args().game))
+    with exit_on_bad_config():  # a bad setting: one line, no traceback
+        asyncio.run(serve(parser.parse_args().game))
 
 
 if __name__ == "__main__":
