@@ -125,9 +125,9 @@ class RulesDirectory:
     async def answers(self, game_id: str, timeout: float = 1.0) -> bool:
         """Whether the game's rules service answers its health check SERVING now."""
         try:
-            reply = await health_pb2_grpc.HealthStub(self.channels[game_id]).Check(
-                health_pb2.HealthCheckRequest(), timeout=timeout
-            )
+            stub = health_pb2_grpc.HealthStub(self.channels[game_id])
+            # The stubs declare HealthStub's methods nowhere; __init__ sets them at run time.
+            reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=timeout)  # type: ignore[attr-defined]
         except grpc.aio.AioRpcError:
             return False
         return reply.status == health_pb2.HealthCheckResponse.SERVING
