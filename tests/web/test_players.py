@@ -1,5 +1,5 @@
 """Players who come back, in a real browser against a real stack: a player made in the page
-(its token shown once, kept, renamed, reissued, forgotten and pasted back), quick play
+(its token shown once, kept, renamed, signed out everywhere, forgotten and pasted back), quick play
 against bot fill straight to the table, a rated game played to its end, then the player's
 page and the leaderboard showing its result, the ratings beside the seats' names at the next
 table, the player's tables with rejoin from another browser, and Cancel, which takes the
@@ -86,7 +86,7 @@ def play_to_end(page, limit_seconds: float = 120.0) -> None:
             time.sleep(0.1)
 
 
-def test_a_player_is_made_renamed_reissued_forgotten_and_pasted_back(open_page, base_url, player_stub):
+def test_a_player_is_made_renamed_signed_out_everywhere_forgotten_and_pasted_back(open_page, base_url, player_stub):
     page = open_page(name="player-identity")
     token = make_player(page, base_url, HOSTILE)
     page.shot("token-shown")
@@ -112,8 +112,8 @@ def test_a_player_is_made_renamed_reissued_forgotten_and_pasted_back(open_page, 
     assert page.page.locator("[data-testid=me-name]").inner_text() == "Renata"
     assert player_stub.GetPlayer(pl.GetPlayerRequest(player_id=kept["playerId"])).player.display_name == "Renata"
 
-    page.page.click("[data-testid=reissue]")
-    page.page.click("[data-testid=reissue-yes]")
+    page.page.click("[data-testid=sign-out-everywhere]")
+    page.page.click("[data-testid=sign-out-everywhere-yes]")
     fresh = page.page.locator("[data-testid=player-token]").inner_text()
     assert fresh != token and stored_player(page)["token"] == fresh
     with pytest.raises(grpc.RpcError) as refused:  # the old token stopped working
