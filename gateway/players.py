@@ -19,8 +19,8 @@ every gateway (SEAT_SIGNED_OUT, gateway/streams.py); the streams the player toke
 opened (FindGame) hear of it through the gateways' pub/sub (``Hub.announce_revoked``).
 
 An OpenID Connect sign-in attaches here later: a verified (issuer, subject) pair would map
-to a player id in one more hash, and signing in would call the same reissue as
-ReissuePlayerToken, so a player who lost every device gets a token back (docs/players.md).
+to a player id in one more hash, and signing in would hand a token as SignOutEverywhere
+does, so a player who lost every device gets a token back (docs/players.md).
 """
 
 import asyncio
@@ -227,7 +227,7 @@ def _token_revoked() -> ApiError:
     return ApiError(
         grpc.StatusCode.UNAUTHENTICATED,
         "PLAYER_TOKEN_REVOKED",
-        "the player token that opened this stream was revoked (SignOutEverywhere or ReissuePlayerToken)",
+        "this player signed out everywhere: the player token that opened this stream no longer works",
     )
 
 
