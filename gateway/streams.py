@@ -111,9 +111,10 @@ class TableStreams:
 
     async def _check_token(self, table_id: str, seat: int | None, token: str | None) -> None:
         """At a log entry that revokes the stream's seat's token (a bot took the seat, its
-        player rejoined it from another device, or signed out everywhere): ends the stream unless its token still
-        holds the seat (a stream opened with the rejoined token, reading the log from before
-        the rejoin, goes on). The table's record says which token holds the seat now."""
+        player rejoined it from another device or signed out everywhere): ends the stream
+        unless its token still holds the seat (a stream opened with the rejoined token,
+        reading the log from before the rejoin, goes on). The table's record says which
+        token holds the seat now."""
         record, _ = await self.reads.load(table_id)
         if seat is None or token is None or self.reads.seat_of(record, token) == seat:
             return

@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 import grpc
 import pytest
 from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
 
 from clients.terminal import players as cli
 from common import auth
 from common.errors import reason_of
 from deploy.stack import Stack
+from tavola.gateway.v1 import actions_pb2, actions_pb2_grpc, gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
-from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
 from tests.integration.bot_tables import stub_for
 
@@ -34,6 +35,7 @@ class Door:
     address: str
     gateway: gateway_pb2_grpc.GatewayServiceStub
     players: players_pb2_grpc.PlayerServiceStub
+    actions: actions_pb2_grpc.ActionServiceStub
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +50,12 @@ def doors(redis_url, key_prefix, tmp_path_factory) -> Iterator[list[Door]]:
     ) as stack:
         opened = [stub_for(address) for address in stack.gateway_addresses]
         yield [
-            Door(address, stub, players_pb2_grpc.PlayerServiceStub(channel))
+            Door(
+                address,
+                stub,
+                players_pb2_grpc.PlayerServiceStub(channel),
+                actions_pb2_grpc.ActionServiceStub(channel),
+            )
             for address, (channel, stub) in zip(stack.gateway_addresses, opened, strict=True)
         ]
         for channel, _ in opened:
@@ -206,6 +213,23 @@ def test_a_new_player_token_ends_every_old_session_on_every_gateway(doors: list[
                 grpc.StatusCode.PERMISSION_DENIED,
                 "TOKEN_NOT_FOR_TABLE",
             )
+        # Nor on ActionService's stream, where each message carries its seat token.
+        answers = doors[1].actions.SubmitActions(
+            iter(
+                [
+                    actions_pb2.SubmitActionsRequest(
+                        id=1,
+                        seat_token=token,
+                        request=gw.SubmitActionRequest(table_id=table_id, action=actions[table_id]),
+                    )
+                ]
+            )
+        )
+        (answer,) = list(answers)
+        status = status_pb2.Status.FromString(answer.error)
+        info = error_details_pb2.ErrorInfo()
+        next(detail for detail in status.details if detail.Is(info.DESCRIPTOR)).Unpack(info)
+        assert (status.code, info.reason) == (grpc.StatusCode.PERMISSION_DENIED.value[0], "TOKEN_NOT_FOR_TABLE")
         assert doors[0].gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table.version == table.version
 
     # The old player token is refused; the new one gets each seat back, with a working token.
