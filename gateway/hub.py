@@ -26,11 +26,16 @@ The timeout is the table's, not each watcher's: a table whose watchers wait with
 new for a whole timeout is woken once (one timer a table, armed at the first wait and
 again after each wake-up, where a timer a waiting watcher cost each of the table's
 watchers a timer set and cancelled for every event).
+
+The same connection hears of revoked player tokens (SignOutEverywhere, ReissuePlayerToken
+on any gateway): one standing channel, ``<control channel>:revoked-players``, whose
+messages name a player; the streams that player's token opened here (FindGame) wake
+(``player_revocations``). A table's watchers pay nothing for it.
 """
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
 import redis.asyncio as redis
@@ -116,7 +121,10 @@ class Hub:
     def __init__(self, client: redis.Redis, control_channel: str):
         self.redis = client
         self.control_channel = control_channel
+        self.revoked_players_channel = f"{control_channel}:revoked-players"
         self.tables: dict[str, _Table] = {}
+        # The streams open here that a player token opened, by player: set when it is revoked.
+        self.player_streams: dict[str, set[asyncio.Event]] = {}
         self.pubsub = client.pubsub(ignore_subscribe_messages=True)
         self.task: asyncio.Task | None = None
         self.lock = asyncio.Lock()
@@ -126,7 +134,7 @@ class Hub:
 
     async def start(self) -> None:
         # A standing subscription keeps the connection open while no table is watched.
-        await self.pubsub.subscribe(self.control_channel)
+        await self.pubsub.subscribe(self.control_channel, self.revoked_players_channel)
         self.task = asyncio.create_task(self._listen(), name="hub-listen")
 
     async def stop(self) -> None:
@@ -148,9 +156,14 @@ class Hub:
                 continue
             if message is None or message.get("type") != "message":
                 continue
-            table = self.tables.get(message["channel"].decode())
-            if table is not None and not self._known(table, message["data"]):
-                table.wake()
+            channel = message["channel"].decode()
+            table = self.tables.get(channel)
+            if table is not None:
+                if not self._known(table, message["data"]):
+                    table.wake()
+            elif channel == self.revoked_players_channel:
+                for revoked in self.player_streams.get(message["data"].decode(), ()):
+                    revoked.set()
 
     @staticmethod
     def _known(table: _Table, data: bytes) -> bool:
@@ -163,6 +176,24 @@ class Hub:
             return int(data) <= table.tail
         except ValueError:
             return False
+
+    @contextlib.contextmanager
+    def player_revocations(self, player_id: str) -> Iterator[asyncio.Event]:
+        """An event set whenever a token of ``player_id`` is revoked, on any gateway, while
+        the block runs (a stream that the player's token opened waits on it)."""
+        revoked = asyncio.Event()
+        streams = self.player_streams.setdefault(player_id, set())
+        streams.add(revoked)
+        try:
+            yield revoked
+        finally:
+            streams.discard(revoked)
+            if not streams and self.player_streams.get(player_id) is streams:
+                del self.player_streams[player_id]
+
+    async def announce_revoked(self, player_id: str) -> None:
+        """Tells every gateway that a token of ``player_id`` was revoked."""
+        await self.redis.publish(self.revoked_players_channel, player_id)
 
     def watching(self, channel: str) -> bool:
         return channel in self.tables

@@ -11,15 +11,25 @@ time) and ``player:<id>:tables`` (a sorted set: the player's tables by when the 
 taken, the newest few hundred). Bots are players too, by the id ``bot:<bot>``; they have no
 hash and no token: their name is their spec, and their seats are played by their workers.
 
+Signing out everywhere (SignOutEverywhere, and ReissuePlayerToken, which is the same)
+replaces the token and revokes every seat token of the player's seats at open and
+in-progress tables: each seat's token digest is emptied (no token holds it until its
+player rejoins) in a commit whose log entry revokes the seat, so the seat's streams end on
+every gateway (SEAT_SIGNED_OUT, gateway/streams.py); the streams the player token itself
+opened (FindGame) hear of it through the gateways' pub/sub (``Hub.announce_revoked``).
+
 An OpenID Connect sign-in attaches here later: a verified (issuer, subject) pair would map
-to a player id in one more hash, and signing in would call the same reissue as
-ReissuePlayerToken, so a player who lost every device gets a token back (docs/players.md).
+to a player id in one more hash, and signing in would hand a token as SignOutEverywhere
+does, so a player who lost every device gets a token back (docs/players.md).
 """
 
+import asyncio
 import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import grpc
 import structlog
@@ -29,7 +39,7 @@ from redis.asyncio.cluster import RedisCluster
 from common import auth
 from common.errors import ApiError, invalid
 from gateway.commands import TableCore
-from gateway.commit import Commit
+from gateway.commit import Commit, NothingToDo
 from gateway.limits import MAX_DISPLAY_NAME, MAX_ID
 from gateway.quotas import PLAYERS, Client
 from gateway.store import LogEntry
@@ -44,6 +54,11 @@ BOT_PREFIX = "bot:"
 # The tables a player's list keeps (older ones drop off; the tables themselves expire).
 KEPT_TABLES = 200
 MAX_PAGE_SIZE = 100
+# A stream that a player token opened checks the token this often besides hearing of its
+# revocation (which a pub/sub message lost to a reconnect would not tell).
+REVOCATION_POLL_SECONDS = 10.0
+
+T = TypeVar("T")
 
 
 def is_player_token(token: str | None) -> bool:
@@ -194,6 +209,28 @@ def seat_of_player(table: gw.Table, player_id: str) -> int | None:
     return None
 
 
+def signed_in_seat(record: store_pb2.TableRecord, player_id: str) -> int | None:
+    """The player's seat at the table while a token holds it and the game is not over
+    (what a sign-out revokes), else None."""
+    seat = seat_of_player(record.table, player_id)
+    if (
+        seat is None
+        or record.table.status == gw.TABLE_STATUS_FINISHED
+        or record.table.seats[seat].kind != gw.SEAT_KIND_HUMAN
+        or not record.seat_token_sha256[seat]
+    ):
+        return None
+    return seat
+
+
+def _token_revoked() -> ApiError:
+    return ApiError(
+        grpc.StatusCode.UNAUTHENTICATED,
+        "PLAYER_TOKEN_REVOKED",
+        "this player signed out everywhere: the player token that opened this stream no longer works",
+    )
+
+
 class Players:
     """The player commands; the servicer (gateway/service.py) calls these."""
 
@@ -256,3 +293,97 @@ class Players:
         record, _ = await self.core.transact(table_id, change)
         log.info("seat_rejoined", table_id=table_id, seat=found[0], player_id=player_id)
         return pl.RejoinSeatResponse(seat=found[0], seat_token=token, table=record.table)
+
+    async def sign_out_everywhere(self, player_id: str, old_token: str) -> tuple[str, list[str]]:
+        """Revokes ``old_token`` and every seat token of the player's seats (see the module's
+        docstring); returns the new player token and the tables whose seat was signed out.
+
+        The seats are swept while the old token still works, so that a failure there leaves
+        the player a token to try again with; then the token is replaced, the gateways are
+        told, and the seats are swept once more: a seat taken or rejoined with the old token
+        meanwhile is in the player's list by then, or its call finds the token revoked once
+        seated and signs that seat out itself (``confirm_seat``)."""
+        signed_out = set(await self._sign_out_seats(player_id))
+        token = await self.store.reissue(player_id, old_token)
+        try:
+            await self.core.hub.announce_revoked(player_id)
+            signed_out.update(await self._sign_out_seats(player_id))
+        except Exception:  # the new token stands: without it the player could not get back in
+            log.error("sign_out_incomplete", player_id=player_id, exc_info=True)
+        log.info("signed_out_everywhere", player_id=player_id, tables=len(signed_out))
+        return token, sorted(signed_out)
+
+    async def _sign_out_seats(self, player_id: str) -> list[str]:
+        """Signs out the player's seat at each of its tables where a token holds one."""
+        table_ids = await self.store.tables(player_id, KEPT_TABLES)
+        records = await self.core.store.load_many(table_ids)
+        held = [
+            table_id
+            for table_id, record in zip(table_ids, records, strict=True)
+            if record is not None and signed_in_seat(record, player_id) is not None
+        ]
+        done = await asyncio.gather(*(self._sign_out_seat(player_id, table_id) for table_id in held))
+        return [table_id for table_id, signed_out in zip(held, done, strict=True) if signed_out]
+
+    async def _sign_out_seat(self, player_id: str, table_id: str) -> bool:
+        """Empties the digest of the player's seat token at the table (no token holds the
+        seat until RejoinSeat), in a commit whose log entry revokes the seat. False when
+        there was nothing to sign out."""
+
+        async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
+            seat = signed_in_seat(record, player_id)
+            if seat is None:
+                raise NothingToDo
+            record.seat_token_sha256[seat] = b""
+            commit.entries.append(LogEntry(spectator=b"", revoked_seat=seat))  # seen by nobody
+
+        try:
+            await self.core.transact(table_id, change)
+        except NothingToDo:
+            return False
+        except ApiError as error:
+            if error.reason == "TABLE_NOT_FOUND":  # expired meanwhile
+                return False
+            raise
+        log.info("seat_signed_out", table_id=table_id, player_id=player_id)
+        return True
+
+    async def confirm_seat(self, token: str, player_id: str, table_id: str) -> None:
+        """After a seat was taken or rejoined with the player token ``token``: should the
+        token have been revoked meanwhile, a sign-out may have swept the player's tables
+        before this seat was there, so the seat is signed out here and the call refused as
+        the revoked token would have been."""
+        try:
+            await self.store.authenticate(token)
+        except ApiError:
+            await self._sign_out_seat(player_id, table_id)
+            raise
+
+    async def while_signed_in(self, player_id: str, token: str, stream: Coroutine[Any, Any, T]) -> T:
+        """Runs ``stream`` (one that the player token ``token`` opened) to its end, unless
+        the token is revoked first, on any gateway: then cancels it and raises
+        UNAUTHENTICATED (PLAYER_TOKEN_REVOKED)."""
+        with self.core.hub.player_revocations(player_id) as revoked:
+            task = asyncio.ensure_future(stream)
+            try:
+                while True:
+                    # Checked once listening (a revocation announced before was not heard),
+                    # then at each announcement (for this player, not always this token) or poll.
+                    revoked.clear()
+                    try:
+                        await self.store.authenticate(token)
+                    except ApiError:
+                        raise _token_revoked() from None
+                    heard = asyncio.ensure_future(revoked.wait())
+                    try:
+                        await asyncio.wait(
+                            (task, heard), timeout=REVOCATION_POLL_SECONDS, return_when=asyncio.FIRST_COMPLETED
+                        )
+                    finally:
+                        heard.cancel()
+                    if task.done():
+                        return task.result()
+            finally:
+                if not task.done():
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)

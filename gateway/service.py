@@ -279,8 +279,9 @@ class GatewayServicer:
             name = name or (await self.players.store.get(player_id)).display_name
         seat, token, record = await self.core.take_seat(request.table_id, wanted, name, client_of(context), player_id)
         if player_id:
-            assert self.players is not None
+            assert self.players is not None and caller is not None
             await self.players.store.note_table(player_id, request.table_id)
+            await self.players.confirm_seat(caller, player_id, request.table_id)
         return gw.TakeSeatResponse(seat=seat, seat_token=token, table=record.table)
 
     async def StartTable(self, request, context):
@@ -448,28 +449,46 @@ class PlayerServicer:
         return pl.RenamePlayerResponse(player=await self.players.store.rename(player_id, request.display_name))
 
     async def ReissuePlayerToken(self, request, context) -> pl.ReissuePlayerTokenResponse:
+        token, table_ids = await self._sign_out_everywhere(context)
+        return pl.ReissuePlayerTokenResponse(player_token=token, signed_out_table_ids=table_ids)
+
+    async def SignOutEverywhere(self, request, context) -> pl.SignOutEverywhereResponse:
+        token, table_ids = await self._sign_out_everywhere(context)
+        return pl.SignOutEverywhereResponse(player_token=token, signed_out_table_ids=table_ids)
+
+    async def _sign_out_everywhere(self, context) -> tuple[str, list[str]]:
         token = require_token(context)
         player_id = await self.players.caller(token)
-        return pl.ReissuePlayerTokenResponse(player_token=await self.players.store.reissue(player_id, token))
+        return await self.players.sign_out_everywhere(player_id, token)
 
     async def ListMyTables(self, request: pl.ListMyTablesRequest, context) -> pl.ListMyTablesResponse:
         player_id = await self.players.caller(auth.token_from(context))
         return await self.players.my_tables(player_id, request.page_size)
 
     async def RejoinSeat(self, request: pl.RejoinSeatRequest, context) -> pl.RejoinSeatResponse:
-        player_id = await self.players.caller(auth.token_from(context))
-        return await self.players.rejoin(player_id, request.table_id)
+        token = require_token(context)
+        player_id = await self.players.caller(token)
+        rejoined = await self.players.rejoin(player_id, request.table_id)
+        await self.players.confirm_seat(token, player_id, request.table_id)
+        return rejoined
 
     async def ListLeaderboard(self, request: pl.ListLeaderboardRequest, context) -> pl.ListLeaderboardResponse:
         return await self.ratings.leaderboard(request.game_id, request.page_size, request.around_player_id)
 
     async def FindGame(self, request: pl.FindGameRequest, context) -> None:
-        player_id = await self.players.caller(auth.token_from(context))
+        """The search ends when the caller's player token is revoked, on any gateway: the
+        stream with UNAUTHENTICATED (PLAYER_TOKEN_REVOKED), the search as if its client had
+        left; a seat found meanwhile is signed out rather than handed over."""
+        token = require_token(context)
+        player_id = await self.players.caller(token)
 
         async def send(response: pl.FindGameResponse) -> None:
+            if response.HasField("seated"):
+                await self.players.confirm_seat(token, player_id, response.seated.table.table_id)
             await context.write(response.SerializeToString())
 
-        await self.matchmaker.find(player_id, request, client_of(context), send)
+        search = self.matchmaker.find(player_id, request, client_of(context), send)
+        await self.players.while_signed_in(player_id, token, search)
 
 
 class TimerServicer:

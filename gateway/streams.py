@@ -110,15 +110,23 @@ class TableStreams:
                 await self.hub.leave(channel)
 
     async def _check_token(self, table_id: str, seat: int | None, token: str | None) -> None:
-        """At a log entry that revokes the stream's seat's token (a bot took the seat, or
-        its player rejoined it from another device): ends the stream unless its token still
-        holds the seat (a stream opened with the rejoined token, reading the log from before
-        the rejoin, goes on). The table's record says which token holds the seat now."""
+        """At a log entry that revokes the stream's seat's token (a bot took the seat, its
+        player rejoined it from another device or signed out everywhere): ends the stream
+        unless its token still holds the seat (a stream opened with the rejoined token,
+        reading the log from before the rejoin, goes on). The table's record says which
+        token holds the seat now."""
         record, _ = await self.reads.load(table_id)
         if seat is None or token is None or self.reads.seat_of(record, token) == seat:
             return
         if record.table.seats[seat].kind == gw.SEAT_KIND_BOT:
             raise ApiError(grpc.StatusCode.PERMISSION_DENIED, "TOKEN_REVOKED", "a bot has taken this seat", seat=seat)
+        if not record.seat_token_sha256[seat]:  # no token holds it (gateway/players.py)
+            raise ApiError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "SEAT_SIGNED_OUT",
+                "this seat's player signed out everywhere: RejoinSeat with the new player token gives a new seat token",
+                seat=seat,
+            )
         raise ApiError(
             grpc.StatusCode.PERMISSION_DENIED,
             "SEAT_REJOINED",

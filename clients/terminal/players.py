@@ -8,6 +8,9 @@
                                 quick play: wait for a table, show the ratings at it, then
                                 play it in the terminal client
     rejoin TABLE_ID             take your seat back on this device, and play it
+    sign-out-everywhere         end every session of your player (a token or a device in
+                                other hands): a new token is saved here, every device's
+                                seat tokens stop working; rejoin a table to play it here
 
 The player token is kept in ``player.json`` beside the saved seats (TAVOLA_CLIENT_DIR, else
 ~/.local/state/tavola); the gateway is --gateway, TAVOLA_GATEWAY or 127.0.0.1:TAVOLA_PORT.
@@ -40,6 +43,14 @@ def saved_token() -> str:
         return json.loads(token_path().read_text())["player_token"]
     except FileNotFoundError:
         raise SystemExit("no player yet: python -m clients.terminal.players create NAME") from None
+
+
+def save_token(token: str) -> Path:
+    path = token_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"player_token": token}))
+    path.chmod(0o600)  # the token is the player
+    return path
 
 
 def rating_line(rating: pl.Rating) -> str:
@@ -101,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     quick.add_argument("--no-bots", action="store_true", help="wait for people only")
     quick.add_argument("--no-play", action="store_true", help="only print the seat")
     commands.add_parser("rejoin").add_argument("table_id")
+    commands.add_parser("sign-out-everywhere")
     args = parser.parse_args(argv)
 
     with grpc.insecure_channel(args.gateway) as channel:
@@ -108,10 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             if args.command == "create":
                 created = players.CreatePlayer(pl.CreatePlayerRequest(display_name=args.name))
-                path = token_path()
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps({"player_token": created.player_token}))
-                path.chmod(0o600)  # the token is the player
+                path = save_token(created.player_token)
                 print(f"{created.player.display_name} is player {created.player.player_id}; token saved in {path}")
             elif args.command in ("me", "player"):
                 metadata = auth.metadata(saved_token()) if args.command == "me" else None
@@ -166,6 +175,14 @@ def main(argv: list[str] | None = None) -> int:
                 return play_seat(
                     args.gateway, gw.TakeSeatResponse(seat=back.seat, seat_token=back.seat_token, table=back.table)
                 )
+            elif args.command == "sign-out-everywhere":
+                signed_out = players.SignOutEverywhere(
+                    pl.SignOutEverywhereRequest(), metadata=auth.metadata(saved_token())
+                )
+                path = save_token(signed_out.player_token)
+                print(f"signed out everywhere; the new token is saved in {path} (the old one no longer works)")
+                for table_id in signed_out.signed_out_table_ids:
+                    print(f"{table_id}  seat signed out: rejoin {table_id} to play it here")
         except grpc.RpcError as error:
             print(f"tavola: {explain(error)}", file=sys.stderr)
             return 1

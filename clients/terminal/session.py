@@ -38,6 +38,8 @@ REASONS = {
     "TABLE_NOT_STARTED": "the game has not started yet",
     "TOKEN_REVOKED": "your seat was handed to a bot (your decision time ran out)",
     "SEAT_REJOINED": "your seat was taken up again on another device",
+    "SEAT_SIGNED_OUT": "your player signed out everywhere: rejoin the table to play it here",
+    "PLAYER_TOKEN_REVOKED": "your player token was replaced (signed out everywhere)",
     "TOKEN_NOT_FOR_TABLE": "the saved seat token is not one of this table's",
     "TABLE_NOT_FOUND": "there is no such table (it may have expired)",
     "TABLE_FULL": "every seat of that table is taken",
@@ -49,6 +51,7 @@ REASONS = {
 SEAT_LOST = {
     "TOKEN_REVOKED": "Your seat was handed to a bot: your decision time ran out.",
     "SEAT_REJOINED": "You took this seat up again on another device; it is played there now.",
+    "SEAT_SIGNED_OUT": "Your player signed out everywhere: to play on here, rejoin the table with the new token.",
 }
 
 

@@ -1,5 +1,5 @@
 """Players who come back, in a real browser against a real stack: a player made in the page
-(its token shown once, kept, renamed, reissued, forgotten and pasted back), quick play
+(its token shown once, kept, renamed, signed out everywhere, forgotten and pasted back), quick play
 against bot fill straight to the table, a rated game played to its end, then the player's
 page and the leaderboard showing its result, the ratings beside the seats' names at the next
 table, the player's tables with rejoin from another browser, and Cancel, which takes the
@@ -16,9 +16,12 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
+from common import auth
+from common.errors import reason_of
 from deploy.stack import NO_QUOTAS, Stack
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
-from tavola.gateway.v1 import players_pb2_grpc
 from tests.web.test_browser import HOSTILE, MOVE_SELECTOR, PECUNIA_SHORT, click_a_move
 
 BOT_FILL_SECONDS = "3"
@@ -86,7 +89,9 @@ def play_to_end(page, limit_seconds: float = 120.0) -> None:
             time.sleep(0.1)
 
 
-def test_a_player_is_made_renamed_reissued_forgotten_and_pasted_back(open_page, base_url, player_stub):
+def test_a_player_is_made_renamed_signed_out_everywhere_forgotten_and_pasted_back(
+    open_page, base_url, player_stub, web_stack
+):
     page = open_page(name="player-identity")
     token = make_player(page, base_url, HOSTILE)
     page.shot("token-shown")
@@ -112,10 +117,32 @@ def test_a_player_is_made_renamed_reissued_forgotten_and_pasted_back(open_page, 
     assert page.page.locator("[data-testid=me-name]").inner_text() == "Renata"
     assert player_stub.GetPlayer(pl.GetPlayerRequest(player_id=kept["playerId"])).player.display_name == "Renata"
 
-    page.page.click("[data-testid=reissue]")
-    page.page.click("[data-testid=reissue-yes]")
-    fresh = page.page.locator("[data-testid=player-token]").inner_text()
-    assert fresh != token and stored_player(page)["token"] == fresh
+    # A seat this browser holds, taken with the player's token: signing out everywhere
+    # revokes its token and takes it back here with the new player token.
+    with grpc.insecure_channel(web_stack.gateway_address) as channel:
+        tables = gateway_pb2_grpc.GatewayServiceStub(channel)
+        table_id = tables.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2)).table.table_id
+        held = tables.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=auth.metadata(token))
+        page.page.evaluate(
+            "([key, seat]) => localStorage.setItem(key, JSON.stringify(seat))",
+            [f"tavola.seat.{table_id}", {"seat": held.seat, "token": held.seat_token}],
+        )
+        page.page.click("[data-testid=sign-out-everywhere]")
+        page.page.click("[data-testid=sign-out-everywhere-yes]")
+        page.page.wait_for_selector("[data-testid=status]:has-text('1 of them taken back in this browser')")
+        page.shot("signed-out-everywhere")
+        fresh = page.page.locator("[data-testid=player-token]").inner_text()
+        assert fresh != token and stored_player(page)["token"] == fresh
+        taken_back = page.page.evaluate(f"JSON.parse(localStorage.getItem('tavola.seat.{table_id}'))")
+        assert taken_back["seat"] == held.seat and taken_back["token"] != held.seat_token
+        for seat_token, reason in (
+            (held.seat_token, "TOKEN_NOT_FOR_TABLE"),
+            (taken_back["token"], "TABLE_NOT_STARTED"),
+        ):
+            # The old seat token holds nothing; the one taken back holds the (waiting) seat.
+            with pytest.raises(grpc.RpcError) as view:
+                tables.GetView(gw.GetViewRequest(table_id=table_id), metadata=auth.metadata(seat_token))
+            assert reason_of(view.value) == reason
     with pytest.raises(grpc.RpcError) as refused:  # the old token stopped working
         player_stub.ListMyTables(pl.ListMyTablesRequest(), metadata=(("authorization", f"Bearer {token}"),))
     assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED

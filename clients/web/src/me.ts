@@ -1,5 +1,5 @@
 // The player this browser plays as (PlayerService): made with a display name, kept by its
-// secret token (shown once, kept in localStorage), renamed, its token reissued, forgotten,
+// secret token (shown once, kept in localStorage), renamed, signed out everywhere (a new token), forgotten,
 // or brought from another device by pasting its token; and its tables, with rejoin.
 import { bearer, Code, codeOf, failure, players } from "./api";
 import { listGames } from "./catalog";
@@ -210,13 +210,19 @@ export class MePage {
         h(
           "p",
           { class: "small" },
-          "This browser plays as this player with its secret token. If the token leaked, reissue it: the old one stops working everywhere, and your other devices need the new one.",
+          "This browser plays as this player with its secret token. If the token leaked, or a device is lost, sign out everywhere: the token is replaced, and every other device loses your player, its seats and its searches. This browser keeps its seats; your other devices need the new token.",
         ),
-        this.confirming("reissue", "Reissue my token", "Replace the token: the old one stops working on every device.", "Yes, reissue it", () => void this.reissue(key)),
+        this.confirming(
+          "sign-out-everywhere",
+          "Sign out everywhere",
+          "End every session of this player: the old token and every seat token it gave stop working on every device at once. This browser gets the new token, shown once.",
+          "Yes, sign out everywhere",
+          () => void this.signOutEverywhere(key),
+        ),
         this.confirming(
           "forget",
           "Forget this player in this browser",
-          "Without its token, this browser cannot play as this player again. Keep a copy of the token first (reissue one to see a new one).",
+          "Without its token, this browser cannot play as this player again. Keep a copy of the token first (signing out everywhere shows a new one).",
           "Yes, forget it here",
           () => {
             forgetPlayer();
@@ -261,16 +267,28 @@ export class MePage {
     }
   }
 
-  private async reissue(key: PlayerKey): Promise<void> {
+  /** A new token for this browser; every seat token of the player stops working, and the
+   * seats this browser held are taken back here with the new token. */
+  private async signOutEverywhere(key: PlayerKey): Promise<void> {
     this.error.textContent = "";
     try {
-      const fresh = await players.reissuePlayerToken({}, bearer(key.token));
+      const fresh = await players.signOutEverywhere({}, bearer(key.token));
       keepPlayer({ ...key, token: fresh.playerToken });
       this.issued = fresh.playerToken;
+      const here = fresh.signedOutTableIds.filter((tableId) => seatKey(tableId) !== undefined);
+      const back = await Promise.allSettled(
+        here.map(async (tableId) => {
+          const seated = await players.rejoinSeat({ tableId }, bearer(fresh.playerToken));
+          keepSeat(tableId, { seat: seated.seat, token: seated.seatToken });
+        }),
+      );
+      const kept = back.filter((result) => result.status === "fulfilled").length;
+      const count = fresh.signedOutTableIds.length;
+      this.status.textContent = `Signed out everywhere: ${count} seat${count === 1 ? "" : "s"} signed out${here.length ? `, ${kept} of them taken back in this browser` : ""}.`;
       await this.render();
       this.root.querySelector<HTMLElement>("[data-testid=token-saved]")?.focus();
     } catch (error) {
-      this.error.textContent = `The token was not reissued: ${failure(error)}`;
+      this.error.textContent = `Not signed out: ${failure(error)}`;
     }
   }
 
