@@ -4,7 +4,7 @@
 ``clean_name`` turns what a client sent into the name that is kept, or refuses it saying
 which character and why:
 
-- NFKC: full-width, ligature and styled letters ("Ｎｏｒａ", "ℕ") become the plain ones;
+- NFKC: full-width, ligature and styled letters (U+FF2E, U+2115) become the plain ones;
 - the ends are stripped and each run of spaces becomes one space;
 - refused: control characters (Cc: NUL, BEL, ESC of an ANSI sequence, newlines), format
   characters (Cf: bidirectional overrides and isolates, zero-width spaces and joiners; a
@@ -15,12 +15,13 @@ which character and why:
 - at most ``MAX_CHARACTERS`` characters and ``MAX_WIDTH`` terminal cells (a wide
   character, as in Chinese, takes two).
 
-``skeleton`` is the name's confusable skeleton (Unicode TS #39, by the ``disarm`` library,
-with case folded and the digits 1 and 0 read as l and O): two names of one skeleton look
-alike ("Nora" with a Cyrillic "о", "N0RA", "nora"), and the gateway lets only one player
-hold it (gateway/names.py). ``check_not_reserved`` refuses the names the platform gives
-seats itself, which a person could hide behind: "Seat 2", "Player 3", a bot's ("random",
-"ismcts L8", "random 2") and "You" (the word each viewer reads for their own seat).
+``skeletons`` are the name's confusable skeletons (Unicode TS #39, by the ``disarm``
+library, with case folded and the digits 1 and 0 read as l and O; of the name and of its
+lowercase): two names that share one look alike ("Nora" with a Cyrillic o, "N0RA",
+"nora"), and the gateway lets only one player hold each (gateway/names.py).
+``check_not_reserved`` refuses the names the platform gives seats itself, which a person
+could hide behind: "Seat 2", "Player 3", a bot's ("random", "ismcts L8", "random 2") and
+"You" (the word each viewer reads for their own seat).
 """
 
 import re
@@ -122,6 +123,13 @@ def skeleton(name: str) -> str:
     return skeleton_key(name, digit_policy="tr39")
 
 
+def skeletons(name: str) -> frozenset[str]:
+    """The keys two names share when they look alike: the name's skeleton, and its
+    lowercase's. The skeleton reads a capital I as l before it folds case (as TS #39 does),
+    so "ISMCTS" and "ismcts" share only the second, "Ian" and "lan" only the first."""
+    return frozenset((skeleton(name), skeleton(name.lower())))
+
+
 def check_not_reserved(name: str, bot_names: Iterable[str] = (), *, what: str = "a name") -> None:
     """INVALID_ARGUMENT (RESERVED_DISPLAY_NAME) for a name that looks like one the platform
     gives a seat itself: "Seat 2", "Player 3", "You", a bot's ("random", "ismcts L8",
@@ -134,9 +142,9 @@ def check_not_reserved(name: str, bot_names: Iterable[str] = (), *, what: str = 
 
 
 def reserved_as(name: str, bot_names: Iterable[str] = ()) -> bool:
-    key = skeleton(name)
-    if key == skeleton(_YOU):
+    keys = skeletons(name)
+    if keys & skeletons(_YOU):
         return True
-    words = [*_PLATFORM_WORDS, *(skeleton(bot) for bot in bot_names if bot)]
-    pattern = "|".join(re.escape(word) for word in words)
-    return re.fullmatch(f"(?:{pattern}){_NUMBER}", key) is not None
+    words = {key for word in (*_PLATFORM_WORDS, *bot_names) if word for key in skeletons(word)}
+    pattern = "|".join(re.escape(word) for word in sorted(words))
+    return any(re.fullmatch(f"(?:{pattern}){_NUMBER}", key) for key in keys)

@@ -30,7 +30,7 @@ from google.protobuf import any_pb2
 from common import auth
 from common.errors import RETRY_CONTENTION_SECONDS, ApiError, failed, invalid
 from common.logging import bound
-from common.name_rules import skeleton
+from common.name_rules import skeletons
 from common.names import bot_display_name, shown_names
 from gateway import metrics
 from gateway.bots import BotCatalog
@@ -45,8 +45,8 @@ from gateway.commit import (
     set_deadline,
 )
 from gateway.hub import Hub
-from gateway.names import NameIndex, name_taken
 from gateway.limits import MAX_REQUEST_ID, check_table_request
+from gateway.names import NameIndex, name_taken
 from gateway.new_tables import draw_seed, new_record
 from gateway.publisher import Tasks
 from gateway.quotas import CREATE, SEATS, Client, Limits, Quotas
@@ -291,8 +291,8 @@ class TableCore:
         """Seat ``seat_wanted`` (None: the first free one); returns the seat, its token and the
         table. ``player_id``: the seat is that player's (gateway/players.py), else a guest's."""
         await self.quotas.charge(SEATS, client)
-        name, key = self.names.check(display_name, "a seat's name")
-        if name and (owner := await self.names.owner(key)) not in (None, player_id):
+        name, keys = self.names.check(display_name, "a seat's name")
+        if name and await self.names.owners(keys) - {player_id}:
             raise name_taken()  # a registered player's, and not the caller's own
         token = auth.new_token()
         taken: list[int] = []
@@ -321,7 +321,7 @@ class TableCore:
                 if free is None:
                     raise failed("TABLE_FULL", "every seat is taken")
                 seat = free
-            if name and any(skeleton(shown) == key for shown in shown_names(seats, but=seat.seat)):
+            if name and any(skeletons(shown) & keys for shown in shown_names(seats, but=seat.seat)):
                 raise ApiError(
                     grpc.StatusCode.ALREADY_EXISTS,
                     "DISPLAY_NAME_AT_TABLE",

@@ -2,9 +2,10 @@
 that nobody signs up, renames or sits down under a name that looks like another player's.
 
 Key, under the gateway's prefix: ``player-names`` (a hash: skeleton -> player id). A
-player's skeleton is claimed before their name is written (CreatePlayer, RenamePlayer) and
-the old one released after; the player's hash keeps its own (``skeleton``), so that a
-rename releases the one it claimed even if the skeleton's rules change between versions.
+player's skeletons are claimed before their name is written (CreatePlayer, RenamePlayer),
+all or none, and the old ones released after; the player's hash keeps its own
+(``skeletons``, one a line), so that a rename releases those it claimed even if the
+skeletons' rules change between versions.
 """
 
 from collections.abc import Iterable
@@ -14,18 +15,22 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
 from common.errors import ApiError
-from common.name_rules import check_not_reserved, clean_name, skeleton
+from common.name_rules import check_not_reserved, clean_name, skeletons
 
-# Claims KEYS[1]'s field ARGV[1] for player ARGV[2] unless another player holds it.
+# Claims KEYS[1]'s fields ARGV[2..] for player ARGV[1], unless another player holds one.
 _CLAIM = """
-local owner = redis.call('HGET', KEYS[1], ARGV[1])
-if owner and owner ~= ARGV[2] then return owner end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+for i = 2, #ARGV do
+  local owner = redis.call('HGET', KEYS[1], ARGV[i])
+  if owner and owner ~= ARGV[1] then return owner end
+end
+for i = 2, #ARGV do redis.call('HSET', KEYS[1], ARGV[i], ARGV[1]) end
 return false
 """
-# Releases KEYS[1]'s field ARGV[1] if player ARGV[2] still holds it.
+# Releases KEYS[1]'s fields ARGV[2..] that player ARGV[1] still holds.
 _RELEASE = """
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+for i = 2, #ARGV do
+  if redis.call('HGET', KEYS[1], ARGV[i]) == ARGV[1] then redis.call('HDEL', KEYS[1], ARGV[i]) end
+end
 return 0
 """
 
@@ -44,24 +49,25 @@ class NameIndex:
         self.key = f"{key_prefix}:player-names"
         self.bot_names = tuple(bot_names)
 
-    def check(self, raw: str, what: str = "a display name") -> tuple[str, str]:
-        """The name kept for ``raw`` and its skeleton; INVALID_ARGUMENT for a name refused by
-        the rules or reserved ("" is returned as it is: who calls says what it means)."""
+    def check(self, raw: str, what: str = "a display name") -> tuple[str, frozenset[str]]:
+        """The name kept for ``raw`` and its skeletons; INVALID_ARGUMENT for a name refused
+        by the rules or reserved ("" is returned as it is: who calls says what it means)."""
         name = clean_name(raw, what=what)
         if name:
             check_not_reserved(name, self.bot_names, what=what)
-        return name, skeleton(name)
+        return name, skeletons(name)
 
-    async def owner(self, key: str) -> str | None:
-        """The player whose name has the skeleton ``key``, if one has."""
-        found = await self.redis.hget(self.key, key)
-        return None if found is None else found.decode() if isinstance(found, bytes) else str(found)
+    async def owners(self, keys: Iterable[str]) -> set[str]:
+        """The players whose names have one of the skeletons ``keys``."""
+        found = await self.redis.hmget(self.key, sorted(keys))
+        return {owner.decode() if isinstance(owner, bytes) else str(owner) for owner in found if owner is not None}
 
-    async def claim(self, key: str, player_id: str) -> None:
-        """``key`` is ``player_id``'s from now on; ALREADY_EXISTS (DISPLAY_NAME_TAKEN) if
-        another player holds it."""
-        if await self.redis.eval(_CLAIM, 1, self.key, key, player_id):
+    async def claim(self, keys: Iterable[str], player_id: str) -> None:
+        """``keys`` are ``player_id``'s from now on; ALREADY_EXISTS (DISPLAY_NAME_TAKEN) if
+        another player holds one."""
+        if await self.redis.eval(_CLAIM, 1, self.key, player_id, *sorted(keys)):
             raise name_taken()
 
-    async def release(self, key: str, player_id: str) -> None:
-        await self.redis.eval(_RELEASE, 1, self.key, key, player_id)
+    async def release(self, keys: Iterable[str], player_id: str) -> None:
+        if keys:
+            await self.redis.eval(_RELEASE, 1, self.key, player_id, *sorted(keys))

@@ -6,8 +6,9 @@ read of that player's hash and a constant-time comparison; a forged token (unkno
 a secret that is not the stored one) and a revoked one (replaced by ReissuePlayerToken)
 are refused alike, UNAUTHENTICATED (PLAYER_TOKEN_INVALID).
 
-Keys, under the gateway's prefix: ``player:<id>`` (a hash: name, its confusable skeleton,
-token digest, creation time), ``player-names`` (gateway/names.py: who holds each skeleton) and ``player:<id>:tables`` (a sorted set: the player's tables by when the seat was
+Keys, under the gateway's prefix: ``player:<id>`` (a hash: name, its confusable skeletons,
+token digest, creation time), ``player-names`` (gateway/names.py: who holds each skeleton)
+and ``player:<id>:tables`` (a sorted set: the player's tables by when the seat was
 taken, the newest few hundred). Bots are players too, by the id ``bot:<bot>``; they have no
 hash and no token: their name is their spec, and their seats are played by their workers.
 
@@ -28,7 +29,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from common import auth
 from common.errors import ApiError, invalid
-from common.name_rules import skeleton
+from common.name_rules import skeletons
 from gateway.commands import TableCore
 from gateway.commit import Commit
 from gateway.limits import MAX_ID
@@ -72,20 +73,20 @@ def text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def check_display_name(display_name: str, names: NameIndex) -> tuple[str, str]:
-    """A player's name as kept, and its skeleton, by the one name policy
+def check_display_name(display_name: str, names: NameIndex) -> tuple[str, frozenset[str]]:
+    """A player's name as kept, and its skeletons, by the one name policy
     (common/name_rules.py); INVALID_ARGUMENT for a name it refuses."""
-    name, key = names.check(display_name)
+    name, keys = names.check(display_name)
     if not name:
         raise invalid("DISPLAY_NAME_REQUIRED", "a player needs a display name")
-    return name, key
+    return name, keys
 
 
 class PlayerStore:
     def __init__(self, redis: "Redis | RedisCluster", key_prefix: str, names: NameIndex | None = None):
         self.redis = redis
         self.prefix = f"{key_prefix}:player"
-        self.names = names or NameIndex(redis, key_prefix)
+        self.name_index = names or NameIndex(redis, key_prefix)
 
     def _key(self, player_id: str) -> str:
         return f"{self.prefix}:{player_id}"
@@ -99,15 +100,16 @@ class PlayerStore:
         return f"{TOKEN_PREFIX}{player_id}.{secret}", _digest(secret)
 
     async def create(self, display_name: str) -> tuple[pl.Player, str]:
-        name, skeleton = check_display_name(display_name, self.names)
+        name, keys = check_display_name(display_name, self.name_index)
         player_id = secrets.token_hex(8)
         token, digest = self._new_token(player_id)
         now = time.time_ns()
-        await self.names.claim(skeleton, player_id)  # ALREADY_EXISTS when another player looks the same
+        await self.name_index.claim(keys, player_id)  # ALREADY_EXISTS when another player's looks the same
         created = await self.redis.hsetnx(self._key(player_id), "token", digest)
         if not created:  # 64 random bits collided: never in practice, and refused if so
             raise ApiError(grpc.StatusCode.ABORTED, "CONTENTION", "try again")
-        await self.redis.hset(self._key(player_id), mapping={"name": name, "created": now, "skeleton": skeleton})
+        kept = "\n".join(sorted(keys))
+        await self.redis.hset(self._key(player_id), mapping={"name": name, "created": now, "skeletons": kept})
         log.info("player_created", player_id=player_id)
         return self._player(player_id, name, now), token
 
@@ -154,16 +156,15 @@ class PlayerStore:
         return found
 
     async def rename(self, player_id: str, display_name: str) -> pl.Player:
-        """The player under a new name: its skeleton claimed first (ALREADY_EXISTS when
-        another player's looks the same), the one it had released after."""
-        name, key = check_display_name(display_name, self.names)
-        old_name, old_key = await self.redis.hmget(self._key(player_id), ["name", "skeleton"])
-        await self.names.claim(key, player_id)
-        await self.redis.hset(self._key(player_id), mapping={"name": name, "skeleton": key})
-        # A player made before skeletons were kept holds the one of the name it had.
-        released = text(old_key) if old_key is not None else skeleton(text(old_name)) if old_name is not None else ""
-        if released and released != key:
-            await self.names.release(released, player_id)
+        """The player under a new name: its skeletons claimed first (ALREADY_EXISTS when
+        another player's look the same), those it had released after."""
+        name, keys = check_display_name(display_name, self.name_index)
+        old_name, old_keys = await self.redis.hmget(self._key(player_id), ["name", "skeletons"])
+        await self.name_index.claim(keys, player_id)
+        await self.redis.hset(self._key(player_id), mapping={"name": name, "skeletons": "\n".join(sorted(keys))})
+        # A player made before skeletons were kept holds those of the name it had, if any.
+        held = text(old_keys).split("\n") if old_keys is not None else skeletons(text(old_name)) if old_name else ()
+        await self.name_index.release(set(held) - keys, player_id)
         return await self.get(player_id)
 
     async def reissue(self, player_id: str, old_token: str) -> str:
