@@ -97,7 +97,8 @@ def test_nobody_signs_up_renames_or_sits_down_under_a_registered_players_look_al
     # free again, the new one held.
     client = connect(stack.redis_url)
     try:
-        held = {key.decode(): owner.decode() for key, owner in client.hgetall(f"{stack.key_prefix}:player-names").items()}
+        index = client.hgetall(f"{stack.key_prefix}:player-names")
+        held = {key.decode(): owner.decode() for key, owner in index.items()}
     finally:
         client.close()
     assert all(held[key] == nora.player.player_id for key in skeletons("Nora Newcomer"))
