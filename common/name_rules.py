@@ -21,7 +21,8 @@ lowercase): two names that share one look alike ("Nora" with a Cyrillic o, "N0RA
 "nora"), and the gateway lets only one player hold each (gateway/names.py).
 ``check_not_reserved`` refuses the names the platform gives seats itself, which a person
 could hide behind: "Seat 2", "Player 3", a bot's ("random", "ismcts L8", "random 2") and
-"You" (the word each viewer reads for their own seat).
+"You" (the word each viewer reads for their own seat), and any name holding "seat 3" (how
+game text names a seat before the names are written in).
 """
 
 import re
@@ -68,6 +69,8 @@ _CONTROL_NAMES = {
 # without a name), as skeletons: digits read as TS #39 reads them (1 as l, 0 as O).
 _NUMBER = r"(?: l?[0-9lo]+)?"
 _PLATFORM_WORDS = ("seat", "player")
+# How game text names a seat before names are written in (services/engine/words.py).
+_PLACEHOLDER = re.compile(r"\bseat \d+")
 _YOU = "you"
 
 
@@ -133,7 +136,14 @@ def skeletons(name: str) -> frozenset[str]:
 def check_not_reserved(name: str, bot_names: Iterable[str] = (), *, what: str = "a name") -> None:
     """INVALID_ARGUMENT (RESERVED_DISPLAY_NAME) for a name that looks like one the platform
     gives a seat itself: "Seat 2", "Player 3", "You", a bot's ("random", "ismcts L8",
-    "random 2": two bots of one name are told apart by their seat's number)."""
+    "random 2": two bots of one name are told apart by their seat's number), or that holds
+    "seat 3"."""
+    if placeholder := _PLACEHOLDER.search(name):
+        raise invalid(
+            "RESERVED_DISPLAY_NAME",
+            f"{what} may not hold {placeholder.group(0)!r}: game text names seats so, and a client"
+            " writing names in would take it for one",
+        )
     if reserved_as(name, bot_names):
         raise invalid(
             "RESERVED_DISPLAY_NAME",

@@ -16,6 +16,7 @@ through ``for_viewer``.
 """
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -36,6 +37,22 @@ def bot_display_name(spec: str) -> str:
         "",
     )
     return f"{name.strip()} L{level.strip()}" if level.strip() else name.strip()
+
+
+# What acts on a terminal or reorders text rather than showing: controls (ESC, BEL...),
+# format characters (bidi overrides, zero-width ones), private-use, unassigned and surrogate
+# code points, line and paragraph separators.
+_NOT_SHOWN = frozenset(("Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"))
+
+
+def printable(text: str) -> str:
+    """``text`` as a client writes it to a screen: each character that acts on the terminal
+    or reorders the text instead of showing (``_NOT_SHOWN``) written as U+FFFD, except a
+    zero-width joiner (of an emoji sequence, harmless). For what a client receives (names,
+    event text), whatever the gateway let through when it was made."""
+    if text.isprintable():
+        return text
+    return "".join("\ufffd" if char != "\u200d" and unicodedata.category(char) in _NOT_SHOWN else char for char in text)
 
 
 def seat_label(seat: int) -> str:

@@ -88,6 +88,8 @@ def test_seat_labels_bot_names_and_you_are_reserved():
         assert reserved_as(name, bots), name
     for name in ("Seatbelt", "Randomness", "Sir Random", "Ada", "Player One Ready", "Yours"):
         assert not reserved_as(name, bots), name
-    with pytest.raises(ApiError) as caught:
-        check_not_reserved("ismcts L8", bots)
-    assert caught.value.reason == "RESERVED_DISPLAY_NAME"
+    for name in ("ismcts L8", "Bob seat 3", "seat 12 wins"):  # "seat 3": how game text names a seat
+        with pytest.raises(ApiError) as caught:
+            check_not_reserved(name, bots)
+        assert caught.value.reason == "RESERVED_DISPLAY_NAME", name
+    check_not_reserved("Bob Seat 3rd", bots)
