@@ -48,6 +48,11 @@ class NameIndex:
         self.redis = redis
         self.key = f"{key_prefix}:player-names"
         self.bot_names = tuple(bot_names)
+        for bot in self.bot_names:  # an operator's bot is named to people too: the same rules
+            try:
+                clean_name(bot, what="a bot's name")
+            except ApiError as error:
+                raise ValueError(f"bot {bot!r}: {error.message}") from None
 
     def check(self, raw: str, what: str = "a display name") -> tuple[str, frozenset[str]]:
         """The name kept for ``raw`` and its skeletons; INVALID_ARGUMENT for a name refused
