@@ -127,7 +127,7 @@ async def serve() -> None:
             method.name for service in public for method in service.methods if method.server_streaming
         ),
     )
-    players = Players(PlayerStore(client, settings.key_prefix), core)
+    players = Players(PlayerStore(client, settings.key_prefix, core.names), core)
     rating_book = Ratings(
         client,
         settings.key_prefix,

@@ -30,7 +30,8 @@ from google.protobuf import any_pb2
 from common import auth
 from common.errors import RETRY_CONTENTION_SECONDS, ApiError, failed, invalid
 from common.logging import bound
-from common.names import bot_display_name
+from common.name_rules import skeletons
+from common.names import bot_display_name, shown_names
 from gateway import metrics
 from gateway.bots import BotCatalog
 from gateway.commit import (
@@ -44,7 +45,8 @@ from gateway.commit import (
     set_deadline,
 )
 from gateway.hub import Hub
-from gateway.limits import MAX_DISPLAY_NAME, MAX_REQUEST_ID, check_table_request
+from gateway.limits import MAX_REQUEST_ID, check_table_request
+from gateway.names import NameIndex, name_taken
 from gateway.new_tables import draw_seed, new_record
 from gateway.publisher import Tasks
 from gateway.quotas import CREATE, SEATS, Client, Limits, Quotas
@@ -90,6 +92,8 @@ class TableCore:
         # Unless given, quotas that limit nothing.
         self.quotas = quotas or Quotas(store.redis, store.prefix, Limits(0, 0, 0, 0, 0))
         self.reads = TableReads(store, rules)
+        # Registered players' names and the bots' (gateway/names.py): a seat's name must not look like them.
+        self.names = NameIndex(store.redis, store.prefix, bots.names())
         self.tasks = Tasks(celery_app)
         self.wakeups = Wakeups(store, rules, self.tasks, bots)
         self.streams = TableStreams(self.reads, hub, self.quotas)
@@ -287,8 +291,9 @@ class TableCore:
         """Seat ``seat_wanted`` (None: the first free one); returns the seat, its token and the
         table. ``player_id``: the seat is that player's (gateway/players.py), else a guest's."""
         await self.quotas.charge(SEATS, client)
-        if len(display_name) > MAX_DISPLAY_NAME:
-            raise invalid("BAD_DISPLAY_NAME", f"at most {MAX_DISPLAY_NAME} characters")
+        name, keys = self.names.check(display_name, "a seat's name")
+        if name and await self.names.owners(keys) - {player_id}:
+            raise name_taken()  # a registered player's, and not the caller's own
         token = auth.new_token()
         taken: list[int] = []
 
@@ -316,8 +321,14 @@ class TableCore:
                 if free is None:
                     raise failed("TABLE_FULL", "every seat is taken")
                 seat = free
+            if name and any(skeletons(shown) & keys for shown in shown_names(seats, but=seat.seat)):
+                raise ApiError(
+                    grpc.StatusCode.ALREADY_EXISTS,
+                    "DISPLAY_NAME_AT_TABLE",
+                    "a seat at this table has a name that looks like this one: choose another",
+                )
             seat.taken = True
-            seat.display_name = display_name or f"Player {seat.seat + 1}"
+            seat.display_name = name or f"Player {seat.seat + 1}"
             seat.player_id = player_id
             record.seat_token_sha256[seat.seat] = auth.digest(token)
             commit.public(

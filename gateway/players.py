@@ -6,8 +6,9 @@ read of that player's hash and a constant-time comparison; a forged token (unkno
 a secret that is not the stored one) and a revoked one (replaced by ReissuePlayerToken)
 are refused alike, UNAUTHENTICATED (PLAYER_TOKEN_INVALID).
 
-Keys, under the gateway's prefix: ``player:<id>`` (a hash: name, token digest, creation
-time) and ``player:<id>:tables`` (a sorted set: the player's tables by when the seat was
+Keys, under the gateway's prefix: ``player:<id>`` (a hash: name, its confusable skeletons,
+token digest, creation time), ``player-names`` (gateway/names.py: who holds each skeleton)
+and ``player:<id>:tables`` (a sorted set: the player's tables by when the seat was
 taken, the newest few hundred). Bots are players too, by the id ``bot:<bot>``; they have no
 hash and no token: their name is their spec, and their seats are played by their workers.
 
@@ -38,9 +39,11 @@ from redis.asyncio.cluster import RedisCluster
 
 from common import auth
 from common.errors import ApiError, invalid
+from common.name_rules import skeletons
 from gateway.commands import TableCore
 from gateway.commit import Commit, NothingToDo
-from gateway.limits import MAX_DISPLAY_NAME, MAX_ID
+from gateway.limits import MAX_ID
+from gateway.names import NameIndex
 from gateway.quotas import PLAYERS, Client
 from gateway.store import LogEntry
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -85,19 +88,20 @@ def text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def check_display_name(name: str) -> str:
-    name = name.strip()
+def check_display_name(display_name: str, names: NameIndex) -> tuple[str, frozenset[str]]:
+    """A player's name as kept, and its skeletons, by the one name policy
+    (common/name_rules.py); INVALID_ARGUMENT for a name it refuses."""
+    name, keys = names.check(display_name)
     if not name:
         raise invalid("DISPLAY_NAME_REQUIRED", "a player needs a display name")
-    if len(name) > MAX_DISPLAY_NAME or not name.isprintable():
-        raise invalid("BAD_DISPLAY_NAME", f"a display name has at most {MAX_DISPLAY_NAME} printable characters")
-    return name
+    return name, keys
 
 
 class PlayerStore:
-    def __init__(self, redis: "Redis | RedisCluster", key_prefix: str):
+    def __init__(self, redis: "Redis | RedisCluster", key_prefix: str, names: NameIndex | None = None):
         self.redis = redis
         self.prefix = f"{key_prefix}:player"
+        self.name_index = names or NameIndex(redis, key_prefix)
 
     def _key(self, player_id: str) -> str:
         return f"{self.prefix}:{player_id}"
@@ -111,14 +115,16 @@ class PlayerStore:
         return f"{TOKEN_PREFIX}{player_id}.{secret}", _digest(secret)
 
     async def create(self, display_name: str) -> tuple[pl.Player, str]:
-        name = check_display_name(display_name)
+        name, keys = check_display_name(display_name, self.name_index)
         player_id = secrets.token_hex(8)
         token, digest = self._new_token(player_id)
         now = time.time_ns()
+        await self.name_index.claim(keys, player_id)  # ALREADY_EXISTS when another player's looks the same
         created = await self.redis.hsetnx(self._key(player_id), "token", digest)
         if not created:  # 64 random bits collided: never in practice, and refused if so
             raise ApiError(grpc.StatusCode.ABORTED, "CONTENTION", "try again")
-        await self.redis.hset(self._key(player_id), mapping={"name": name, "created": now})
+        kept = "\n".join(sorted(keys))
+        await self.redis.hset(self._key(player_id), mapping={"name": name, "created": now, "skeletons": kept})
         log.info("player_created", player_id=player_id)
         return self._player(player_id, name, now), token
 
@@ -165,8 +171,15 @@ class PlayerStore:
         return found
 
     async def rename(self, player_id: str, display_name: str) -> pl.Player:
-        name = check_display_name(display_name)
-        await self.redis.hset(self._key(player_id), "name", name)
+        """The player under a new name: its skeletons claimed first (ALREADY_EXISTS when
+        another player's look the same), those it had released after."""
+        name, keys = check_display_name(display_name, self.name_index)
+        old_name, old_keys = await self.redis.hmget(self._key(player_id), ["name", "skeletons"])
+        await self.name_index.claim(keys, player_id)
+        await self.redis.hset(self._key(player_id), mapping={"name": name, "skeletons": "\n".join(sorted(keys))})
+        # A player made before skeletons were kept holds those of the name it had, if any.
+        held = text(old_keys).split("\n") if old_keys is not None else skeletons(text(old_name)) if old_name else ()
+        await self.name_index.release(set(held) - keys, player_id)
         return await self.get(player_id)
 
     async def reissue(self, player_id: str, old_token: str) -> str:

@@ -15,7 +15,7 @@ from functools import cache
 
 import structlog
 
-from common.names import seat_label, seat_names, with_names, with_names_marked
+from common.names import in_text, seat_label, seat_names, with_names, with_names_marked
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 
@@ -83,17 +83,18 @@ def game_text(text: str, names: dict[int, str]) -> str:
 
 
 def platform_text(names: dict[int, str], **body) -> str:
-    """A platform event (the body of a TableEvent other than a game event) in words."""
+    """A platform event (the body of a TableEvent other than a game event) in words; each
+    name written in as ``in_text`` writes it, so that it never makes a choice."""
     if "seat_taken" in body:
         taken: gw.SeatTaken = body["seat_taken"]
-        return f"{names.get(taken.seat, taken.display_name)} sits down."
+        return f"{in_text(names.get(taken.seat, taken.display_name))} sits down."
     if "table_started" in body:
         started: gw.TableStarted = body["table_started"]
         commitment = started.seed_commitment.hex()
         return f"The game begins. Seed commitment (SHA-256): {commitment}." if commitment else "The game begins."
     if "decision_expired" in body:
         expired: gw.DecisionExpired = body["decision_expired"]
-        who = names.get(expired.seat, seat_label(expired.seat))
+        who = in_text(names.get(expired.seat, seat_label(expired.seat)))
         if expired.policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT:
             return f"{who}'s decision time ran out: a bot takes the seat."
         return f"{who}'s decision time ran out: a random action is played."

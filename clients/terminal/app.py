@@ -28,7 +28,7 @@ from clients.terminal.renderers import Renderer, TableContext, for_game
 from clients.terminal.replay import ReplayBook, ReplayScreen
 from clients.terminal.session import SEAT_LOST, Decoder, SavedSeat, Session, Snapshot, explain
 from common.errors import reason_of
-from common.names import seat_label
+from common.names import printable, seat_label
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 
@@ -496,6 +496,12 @@ class TableApp(App[int]):
             self.history_widget.write(Text(self.seed_check, style="bold green" if ok else "bold red"))
 
     def _event_text(self, event: gw.TableEvent, ctx: TableContext | None = None) -> str | None:
+        """The event in words (``_told``), with whatever would act on the terminal (an
+        escape sequence in a name, a bidirectional override) shown as a mark."""
+        text = self._told(event, ctx)
+        return printable(text) if text else text
+
+    def _told(self, event: gw.TableEvent, ctx: TableContext | None = None) -> str | None:
         """The event in words: its text as the gateway sent it (the game's own words, the
         same in every client), else made here (a game without words)."""
         if event.text:

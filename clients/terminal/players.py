@@ -28,7 +28,7 @@ from clients.terminal.__main__ import default_gateway
 from clients.terminal.__main__ import main as play
 from clients.terminal.session import SavedSeat, explain, state_dir
 from common import auth
-from common.names import seat_label
+from common.names import printable, seat_label
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
@@ -63,7 +63,7 @@ def rating_line(rating: pl.Rating) -> str:
 
 def show_player(page: pl.GetPlayerResponse) -> None:
     player = page.player
-    print(f"{player.display_name}  ({player.player_id}{', a bot' if player.bot else ''})")
+    print(f"{printable(player.display_name)}  ({player.player_id}{', a bot' if player.bot else ''})")
     for rating in page.ratings:
         print("  " + rating_line(rating))
     if not page.ratings:
@@ -86,7 +86,7 @@ def show_ratings_at(players: players_pb2_grpc.PlayerServiceStub, table: gw.Table
             page = players.GetPlayer(pl.GetPlayerRequest(player_id=who, recent_tables=0))
             rated = [r for r in page.ratings if r.game_id == table.game_id]
             rating = rating_line(rated[0])[13:] if rated else "no rated games here yet"
-        print(f"  {seat_label(seat.seat)}  {seat.display_name or seat.bot:<24} {rating}")
+        print(f"  {seat_label(seat.seat)}  {printable(seat.display_name or seat.bot):<24} {rating}")
 
 
 def play_seat(address: str, seated: gw.TakeSeatResponse) -> int:
@@ -121,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "create":
                 created = players.CreatePlayer(pl.CreatePlayerRequest(display_name=args.name))
                 path = save_token(created.player_token)
-                print(f"{created.player.display_name} is player {created.player.player_id}; token saved in {path}")
+                made = created.player
+                print(f"{printable(made.display_name)} is player {made.player_id}; token saved in {path}")
             elif args.command in ("me", "player"):
                 metadata = auth.metadata(saved_token()) if args.command == "me" else None
                 show_player(
@@ -136,7 +137,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{args.game}: {listed.total} players past their provisional games")
                 for entry in listed.entries:
                     mark = " <" if entry.player.player_id == around else ""
-                    print(f"{entry.rank:>4}. {entry.player.display_name:<24} {rating_line(entry.rating)[13:]}{mark}")
+                    name = printable(entry.player.display_name)
+                    print(f"{entry.rank:>4}. {name:<24} {rating_line(entry.rating)[13:]}{mark}")
             elif args.command == "tables":
                 mine = players.ListMyTables(pl.ListMyTablesRequest(), metadata=auth.metadata(saved_token()))
                 for line in mine.tables:

@@ -2,6 +2,8 @@
 shown once; seats taken with it are the player's, listed and rejoined from another device;
 forged, revoked and other players' tokens are refused with a reason."""
 
+import secrets
+
 import grpc
 import pytest
 
@@ -19,7 +21,9 @@ def players(channel) -> players_pb2_grpc.PlayerServiceStub:
     return players_pb2_grpc.PlayerServiceStub(channel)
 
 
-def new_player(players, name="ada") -> tuple[str, str]:
+def new_player(players, name: str = "") -> tuple[str, str]:
+    # Each player of the suite its own name: two players may not look alike.
+    name = name or f"Ada {secrets.token_hex(4)}"
     created = players.CreatePlayer(pl.CreatePlayerRequest(display_name=name))
     assert created.player.display_name == name and created.player.create_time.seconds > 0
     assert created.player_token.startswith(f"p.{created.player.player_id}.")
@@ -39,7 +43,7 @@ def open_table(gateway, players=2, **fields) -> str:
 
 
 def test_a_player_is_created_renamed_and_shown_without_its_token(players, stack):
-    player_id, token = new_player(players)
+    player_id, token = new_player(players, "ada")
     page = players.GetPlayer(pl.GetPlayerRequest(player_id=player_id))
     assert page.player.display_name == "ada" and not page.player.bot
     assert players.GetPlayer(pl.GetPlayerRequest(), metadata=auth.metadata(token)).player.player_id == player_id

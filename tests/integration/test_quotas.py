@@ -180,11 +180,12 @@ def test_player_creation_is_limited_per_address_whatever_token_is_sent(quota_sta
     room_in_window()
     with grpc.insecure_channel(quota_stack.gateway_address) as channel:
         players = players_pb2_grpc.PlayerServiceStub(channel)
-        request = players_pb2.CreatePlayerRequest(display_name="farmer")
-        for _ in range(PLAYERS_LIMIT):
+        for index in range(PLAYERS_LIMIT):  # each its own name: two players may not look alike
+            request = players_pb2.CreatePlayerRequest(display_name=f"farmer {index + 2}")
             players.CreatePlayer(request, metadata=as_client(secrets.token_urlsafe(16)))
         # Another invented token is the same address: no fresh allowance.
         invented = as_client(secrets.token_urlsafe(16))
+        request = players_pb2.CreatePlayerRequest(display_name="farmer")
         exhausted(lambda: players.CreatePlayer(request, metadata=invented), "create_player", PLAYERS_LIMIT, 60)
 
 

@@ -301,3 +301,50 @@ def test_the_player_pages_fit_a_phone(open_page, base_url):
         page.shot(route.split("/")[1])
         width = page.page.evaluate("document.documentElement.scrollWidth")
         assert width <= 375, f"{route} is {width} px wide at 375 px"
+
+
+# The longest name there is: 64 characters, of the widest letter, and no space to wrap at.
+LONG_NAME = "W" * 64
+
+
+def page_width(page) -> int:
+    return page.page.evaluate("document.documentElement.scrollWidth")
+
+
+def test_a_name_of_64_characters_without_a_space_wraps_on_every_page(open_page, base_url):
+    """The longest name there is, in the header (on every page, the lobby's too), the player's
+    own page, the table (seat strip, seats, history, ending), the player's public page and
+    the leaderboard, at a desktop's width and a phone's: none of them scrolls sideways."""
+    page = open_page(width=1280, height=900, name="long-name")
+    make_player(page, base_url, LONG_NAME)
+    page.page.click("[data-testid=token-saved]")
+    player_id = stored_player(page)["playerId"]
+    quick_play(page, base_url)
+    page.page.wait_for_url("**#/table/*", timeout=30_000)
+    table_id = page.page.url.rsplit("/", 1)[1]
+    page.page.wait_for_selector(f"{MOVE_SELECTOR}, [data-testid=ending]")
+    play_to_end(page)
+    routes = (
+        ("#/", "[data-testid=new-pecunia]"),  # the header names the player
+        ("#/me", "[data-testid=me-name]"),
+        (f"#/table/{table_id}", "[data-testid=ending]"),
+        (f"#/watch/{table_id}", ".seat-strip"),
+        (f"#/player/{player_id}", "[data-testid=ratings] tr[data-game=pecunia]"),
+        ("#/leaderboard/pecunia", f"[data-testid=leaderboard] tr[data-player='{player_id}']"),
+    )
+    too_wide = []
+    for width in (1280, 375):
+        page.page.set_viewport_size({"width": width, "height": 900})
+        for route, ready in routes:
+            page.page.goto(f"{base_url}{route}")
+            deadline = time.monotonic() + 30
+            while not page.page.locator(ready).count():  # the rating worker may still be counting
+                assert time.monotonic() < deadline, f"{route}: {ready} never showed"
+                time.sleep(0.5)
+                page.page.reload()
+            if route != "#/":
+                assert LONG_NAME in page.page.locator("main").inner_text().replace("\n", ""), route
+            page.shot(f"{width}-{route.split('/')[1] or 'lobby'}")
+            if page_width(page) > width:
+                too_wide.append(f"{route} is {page_width(page)} px wide at {width} px")
+    assert not too_wide, too_wide

@@ -8,7 +8,7 @@ from google.protobuf.message import Message
 from rich.console import RenderableType
 from rich.text import Text
 
-from common.names import SEAT_IN_TEXT, seat_label, seat_names
+from common.names import SEAT_IN_TEXT, printable, seat_label, seat_names
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 
@@ -25,8 +25,10 @@ class TableContext:
 
     @classmethod
     def of(cls, table: gw.Table, me: int | None, ratings: dict[int, str] | None = None) -> "TableContext":
-        # Short names (a bot by its name and level), as the gateway writes them into event text.
-        return cls(table, me, seat_names(table.seats), dict(ratings or {}))
+        # Short names (a bot by its name and level), as the gateway writes them into event text;
+        # what would act on the terminal shown as a mark (a name is the gateway's, unchecked here).
+        names = {seat: printable(name) for seat, name in seat_names(table.seats).items()}
+        return cls(table, me, names, dict(ratings or {}))
 
     def name(self, seat: int) -> str:
         """The seat's display name, with "(you)" for the viewer's own seat."""

@@ -136,7 +136,7 @@ class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         die), rumors; a legend of the faces shown below it."""
         grid = Table(title="Seats", title_justify="left", box=None, pad_edge=False)
         grid.add_column("")
-        grid.add_column("player", no_wrap=True)
+        grid.add_column("player", overflow="fold", max_width=24)  # a long name on lines of its own
         grid.add_column("dice", justify="right")
         grid.add_column("faces", no_wrap=True)
         grid.add_column("rumors")

@@ -110,7 +110,7 @@ class MortadellaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
             caption_justify="left",
         )
         grid.add_column("")
-        grid.add_column("player", no_wrap=True)
+        grid.add_column("player", overflow="fold", max_width=24)  # a long name on lines of its own
         grid.add_column("role", min_width=11, max_width=14)  # "Master of the Innkeepers" on two lines
         for name in TOKENS:
             grid.add_column(name[0].upper(), justify="right")

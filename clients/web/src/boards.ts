@@ -15,7 +15,7 @@ const PAGE = 20;
 function playerLink(playerId: string, name: string, bot: boolean): HTMLElement {
   return h(
     "a",
-    { href: `#/player/${encodeURIComponent(playerId)}` },
+    { class: "name", href: `#/player/${encodeURIComponent(playerId)}`, title: name || playerId },
     name || playerId,
     bot && !/\bbot$/.test(name) ? h("span", { class: "level" }, " (bot)") : null,
   );
