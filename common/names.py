@@ -71,13 +71,23 @@ def shown_names(seats: Iterable[gw.Seat], but: int | None = None) -> list[str]:
     ]
 
 
+def taken_over(seat: gw.Seat) -> str | None:
+    """A person's seat that a bot plays now (the decision timer gave it away), named for
+    both: "Ada (random)"; None for any other seat. Its display name stays the person's."""
+    if seat.kind != gw.SEAT_KIND_BOT or not seat.bot or not seat.display_name:
+        return None
+    bot = bot_display_name(seat.bot)
+    return None if seat.display_name == bot else f"{seat.display_name} ({bot})"
+
+
 def seat_names(seats: Iterable[gw.Seat]) -> dict[int, str]:
     """Every seat's name: a bot's short name, a person's display name, else its
-    ``seat_label``; the same name twice gets the seat's number, counted from 1."""
+    ``seat_label`` (a person's seat that a bot took over: both, ``taken_over``); the same
+    name twice gets the seat's number, counted from 1."""
     raw = {}
     for seat in seats:
         if seat.kind == gw.SEAT_KIND_BOT and seat.bot:
-            raw[seat.seat] = bot_display_name(seat.bot)
+            raw[seat.seat] = taken_over(seat) or bot_display_name(seat.bot)
         else:
             raw[seat.seat] = seat.display_name or seat_label(seat.seat)
     counts: dict[str, int] = {}

@@ -23,12 +23,21 @@ def test_a_bot_is_named_by_its_name_and_level_never_its_options():
 def test_seats_of_one_name_are_told_apart():
     seats = [
         gw.Seat(seat=0, kind=gw.SEAT_KIND_HUMAN, display_name="Ada", taken=True),
-        gw.Seat(seat=1, kind=gw.SEAT_KIND_BOT, bot="ismcts:rollout=sharp", display_name="x", taken=True),
-        gw.Seat(seat=2, kind=gw.SEAT_KIND_BOT, bot="ismcts:paired=8", display_name="y", taken=True),
+        gw.Seat(seat=1, kind=gw.SEAT_KIND_BOT, bot="ismcts:rollout=sharp", display_name="ismcts", taken=True),
+        gw.Seat(seat=2, kind=gw.SEAT_KIND_BOT, bot="ismcts:paired=8", display_name="ismcts", taken=True),
         gw.Seat(seat=3, kind=gw.SEAT_KIND_HUMAN),
     ]
     # People count seats from 1: seat 3 is "Seat 4", seats 1 and 2 "ismcts 2" and "ismcts 3".
     assert seat_names(seats) == {0: "Ada", 1: "ismcts 2", 2: "ismcts 3", 3: "Seat 4"}
+
+
+def test_a_seat_a_bot_took_over_keeps_its_persons_name():
+    """The decision timer gave Ada's seat to a bot: the table once listed her as "random"."""
+    seats = [
+        gw.Seat(seat=0, kind=gw.SEAT_KIND_BOT, bot="random", display_name="Ada", taken=True),
+        gw.Seat(seat=1, kind=gw.SEAT_KIND_BOT, bot="random", display_name="random", taken=True),
+    ]
+    assert seat_names(seats) == {0: "Ada (random)", 1: "random"}
 
 
 def test_a_seat_without_a_name_reads_from_1_and_is_not_named_twice():

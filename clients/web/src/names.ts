@@ -50,10 +50,13 @@ export class Seats {
       if (seat.kind === SeatKind.BOT && seat.bot) {
         const name = botDisplayName(seat.bot);
         const bot = bots.get(seat.bot.split(":")[0]);
-        raw.set(seat.seat, name);
+        // A person's seat that the decision timer gave to a bot keeps the person's name.
+        const person = seat.displayName && seat.displayName !== name ? seat.displayName : "";
+        raw.set(seat.seat, person ? `${person} (${name})` : name);
         if (bot) this.levels.set(seat.seat, level(bot.strength));
         const strength = bot ? ` · strength ${bot.strength}/100${bot.strengthNote ? ` (${bot.strengthNote})` : ""}` : "";
-        this.hints.set(seat.seat, `Bot: ${seat.bot}${strength}`);
+        const whose = person ? ` (${person}'s seat, taken over when their decision time ran out)` : "";
+        this.hints.set(seat.seat, `Bot: ${seat.bot}${whose}${strength}`);
       } else {
         raw.set(seat.seat, seat.displayName || seatLabel(seat.seat));
         this.hints.set(seat.seat, seat.taken ? `${seatLabel(seat.seat)}: a person` : `${seatLabel(seat.seat)}: free`);
