@@ -5,9 +5,9 @@ Every method is registered by ``add_to_server``, which hands the handler the req
 bytes: a request that does not decode is INVALID_ARGUMENT (MALFORMED_REQUEST) with one
 JSON log line, instead of gRPC's UNKNOWN with Python's exception text. Then every id of
 the request and the call's token are checked by their shapes (common/shapes.py) before the
-method builds any key of them. Whatever a handler
-raises becomes a status with a reason; an unexpected exception is logged (one JSON line
-with its traceback) and answered INTERNAL with a generic message.
+method builds any key of them. Whatever a handler raises becomes a status with a reason;
+an unexpected exception is logged (one JSON line with its traceback) and answered INTERNAL
+with a generic message.
 """
 
 import asyncio
