@@ -159,8 +159,7 @@ def test_replays_with_views_beyond_the_limit_are_refused(limited):
     created = create(limited, as_client(auth.new_token()))
     table_id = created.table.table_id
     seats = [
-        limited.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=as_client(auth.new_token()))
-        for _ in range(2)
+        limited.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=as_client(auth.new_token())) for _ in range(2)
     ]
     limited.StartTable(gw.StartTableRequest(table_id=table_id), metadata=as_client(created.host_token))
     mine = as_client(seats[0].seat_token)
