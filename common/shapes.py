@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 
 import grpc
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from common.errors import ApiError, invalid
@@ -139,7 +139,8 @@ FIELD_CHECKS: dict[str, Callable[[str], object]] = {
 _CHECKED: dict[str, tuple[tuple[str, Callable[[str], object]], ...]] = {}
 
 
-def _checked_fields(descriptor: Descriptor) -> tuple[tuple[str, Callable[[str], object]], ...]:
+def _checked_fields(request: Message) -> tuple[tuple[str, Callable[[str], object]], ...]:
+    descriptor = request.DESCRIPTOR
     found = _CHECKED.get(descriptor.full_name)
     if found is None:
         found = _CHECKED[descriptor.full_name] = tuple(
@@ -153,7 +154,7 @@ def _checked_fields(descriptor: Descriptor) -> tuple[tuple[str, Callable[[str], 
 def check_request(request: Message) -> None:
     """Every id of a request (its top-level fields named in FIELD_CHECKS) by its shape;
     raises INVALID_ARGUMENT with the field's reason, and its name in the metadata ``field``."""
-    for name, check in _checked_fields(request.DESCRIPTOR):
+    for name, check in _checked_fields(request):
         value = getattr(request, name)
         if value:
             try:
