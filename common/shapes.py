@@ -1,10 +1,10 @@
 """The shape of every id and token a client sends, as the platform mints it.
 
-Ids and tokens name Redis keys (``player:<id>``, ``{<table id>}:record``...), reach logs
+Ids and tokens name Redis keys (``player:<id>``, ``{<table id>}:table``...), reach logs
 and are compared, so each is checked here by its alphabet and length before the gateway
 does anything with it: an id carrying key characters (``<id>:tables``, ``{tag}``, ``*``)
-would otherwise be read as another key, and text that is not ASCII would reach places
-that expect it to be. The gateway's handlers check every request by its fields' names
+would otherwise be read as another key, and text outside ASCII would reach logs and
+comparisons made for ASCII. The gateway's handlers check every request by its fields' names
 (``check_request``) and every call's ``authorization`` token (common/auth.py
 ``token_from``, with ``token``), so a new request message is checked by what its fields
 are called.
@@ -43,7 +43,7 @@ GAME_ID = re.compile(_NAME)
 # its name, then ``key=value`` options, comma-separated; a value as BotOption.format writes
 # it (an int, a float's repr, true/false, an enum choice).
 BOT_PREFIX = "bot:"
-MAX_BOT = 200
+MAX_BOT = 200  # characters of a bot string (CreateTable's bot seats too: gateway/limits.py)
 _BOT_OPTION = "[a-z0-9_-]{1,64}=[A-Za-z0-9_.+-]{1,64}"
 BOT_PLAYER_ID = re.compile(f"bot:{_NAME}(?::{_BOT_OPTION}(?:,{_BOT_OPTION})*)?")
 # Chosen by clients (a UUID, "bot-0-12"): printable ASCII without spaces.

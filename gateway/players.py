@@ -4,7 +4,8 @@ A player is an id, a display name and one secret token, ``p.<player id>.<secret>
 once and kept only as its SHA-256. The token names its player, so checking it is one
 read of that player's hash and a constant-time comparison; a forged token (unknown id, or
 a secret that is not the stored one) and a revoked one (replaced by ReissuePlayerToken)
-are refused alike, UNAUTHENTICATED (PLAYER_TOKEN_INVALID).
+are refused alike, UNAUTHENTICATED (PLAYER_TOKEN_INVALID), and so is one of another shape
+than the one minted here (common/shapes.py), before its id names any key.
 
 Keys, under the gateway's prefix: ``player:<id>`` (a hash: name, token digest, creation
 time) and ``player:<id>:tables`` (a sorted set: the player's tables by when the seat was
