@@ -7,6 +7,8 @@ import secrets
 
 import grpc
 
+from common import shapes
+
 METADATA_KEY = "authorization"
 
 
@@ -15,9 +17,12 @@ def metadata(token: str) -> tuple[tuple[str, str], ...]:
 
 
 def token_from(context: grpc.aio.ServicerContext) -> str | None:
+    """The call's bearer token (None without one); UNAUTHENTICATED when it has the shape
+    of no token the platform issues (common/shapes.py), before anything is made of it."""
     for key, value in context.invocation_metadata() or ():
         if key == METADATA_KEY and isinstance(value, str) and value.startswith("Bearer "):
-            return value[len("Bearer ") :].strip() or None
+            token = value[len("Bearer ") :].strip()
+            return shapes.token(token) if token else None
     return None
 
 

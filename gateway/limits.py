@@ -14,12 +14,12 @@ own ("CreateTable=16384,SubmitAction=8192").
 from collections.abc import Mapping
 
 from common.errors import invalid
+from common.shapes import MAX_BOT
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 MAX_ID = 64  # table_id, game_id, option names
 MAX_OPTIONS = 32
 MAX_OPTION_VALUE = 256
-MAX_BOT = 200
 MAX_TIMER_SECONDS = 24 * 3600
 MAX_REQUEST_ID = 128
 MAX_PAGE_SIZE = 100

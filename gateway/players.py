@@ -4,7 +4,8 @@ A player is an id, a display name and one secret token, ``p.<player id>.<secret>
 once and kept only as its SHA-256. The token names its player, so checking it is one
 read of that player's hash and a constant-time comparison; a forged token (unknown id, or
 a secret that is not the stored one) and a revoked one (replaced by ReissuePlayerToken)
-are refused alike, UNAUTHENTICATED (PLAYER_TOKEN_INVALID).
+are refused alike, UNAUTHENTICATED (PLAYER_TOKEN_INVALID), and so is one of another shape
+than the one minted here (common/shapes.py), before its id names any key.
 
 Keys, under the gateway's prefix: ``player:<id>`` (a hash: name, its confusable skeletons,
 token digest, creation time), ``player-names`` (gateway/names.py: who holds each skeleton)
@@ -37,12 +38,11 @@ import structlog
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from common import auth
+from common import auth, shapes
 from common.errors import ApiError, invalid
 from common.name_rules import skeletons
 from gateway.commands import TableCore
 from gateway.commit import Commit, NothingToDo
-from gateway.limits import MAX_ID
 from gateway.names import NameIndex
 from gateway.quotas import PLAYERS, Client
 from gateway.store import LogEntry
@@ -52,8 +52,8 @@ from tavola.store.v1 import store_pb2
 
 log = structlog.get_logger()
 
-TOKEN_PREFIX = "p."
-BOT_PREFIX = "bot:"
+TOKEN_PREFIX = shapes.PLAYER_TOKEN_PREFIX
+BOT_PREFIX = shapes.BOT_PREFIX
 # The tables a player's list keeps (older ones drop off; the tables themselves expire).
 KEPT_TABLES = 200
 MAX_PAGE_SIZE = 100
@@ -73,14 +73,17 @@ def bot_player_id(bot: str) -> str:
     return f"{BOT_PREFIX}{bot}"
 
 
+def bot_player(player_id: str) -> pl.Player:
+    """A bot's player, ``bot:<bot>``: no hash, its name its bot string."""
+    return pl.Player(player_id=player_id, display_name=f"{player_id[len(BOT_PREFIX) :]} bot", bot=True)
+
+
 def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
 def _invalid_token() -> ApiError:
-    return ApiError(
-        grpc.StatusCode.UNAUTHENTICATED, "PLAYER_TOKEN_INVALID", "this player token is not valid (forged or revoked)"
-    )
+    return shapes.player_token_invalid()
 
 
 def text(value: object) -> str:
@@ -137,20 +140,16 @@ class PlayerStore:
 
     async def authenticate(self, token: str) -> str:
         """The id of the player whose token this is, or UNAUTHENTICATED."""
-        body = token[len(TOKEN_PREFIX) :] if is_player_token(token) else ""
-        player_id, _, secret = body.partition(".")
-        if not player_id or not secret or len(player_id) > MAX_ID or player_id.startswith(BOT_PREFIX):
-            raise _invalid_token()
+        player_id, secret = shapes.player_token(token)  # its shape first: the id names a key
         stored = await self.redis.hget(self._key(player_id), "token")
         if stored is None or not hmac.compare_digest(text(stored), _digest(secret)):
             raise _invalid_token()
         return player_id
 
     async def get(self, player_id: str) -> pl.Player:
-        if player_id.startswith(BOT_PREFIX):
-            return pl.Player(player_id=player_id, display_name=f"{player_id[len(BOT_PREFIX) :]} bot", bot=True)
-        if not player_id or len(player_id) > MAX_ID:
-            raise invalid("BAD_PLAYER_ID", f"a player_id has 1 to {MAX_ID} characters")
+        shapes.player_id(player_id)  # a bot's by its grammar, a person's before it names a key
+        if shapes.is_bot_player(player_id):
+            return bot_player(player_id)
         fields = await self.redis.hmget(self._key(player_id), ["name", "created"])
         if fields[0] is None:
             raise ApiError(grpc.StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", f"no player {player_id!r}")
@@ -158,8 +157,8 @@ class PlayerStore:
 
     async def names(self, player_ids: list[str]) -> dict[str, pl.Player]:
         """Public summaries of many players in one trip (missing ones left out)."""
-        people = [pid for pid in player_ids if not pid.startswith(BOT_PREFIX)]
-        found = {pid: await self.get(pid) for pid in player_ids if pid.startswith(BOT_PREFIX)}
+        people = [pid for pid in player_ids if not shapes.is_bot_player(pid)]
+        found = {pid: bot_player(pid) for pid in player_ids if shapes.is_bot_player(pid)}
         if people:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for pid in people:

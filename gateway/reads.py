@@ -9,9 +9,9 @@ import hmac
 
 import grpc
 
-from common import auth
+from common import auth, shapes
 from common.errors import ApiError, failed, invalid
-from gateway.limits import MAX_ID, MAX_PAGE_OFFSET, MAX_PAGE_SIZE
+from gateway.limits import MAX_PAGE_OFFSET, MAX_PAGE_SIZE
 from gateway.rules import RulesDirectory
 from gateway.store import RequestKey, TableMissing, TableStore
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -52,8 +52,7 @@ class TableReads:
         """The table's record and the stored response of ``request_key`` (or None)."""
         if not table_id:
             raise invalid("TABLE_ID_REQUIRED", "table_id is required")
-        if len(table_id) > MAX_ID:
-            raise invalid("BAD_TABLE_ID", f"a table_id has at most {MAX_ID} characters")
+        shapes.table_id(table_id)  # before it names the table's keys, whoever asks
         try:
             return await self.store.load(table_id, request_key)
         except TableMissing:
@@ -133,13 +132,12 @@ class TableReads:
         index = INDEX_OF_STATUS.get(status)
         if index is None:
             raise invalid("BAD_STATUS", "list open or in-progress tables")
-        if len(game_id) > MAX_ID:
-            raise invalid("UNKNOWN_GAME", f"a game_id has at most {MAX_ID} characters")
+        if game_id:
+            shapes.game_id(game_id)
         size = min(page_size or 20, MAX_PAGE_SIZE)
-        token_ok = not page_token or (page_token.isascii() and page_token.isdigit() and len(page_token) <= 6)
-        if size < 0 or not token_ok or int(page_token or 0) > MAX_PAGE_OFFSET:
+        offset = shapes.page_offset(page_token)
+        if size < 0 or offset > MAX_PAGE_OFFSET:
             raise invalid("BAD_PAGE", "page_size >= 0 and a page_token from a response")
-        offset = int(page_token or 0)
         table_ids = await self.store.listed(index, offset, size)
         response = gw.ListTablesResponse()
         for table_id, record in zip(table_ids, await self.store.load_many(table_ids), strict=True):

@@ -3,9 +3,11 @@ the table core (``gateway/commands.py``) and its reads, streams and replays.
 
 Every method is registered by ``add_to_server``, which hands the handler the request's raw
 bytes: a request that does not decode is INVALID_ARGUMENT (MALFORMED_REQUEST) with one
-JSON log line, instead of gRPC's UNKNOWN with Python's exception text. Whatever a handler
-raises becomes a status with a reason; an unexpected exception is logged (one JSON line
-with its traceback) and answered INTERNAL with a generic message.
+JSON log line, instead of gRPC's UNKNOWN with Python's exception text. Then every id of
+the request and the call's token are checked by their shapes (common/shapes.py) before the
+method builds any key of them. Whatever a handler raises becomes a status with a reason;
+an unexpected exception is logged (one JSON line with its traceback) and answered INTERNAL
+with a generic message.
 """
 
 import asyncio
@@ -20,12 +22,12 @@ from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
 from redis.exceptions import RedisError
 
-from common import auth, tracing
+from common import auth, shapes, tracing
 from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError, abort
 from common.logging import bound
 from gateway import metrics
 from gateway.commands import TableCore
-from gateway.limits import MAX_ID, RequestLimits
+from gateway.limits import RequestLimits
 from gateway.matchmaking import Matchmaker
 from gateway.players import Players, is_player_token
 from gateway.quotas import ACTION_STREAMS, client_of
@@ -65,9 +67,16 @@ def _decode(request_class, raw: bytes, method: str):
 
 
 def _about(request) -> dict[str, object]:
-    """The request's table id, for the error's metadata and the log (when it is sane)."""
+    """The request's table id, for the error's metadata and the log (when it is one)."""
     table_id = getattr(request, "table_id", "")
-    return {"table_id": table_id} if table_id and len(table_id) <= MAX_ID else {}
+    return {"table_id": table_id} if table_id and shapes.HEX_ID.fullmatch(table_id) else {}
+
+
+def _check_shapes(request, context) -> None:
+    """The call's token and the request's ids by their shapes (common/shapes.py): a token
+    is UNAUTHENTICATED, an id INVALID_ARGUMENT, when the platform never issues its like."""
+    auth.token_from(context)  # raises for a token of no issued shape
+    shapes.check_request(request)
 
 
 def _failure(error: Exception, method: str, request) -> ApiError:
@@ -117,6 +126,7 @@ def unary_rpc(method, request_class, limit: int, protocol: str = "grpc"):
         try:
             if api_error is None:
                 request = _decode(request_class, raw, name)
+                _check_shapes(request, context)
                 with bound(**_about(request)):
                     response = await method(request, context)
                 answered.inc()
@@ -153,6 +163,7 @@ def stream_rpc(method, request_class, limit: int, protocol: str = "grpc"):
         try:
             if api_error is None:
                 request = _decode(request_class, raw, name)
+                _check_shapes(request, context)
                 with bound(**_about(request)):
                     await method(request, context)
         except Exception as error:
@@ -413,6 +424,8 @@ class ActionServicer:
         try:
             if not message.seat_token:
                 raise ApiError(grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING", "send the seat's token in seat_token")
+            shapes.token(message.seat_token)
+            shapes.check_request(request)
             with bound(**_about(request)):
                 reply.response.CopyFrom(await self.gateway.submit(request, message.seat_token))
         except Exception as error:

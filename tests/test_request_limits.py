@@ -38,6 +38,9 @@ class Context:
         self.status = status
         raise Aborted()
 
+    def invocation_metadata(self):
+        return ()
+
 
 class Held:
     """Something a failing command holds in its frame while it fails."""
@@ -56,7 +59,7 @@ def test_a_refused_request_is_let_go_without_a_garbage_collection():
     gc.disable()
     try:
         with pytest.raises(Aborted):
-            asyncio.run(handler(gw.TakeSeatRequest(table_id="t").SerializeToString(), context))
+            asyncio.run(handler(gw.TakeSeatRequest(table_id="0123456789abcdef").SerializeToString(), context))
         assert held and held[0]() is None, "the failed command's frame outlived the call"
     finally:
         gc.enable()

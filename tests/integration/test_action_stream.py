@@ -18,6 +18,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
 from bots import gateway_stream
+from common import auth
 from common.answered_stream import AnsweredStream
 from common.errors import ApiError, reason_of
 from deploy.stack import Stack
@@ -97,7 +98,7 @@ def test_a_refused_message_gets_the_call_s_error_and_the_stream_goes_on(gateway,
     request = gw.SubmitActionRequest(table_id=table.table_id, action=action, expected_version=view.table.version)
     missing = stream.ask(1, "", request)
     assert error_of(missing) == (grpc.StatusCode.UNAUTHENTICATED.value[0], "TOKEN_MISSING")
-    wrong = stream.ask(2, "not-a-token", request)
+    wrong = stream.ask(2, auth.new_token(), request)  # of a token's shape, of no seat
     assert error_of(wrong) == (grpc.StatusCode.PERMISSION_DENIED.value[0], "TOKEN_NOT_FOR_TABLE")
     stale = gw.SubmitActionRequest(table_id=table.table_id, action=action, expected_version=view.table.version - 1)
     assert error_of(stream.ask(3, table.tokens[seat], stale))[1] == "VERSION_MISMATCH"
@@ -165,7 +166,7 @@ def test_the_worker_submits_on_the_stream_and_its_answers_are_the_gateway_s(gate
 
     def refused() -> None:
         try:
-            holder.submit("not-a-token", request, timeout=10)
+            holder.submit(auth.new_token(), request, timeout=10)
         except ApiError as error:
             reasons.append(error.reason)
 

@@ -44,14 +44,14 @@ def snapshot(table: HumanTable) -> tuple:
 
 def test_unknown_table_is_not_found(gateway):
     rejected(
-        lambda: gateway.GetTable(gw.GetTableRequest(table_id="no-such-table")),
+        lambda: gateway.GetTable(gw.GetTableRequest(table_id="0123456789abcdef")),
         grpc.StatusCode.NOT_FOUND,
         "TABLE_NOT_FOUND",
     )
     rejected(
         lambda: gateway.SubmitAction(
-            gw.SubmitActionRequest(table_id="no-such-table", action=pack(borgia_pb2.Action(call={}))),
-            metadata=auth.metadata("whatever"),
+            gw.SubmitActionRequest(table_id="0123456789abcdef", action=pack(borgia_pb2.Action(call={}))),
+            metadata=auth.metadata(auth.new_token()),
         ),
         grpc.StatusCode.NOT_FOUND,
         "TABLE_NOT_FOUND",
@@ -75,7 +75,7 @@ def test_wrong_token_is_permission_denied(gateway, table):
     other = HumanTable(gateway, players=2, seed=3)  # a real token, but for another table
     decider = table.decider()
     legal = table.view(decider).legal_actions[0].action
-    for token in ("not-a-token", other.tokens[0]):
+    for token in (auth.new_token(), other.tokens[0]):  # a token of no seat, another table's
         rejected(
             lambda token=token: gateway.SubmitAction(
                 gw.SubmitActionRequest(table_id=table.table_id, action=legal), metadata=auth.metadata(token)

@@ -149,7 +149,7 @@ def test_a_players_seat_is_listed_and_rejoined_from_another_device(players, gate
         "NOT_YOUR_SEAT",
     )
     refused(
-        lambda: players.RejoinSeat(pl.RejoinSeatRequest(table_id="nope"), metadata=auth.metadata(token)),
+        lambda: players.RejoinSeat(pl.RejoinSeatRequest(table_id="0123456789abcdef"), metadata=auth.metadata(token)),
         grpc.StatusCode.NOT_FOUND,
         "TABLE_NOT_FOUND",
     )

@@ -3,7 +3,6 @@ RESOURCE_EXHAUSTED (QUOTA_EXCEEDED) with the quota, the limit and a RetryInfo, a
 nothing; another client (another token) keeps its own allowance; bots are not limited."""
 
 import queue
-import secrets
 import time
 from collections.abc import Iterator
 
@@ -92,17 +91,17 @@ def test_table_creation_beyond_the_limit_is_refused_and_creates_nothing(limited)
     exhausted(lambda: create(limited), "create_table", CREATE_LIMIT, WINDOW_SECONDS)
     assert open_tables(limited) == before
 
-    mine = as_client(secrets.token_urlsafe(16))  # a client sending a token: the token
+    mine = as_client(auth.new_token())  # a client sending a token: the token
     for _ in range(CREATE_LIMIT):
         create(limited, mine)
     exhausted(lambda: create(limited, mine), "create_table", CREATE_LIMIT, WINDOW_SECONDS)
     assert len(open_tables(limited)) == len(before) + CREATE_LIMIT
-    create(limited, as_client(secrets.token_urlsafe(16)))  # another token is unaffected
+    create(limited, as_client(auth.new_token()))  # another token is unaffected
 
 
 def test_seat_taking_beyond_the_limit_is_refused_and_takes_no_seat(limited):
     room_in_window()
-    table_id = create(limited, as_client(secrets.token_urlsafe(16)), players=6).table.table_id
+    table_id = create(limited, as_client(auth.new_token()), players=6).table.table_id
 
     def take(metadata=None) -> gw.TakeSeatResponse:
         return limited.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=metadata)
@@ -112,11 +111,11 @@ def test_seat_taking_beyond_the_limit_is_refused_and_takes_no_seat(limited):
     exhausted(take, "take_seat", SEATS_LIMIT, WINDOW_SECONDS)
     seats = limited.GetTable(gw.GetTableRequest(table_id=table_id)).table.seats
     assert sum(seat.taken for seat in seats) == SEATS_LIMIT
-    take(as_client(secrets.token_urlsafe(16)))  # another client still sits
+    take(as_client(auth.new_token()))  # another client still sits
 
 
 def test_streams_beyond_the_limit_are_refused_and_bots_are_not_limited(limited, quota_stack):
-    created = create(limited, as_client(secrets.token_urlsafe(16)), bot_seats=[gw.BotSeat(seat=0, bot="random")])
+    created = create(limited, as_client(auth.new_token()), bot_seats=[gw.BotSeat(seat=0, bot="random")])
     table_id = created.table.table_id
     spectate = gw.SpectateTableRequest(table_id=table_id)
     streams = []
@@ -126,7 +125,7 @@ def test_streams_beyond_the_limit_are_refused_and_bots_are_not_limited(limited, 
             next(streams[-1])  # the bot's seat_taken: the stream is open on the gateway
         exhausted(lambda: next(limited.SpectateTable(spectate, timeout=30)), "open_streams", STREAMS_LIMIT, 10)
 
-        seat = limited.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=as_client(secrets.token_urlsafe(16)))
+        seat = limited.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=as_client(auth.new_token()))
         watch = gw.WatchTableRequest(table_id=table_id)
         streams.append(limited.WatchTable(watch, metadata=as_client(seat.seat_token), timeout=30))
         next(streams[-1])  # another client (its seat's token) may watch
@@ -157,11 +156,10 @@ def test_replays_with_views_beyond_the_limit_are_refused(limited):
     """Each replay with views costs a rules call per logged action: a client gets
     REPLAYS_LIMIT a minute; a replay without views is a read of the log and is not counted."""
     room_in_window()
-    created = create(limited, as_client(secrets.token_urlsafe(16)))
+    created = create(limited, as_client(auth.new_token()))
     table_id = created.table.table_id
     seats = [
-        limited.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=as_client(secrets.token_urlsafe(16)))
-        for _ in range(2)
+        limited.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=as_client(auth.new_token())) for _ in range(2)
     ]
     limited.StartTable(gw.StartTableRequest(table_id=table_id), metadata=as_client(created.host_token))
     mine = as_client(seats[0].seat_token)
@@ -182,9 +180,9 @@ def test_player_creation_is_limited_per_address_whatever_token_is_sent(quota_sta
         players = players_pb2_grpc.PlayerServiceStub(channel)
         for index in range(PLAYERS_LIMIT):  # each its own name: two players may not look alike
             request = players_pb2.CreatePlayerRequest(display_name=f"farmer {index + 2}")
-            players.CreatePlayer(request, metadata=as_client(secrets.token_urlsafe(16)))
+            players.CreatePlayer(request, metadata=as_client(auth.new_token()))
         # Another invented token is the same address: no fresh allowance.
-        invented = as_client(secrets.token_urlsafe(16))
+        invented = as_client(auth.new_token())
         request = players_pb2.CreatePlayerRequest(display_name="farmer")
         exhausted(lambda: players.CreatePlayer(request, metadata=invented), "create_player", PLAYERS_LIMIT, 60)
 
@@ -197,12 +195,12 @@ def test_inventing_a_token_per_call_gains_no_unbounded_allowance(limited):
     peer_limit = CREATE_LIMIT * PEER_FACTOR
     for _ in range(peer_limit + 1):
         try:
-            create(limited, as_client(secrets.token_urlsafe(16)))
+            create(limited, as_client(auth.new_token()))
         except grpc.RpcError:
             break
     else:
         pytest.fail(f"{peer_limit + 1} creations with invented tokens were all accepted")
-    exhausted(lambda: create(limited, as_client(secrets.token_urlsafe(16))), "create_table", peer_limit, WINDOW_SECONDS)
+    exhausted(lambda: create(limited, as_client(auth.new_token())), "create_table", peer_limit, WINDOW_SECONDS)
 
 
 def test_action_streams_beyond_their_limit_are_refused(quota_stack):

@@ -128,7 +128,7 @@ def test_a_rating_update_survives_kill_9_of_its_worker_and_counts_once(rated_sta
         )
         assert [entry.rank for entry in around.entries] == [2]
         with pytest.raises(grpc.RpcError) as caught:
-            players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="borgia", around_player_id="nobody"))
+            players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="borgia", around_player_id="0123456789abcdef"))
         assert caught.value.code() == grpc.StatusCode.NOT_FOUND
     redis.close()
 

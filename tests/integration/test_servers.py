@@ -57,7 +57,7 @@ def test_the_rules_service_rejects_a_foreign_state(stack):
 
 def test_the_gateway_exports_prometheus_metrics(stack, gateway):
     with pytest.raises(grpc.RpcError):
-        gateway.GetTable(gw.GetTableRequest(table_id="missing"))
+        gateway.GetTable(gw.GetTableRequest(table_id="0123456789abcdef"))
     gateway.ListGames(gw.ListGamesRequest())
     text = urllib.request.urlopen(f"http://{stack.metrics_address}/metrics", timeout=5).read().decode()
     assert 'tavola_gateway_requests_total{code="NOT_FOUND",method="GetTable",protocol="grpc"}' in text

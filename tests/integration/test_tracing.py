@@ -173,7 +173,7 @@ def test_a_web_call_is_traced_as_a_grpc_call_is(receiver, traced_stack, protocol
         # GetTable of a started table asks the rules service for the spectator's view.
         web.get_table(gw.GetTableRequest(table_id=created.table.table_id), headers=traced("ok"))
         with pytest.raises(ConnectError):
-            web.get_table(gw.GetTableRequest(table_id="missing"), headers=traced("missing"))
+            web.get_table(gw.GetTableRequest(table_id="0123456789abcdef"), headers=traced("missing"))
     method = "/tavola.gateway.v1.GatewayService/GetTable"
     deadline = time.monotonic() + 20
     while not all(any(s[0] == "gateway" for s in _spans_of(collected, t)) for t in trace_ids.values()) or not any(
