@@ -15,6 +15,7 @@ import base64
 import http.client
 import json
 import os
+import secrets
 import shutil
 import struct
 import subprocess
@@ -38,6 +39,12 @@ from tavola.gateway.v1 import actions_pb2, players_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 from tests.integration.conftest import HumanTable
+
+
+def unique(name: str) -> str:
+    """A name of its own: the suite's players share one Redis, where no two may look alike."""
+    return f"{name} {secrets.token_hex(3)}"
+
 
 pytestmark = pytest.mark.integration
 
@@ -114,7 +121,7 @@ def _connect_error(error: dict) -> tuple[str, str]:
 
 
 def test_a_player_id_with_key_characters_is_invalid_not_an_outage(players, gateway):
-    created = players.CreatePlayer(pl.CreatePlayerRequest(display_name="ada"))
+    created = players.CreatePlayer(pl.CreatePlayerRequest(display_name=unique("ada")))
     player_id, token = created.player.player_id, created.player_token
     table_id = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2)).table.table_id
     gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=auth.metadata(token))  # player:<id>:tables
@@ -132,14 +139,18 @@ def test_a_player_id_with_key_characters_is_invalid_not_an_outage(players, gatew
 
 
 def test_a_player_token_naming_another_key_is_refused_by_every_call(players, gateway):
-    created = players.CreatePlayer(pl.CreatePlayerRequest(display_name="ada"))
+    ada = unique("ada")
+    created = players.CreatePlayer(pl.CreatePlayerRequest(display_name=ada))
     player_id, token = created.player.player_id, created.player_token
     table_id = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2)).table.table_id
     gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=auth.metadata(token))
     secret = token.rpartition(".")[2]
     calls = {
         "GetPlayer": lambda bad: players.GetPlayer(pl.GetPlayerRequest(), metadata=bad),
-        "RenamePlayer": lambda bad: players.RenamePlayer(pl.RenamePlayerRequest(display_name="eve"), metadata=bad),
+        "SignOutEverywhere": lambda bad: players.SignOutEverywhere(pl.SignOutEverywhereRequest(), metadata=bad),
+        "RenamePlayer": lambda bad: players.RenamePlayer(
+            pl.RenamePlayerRequest(display_name=unique("eve")), metadata=bad
+        ),
         "ReissuePlayerToken": lambda bad: players.ReissuePlayerToken(pl.ReissuePlayerTokenRequest(), metadata=bad),
         "ListMyTables": lambda bad: players.ListMyTables(pl.ListMyTablesRequest(), metadata=bad),
         "RejoinSeat": lambda bad: players.RejoinSeat(pl.RejoinSeatRequest(table_id=table_id), metadata=bad),
@@ -156,7 +167,7 @@ def test_a_player_token_naming_another_key_is_refused_by_every_call(players, gat
         for name, call in calls.items():
             answered = status_of(lambda call=call, forged=forged: call(auth.metadata(forged)))
             assert answered == ("UNAUTHENTICATED", "PLAYER_TOKEN_INVALID"), (name, forged)
-    assert players.GetPlayer(pl.GetPlayerRequest(), metadata=auth.metadata(token)).player.display_name == "ada"
+    assert players.GetPlayer(pl.GetPlayerRequest(), metadata=auth.metadata(token)).player.display_name == ada
 
 
 NON_ASCII_TOKENS: list[str | bytes] = ["p.ïd.sécret", "sécret", "p.0123456789abcdef.sécretsecretsecretsecretsecret12"]
@@ -177,8 +188,9 @@ def test_a_non_ascii_token_is_unauthenticated_on_every_call_over_the_browser_pro
         (GATEWAY, "WatchTable", gw.WatchTableRequest(table_id=table_id), True),
         (PLAYERS, "GetPlayer", pl.GetPlayerRequest(), False),
         (PLAYERS, "ListMyTables", pl.ListMyTablesRequest(), False),
-        (PLAYERS, "RenamePlayer", pl.RenamePlayerRequest(display_name="eve"), False),
+        (PLAYERS, "RenamePlayer", pl.RenamePlayerRequest(display_name=unique("eve")), False),
         (PLAYERS, "ReissuePlayerToken", pl.ReissuePlayerTokenRequest(), False),
+        (PLAYERS, "SignOutEverywhere", pl.SignOutEverywhereRequest(), False),
         (PLAYERS, "RejoinSeat", pl.RejoinSeatRequest(table_id=table_id), False),
         (PLAYERS, "FindGame", pl.FindGameRequest(game_id="borgia", min_players=2), True),
     ]
@@ -301,13 +313,13 @@ class Victim:
     """A player seated at a started table, its keys in Redis watched by the fuzzer."""
 
     def __init__(self, stack, gateway, players):
-        created = players.CreatePlayer(pl.CreatePlayerRequest(display_name="victim"))
+        created = players.CreatePlayer(pl.CreatePlayerRequest(display_name=unique("victim")))
         self.player_id, self.player_token = created.player.player_id, created.player_token
         table = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2))
         self.table_id, self.host_token = table.table.table_id, table.host_token
         mine = gateway.TakeSeat(gw.TakeSeatRequest(table_id=self.table_id), metadata=auth.metadata(self.player_token))
         self.seat_token = mine.seat_token
-        gateway.TakeSeat(gw.TakeSeatRequest(table_id=self.table_id, display_name="guest"))
+        gateway.TakeSeat(gw.TakeSeatRequest(table_id=self.table_id, display_name=unique("guest")))
         gateway.StartTable(gw.StartTableRequest(table_id=self.table_id), metadata=auth.metadata(self.host_token))
         prefix = stack.key_prefix
         self.keys = [f"{prefix}:player:{self.player_id}", f"{prefix}:player:{self.player_id}:tables"] + [
@@ -344,8 +356,9 @@ class Victim:
             Call(GATEWAY, "GetReplay", gw.GetReplayRequest(table_id=t, seat=0), seat, ("table_id", "token")),
             Call(PLAYERS, "CreatePlayer", pl.CreatePlayerRequest(), None, ("token",)),
             Call(PLAYERS, "GetPlayer", pl.GetPlayerRequest(), player, ("player_id", "token")),
-            Call(PLAYERS, "RenamePlayer", pl.RenamePlayerRequest(display_name="mallory"), None, ("token",)),
+            Call(PLAYERS, "RenamePlayer", pl.RenamePlayerRequest(display_name=unique("mallory")), None, ("token",)),
             Call(PLAYERS, "ReissuePlayerToken", pl.ReissuePlayerTokenRequest(), None, ("token",)),
+            Call(PLAYERS, "SignOutEverywhere", pl.SignOutEverywhereRequest(), None, ("token",)),
             Call(PLAYERS, "ListMyTables", pl.ListMyTablesRequest(), None, ("token",)),
             Call(PLAYERS, "RejoinSeat", pl.RejoinSeatRequest(table_id=t), player, ("table_id", "token")),
             Call(
