@@ -1,20 +1,21 @@
-"""The ratings farm:  python -m bench.farm [--regulars 20] [--max-accounts 300]
+"""The ratings farm:  python -m bench.farm [--regulars 40] [--max-accounts 300]
 
-How many fresh accounts one player must beat to reach the top 10 of a game's leaderboard.
+How many fresh accounts one player must play to reach the top 10 of a game's leaderboard.
 Every table is rated Pecunia for two, to a target of one sesterce (a few moves a game), and
 every result goes through the gateway and the rating worker as any other:
 
 1. the leaderboard is made first, honestly: two bots (``random``, ``pecunia-heuristic``)
    play TAVOLA_PROVISIONAL_GAMES tables against each other, then ``--regulars`` players
    play that many tables each against the random bot (their moves at random);
-2. the farmer is made the same way as a regular;
-3. the farm: for each table a fresh account (one CreatePlayer), the farmer playing both
-   seats at random, so it wins about half of them and loses the rest, until the farmer is
-   in the top 10 (or ``--max-accounts`` are used).
+2. a new farmer: a new player whose every table is against a fresh account of its own
+   (one CreatePlayer each), the farmer playing both seats at random, so it wins about half
+   of them and loses the rest, until it is in the top 10 (or ``--max-accounts`` are used);
+3. an established farmer: a player made as a regular, in the board's lower half (another
+   made while one lands above it), then the same farm.
 
-Printed: the leaderboard's size and its 10th conservative rating before the farm, then
-after every ``--report`` accounts the farmer's rating, wins and place, and at the end the
-accounts it took. A private stack (deploy/stack.py) on the Redis at REDIS_URL, under a key
+Printed: the leaderboard (its size and its 10th conservative rating), then each farmer's
+standing every ``--report`` accounts and at the end: the accounts it took (or used up).
+A private stack (deploy/stack.py) on the Redis at REDIS_URL, under a key
 prefix of its own, deleted at the end.
 """
 
@@ -172,11 +173,27 @@ def run_farm(
     return max_accounts, wins, farm.rank(farmer_id)
 
 
+def board_line(farm: Farm) -> str:
+    board = farm.players.ListLeaderboard(pl.ListLeaderboardRequest(game_id=GAME, page_size=TOP))
+    tenth = board.entries[-1].rating.conservative if len(board.entries) >= TOP else None
+    return f"{board.total} players, the {TOP}th at conservative {tenth}"
+
+
+def farm_line(farm: Farm, farmer_id: str, used: int, wins: int) -> str:
+    rating = farm.rating(farmer_id)
+    place = farm.rank(farmer_id)
+    where = f"place {place}" if place is not None else "not on the leaderboard"
+    return (
+        f"{used} fresh accounts ({wins} won): rating {rating.rating} ± {rating.uncertainty}, "
+        f"conservative {rating.conservative}, {rating.games} rated games, {where}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--regulars", type=int, default=20)
+    parser.add_argument("--regulars", type=int, default=40)
     parser.add_argument("--max-accounts", type=int, default=300)
-    parser.add_argument("--report", type=int, default=25, help="print the farmer's standing every this many accounts")
+    parser.add_argument("--report", type=int, default=50, help="print the farmer's standing every this many accounts")
     parser.add_argument("--seed", type=int, default=1, help="of the moves the bench picks")
     args = parser.parse_args()
     provisional = int(os.environ.get("TAVOLA_PROVISIONAL_GAMES", "10"))
@@ -196,30 +213,31 @@ def main() -> None:
                 random.Random(args.seed),
             )
             establish_board(farm, args.regulars, provisional)
-            farmer_id, farmer_token = farm.regular("farmer", provisional)
-            board = farm.players.ListLeaderboard(pl.ListLeaderboardRequest(game_id=GAME, page_size=TOP))
-            tenth = board.entries[-1].rating.conservative if len(board.entries) >= TOP else None
-            print(
-                f"leaderboard before the farm: {board.total} players, the {TOP}th at conservative {tenth}; "
-                f"the farmer at place {farm.rank(farmer_id)}, rating {farm.rating(farmer_id).rating}"
-            )
+            print(f"TAVOLA_PROVISIONAL_GAMES={provisional}, {args.regulars} regulars: {board_line(farm)}")
+
+            # A new account whose every rated game is against a fresh account of its own.
+            farmer_id, farmer_token = farm.new_player("new farmer")
 
             def report(used: int, wins: int) -> None:
                 if used % args.report == 0:
-                    rating = farm.rating(farmer_id)
-                    print(
-                        f"  {used} fresh accounts ({wins} won): rating {rating.rating} ± {rating.uncertainty}, "
-                        f"conservative {rating.conservative}, place {farm.rank(farmer_id)}"
-                    )
+                    print(f"  {farm_line(farm, farmer_id, used, wins)}")
 
-            used, wins, rank = run_farm(farm, farmer_id, farmer_token, args.max_accounts, report)
+            used, wins, _ = run_farm(farm, farmer_id, farmer_token, args.max_accounts, report)
+            print(f"a new farmer, after {farm_line(farm, farmer_id, used, wins)}")
+
+            # A player established against the random bot (as the regulars were), in the
+            # board's lower half (another is made while one lands above it, up to ten), then
+            # the farm.
+            for attempt in range(10):
+                farmer_id, farmer_token = farm.regular(f"farmer {attempt}", provisional)
+                place = farm.rank(farmer_id)
+                if place is None or place > (args.regulars + 2) // 2:
+                    break
+            print(f"an established farmer before the farm: {farm_line(farm, farmer_id, 0, 0)}; {board_line(farm)}")
+            used, wins, _ = run_farm(farm, farmer_id, farmer_token, args.max_accounts, report)
+            print(f"the established farmer, after {farm_line(farm, farmer_id, used, wins)}")
         stack.delete_keys()
-    reached = rank is not None and rank <= TOP
-    verdict = f"reached place {rank} after" if reached else f"not in the top {TOP} (place {rank}) after"
-    print(
-        f"the farmer {verdict} {used} fresh accounts ({wins} won), TAVOLA_PROVISIONAL_GAMES={provisional}, "
-        f"{args.regulars} regulars; {time.monotonic() - started:.0f} s"
-    )
+    print(f"{time.monotonic() - started:.0f} s")
 
 
 if __name__ == "__main__":

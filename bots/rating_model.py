@@ -7,7 +7,7 @@ no scores); a game nobody won places everyone level. A bot seated twice at one g
 play itself: its seats count for nobody, as at rated tables.
 
 ``rate_table`` is the one update of a table's ratings, here and in the rating task: OpenSkill's
-update, each player's taken by its share (``common.ratings.weights``: bots count fully for
+update, each player's taken by its share (``common.ratings.shares``: bots count fully for
 one another, so offline every update is whole).
 """
 
@@ -42,10 +42,10 @@ def rate_table(
     from its standing ``before`` and its place in ``ranks``."""
     teams = [[model.rating(mu=standing.mu, sigma=standing.sigma)] for standing in before]
     updated = model.rate(teams, ranks=list(ranks))
-    shares = ratings.weights(player_ids, [standing.established for standing in before])
+    shares = ratings.shares(player_ids, [standing.established for standing in before])
     return [
-        (*ratings.damped(old.mu, old.sigma, team[0].mu, team[0].sigma, weight), qualifies)
-        for old, team, (weight, qualifies) in zip(before, updated, shares, strict=True)
+        (*ratings.damped(old.mu, old.sigma, team[0].mu, team[0].sigma, share), share.qualifies)
+        for old, team, share in zip(before, updated, shares, strict=True)
     ]
 
 

@@ -34,9 +34,10 @@ accounts of its own. Two rules keep that cheap farm off the leaderboard:
   steers, so their games among themselves root the rest). Only established players are on
   the leaderboard;
 - a result moves a rating by its full OpenSkill update only against opponents that count
-  fully; against the others (provisional players) by ``PROVISIONAL_WEIGHT`` of it
-  (``weights``, ``damped``). So beating fresh accounts moves a rating little, and however
-  many of them a player beats, it is never established by them.
+  fully; against the others (provisional players) its mean moves by ``PROVISIONAL_WEIGHT``
+  of the update and its uncertainty not at all (``shares``, ``damped``). So beating fresh
+  accounts moves a rating little, and however many of them a player beats, it is never
+  established by them.
 """
 
 import json
@@ -77,11 +78,26 @@ def counts_fully(player_id: str, opponent_id: str, opponent_established: bool) -
     return opponent_established or (is_bot(player_id) and is_bot(opponent_id))
 
 
-def weights(player_ids: Sequence[str], established: Sequence[bool]) -> list[tuple[float, bool]]:
-    """For each player of one rated table: (the share of its OpenSkill update its rating
-    takes, whether the game is a qualifying one for it). Each opponent weighs 1 when it
-    counts fully, else PROVISIONAL_WEIGHT; the share is their mean."""
-    shares = []
+@dataclass(frozen=True)
+class Share:
+    """How much of its OpenSkill update one player's rating takes at a table."""
+
+    mean: float  # the share of the change of its mean
+    certainty: float  # the share of the change of its variance: its opponents counting fully
+
+    @property
+    def qualifies(self) -> bool:
+        """Whether the game counts toward the player's establishment."""
+        return self.certainty > 0
+
+
+def shares(player_ids: Sequence[str], established: Sequence[bool]) -> list[Share]:
+    """Each player's share of its update at one rated table. For the mean, each opponent
+    weighs 1 when it counts fully, else PROVISIONAL_WEIGHT, and the share is their mean;
+    for the variance, only opponents that count fully weigh: games against provisional
+    players make nobody's rating surer (else a farm's many games would narrow its
+    uncertainty, raising its conservative rating, win or lose)."""
+    result = []
     for index, player_id in enumerate(player_ids):
         full = [
             counts_fully(player_id, other, established[other_index])
@@ -89,18 +105,18 @@ def weights(player_ids: Sequence[str], established: Sequence[bool]) -> list[tupl
             if other_index != index
         ]
         if not full:
-            shares.append((1.0, False))
+            result.append(Share(1.0, 0.0))
             continue
-        weight = sum(1.0 if each else PROVISIONAL_WEIGHT for each in full) / len(full)
-        shares.append((weight, any(full)))
-    return shares
+        mean = sum(1.0 if each else PROVISIONAL_WEIGHT for each in full) / len(full)
+        result.append(Share(mean, sum(full) / len(full)))
+    return result
 
 
-def damped(mu: float, sigma: float, new_mu: float, new_sigma: float, weight: float) -> tuple[float, float]:
-    """``weight`` of an update from (mu, sigma) to (new_mu, new_sigma): the mean moves by
-    that share of its change, the variance by that share of its change."""
-    variance = (1 - weight) * sigma**2 + weight * new_sigma**2
-    return mu + weight * (new_mu - mu), math.sqrt(variance)
+def damped(mu: float, sigma: float, new_mu: float, new_sigma: float, share: Share) -> tuple[float, float]:
+    """``share`` of an update from (mu, sigma) to (new_mu, new_sigma): the mean moves by
+    its ``mean`` share of the change, the variance by its ``certainty`` share."""
+    variance = (1 - share.certainty) * sigma**2 + share.certainty * new_sigma**2
+    return mu + share.mean * (new_mu - mu), math.sqrt(variance)
 
 
 class Keys:

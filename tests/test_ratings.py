@@ -81,7 +81,7 @@ def test_an_update_moves_winner_up_and_loser_down_once(store):
     assert rating_tasks.apply(client, keys, table.table_id) == "applied"
     alice, bob, bot = (standing(client, keys, p) for p in ("alice", "bob", "bot:random"))
     assert alice.mu > ratings.DEFAULT_MU > bot.mu and alice.mu > bob.mu > bot.mu
-    assert alice.sigma < ratings.DEFAULT_SIGMA
+    assert alice.sigma == ratings.DEFAULT_SIGMA  # three newcomers: none counts fully for another
     assert (alice.games, alice.wins, bob.wins) == (1, 1, 0)
     assert client.hget(keys.jobs, table.table_id) is None and client.zscore(keys.pending, table.table_id) is None
     # Sent again (a redelivered task), or the job written again: nothing moves.
@@ -204,25 +204,28 @@ def test_a_worker_starting_restarts_only_the_ratings_earned_with_other_settings(
 # -- the farm: provisional opponents move a rating little and establish nobody ----------
 
 
-def test_a_provisional_opponent_weighs_a_tenth_and_qualifies_nobody():
-    weights = ratings.weights
-    # Two people, neither established: each moves by a tenth, and neither game qualifies.
-    assert weights(["farmer", "fresh"], [False, False]) == [(0.1, False), (0.1, False)]
+def test_a_provisional_opponent_moves_a_mean_a_tenth_a_variance_not_and_qualifies_nobody():
+    def shares(players, established):
+        return [(share.mean, share.certainty, share.qualifies) for share in ratings.shares(players, established)]
+
+    # Two people, neither established: each mean moves by a tenth, neither variance, and
+    # neither game qualifies.
+    assert shares(["farmer", "fresh"], [False, False]) == [(0.1, 0.0, False), (0.1, 0.0, False)]
     # Against an established player, in full; the established one, beating a newcomer, a tenth.
-    assert weights(["newcomer", "regular"], [False, True]) == [(1.0, True), (0.1, False)]
+    assert shares(["newcomer", "regular"], [False, True]) == [(1.0, 1.0, True), (0.1, 0.0, False)]
     # Bots count fully for one another, established or not; a person's new bot does not.
-    assert weights(["bot:random", "bot:ismcts"], [False, False]) == [(1.0, True), (1.0, True)]
-    assert weights(["ada", "bot:random"], [False, False]) == [(0.1, False), (0.1, False)]
+    assert shares(["bot:random", "bot:ismcts"], [False, False]) == [(1.0, 1.0, True), (1.0, 1.0, True)]
+    assert shares(["ada", "bot:random"], [False, False]) == [(0.1, 0.0, False), (0.1, 0.0, False)]
     # At a larger table, the mean over the opponents; one that counts fully qualifies the game.
-    (farmer, _, _, _) = weights(["farmer", "regular", "fresh 1", "fresh 2"], [False, True, False, False])
-    assert farmer == (pytest.approx((1 + 0.1 + 0.1) / 3), True)
+    farmer = shares(["farmer", "regular", "fresh 1", "fresh 2"], [False, True, False, False])[0]
+    assert farmer == (pytest.approx((1 + 0.1 + 0.1) / 3), pytest.approx(1 / 3), True)
 
 
-def test_a_damped_update_moves_the_mean_and_the_variance_by_its_share():
-    assert ratings.damped(25.0, 8.0, 30.0, 6.0, 1.0) == (30.0, 6.0)
-    assert ratings.damped(25.0, 8.0, 30.0, 6.0, 0.0) == (25.0, 8.0)
-    mu, sigma = ratings.damped(25.0, 8.0, 30.0, 6.0, 0.1)
-    assert mu == pytest.approx(25.5) and sigma**2 == pytest.approx(0.9 * 64 + 0.1 * 36)
+def test_a_damped_update_moves_the_mean_and_the_variance_by_their_shares():
+    assert ratings.damped(25.0, 8.0, 30.0, 6.0, ratings.Share(1.0, 1.0)) == (30.0, 6.0)
+    assert ratings.damped(25.0, 8.0, 30.0, 6.0, ratings.Share(0.1, 0.0)) == (pytest.approx(25.5), 8.0)
+    mu, sigma = ratings.damped(25.0, 8.0, 30.0, 6.0, ratings.Share(0.4, 0.5))
+    assert mu == pytest.approx(27.0) and sigma**2 == pytest.approx(0.5 * 64 + 0.5 * 36)
 
 
 def establish(client, keys: ratings.Keys, player: str, game="borgia") -> None:
@@ -240,6 +243,7 @@ def test_a_player_beating_fresh_accounts_is_never_established_by_them(store):
         assert rating_tasks.apply(client, keys, table.table_id) == "applied"
     farmer = standing(client, keys, "farmer")
     assert (farmer.games, farmer.wins, farmer.qualified) == (played, played, 0)
+    assert farmer.sigma == ratings.DEFAULT_SIGMA  # no surer for it
     assert not farmer.established and client.zcard(keys.board("borgia")) == 0
     # Fifteen wins moved it about as far as two would have in full.
     model = PlackettLuce()
