@@ -15,8 +15,8 @@ touch all of them on a Redis Cluster:
   to send its task again): the finished rated tables whose update is not applied yet;
 - ``done:<table id>``: the table's update was applied (kept 30 days);
 - ``p:<game>:<player>`` (hash: mu, sigma, games, wins, q, v, d): a player's rating; ``q``
-  counts its qualifying games (``qualifying``); ``v``
-  counts its updates, the compare-and-set version of the script; ``d``, for a bot, the
+  counts its qualifying games (below); ``v`` counts its updates, the compare-and-set
+  version of the script; ``d``, for a bot, the
   digest of the settings its rating was earned with (``services.bot_specs.settings_digest``):
   when the bot's settings change (a level's preset moves), its rating starts again;
 - ``board:<game>`` (sorted set: player -> conservative rating): the leaderboard, holding
