@@ -5,6 +5,10 @@ on the same 1500 scale (common/ratings.py), each game updating everyone at it at
 A game's places are its winners first and everyone else level behind them (the arena keeps
 no scores); a game nobody won places everyone level. A bot seated twice at one game would
 play itself: its seats count for nobody, as at rated tables.
+
+``rate_table`` is the one update of a table's ratings, here and in the rating task: OpenSkill's
+update, each player's taken by its share (``common.ratings.shares``: bots count fully for
+one another, so offline every update is whole).
 """
 
 import math
@@ -31,27 +35,39 @@ def places(players: int, winners: Sequence[int]) -> list[float]:
     return [1.0 if seat in winners else 2.0 for seat in range(players)]
 
 
+def rate_table(
+    model: PlackettLuce, player_ids: Sequence[str], before: Sequence[ratings.Standing], ranks: Sequence[float]
+) -> list[tuple[float, float, bool]]:
+    """Each player's (mu, sigma, whether the game qualifies for it) after one rated table,
+    from its standing ``before`` and its place in ``ranks``."""
+    teams = [[model.rating(mu=standing.mu, sigma=standing.sigma)] for standing in before]
+    updated = model.rate(teams, ranks=list(ranks))
+    shares = ratings.shares(player_ids, [standing.established for standing in before])
+    return [
+        (*ratings.damped(old.mu, old.sigma, team[0].mu, team[0].sigma, share), share.qualifies)
+        for old, team, share in zip(before, updated, shares, strict=True)
+    ]
+
+
 def rate_games(games: Iterable[tuple[Sequence[str], Sequence[int]]]) -> dict[str, Rated]:
     """Every bot's rating after ``games`` in order, each given as (the bot at each seat,
     the winning seats); bots start where a new player does."""
     model = PlackettLuce()
-    current: dict = {}
-    played: Counter[str] = Counter()
+    current: dict[str, ratings.Standing] = {}
     for seated, winners in games:
         count = Counter(seated)
         seats = [seat for seat, bot in enumerate(seated) if count[bot] == 1]
         if len(seats) < 2:
             continue
-        for seat in seats:
-            current.setdefault(seated[seat], model.rating(mu=ratings.DEFAULT_MU, sigma=ratings.DEFAULT_SIGMA))
+        players = [ratings.BOT_PREFIX + seated[seat] for seat in seats]
+        before = [current.get(player, ratings.Standing()) for player in players]
         place = places(len(seated), winners)
-        new = model.rate([[current[seated[seat]]] for seat in seats], ranks=[place[seat] for seat in seats])
-        for seat, team in zip(seats, new, strict=True):
-            current[seated[seat]] = team[0]
-            played[seated[seat]] += 1
+        after = rate_table(model, players, before, [place[seat] for seat in seats])
+        for player, old, (mu, sigma, qualifies) in zip(players, before, after, strict=True):
+            current[player] = ratings.Standing(mu, sigma, old.games + 1, qualified=old.qualified + qualifies)
     return {
-        bot: Rated(rating.mu * ratings.SCALE, rating.sigma * ratings.SCALE, played[bot])
-        for bot, rating in current.items()
+        player.removeprefix(ratings.BOT_PREFIX): Rated(standing.rating, standing.uncertainty, standing.games)
+        for player, standing in current.items()
     }
 
 

@@ -4,8 +4,9 @@ exactly once.
 The gateway writes the table's RatingJob to Redis when the game ends and sends this task
 (common/ratings.py has the layout). The task checks the job (a rated table, never in replay
 mode, finished, and its revealed seed opening its commitment), reads the players' ratings,
-computes the new ones with OpenSkill's Plackett-Luce model and writes them with one Lua
-script, which also marks the table done and clears its job. So:
+computes the new ones with OpenSkill's Plackett-Luce model, each taken by its share against
+provisional opponents (``bots.rating_model.rate_table``, the rule in common/ratings.py), and
+writes them with one Lua script, which also marks the table done and clears its job. So:
 
 - a worker killed (even kill -9) before the script ran wrote nothing: the job is still
   pending, and the gateway's rating sweep sends the task again;
@@ -28,6 +29,7 @@ import structlog
 from openskill.models import PlackettLuce
 
 from bots.app import app
+from bots.rating_model import rate_table
 from common import ratings
 from common.redis_client import connect
 from gateway.verify import commitment
@@ -152,20 +154,20 @@ def apply(redis, keys: ratings.Keys, table_id: str, pause_seconds: float = 0.0) 
             standing.restarted(now) if again else standing
             for standing, now, again in zip(read, settings, restart, strict=True)
         ]
-        new = []
-        if rated:
-            teams = [[_model.rating(mu=s.mu, sigma=s.sigma)] for s in standings]
-            new = [team[0] for team in _model.rate(teams, ranks=[seat_places[seat] for seat, _ in rated])]
+        players = [who for _, who in rated]
+        new = rate_table(_model, players, standings, [seat_places[seat] for seat, _ in rated]) if rated else []
         script_keys = [keys.done(table_id), keys.jobs, keys.pending, keys.board(table.game_id)]
         args: list[object] = [table_id, ratings.DONE_TTL_SECONDS, ratings.provisional_games(), table.game_id]
         args.append(ratings.RECENT_KEPT)
-        for (seat, who), old, after, now, again in zip(rated, standings, new, settings, restart, strict=True):
-            updated = ratings.Standing(after.mu, after.sigma)
+        for (seat, who), old, (mu, sigma, qualifies), now, again in zip(
+            rated, standings, new, settings, restart, strict=True
+        ):
+            updated = ratings.Standing(mu, sigma)
             script_keys += [keys.rating(table.game_id, who), keys.recent(who), keys.games(who)]
             change = round(updated.rating - old.rating, 1)
             entry = ratings.recent_entry(table, seat_places[seat], change, finish_ns)
-            args += [who, old.version, repr(after.mu), repr(after.sigma), int(seat in winners), entry]
-            args += [repr(updated.conservative), now, int(again)]
+            args += [who, old.version, repr(mu), repr(sigma), int(seat in winners), entry]
+            args += [repr(updated.conservative), now, int(again), int(qualifies)]
         if pause_seconds:  # tests: a window in which to kill the worker mid-update
             log.warning("rating_paused", table_id=table_id, seconds=pause_seconds)
             time.sleep(pause_seconds)

@@ -14,19 +14,36 @@ touch all of them on a Redis Cluster:
 - ``jobs`` (hash: table id -> RatingJob) and ``pending`` (sorted set: table id -> when
   to send its task again): the finished rated tables whose update is not applied yet;
 - ``done:<table id>``: the table's update was applied (kept 30 days);
-- ``p:<game>:<player>`` (hash: mu, sigma, games, wins, v, d): a player's rating; ``v``
-  counts its updates, the compare-and-set version of the script; ``d``, for a bot, the
+- ``p:<game>:<player>`` (hash: mu, sigma, games, wins, q, v, d): a player's rating; ``q``
+  counts its qualifying games (below); ``v`` counts its updates, the compare-and-set
+  version of the script; ``d``, for a bot, the
   digest of the settings its rating was earned with (``services.bot_specs.settings_digest``):
   when the bot's settings change (a level's preset moves), its rating starts again;
 - ``board:<game>`` (sorted set: player -> conservative rating): the leaderboard, holding
-  players past their provisional games only;
+  established players only;
 - ``recent:<player>`` (list of JSON): the player's latest rated tables;
   ``games:<player>`` (set): the games the player has a rating at;
 - ``bots:<game>`` (set): the bot settings rated at the game, for ListBots.
+
+Rated play is open to anyone who makes players, so one player could beat many fresh
+accounts of its own. Two rules keep that cheap farm off the leaderboard:
+
+- a player is *established* at a game after ``provisional_games()`` qualifying games: games
+  with at least one opponent that counts fully for it (``counts_fully``: an established
+  opponent, or, for a bot, another bot: bots play the platform's code, which no account
+  steers, so their games among themselves root the rest). Only established players are on
+  the leaderboard;
+- a result moves a rating by its full OpenSkill update only against opponents that count
+  fully; against the others (provisional players) its mean moves by ``PROVISIONAL_WEIGHT``
+  of the update and its uncertainty not at all (``shares``, ``damped``). So beating fresh
+  accounts moves a rating little, and however many of them a player beats, it is never
+  established by them.
 """
 
 import json
+import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -39,11 +56,67 @@ DEFAULT_SIGMA = DEFAULT_MU / 3
 RECENT_KEPT = 50
 DONE_TTL_SECONDS = 30 * 24 * 3600
 BOT_PREFIX = "bot:"
+# The share of its full update a result moves a rating by against opponents that do not
+# count fully (provisional players): a tenth, so a win over a fresh account is worth a
+# tenth of one over an established player of the same rating.
+PROVISIONAL_WEIGHT = 0.1
 
 
 def provisional_games() -> int:
-    """Rated games a player plays before the leaderboard lists them (TAVOLA_PROVISIONAL_GAMES)."""
+    """Qualifying games a player plays before it is established, and on the leaderboard
+    (TAVOLA_PROVISIONAL_GAMES)."""
     return int(os.environ.get("TAVOLA_PROVISIONAL_GAMES", "10"))
+
+
+def is_bot(player_id: str) -> bool:
+    return player_id.startswith(BOT_PREFIX)
+
+
+def counts_fully(player_id: str, opponent_id: str, opponent_established: bool) -> bool:
+    """Whether a result against ``opponent_id`` moves ``player_id``'s rating in full and
+    counts toward its establishment: an established opponent, or a bot for a bot."""
+    return opponent_established or (is_bot(player_id) and is_bot(opponent_id))
+
+
+@dataclass(frozen=True)
+class Share:
+    """How much of its OpenSkill update one player's rating takes at a table."""
+
+    mean: float  # the share of the change of its mean
+    certainty: float  # the share of the change of its variance: its opponents counting fully
+
+    @property
+    def qualifies(self) -> bool:
+        """Whether the game counts toward the player's establishment."""
+        return self.certainty > 0
+
+
+def shares(player_ids: Sequence[str], established: Sequence[bool]) -> list[Share]:
+    """Each player's share of its update at one rated table. For the mean, each opponent
+    weighs 1 when it counts fully, else PROVISIONAL_WEIGHT, and the share is their mean;
+    for the variance, only opponents that count fully weigh: games against provisional
+    players make nobody's rating surer (else a farm's many games would narrow its
+    uncertainty, raising its conservative rating, win or lose)."""
+    result = []
+    for index, player_id in enumerate(player_ids):
+        full = [
+            counts_fully(player_id, other, established[other_index])
+            for other_index, other in enumerate(player_ids)
+            if other_index != index
+        ]
+        if not full:
+            result.append(Share(1.0, 0.0))
+            continue
+        mean = sum(1.0 if each else PROVISIONAL_WEIGHT for each in full) / len(full)
+        result.append(Share(mean, sum(full) / len(full)))
+    return result
+
+
+def damped(mu: float, sigma: float, new_mu: float, new_sigma: float, share: Share) -> tuple[float, float]:
+    """``share`` of an update from (mu, sigma) to (new_mu, new_sigma): the mean moves by
+    its ``mean`` share of the change, the variance by its ``certainty`` share."""
+    variance = (1 - share.certainty) * sigma**2 + share.certainty * new_sigma**2
+    return mu + share.mean * (new_mu - mu), math.sqrt(variance)
 
 
 class Keys:
@@ -101,19 +174,32 @@ class Standing:
     wins: int = 0
     version: int = 0
     settings: str = ""  # a bot's settings digest; "" for a person
+    qualified: int = 0  # qualifying games (a rating written before they were counted: 0)
 
     @classmethod
     def of(cls, fields: list) -> "Standing":
-        """From HMGET mu sigma games wins v d (all None for a new player)."""
-        mu, sigma, games, wins, version, settings = fields
+        """From HMGET mu sigma games wins v d q (all None for a new player)."""
+        mu, sigma, games, wins, version, settings, qualified = fields
         if mu is None:
             return cls(version=int(version or 0), settings=_text(settings))
-        return cls(float(mu), float(sigma), int(games or 0), int(wins or 0), int(version or 0), _text(settings))
+        return cls(
+            float(mu),
+            float(sigma),
+            int(games or 0),
+            int(wins or 0),
+            int(version or 0),
+            _text(settings),
+            int(qualified or 0),
+        )
 
     def restarted(self, settings: str) -> "Standing":
         """A new player's standing for new settings, keeping the version (the script's
         compare-and-set counts on, never back)."""
         return Standing(version=self.version, settings=settings)
+
+    @property
+    def established(self) -> bool:
+        return self.qualified >= provisional_games()
 
     @property
     def rating(self) -> float:
@@ -132,18 +218,21 @@ def _text(value: bytes | str | None) -> str:
     return value.decode() if isinstance(value, bytes) else value or ""
 
 
-FIELDS = ["mu", "sigma", "games", "wins", "v", "d"]
+FIELDS = ["mu", "sigma", "games", "wins", "v", "d", "q"]
 
 
 # KEYS: done, jobs, pending, board, then per participant its rating, recent and games keys.
 # ARGV: table id, done TTL, provisional games, game id, recent kept, then per participant:
 # player id, expected version, mu, sigma, won (0/1), recent entry, conservative rating,
-# settings digest ("" for a person), restart (1: a bot whose settings changed: its games
-# and wins start again and it leaves the leaderboard until it has played its provisional
-# games anew). Returns 1 applied, 0 applied before (the job is cleared), -1 a rating moved
-# since it was read (nothing written: read again and recompute).
+# settings digest ("" for a person), restart (1: a bot whose settings changed: its games,
+# wins and qualifying games start again and it leaves the leaderboard until it is
+# established anew), qualifying (1: the game counts toward establishment). The leaderboard
+# holds a player once it is established, and never before (a rating written before
+# qualifying games were counted leaves it at its next game). Returns 1 applied, 0 applied
+# before (the job is cleared), -1 a rating moved since it was read (nothing written: read
+# again and recompute).
 APPLY_SCRIPT = """
-local per = 9
+local per = 10
 local count = (#ARGV - 5) / per
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('HDEL', KEYS[2], ARGV[1])
@@ -159,19 +248,22 @@ for i = 0, count - 1 do
   local a = 6 + per * i
   local rating = KEYS[5 + 3 * i]
   if ARGV[a + 8] == '1' then
-    redis.call('HSET', rating, 'games', 0, 'wins', 0)
+    redis.call('HSET', rating, 'games', 0, 'wins', 0, 'q', 0)
     redis.call('ZREM', KEYS[4], ARGV[a])
   end
   if ARGV[a + 7] ~= '' then redis.call('HSET', rating, 'd', ARGV[a + 7]) end
   redis.call('HSET', rating, 'mu', ARGV[a + 2], 'sigma', ARGV[a + 3])
-  local games = redis.call('HINCRBY', rating, 'games', 1)
+  redis.call('HINCRBY', rating, 'games', 1)
+  local qualified = redis.call('HINCRBY', rating, 'q', tonumber(ARGV[a + 9]))
   redis.call('HINCRBY', rating, 'wins', tonumber(ARGV[a + 4]))
   redis.call('HINCRBY', rating, 'v', 1)
   redis.call('LPUSH', KEYS[6 + 3 * i], ARGV[a + 5])
   redis.call('LTRIM', KEYS[6 + 3 * i], 0, tonumber(ARGV[5]) - 1)
   redis.call('SADD', KEYS[7 + 3 * i], ARGV[4])
-  if games >= provisional then
+  if qualified >= provisional then
     redis.call('ZADD', KEYS[4], ARGV[a + 6], ARGV[a])
+  else
+    redis.call('ZREM', KEYS[4], ARGV[a])
   end
 end
 redis.call('SET', KEYS[1], '1', 'EX', tonumber(ARGV[2]))
@@ -188,7 +280,8 @@ return 1
 RESTART_SCRIPT = f"""
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[1], 'd') == ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], 'mu', '{DEFAULT_MU!r}', 'sigma', '{DEFAULT_SIGMA!r}', 'games', 0, 'wins', 0, 'd', ARGV[2])
+redis.call('HSET', KEYS[1], 'mu', '{DEFAULT_MU!r}', 'sigma', '{DEFAULT_SIGMA!r}', 'games', 0, 'wins', 0, 'q', 0,
+  'd', ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'v', 1)
 redis.call('ZREM', KEYS[2], ARGV[1])
 return 1

@@ -224,10 +224,13 @@ class Hub:
     def generation(self, channel: str) -> int:
         return self.tables[channel].generation
 
-    async def entries_after(self, channel: str, after_seq: int, read: Reader) -> tuple[list, int]:
+    async def entries_after(
+        self, channel: str, after_seq: int, read: Reader, read_behind: Reader | None = None
+    ) -> tuple[list, int]:
         """(the entries after ``after_seq`` known now, the generation they are current for).
         Empty: nothing was committed after ``after_seq`` before that generation; wait for
-        the next one."""
+        the next one. ``read_behind``: the read of a watcher behind the buffer (default
+        ``read``), whose entries are its own to hold until its client takes them."""
         table = self.tables[channel]
         while True:
             generation = table.generation
@@ -237,7 +240,7 @@ class Hub:
             if table.tail is not None and after_seq < table.tail:  # behind the buffer
                 self.private_reads += 1
                 _PRIVATE_READS.inc()
-                return await read(after_seq), generation
+                return await (read_behind or read)(after_seq), generation
             if table.read_generation >= generation:
                 return [], generation
             await self._refresh(table, generation, after_seq, read)

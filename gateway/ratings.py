@@ -58,7 +58,7 @@ def rating_message(game_id: str, standing: ratings.Standing) -> pl.Rating:
         conservative=round(standing.conservative, 1),
         games=standing.games,
         wins=standing.wins,
-        provisional=standing.games < ratings.provisional_games(),
+        provisional=not standing.established,
     )
 
 

@@ -18,6 +18,11 @@ from tavola.gateway.v1 import gateway_pb2 as gw
 WATCH_POLL_SECONDS = 10.0
 # The most events one batched stream response holds (a backlog goes in several).
 BATCH_EVENTS = 100
+# The most entries a stream behind the table's shared buffer (its backlog, or a client
+# slow to read) reads at once. Those entries are its own until its client takes them: 200
+# unread streams of a long table's backlog took the gateway 160 MB with a page of
+# READ_PAGE (500), 16 MB with this (tests/integration/test_web_stream_memory.py).
+BEHIND_PAGE = 16
 
 
 class TableStreams:
@@ -58,6 +63,9 @@ class TableStreams:
         async def read(after: int) -> list[StoredEntry]:
             return await self.store.read_log(table_id, after, READ_PAGE)
 
+        async def read_behind(after: int) -> list[StoredEntry]:
+            return await self.store.read_log(table_id, after, BEHIND_PAGE)
+
         def make(entries: list[StoredEntry]) -> tuple[bytes, int, bool, bool]:
             """A batched response of ``entries`` as ``seat`` sees them, up to the game's end,
             a revocation of the seat or BATCH_EVENTS: (its bytes, b'' when the seat sees
@@ -83,7 +91,7 @@ class TableStreams:
                     batch = self.hub.batch_after(channel, last, seat, make) if batched else None
                     if batch is None:
                         # Shared with every watcher of the table on this gateway: one read per event.
-                        entries, generation = await self.hub.entries_after(channel, last, read)
+                        entries, generation = await self.hub.entries_after(channel, last, read, read_behind)
                         if batched and entries:  # behind the buffer: its own read
                             batch = make(entries)
                     if batch is not None:

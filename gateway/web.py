@@ -241,21 +241,35 @@ def _unary(handlers: Mapping[str, Any], reply_type: type[Message], full_method: 
     return call
 
 
-def _stream(handlers: Mapping[str, Any], reply_type: type[Message]):
+def _stream(handlers: Mapping[str, Any], reply_type: type[Message], stall_seconds: float = WRITE_TIMEOUT_SECONDS):
     """A server stream: the handler runs as a task writing its responses (serialized) into a
     queue that the HTTP response drains. A write waits while STREAM_AHEAD responses are
-    untaken, as a gRPC write waits on flow control; a client that leaves cancels it."""
+    untaken, as a gRPC write waits on flow control; a client that leaves cancels it. A
+    client that takes none of its response for ``stall_seconds`` (the web port's write
+    timeout) ends the stream with DEADLINE_EXCEEDED, reason CLIENT_NOT_READING: the
+    handler's write raises it, so the stream ends as any refused one does (its metric and
+    log line), a moment before the HTTP side's own write timeout closes the connection."""
 
     async def call(raw: bytes, request):
         handler = handlers[protocol_of(request)]
         queue: asyncio.Queue[Any] = asyncio.Queue()
         room = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        sending_since: float | None = None  # when the response began sending what it took last
 
         async def write(data: bytes) -> None:
             queue.put_nowait(data)
             if queue.qsize() >= STREAM_AHEAD:
                 room.clear()
-                await room.wait()
+                try:
+                    async with asyncio.timeout_at((sending_since or loop.time()) + stall_seconds):
+                        await room.wait()
+                except TimeoutError:
+                    raise ApiError(
+                        grpc.StatusCode.DEADLINE_EXCEEDED,
+                        "CLIENT_NOT_READING",
+                        f"the client took none of this stream for {stall_seconds:g} s",
+                    ) from None
 
         def ended(task: asyncio.Task) -> None:
             if not task.cancelled():
@@ -268,7 +282,9 @@ def _stream(handlers: Mapping[str, Any], reply_type: type[Message]):
             while (item := await queue.get()) is not _END:
                 if queue.qsize() < STREAM_AHEAD:
                     room.set()
+                sending_since = loop.time()
                 yield Reply(item, reply_type)
+                sending_since = None
             task.result()  # the handler's abort: the stream's status
         finally:
             task.cancel()
@@ -276,10 +292,12 @@ def _stream(handlers: Mapping[str, Any], reply_type: type[Message]):
     return call
 
 
-def bridged_service(servicer, service_name: str, limits: RequestLimits) -> Any:
+def bridged_service(
+    servicer, service_name: str, limits: RequestLimits, stall_seconds: float = WRITE_TIMEOUT_SECONDS
+) -> Any:
     """A generated application's service: each of its methods is the gRPC server's own
     handler of that method (``unary_rpc``/``stream_rpc`` around the servicer's method, as
-    ``add_to_server`` registers it)."""
+    ``add_to_server`` registers it). ``stall_seconds``: as ``_stream``'s."""
     methods: dict[str, Any] = {}
     service = descriptor_pool.Default().FindServiceByName(f"{gw.DESCRIPTOR.package}.{service_name}")
     for method in service.methods:
@@ -290,7 +308,7 @@ def bridged_service(servicer, service_name: str, limits: RequestLimits) -> Any:
         # A handler per protocol: each its own metric children, looked up once.
         if method.server_streaming:
             streams = {each: stream_rpc(implementation, request_class, limit, each) for each in WEB_PROTOCOLS}
-            methods[_snake(method.name)] = _stream(streams, reply_type)
+            methods[_snake(method.name)] = _stream(streams, reply_type, stall_seconds)
         else:
             unary = {each: unary_rpc(implementation, request_class, limit, each) for each in WEB_PROTOCOLS}
             full_method = f"/{service.full_name}/{method.name}"
@@ -484,7 +502,7 @@ def build_app(
     rpcs = {}
     for name, servicer in servicers.items():
         rpc = APPLICATIONS[name](
-            cast(Any, bridged_service(servicer, name, limits)),
+            cast(Any, bridged_service(servicer, name, limits, write_timeout)),
             read_max_bytes=BODY_FACTOR * limits.largest(),
             # gzip (and identity), when the client asks: a request's decompressed size is
             # held to read_max_bytes too.

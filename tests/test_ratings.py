@@ -7,6 +7,7 @@ import threading
 
 import pytest
 import redis
+from openskill.models import PlackettLuce
 
 from bots import rating_tasks
 from common import ratings
@@ -80,7 +81,7 @@ def test_an_update_moves_winner_up_and_loser_down_once(store):
     assert rating_tasks.apply(client, keys, table.table_id) == "applied"
     alice, bob, bot = (standing(client, keys, p) for p in ("alice", "bob", "bot:random"))
     assert alice.mu > ratings.DEFAULT_MU > bot.mu and alice.mu > bob.mu > bot.mu
-    assert alice.sigma < ratings.DEFAULT_SIGMA
+    assert alice.sigma == ratings.DEFAULT_SIGMA  # three newcomers: none counts fully for another
     assert (alice.games, alice.wins, bob.wins) == (1, 1, 0)
     assert client.hget(keys.jobs, table.table_id) is None and client.zscore(keys.pending, table.table_id) is None
     # Sent again (a redelivered task), or the job written again: nothing moves.
@@ -144,7 +145,8 @@ def earned_with_other_settings(client, keys: ratings.Keys, bot: str, game="borgi
     """A bot's rating as a worker with other settings for it left it: on the leaderboard."""
     who = ratings.BOT_PREFIX + bot
     client.hset(
-        keys.rating(game, who), mapping={"mu": 31.0, "sigma": 2.0, "games": games, "wins": 9, "v": 12, "d": "0" * 16}
+        keys.rating(game, who),
+        mapping={"mu": 31.0, "sigma": 2.0, "games": games, "wins": 9, "q": games, "v": 12, "d": "0" * 16},
     )
     client.zadd(keys.board(game), {who: 1500.0})
     client.sadd(keys.bots(game), bot)
@@ -161,7 +163,7 @@ def test_a_bot_whose_settings_changed_starts_its_rating_again_at_its_next_table(
     queue(client, keys, table, seed, salt)
     assert rating_tasks.apply(client, keys, table.table_id) == "applied"
     bot = standing(client, keys, "bot:ismcts:level=4")
-    assert (bot.games, bot.wins, bot.version) == (1, 1, 13)
+    assert (bot.games, bot.wins, bot.qualified, bot.version) == (1, 1, 0, 13)
     assert bot.settings == bot_specs.settings_digest("ismcts:level=4", "borgia")
     assert ratings.DEFAULT_MU < bot.mu < 31.0 and bot.sigma > 2.0  # a new player's step, from 25
     assert client.zscore(keys.board("borgia"), "bot:ismcts:level=4") is None
@@ -185,9 +187,10 @@ def test_a_worker_starting_restarts_only_the_ratings_earned_with_other_settings(
 
     assert rating_tasks.restart_stale_bots(client, keys) == [("pecunia", "ismcts:level=2")]
     level_2 = standing(client, keys, "bot:ismcts:level=2", "pecunia")
-    assert (level_2.mu, level_2.sigma, level_2.games, level_2.wins, level_2.version) == (
+    assert (level_2.mu, level_2.sigma, level_2.games, level_2.wins, level_2.qualified, level_2.version) == (
         ratings.DEFAULT_MU,
         ratings.DEFAULT_SIGMA,
+        0,
         0,
         0,
         13,
@@ -196,6 +199,85 @@ def test_a_worker_starting_restarts_only_the_ratings_earned_with_other_settings(
     assert client.zscore(keys.board("pecunia"), "bot:ismcts:level=2") is None
     assert {bot: standing(client, keys, "bot:" + bot, "pecunia") for bot in current} == current
     assert rating_tasks.restart_stale_bots(client, keys) == []  # once
+
+
+# -- the farm: provisional opponents move a rating little and establish nobody ----------
+
+
+def test_a_provisional_opponent_moves_a_mean_a_tenth_a_variance_not_and_qualifies_nobody():
+    def shares(players, established):
+        return [(share.mean, share.certainty, share.qualifies) for share in ratings.shares(players, established)]
+
+    # Two people, neither established: each mean moves by a tenth, neither variance, and
+    # neither game qualifies.
+    assert shares(["farmer", "fresh"], [False, False]) == [(0.1, 0.0, False), (0.1, 0.0, False)]
+    # Against an established player, in full; the established one, beating a newcomer, a tenth.
+    assert shares(["newcomer", "regular"], [False, True]) == [(1.0, 1.0, True), (0.1, 0.0, False)]
+    # Bots count fully for one another, established or not; a person's new bot does not.
+    assert shares(["bot:random", "bot:ismcts"], [False, False]) == [(1.0, 1.0, True), (1.0, 1.0, True)]
+    assert shares(["ada", "bot:random"], [False, False]) == [(0.1, 0.0, False), (0.1, 0.0, False)]
+    # At a larger table, the mean over the opponents; one that counts fully qualifies the game.
+    farmer = shares(["farmer", "regular", "fresh 1", "fresh 2"], [False, True, False, False])[0]
+    assert farmer == (pytest.approx((1 + 0.1 + 0.1) / 3), pytest.approx(1 / 3), True)
+
+
+def test_a_damped_update_moves_the_mean_and_the_variance_by_their_shares():
+    assert ratings.damped(25.0, 8.0, 30.0, 6.0, ratings.Share(1.0, 1.0)) == (30.0, 6.0)
+    assert ratings.damped(25.0, 8.0, 30.0, 6.0, ratings.Share(0.1, 0.0)) == (pytest.approx(25.5), 8.0)
+    mu, sigma = ratings.damped(25.0, 8.0, 30.0, 6.0, ratings.Share(0.4, 0.5))
+    assert mu == pytest.approx(27.0) and sigma**2 == pytest.approx(0.5 * 64 + 0.5 * 36)
+
+
+def establish(client, keys: ratings.Keys, player: str, game="borgia") -> None:
+    """A player past its provisional period, as the rating script leaves it."""
+    games = ratings.provisional_games()
+    client.hset(keys.rating(game, player), mapping={"mu": 26.0, "sigma": 3.0, "games": games, "wins": 5, "q": games})
+
+
+def test_a_player_beating_fresh_accounts_is_never_established_by_them(store):
+    client, keys = store
+    played = ratings.provisional_games() + 5
+    for index in range(played):
+        table, seed, salt = finished_table(["farmer", f"fresh-{index}"], winners=(0,))
+        queue(client, keys, table, seed, salt)
+        assert rating_tasks.apply(client, keys, table.table_id) == "applied"
+    farmer = standing(client, keys, "farmer")
+    assert (farmer.games, farmer.wins, farmer.qualified) == (played, played, 0)
+    assert farmer.sigma == ratings.DEFAULT_SIGMA  # no surer for it
+    assert not farmer.established and client.zcard(keys.board("borgia")) == 0
+    # Fifteen wins moved it about as far as two would have in full.
+    model = PlackettLuce()
+    first_win = model.rate([[model.rating()], [model.rating()]], ranks=[1, 2])[0][0].mu - ratings.DEFAULT_MU
+    assert ratings.DEFAULT_MU < farmer.mu < ratings.DEFAULT_MU + 2 * first_win
+
+
+def test_games_against_established_players_establish_a_player(store):
+    client, keys = store
+    establish(client, keys, "regular")
+    provisional = ratings.provisional_games()
+    for index in range(provisional):
+        table, seed, salt = finished_table(["newcomer", "regular"], winners=(index % 2,))
+        queue(client, keys, table, seed, salt)
+        assert rating_tasks.apply(client, keys, table.table_id) == "applied"
+        newcomer = standing(client, keys, "newcomer")
+        assert newcomer.qualified == index + 1
+        assert (client.zscore(keys.board("borgia"), "newcomer") is not None) == newcomer.established
+    assert newcomer.established
+    # The regular played a newcomer each time: listed throughout, its games not qualifying.
+    regular = standing(client, keys, "regular")
+    assert regular.qualified == provisional and client.zscore(keys.board("borgia"), "regular") is not None
+
+
+def test_a_rating_written_before_qualifying_games_leaves_the_leaderboard_at_its_next_game(store):
+    client, keys = store
+    games = ratings.provisional_games() + 3
+    client.hset(keys.rating("borgia", "old"), mapping={"mu": 30.0, "sigma": 3.0, "games": games, "wins": 9})
+    client.zadd(keys.board("borgia"), {"old": 1260.0})
+    table, seed, salt = finished_table(["old", "fresh"], winners=(0,))
+    queue(client, keys, table, seed, salt)
+    assert rating_tasks.apply(client, keys, table.table_id) == "applied"
+    assert client.zscore(keys.board("borgia"), "old") is None
+    assert standing(client, keys, "old").qualified == 0
 
 
 def test_a_bots_settings_digest_follows_its_games_preset_not_its_string():

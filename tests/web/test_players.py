@@ -6,8 +6,9 @@ table, the player's tables with rejoin from another browser, and Cancel, which t
 player out of the queue. Every page fails its test on a console error.
 
 The stack fills quick-play seats with bots after 3 s (TAVOLA_QUICKPLAY_BOT_FILL_SECONDS)
-and ends provisional periods after one rated game (TAVOLA_PROVISIONAL_GAMES, read by the
-gateway and the rating worker), so one short Pecunia game reaches the leaderboard.
+and has no provisional period (TAVOLA_PROVISIONAL_GAMES=0, read by the gateway and the
+rating worker: every player is established from the start, the random bot too), so one
+short Pecunia game against the bot reaches the leaderboard.
 """
 
 import time
@@ -32,7 +33,7 @@ def web_stack(redis_url: str, key_prefix: str, tmp_path_factory, web_bundle) -> 
     if "web_addresses" not in Stack.__dataclass_fields__:
         pytest.skip("this gateway has no web port (the browser protocol): the browser tests skip")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("TAVOLA_PROVISIONAL_GAMES", "1")  # the rating worker reads it from its environment
+        patch.setenv("TAVOLA_PROVISIONAL_GAMES", "0")  # the rating worker reads it from its environment
         with Stack(
             redis_url=redis_url,
             key_prefix=f"{key_prefix}-webplayers",
@@ -208,7 +209,7 @@ def test_quick_play_seats_against_bots_and_a_rated_result_reaches_the_pages(open
     assert " of 2" in recent.inner_text()
     page.shot("player-page")
 
-    # The leaderboard lists the player (one game ends the provisional period here), and the
+    # The leaderboard lists the player (no provisional period here), and the
     # page around the player puts them in it, marked.
     page.page.goto(f"{base_url}#/leaderboard/pecunia")
     page.page.wait_for_selector(f"[data-testid=leaderboard] tr[data-player='{player_id}']")

@@ -77,7 +77,7 @@ export class LeaderboardPage {
       h(
         "p",
         { class: "small muted" },
-        "Sorted by the conservative rating (rating − 3 × uncertainty), so a player is listed high only once the rating is sure. Players appear after their first (provisional) rated games.",
+        "Sorted by the conservative rating (rating − 3 × uncertainty), so a player is listed high only once the rating is sure. Players appear after their provisional rated games, played against established players or bots.",
       ),
       me ? h("p", {}, mode(false, `Top ${PAGE}`), mode(true, "Around me")) : null,
       board,
@@ -109,7 +109,7 @@ export class LeaderboardPage {
     } catch (error) {
       const words =
         codeOf(error) === Code.NotFound && this.around
-          ? `You are not on this leaderboard yet: players appear after their provisional rated games (the gateway says: ${failure(error)}).`
+          ? `You are not on this leaderboard yet: players appear after their provisional rated games, played against established players or bots (the gateway says: ${failure(error)}).`
           : `The leaderboard could not be read: ${failure(error)}`;
       fill(board, h("p", { class: "note", role: "status" }, words));
     }
