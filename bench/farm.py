@@ -52,7 +52,9 @@ class Farm:
     rng: random.Random = field(default_factory=random.Random)
 
     def new_player(self, name: str) -> tuple[str, str]:
-        created = self.players.CreatePlayer(pl.CreatePlayerRequest(display_name=name))
+        # A suffix of its own: no two players may look alike, and runs share a gateway.
+        unique = f"{name} {secrets.token_hex(3)}"
+        created = self.players.CreatePlayer(pl.CreatePlayerRequest(display_name=unique))
         return created.player.player_id, created.player_token
 
     def games(self, player_id: str) -> int:

@@ -219,7 +219,7 @@ def test_a_stream_whose_client_takes_nothing_ends_with_client_not_reading():
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
             sock.setblocking(False)
             await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
-            sock.send(spectate_request(f"127.0.0.1:{port}", "t"))
+            sock.send(spectate_request(f"127.0.0.1:{port}", "0" * 16))  # a table id by its shape
             await asyncio.wait_for(servicer.ended.wait(), 60)
             sock.close()
             return servicer.refused
