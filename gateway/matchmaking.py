@@ -135,13 +135,16 @@ return 1
 # KEYS: pending, releases, then each member's ticket and its home's inbox. ARGV: now, the
 # table id, the deadline, the shared TTL, the inbox TTL, then each member's id, seat (the
 # TakeSeatResponse) and release entry. Offers each member still claimed for the table its
-# seat; queues the release of the others' seats and answers their entries.
+# seat; queues the release of the others' seats and answers their entries (a member that
+# cancelled while claimed for it is done with: its ticket goes).
 OFFER_SCRIPT = """
 local released = {}
 for i = 0, (#ARGV - 5) / 3 - 1 do
   local sid, seat, entry = ARGV[6 + 3 * i], ARGV[7 + 3 * i], ARGV[8 + 3 * i]
   local ticket, inbox = KEYS[3 + 2 * i], KEYS[4 + 2 * i]
-  if redis.call('HGET', ticket, 'state') == 'claimed' and redis.call('HGET', ticket, 'table') == ARGV[2] then
+  local state = redis.call('HGET', ticket, 'state')
+  local ours = redis.call('HGET', ticket, 'table') == ARGV[2]
+  if state == 'claimed' and ours then
     redis.call('HSET', ticket, 'state', 'offered', 'offer', seat)
     redis.call('ZADD', KEYS[1], ARGV[3], sid)
     redis.call('RPUSH', inbox, sid)
@@ -149,6 +152,10 @@ for i = 0, (#ARGV - 5) / 3 - 1 do
   else
     redis.call('ZADD', KEYS[2], ARGV[1], entry)
     released[#released + 1] = entry
+    if state == 'cancelled' and ours then
+      redis.call('DEL', ticket)
+      redis.call('ZREM', KEYS[1], sid)
+    end
   end
 end
 redis.call('EXPIRE', KEYS[1], ARGV[4])

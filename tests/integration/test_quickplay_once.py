@@ -17,6 +17,7 @@ from common import auth
 from common.errors import reason_of
 from common.redis_client import connect
 from deploy.stack import Stack
+from gateway import matchmaking
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
@@ -111,6 +112,20 @@ def audit(stack: Stack, address: str, told: dict[str, tuple[str, int]]) -> Audit
     finally:
         redis.close()
     return result
+
+
+def logged(stack: Stack, *events: str) -> dict[str, int]:
+    """How many times the gateways logged each of ``events``: how the run went."""
+    counts = dict.fromkeys(events, 0)
+    for process in stack.processes:
+        if process.name.startswith("gateway"):
+            lines = process.log_path.read_text(errors="replace").splitlines()
+            for event in events:
+                counts[event] += sum(f'"{event}"' in line for line in lines)
+    return counts
+
+
+SETTLING = ("untold_seat_released", "search_settled", "search_taken_over")
 
 
 def settled(stack: Stack, within: float) -> None:
@@ -228,13 +243,86 @@ def test_a_cancel_at_any_instant_of_the_match_leaves_no_ghost_seat(sweep_stack: 
     result = audit(sweep_stack, sweep_stack.gateway_addresses[0], told)
     print(
         f"\ncancel sweep: {len(searchers)} searchers, {sum(s.cancelled for s in searchers)} cancelled untold, "
-        f"{len(told)} told; {result.figures()}; cancels from their pair's first telling (ms): {sorted(offsets)}"
+        f"{len(told)} told; {result.figures()}; {logged(sweep_stack, *SETTLING)}; "
+        f"cancels from their pair's first telling (ms): {sorted(offsets)}"
     )
     assert result.tables > 0 and told
     assert not result.ghosts, result.ghosts
     assert not result.doubles, result.doubles
     assert not result.told_released, result.told_released
     assert not result.keys_without_ttl, result.keys_without_ttl
+
+
+# -- a matcher or a home that dies between two steps ----------------------------------------
+
+
+@pytest.mark.parametrize("left_at", ["claimed", "offered"])
+def test_a_seat_left_by_a_dead_gateway_goes_to_a_bot_and_its_searcher_is_seated_again(sweep_stack: Stack, left_at: str):
+    """A matcher that died right after its table's commit (the searcher claimed for that
+    table, never offered), or a home that died with an offer untaken (here: an offer sent to
+    an inbox nobody reads): once the step falls due, a gateway gives the seat to a bot, and
+    the searcher, whose own stream is still open, goes back to its pool and is seated anew."""
+    with (
+        grpc.insecure_channel(sweep_stack.gateway_addresses[0]) as first,
+        grpc.insecure_channel(sweep_stack.gateway_addresses[1]) as second,
+    ):
+        left_behind(
+            sweep_stack, players_pb2_grpc.PlayerServiceStub(first), gateway_pb2_grpc.GatewayServiceStub(second), left_at
+        )
+
+
+def left_behind(sweep_stack: Stack, door, tables, left_at: str) -> None:
+    options = {"poisoned_dice": "true", "flame_of_thy_tongue": str(left_at == "offered").lower()}
+    created = door.CreatePlayer(pl.CreatePlayerRequest(display_name=f"left {left_at}"))
+    player_id, token = created.player.player_id, created.player_token
+    searcher = Searcher(door, token, player_id, options)
+    assert searcher.joined.wait(10)
+    redis = connect(sweep_stack.redis_url)
+    base = f"{sweep_stack.key_prefix}:{{mm}}"
+    try:
+        search_id = next(
+            key.decode().rsplit(":", 1)[1]
+            for key in redis.scan_iter(match=f"{base}:t:*")
+            if redis.hget(key, "player") == player_id.encode()
+        )
+        ticket = f"{base}:t:{search_id}"
+        pool = f"{base}:pool:{redis.hget(ticket, 'pool').decode()}"
+        # The table the dead matcher made, the player seated in it (as its commit seats).
+        made = tables.CreateTable(
+            gw.CreateTableRequest(
+                game_id="borgia", player_count=2, auto_start=True, bot_seats=[gw.BotSeat(seat=1, bot="random")]
+            )
+        )
+        table_id = made.table.table_id
+        seat = tables.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=0), metadata=auth.metadata(token))
+        assert tables.GetTable(gw.GetTableRequest(table_id=table_id)).table.seats[0].player_id == player_id
+        now = time.time()
+        claim = [pool, f"{base}:alive", f"{base}:pending", ticket]
+        assert redis.eval(matchmaking.CLAIM_SCRIPT, len(claim), *claim, now, 5, table_id, now - 1, 600, search_id)
+        if left_at == "offered":
+            offer = [f"{base}:pending", f"{base}:releases", ticket, f"{base}:inbox:nobody"]
+            release = matchmaking.Release(table_id, player_id, "borgia", 1500.0, now)
+            args = [now, table_id, now - 1, 600, 60, search_id, seat.SerializeToString(), release.entry()]
+            assert redis.eval(matchmaking.OFFER_SCRIPT, len(offer), *offer, *args) == []
+            redis.delete(f"{base}:inbox:nobody")  # the dead home never reads it
+        deadline = time.monotonic() + 10
+        while tables.GetTable(gw.GetTableRequest(table_id=table_id)).table.seats[0].kind != gw.SEAT_KIND_BOT:
+            assert time.monotonic() < deadline, "the untold seat was not given to a bot"
+            time.sleep(0.2)
+        place = tables.GetTable(gw.GetTableRequest(table_id=table_id)).table.seats[0]
+        assert place.player_id == "" and place.bot == "random"
+        assert searcher.told is None
+        # Back in its pool: a partner's search seats both at a new table, told.
+        partner = door.CreatePlayer(pl.CreatePlayerRequest(display_name=f"partner {left_at}"))
+        other = Searcher(door, partner.player_token, partner.player.player_id, options)
+        for one in (searcher, other):
+            one.thread.join(15)
+        assert searcher.told is not None and other.told is not None
+        assert searcher.told[0] == other.told[0] != table_id
+        settled(sweep_stack, 10)
+        assert not redis.exists(ticket)
+    finally:
+        redis.close()
 
 
 # -- a gateway killed under 320 searchers --------------------------------------------------
@@ -251,7 +339,8 @@ def doomed_stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[
 
 
 async def searchers_through_a_kill(stack: Stack, count: int, kill_after: float) -> tuple[dict, dict]:
-    """``count`` searchers arriving over eight seconds, alternately at either gateway;
+    """``count`` searchers arriving over eight seconds, alternately at either gateway, each
+    for a table of 2 to 6 (bots fill it after two seconds);
     gateway-0 is killed (SIGKILL) ``kill_after`` seconds in. A searcher whose stream breaks
     searches again at the other gateway, as a client would. Returns each player's told seat
     and the count of each way a search ended."""
@@ -266,11 +355,12 @@ async def searchers_through_a_kill(stack: Stack, count: int, kill_after: float) 
         player_id, token = created.player.player_id, created.player_token
         await asyncio.sleep(index * 8.0 / count)
         door = index % 2
+        players = 2 + index // 2 % 5  # tables of 2 to 6, so that many wait at the kill
         give_up = time.monotonic() + 60
         while time.monotonic() < give_up:
             if dead.is_set():
                 door = 1
-            request = pl.FindGameRequest(game_id="borgia", min_players=2, max_players=4)
+            request = pl.FindGameRequest(game_id="borgia", min_players=players, max_players=players)
             try:
                 async for message in stubs[door].FindGame(request, metadata=auth.metadata(token), timeout=60):
                     if message.HasField("seated"):
@@ -307,7 +397,10 @@ def test_killing_a_gateway_under_320_searchers_leaves_no_ghost_nor_double(doomed
     told, ends = asyncio.run(searchers_through_a_kill(doomed_stack, SEARCHERS, kill_after=4.0))
     settled(doomed_stack, 40)
     result = audit(doomed_stack, doomed_stack.gateway_addresses[1], told)
-    print(f"\nkill: {SEARCHERS} searchers, {len(told)} told, ends {ends}; {result.figures()}")
+    print(
+        f"\nkill: {SEARCHERS} searchers, {len(told)} told, ends {ends}; {result.figures()}; "
+        f"{logged(doomed_stack, *SETTLING)}"
+    )
     assert len(told) > SEARCHERS // 2
     assert not result.ghosts, result.ghosts
     assert not result.doubles, result.doubles
