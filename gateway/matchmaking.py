@@ -163,6 +163,13 @@ redis.call('EXPIRE', KEYS[2], ARGV[4])
 return released
 """
 
+# KEYS: an inbox. Empties it, answering what it held.
+TAKE_INBOX_SCRIPT = """
+local ids = redis.call('LRANGE', KEYS[1], 0, -1)
+if #ids > 0 then redis.call('DEL', KEYS[1]) end
+return ids
+"""
+
 # KEYS: the ticket, pending. ARGV: the id, the deadline. The home takes its searcher's offer.
 DELIVER_SCRIPT = """
 if redis.call('HGET', KEYS[1], 'state') ~= 'offered' then return false end
@@ -594,10 +601,7 @@ class Matchmaker:
     async def read_inbox(self) -> int:
         """Takes the offers made for this gateway's searchers: each one still waiting here
         takes its offer (DELIVER_SCRIPT) and is woken with it. Returns how many."""
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.lrange(self.inbox, 0, -1)
-            pipe.delete(self.inbox)
-            ids, _ = await pipe.execute()
+        ids = await self.redis.eval(TAKE_INBOX_SCRIPT, 1, self.inbox)
         return await self._deliver([text(sid) for sid in ids])
 
     async def _deliver(self, search_ids: list[str]) -> int:
