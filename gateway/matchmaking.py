@@ -497,6 +497,7 @@ class Matchmaker:
         search_id = secrets.token_hex(8)
         await self._begin(player_id, search_id)
         pool = ""
+        written: gw.TakeSeatResponse | None = None
         seated: asyncio.Future = asyncio.get_running_loop().create_future()
         self.waiting[search_id] = (seated, player_id)
         try:
@@ -533,23 +534,48 @@ class Matchmaker:
                 await pipe.execute()
             log.info("search_started", search_id=search_id, player_id=player_id, game=request.game_id)
             await send(pl.FindGameResponse(search_id=search_id, rating_window=self.settings.window(0)))
-            await self._wait(search_id, player_id, now, seated, send)
+            seat = await self._wait(search_id, player_id, now, seated, send)
+            # From here the seat stands. A cancel while the message is being written crossed
+            # it on the wire: a client that closes its stream as soon as it reads its seat
+            # (the web client) does so before the write's completion reaches this task.
+            written = seat
+            try:
+                await send(pl.FindGameResponse(search_id=search_id, waited_seconds=time.time() - now, seated=seat))
+            except Exception:  # the write failed: the message did not go
+                written = None
+                raise
         finally:
             self.waiting.pop(search_id, None)
             if pool:
                 self.local[pool] -= 1
                 if self.local[pool] <= 0:
                     del self.local[pool]
-            # Told, the ticket is only dropped; else a seat it was offered goes to a bot.
-            await asyncio.shield(self._end(search_id, player_id))
+            # One shielded step, so that a client closing the stream as soon as it reads its
+            # seat cannot cut it between the two: told, the seat stands and the ticket is only
+            # dropped; else a seat it was offered goes to a bot.
+            await asyncio.shield(self._finish(search_id, player_id, written))
+
+    async def _finish(self, search_id: str, player_id: str, written: gw.TakeSeatResponse | None) -> None:
+        if written is not None:
+            told = await self.redis.eval(TOLD_SCRIPT, 2, self._ticket(search_id), self.pending, search_id)
+            log.info(
+                "search_seated",
+                search_id=search_id,
+                table_id=written.table.table_id,
+                seat=written.seat,
+                released_first=not told,
+            )
+        await self._end(search_id, player_id)
 
     @property
     def pool_ttl(self) -> int:
         return int(self.settings.timeout_seconds + 60)
 
-    async def _wait(self, search_id: str, player_id: str, since: float, seated: asyncio.Future, send) -> None:
+    async def _wait(
+        self, search_id: str, player_id: str, since: float, seated: asyncio.Future, send
+    ) -> gw.TakeSeatResponse:
         """Waits for this gateway's inbox (below) to take the search's offer, sending
-        progress; then tells the searcher its seat."""
+        progress; the seat, noted in the player's tables."""
         while True:
             waited = time.time() - since
             left = self.settings.timeout_seconds - waited
@@ -573,16 +599,7 @@ class Matchmaker:
             response = gw.TakeSeatResponse.FromString(offer)
             # Noted first: a searcher who misses the message on the wire finds its seat there.
             await self.players.note_table(player_id, response.table.table_id)
-            await send(pl.FindGameResponse(search_id=search_id, waited_seconds=time.time() - since, seated=response))
-            told = await self.redis.eval(TOLD_SCRIPT, 2, self._ticket(search_id), self.pending, search_id)
-            log.info(
-                "search_seated",
-                search_id=search_id,
-                table_id=response.table.table_id,
-                seat=response.seat,
-                released_first=not told,
-            )
-            return
+            return response
 
     async def heartbeat(self) -> None:
         """For every search waiting on this gateway, in one trip: marks it alive and
