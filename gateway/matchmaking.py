@@ -25,8 +25,11 @@ hash tag), and a seat that its searcher is not told of is given to a bot at once
 4. ``offered`` -> ``delivering``: the home takes the offer (only while the searcher's stream
    is open: a search that ended is no longer waited on), notes the table in the player's
    tables, and writes the seated message.
-5. ``delivering`` -> ``told`` once the write succeeded. If it failed (the stream was
-   cancelled under it) the seat is released.
+5. ``delivering`` -> ``told`` once the message is written and 100 ms more have passed, in
+   one step shielded from the stream's end, which follows. A write that fails, or a cancel
+   that comes before, releases the seat: a cancel that crossed the message on the wire
+   reaches the gateway after the write, and cannot be told from a client that read the
+   message and closed, so a client reads the stream to its end (docs/clients.md).
 
 A searcher whose stream ends untold (cancel, disconnect, its search timing out) ends its
 ticket in one script: waiting, it leaves the pool; claimed, it is marked ``cancelled`` and
@@ -44,17 +47,21 @@ looked for again for two minutes), so a gateway that dies mid-release loses none
 gives the player's seat to a bot (the table's wake-up lets that bot act at once), revokes
 its token and takes the player's name off it.
 
-The last hop has no acknowledgement: a searcher that cancels while the seated message is
-on the wire may miss it (the server's write succeeded). That seat is still the player's,
-listed by ListMyTables (the table is noted before the message is written) and rejoined by
-RejoinSeat; the table's decision timer covers a player who never comes.
+The last hop has no acknowledgement: a searcher whose cancel crosses the seated message on
+the wire and reaches its gateway more than the grace after the write (a gateway that busy)
+misses a seat that stays its own. That seat is listed by ListMyTables (the table is noted
+before the message is written) and rejoined by RejoinSeat; the table's decision timer
+covers a player who never comes. The one other seat left to that timer: a matcher that
+commits its table more than two minutes after its claim (the release queued when the claim
+fell due has given up looking for the table) and then dies before its offers.
 
 One search per player at a time: a second is refused (ALREADY_SEARCHING) unless the first
 one's home has stopped refreshing it (its gateway died): then the new search ends the old
 ticket (releasing what it was offered) and takes over, so a client whose gateway died may
 search again at another after a few seconds.
 
-Keys, all under one hash tag (``<prefix>:{mm}:``) for the scripts, each with a TTL:
+Keys, all under one hash tag (``<prefix>:{mm}:``) for the scripts (which also name a
+ticket's pool key from the ticket), each with a TTL:
 ``pool:<pool>`` (sorted set: search id -> join time), ``t:<search id>`` (hash: the ticket),
 ``alive`` (sorted set: search id -> when its home last saw it waiting; entries older than
 ``2 * STALE_SECONDS`` are swept by every gateway), ``searching:<player>`` (the player's
@@ -108,6 +115,8 @@ RELEASE_PATIENCE_SECONDS = 120.0
 # inbox; every gateway sweeps them, so the TTL only matters once every gateway is gone.
 SHARED_TTL_SECONDS = 600
 INBOX_TTL_SECONDS = 60
+# After writing the seat, how long a cancel still releases it (one that crossed the message).
+TELL_GRACE_SECONDS = 0.1
 PROGRESS_SECONDS = 2.0
 INBOX_SECONDS = 0.05
 SETTLE_SECONDS = 1.0
@@ -483,8 +492,8 @@ class Matchmaker:
         """Seats the player at a table of the game it asks for: answers through ``send_out``,
         each answer with when bots fill the empty seats (0 without bot fill) and when the
         search ends, for the searcher's waiting screen. The seat is the player's only once
-        ``send_out`` has written it: a search cancelled before (this call cancelled, or
-        ``send_out`` failing) leaves no seat held."""
+        ``send_out`` has written its message: a search that ends before (this call
+        cancelled, a message failing, the search timing out) leaves no seat held."""
         bot_fill = not request.HasField("bot_fill") or request.bot_fill
 
         async def send(response: pl.FindGameResponse) -> None:
@@ -535,15 +544,12 @@ class Matchmaker:
             log.info("search_started", search_id=search_id, player_id=player_id, game=request.game_id)
             await send(pl.FindGameResponse(search_id=search_id, rating_window=self.settings.window(0)))
             seat = await self._wait(search_id, player_id, now, seated, send)
-            # From here the seat stands. A cancel while the message is being written crossed
-            # it on the wire: a client that closes its stream as soon as it reads its seat
-            # (the web client) does so before the write's completion reaches this task.
+            await send(pl.FindGameResponse(search_id=search_id, waited_seconds=time.time() - now, seated=seat))
+            # A cancel that crossed the message on the wire reaches this task after the write:
+            # one that comes within the grace releases the seat, so the stream ends after it
+            # (a client reads the stream to its end, docs/clients.md).
+            await asyncio.sleep(TELL_GRACE_SECONDS)
             written = seat
-            try:
-                await send(pl.FindGameResponse(search_id=search_id, waited_seconds=time.time() - now, seated=seat))
-            except Exception:  # the write failed: the message did not go
-                written = None
-                raise
         finally:
             self.waiting.pop(search_id, None)
             if pool:
@@ -847,11 +853,7 @@ class Matchmaker:
         try:
             await self._seat(pool, table_id, group, count)
         except Exception:
-            # Settled now rather than at the claims' deadline: back in the pool, and the
-            # seats released should the table have been made after all.
             log.error("seating_failed", pool=pool, searches=[t.search_id for t in group], exc_info=True)
-            for ticket in group:
-                await self.redis.zadd(self.pending, {ticket.search_id: 0})
 
     async def _seat(self, pool: str, table_id: str, group: list[Ticket], count: int) -> None:
         """Makes the claimed group's table, then offers each member its seat (steps 2 and 3
@@ -872,7 +874,13 @@ class Matchmaker:
             ),
         )
         people_seats = [(ticket.player_id, ticket.name) for ticket in group]
-        record, _, seated = await self.core.create_seated(request, people=people_seats, table_id=table_id)
+        try:
+            record, _, seated = await self.core.create_seated(request, people=people_seats, table_id=table_id)
+        except Exception:
+            # The claims fall due now rather than at their deadline: the searchers go back to
+            # the pool, and their seats are released should the table have been made after all.
+            await self.redis.zadd(self.pending, {ticket.search_id: 0 for ticket in group})
+            raise
         now = time.time()
         keys = [self.pending, self.releases]
         args: list[str | bytes | float] = [now, table_id, now + OFFER_SECONDS, SHARED_TTL_SECONDS, INBOX_TTL_SECONDS]

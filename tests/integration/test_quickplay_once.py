@@ -156,10 +156,8 @@ class Searcher:
     """One FindGame stream read on its own thread; ``cancel`` cancels it unless it has
     received its seat (as a client's cancel button does), atomically with the reading."""
 
-    def __init__(self, door, token: str, player_id: str, options: dict[str, str], close_on_seat: bool = False):
+    def __init__(self, door, token: str, player_id: str, options: dict[str, str]):
         self.player_id = player_id
-        # Closes the stream as soon as it reads its seat, as the web client does.
-        self.close_on_seat = close_on_seat
         self.lock = threading.Lock()
         self.call = door.FindGame(
             pl.FindGameRequest(game_id="borgia", min_players=2, bot_fill=False, options=options),
@@ -180,8 +178,6 @@ class Searcher:
                     if message.HasField("seated"):
                         self.told = (message.seated.table.table_id, message.seated.seat)
                         self.told_at = time.monotonic()
-                        if self.close_on_seat:
-                            self.call.cancel()
                 self.joined.set()
         except grpc.RpcError as error:
             assert error.code() == grpc.StatusCode.CANCELLED, error
@@ -205,8 +201,7 @@ def test_a_cancel_at_any_instant_of_the_match_leaves_no_ghost_seat(sweep_stack: 
     gateway, then its partner at the other; the match follows the partner's joining within
     a matching round (a quarter second), and the cancel comes 0 to 500 ms (in 20 ms steps)
     after it, so that cancels land before the match, between the claim and the table's
-    commit, between the commit and the telling, and after it. A partner closes its stream as
-    soon as it reads its seat (as the web client does), and keeps it; one left alone cancels
+    commit, between the commit and the telling, and after it. A partner left alone cancels
     a second later."""
     doors = [grpc.insecure_channel(address) for address in sweep_stack.gateway_addresses]
     stubs = [players_pb2_grpc.PlayerServiceStub(channel) for channel in doors]
@@ -221,7 +216,7 @@ def test_a_cancel_at_any_instant_of_the_match_leaves_no_ghost_seat(sweep_stack: 
                 for side in range(2):
                     door = stubs[(side + pair + step) % 2]
                     created = door.CreatePlayer(pl.CreatePlayerRequest(display_name=f"s{step}-{pair}-{side}"))
-                    made.append(Searcher(door, created.player_token, created.player.player_id, options, side == 1))
+                    made.append(Searcher(door, created.player_token, created.player.player_id, options))
                     assert made[-1].joined.wait(10)
                 pairs.append((made[0], made[1]))
             joined = time.monotonic()
