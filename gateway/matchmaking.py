@@ -25,11 +25,12 @@ hash tag), and a seat that its searcher is not told of is given to a bot at once
 4. ``offered`` -> ``delivering``: the home takes the offer (only while the searcher's stream
    is open: a search that ended is no longer waited on), notes the table in the player's
    tables, and writes the seated message.
-5. ``delivering`` -> ``told`` once the message is written and 100 ms more have passed, in
-   one step shielded from the stream's end, which follows. A write that fails, or a cancel
-   that comes before, releases the seat: a cancel that crossed the message on the wire
-   reaches the gateway after the write, and cannot be told from a client that read the
-   message and closed, so a client reads the stream to its end (docs/clients.md).
+5. ``delivering`` -> ``told`` once the message is written. A write that fails releases the
+   seat, and so does a cancel in the 100 ms the stream stays open after the message (the
+   told seat is taken back): a cancel that crossed the message on the wire reaches the
+   gateway after the write, and cannot be told from a client that read the message and
+   closed, so a client reads the stream to its end (docs/clients.md). A home that dies in
+   those 100 ms leaves the seat told: its client most likely read it.
 
 A searcher whose stream ends untold (cancel, disconnect, its search timing out) ends its
 ticket in one script: waiting, it leaves the pool; claimed, it is marked ``cancelled`` and
@@ -205,9 +206,10 @@ end
 """
 
 # KEYS: the ticket, pending, releases, the player's one-search key. ARGV: the id, now, the
-# key prefix (for the ticket's pool), the shared TTL. A search ends untold: waiting, it
-# leaves its pool; claimed, it is marked cancelled (its matcher, or the settling, releases
-# the seat); offered or delivering, its seat's release is queued and answered.
+# key prefix (for the ticket's pool), the shared TTL, '1' to take back a told seat. A search
+# ends: waiting, it leaves its pool; claimed, it is marked cancelled (its matcher, or the
+# settling, releases the seat); offered or delivering (or told and taken back), its seat's
+# release is queued and answered; told, its ticket is dropped.
 END_SCRIPT = (
     RELEASE_ENTRY
     + """
@@ -217,7 +219,7 @@ if state == 'claimed' then
   redis.call('HSET', KEYS[1], 'state', 'cancelled')
   return false
 end
-if state == 'offered' or state == 'delivering' then
+if state == 'offered' or state == 'delivering' or (state == 'told' and ARGV[5] == '1') then
   local entry = release_entry(KEYS[1], ARGV[2])
   redis.call('ZADD', KEYS[3], ARGV[2], entry)
   redis.call('EXPIRE', KEYS[3], ARGV[4])
@@ -479,11 +481,12 @@ class Matchmaker:
             log.info("search_taken_over", search_id=search_id, old_search_id=text(old), player_id=player_id)
             await self._end(text(old), player_id)
 
-    async def _end(self, search_id: str, player_id: str) -> None:
-        """Ends a search that was not told its seat; a seat it was offered goes to a bot."""
+    async def _end(self, search_id: str, player_id: str, take_back: bool = False) -> None:
+        """Ends a search; a seat it was offered and not told (or told, and ``take_back``: a
+        cancel crossed it) goes to a bot."""
         keys = [self._ticket(search_id), self.pending, self.releases, self._searching(player_id)]
         entry = await self.redis.eval(
-            END_SCRIPT, len(keys), *keys, search_id, time.time(), self.base, SHARED_TTL_SECONDS
+            END_SCRIPT, len(keys), *keys, search_id, time.time(), self.base, SHARED_TTL_SECONDS, int(take_back)
         )
         if entry:
             await self._release(Release.parse(entry))
@@ -507,6 +510,7 @@ class Matchmaker:
         await self._begin(player_id, search_id)
         pool = ""
         written: gw.TakeSeatResponse | None = None
+        crossed = True  # until the grace has passed
         seated: asyncio.Future = asyncio.get_running_loop().create_future()
         self.waiting[search_id] = (seated, player_id)
         try:
@@ -545,33 +549,29 @@ class Matchmaker:
             await send(pl.FindGameResponse(search_id=search_id, rating_window=self.settings.window(0)))
             seat = await self._wait(search_id, player_id, now, seated, send)
             await send(pl.FindGameResponse(search_id=search_id, waited_seconds=time.time() - now, seated=seat))
-            # A cancel that crossed the message on the wire reaches this task after the write:
-            # one that comes within the grace releases the seat, so the stream ends after it
-            # (a client reads the stream to its end, docs/clients.md).
-            await asyncio.sleep(TELL_GRACE_SECONDS)
             written = seat
+            await asyncio.shield(self._told(search_id, seat))
+            # A cancel that crossed the message on the wire reaches this task after the write:
+            # one that comes within the grace takes the seat back, so the stream ends after
+            # it (a client reads the stream to its end, docs/clients.md). A gateway that dies
+            # meanwhile leaves the seat told: its client most likely read it.
+            await asyncio.sleep(TELL_GRACE_SECONDS)
+            crossed = False
         finally:
             self.waiting.pop(search_id, None)
             if pool:
                 self.local[pool] -= 1
                 if self.local[pool] <= 0:
                     del self.local[pool]
-            # One shielded step, so that a client closing the stream as soon as it reads its
-            # seat cannot cut it between the two: told, the seat stands and the ticket is only
-            # dropped; else a seat it was offered goes to a bot.
-            await asyncio.shield(self._finish(search_id, player_id, written))
+            # Shielded, so that the stream's end cannot cut it: told and past the grace, the
+            # ticket is only dropped; else a seat it was offered (or told) goes to a bot.
+            await asyncio.shield(self._end(search_id, player_id, take_back=written is not None and crossed))
 
-    async def _finish(self, search_id: str, player_id: str, written: gw.TakeSeatResponse | None) -> None:
-        if written is not None:
-            told = await self.redis.eval(TOLD_SCRIPT, 2, self._ticket(search_id), self.pending, search_id)
-            log.info(
-                "search_seated",
-                search_id=search_id,
-                table_id=written.table.table_id,
-                seat=written.seat,
-                released_first=not told,
-            )
-        await self._end(search_id, player_id)
+    async def _told(self, search_id: str, seat: gw.TakeSeatResponse) -> None:
+        told = await self.redis.eval(TOLD_SCRIPT, 2, self._ticket(search_id), self.pending, search_id)
+        log.info(
+            "search_seated", search_id=search_id, table_id=seat.table.table_id, seat=seat.seat, released_first=not told
+        )
 
     @property
     def pool_ttl(self) -> int:
