@@ -156,11 +156,11 @@ class Searcher:
     """One FindGame stream read on its own thread; ``cancel`` cancels it unless it has
     received its seat (as a client's cancel button does), atomically with the reading."""
 
-    def __init__(self, door, token: str, player_id: str, options: dict[str, str]):
+    def __init__(self, door, token: str, player_id: str, options: dict[str, str], rated: bool = False):
         self.player_id = player_id
         self.lock = threading.Lock()
         self.call = door.FindGame(
-            pl.FindGameRequest(game_id="borgia", min_players=2, bot_fill=False, options=options),
+            pl.FindGameRequest(game_id="borgia", min_players=2, bot_fill=False, options=options, rated=rated),
             metadata=auth.metadata(token),
             timeout=60,
         )
@@ -251,6 +251,39 @@ def test_a_cancel_at_any_instant_of_the_match_leaves_no_ghost_seat(sweep_stack: 
     assert not result.doubles, result.doubles
     assert not result.told_released, result.told_released
     assert not result.keys_without_ttl, result.keys_without_ttl
+
+
+def test_a_cancel_just_after_the_seat_takes_it_back(sweep_stack: Stack):
+    """A client that closes its stream as soon as it reads its seat cannot be told from one
+    whose cancel crossed the seat on the wire: within the 100 ms the stream stays open, the
+    seat is taken back and given to a bot (docs/clients.md: read the stream to its end).
+    Its partner, who reads to the end, keeps its own."""
+    with grpc.insecure_channel(sweep_stack.gateway_addresses[0]) as channel:
+        door = players_pb2_grpc.PlayerServiceStub(channel)
+        searchers = []
+        for side in range(2):
+            created = door.CreatePlayer(pl.CreatePlayerRequest(display_name=f"closer {side}"))
+            searchers.append(Searcher(door, created.player_token, created.player.player_id, {}, rated=True))
+            assert searchers[-1].joined.wait(10)
+        closer, reader = searchers
+        deadline = time.monotonic() + 10
+        while closer.told is None:
+            assert time.monotonic() < deadline, "never seated"
+            time.sleep(0.001)
+        closer.call.cancel()
+        for searcher in searchers:
+            searcher.thread.join(15)
+        assert closer.told is not None and reader.told is not None and closer.told[0] == reader.told[0]
+        tables = gateway_pb2_grpc.GatewayServiceStub(channel)
+        deadline = time.monotonic() + 10
+        while (
+            seat := tables.GetTable(gw.GetTableRequest(table_id=closer.told[0])).table.seats[closer.told[1]]
+        ).kind != gw.SEAT_KIND_BOT:
+            assert time.monotonic() < deadline, "the seat was not taken back"
+            time.sleep(0.1)
+        assert seat.player_id == ""
+        kept = tables.GetTable(gw.GetTableRequest(table_id=reader.told[0])).table.seats[reader.told[1]]
+        assert kept.kind == gw.SEAT_KIND_HUMAN and kept.player_id == reader.player_id
 
 
 # -- a matcher or a home that dies between two steps ----------------------------------------
