@@ -294,14 +294,17 @@ class Release:
     game_id: str
     rating: float
     since: float
+    # Its member of the releases set, as written ("table|player|game|rating|since").
+    entry: str
+
+    @classmethod
+    def of(cls, table_id: str, player_id: str, game_id: str, rating: float, since: float) -> "Release":
+        return cls(table_id, player_id, game_id, rating, since, f"{table_id}|{player_id}|{game_id}|{rating}|{since}")
 
     @classmethod
     def parse(cls, entry: object) -> "Release":
         table_id, player_id, game_id, rating, since = text(entry).split("|")
-        return cls(table_id, player_id, game_id, float(rating), float(since))
-
-    def entry(self) -> str:
-        return f"{self.table_id}|{self.player_id}|{self.game_id}|{self.rating}|{self.since}"
+        return cls(table_id, player_id, game_id, float(rating), float(since), text(entry))
 
 
 # Quick play fills seats with the search bot's levels (its spec's presets, as the gateway's
@@ -683,15 +686,22 @@ class Matchmaker:
         try:
             bot = (await self.fill_bots(release.game_id, release.rating, 1))[0]
             given = await self.core.release_seat(release.table_id, release.player_id, bot)
-        except ApiError as error:
-            if error.reason != "TABLE_NOT_FOUND" or time.time() - release.since > RELEASE_PATIENCE_SECONDS:
-                log.error("release_failed", table_id=release.table_id, player_id=release.player_id, reason=error.reason)
-                await self.redis.zrem(self.releases, release.entry())
+        except Exception as error:
+            # Tried again once its lease lapses (a table not made yet, contention, Redis away).
+            given_up = time.time() - release.since > RELEASE_PATIENCE_SECONDS
+            reason = error.reason if isinstance(error, ApiError) else type(error).__name__
+            if given_up:
+                await self.redis.zrem(self.releases, release.entry)
+            if given_up or reason != "TABLE_NOT_FOUND":
+                log.error(
+                    "release_failed",
+                    table_id=release.table_id,
+                    player_id=release.player_id,
+                    reason=reason,
+                    given_up=given_up,
+                )
             return 0
-        except Exception:
-            log.error("release_failed", table_id=release.table_id, player_id=release.player_id, exc_info=True)
-            return 0
-        await self.redis.zrem(self.releases, release.entry())
+        await self.redis.zrem(self.releases, release.entry)
         if given:
             log.info("untold_seat_released", table_id=release.table_id, player_id=release.player_id, bot=bot)
         return int(given)
@@ -887,8 +897,8 @@ class Matchmaker:
         for ticket, (seat, token) in zip(group, seated, strict=True):
             keys += [self._ticket(ticket.search_id), self._inbox(ticket.home)]
             offer = gw.TakeSeatResponse(seat=seat, seat_token=token, table=record.table)
-            release = Release(table_id, ticket.player_id, game_id, ticket.rating, now)
-            args += [ticket.search_id, offer.SerializeToString(), release.entry()]
+            release = Release.of(table_id, ticket.player_id, game_id, ticket.rating, now)
+            args += [ticket.search_id, offer.SerializeToString(), release.entry]
         released = await self.redis.eval(OFFER_SCRIPT, len(keys), *keys, *args)
         log.info(
             "match_made",

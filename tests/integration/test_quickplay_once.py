@@ -334,8 +334,8 @@ def left_behind(sweep_stack: Stack, door, tables, left_at: str) -> None:
         assert redis.eval(matchmaking.CLAIM_SCRIPT, len(claim), *claim, now, 5, table_id, now - 1, 600, search_id)
         if left_at == "offered":
             offer = [f"{base}:pending", f"{base}:releases", ticket, f"{base}:inbox:nobody"]
-            release = matchmaking.Release(table_id, player_id, "borgia", 1500.0, now)
-            args = [now, table_id, now - 1, 600, 60, search_id, seat.SerializeToString(), release.entry()]
+            release = matchmaking.Release.of(table_id, player_id, "borgia", 1500.0, now)
+            args = [now, table_id, now - 1, 600, 60, search_id, seat.SerializeToString(), release.entry]
             assert redis.eval(matchmaking.OFFER_SCRIPT, len(offer), *offer, *args) == []
             redis.delete(f"{base}:inbox:nobody")  # the dead home never reads it
         deadline = time.monotonic() + 10
