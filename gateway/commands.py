@@ -220,11 +220,16 @@ class TableCore:
         return record, host_token
 
     async def create_seated(
-        self, request: gw.CreateTableRequest, client: Client | None = None, people: Sequence[tuple[str, str]] = ()
+        self,
+        request: gw.CreateTableRequest,
+        client: Client | None = None,
+        people: Sequence[tuple[str, str]] = (),
+        table_id: str = "",
     ) -> tuple[store_pb2.TableRecord, str, list[tuple[int, str]]]:
         """A new table with ``people`` ((player id, display name), quick play's) seated in the
         first seats that are not bots, in the same commit: the table, its host token, and
-        each person's seat and seat token."""
+        each person's seat and seat token. ``table_id``: the id to give it (quick play names
+        it before the commit, so that a table whose maker died can be found); else a new one."""
         await self.quotas.charge(CREATE, client)
         check_table_request(request)
         seed = draw_seed(request)
@@ -239,7 +244,7 @@ class TableCore:
             if not 0 <= bot_seat.seat < request.player_count or bot_seat.seat in bot_of:
                 raise invalid("BAD_SEAT", f"bot seat {bot_seat.seat} is not a free seat")
             bot_of[bot_seat.seat] = self.bots.check(request.game_id, bot_seat.bot)
-        table_id = secrets.token_hex(8)
+        table_id = table_id or secrets.token_hex(8)
         digests = {seat: self.bot_seat_digest(bot, table_id, seat) for seat, bot in bot_of.items()}
         record, host_token = new_record(table_id, request, check.options, seed, bot_of, digests)
         commit = Commit(record)
@@ -342,6 +347,32 @@ class TableCore:
         with bound(table_id=table_id, seat=taken[0]):
             log.info("seat_taken")
         return taken[0], token, record
+
+    async def release_seat(self, table_id: str, player_id: str, bot: str) -> bool:
+        """Gives ``player_id``'s human seat at the table to ``bot`` at once, its token revoked
+        and the player's name taken off it (quick play's seat that its searcher was never
+        told of: the table must not wait on it); whether a seat was given (False: the table
+        seats no such player, or is over)."""
+
+        async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
+            table = record.table
+            place = next((s for s in table.seats if s.player_id == player_id and s.kind == gw.SEAT_KIND_HUMAN), None)
+            if place is None or table.status == gw.TABLE_STATUS_FINISHED:
+                raise NothingToDo
+            name = bot_display_name(bot)
+            place.kind, place.bot, place.player_id, place.display_name = gw.SEAT_KIND_BOT, bot, "", name
+            record.seat_token_sha256[place.seat] = self.bot_seat_digest(bot, table.table_id, place.seat)
+            entry = commit.public(seat_taken=gw.SeatTaken(seat=place.seat, kind=gw.SEAT_KIND_BOT, display_name=name))
+            entry.revoked_seat = place.seat
+            set_deadline(record)
+
+        try:
+            await self.transact(table_id, change)
+        except NothingToDo:
+            return False
+        with bound(table_id=table_id):
+            log.info("seat_released", player_id=player_id, bot=bot)
+        return True
 
     async def start_table(
         self, table_id: str, token: str, continue_as_bot: bool = False

@@ -5,6 +5,7 @@
 import { bearer, failure, players } from "./api";
 import { listGames } from "./catalog";
 import { fill, h, phrase } from "./dom";
+import type { TakeSeatResponse } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { createPlayerForm, tokenNotice } from "./me";
 import { keepSeat, playerKey, type PlayerKey } from "./storage";
@@ -213,6 +214,7 @@ export class QuickPlayPage {
         },
         { ...bearer(key.token), signal: search.signal },
       );
+      let seated: TakeSeatResponse | undefined;
       for await (const progress of stream) {
         waited = progress.waitedSeconds;
         botFillAt = progress.botFillSeconds;
@@ -222,14 +224,16 @@ export class QuickPlayPage {
           ? `Searching for people rated within ${Math.round(ratingWindow)} of you (the range widens as you wait).`
           : "Searching for people who want the same game.";
         draw();
-        const seated = progress.seated;
-        if (seated?.table) {
-          clearInterval(this.clock);
-          keepSeat(seated.table.tableId, { seat: seated.seat, token: seated.seatToken });
-          doing.textContent = "Seated: going to the table.";
-          location.hash = `#/table/${seated.table.tableId}`;
-          return;
-        }
+        if (progress.seated?.table) seated = progress.seated;
+      }
+      // Read to the stream's end before leaving the page (which closes the stream): a stream
+      // closed while the gateway still writes the seat may lose it.
+      if (seated?.table) {
+        clearInterval(this.clock);
+        keepSeat(seated.table.tableId, { seat: seated.seat, token: seated.seatToken });
+        doing.textContent = "Seated: going to the table.";
+        location.hash = `#/table/${seated.table.tableId}`;
+        return;
       }
       if (!search.signal.aborted) throw new Error("the gateway ended the search without a seat");
     } catch (error) {
