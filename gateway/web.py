@@ -84,6 +84,7 @@ DEFAULT_STATIC = ROOT / "clients" / "web" / "dist"
 # The HTTP body of a request may be this many times the largest request limit.
 BODY_FACTOR = 2
 WRITE_TIMEOUT_SECONDS = 30.0
+STALL_SHARE = 0.8  # of the write timeout: when a stream whose client reads nothing ends
 # How long a request's head, and then its body, may take to arrive.
 READ_TIMEOUT_SECONDS = 10.0
 # Responses a stream's handler may write ahead of what the HTTP response has taken.
@@ -502,7 +503,10 @@ def build_app(
     rpcs = {}
     for name, servicer in servicers.items():
         rpc = APPLICATIONS[name](
-            cast(Any, bridged_service(servicer, name, limits, write_timeout)),
+            # A stream's own stall comes first (at 0.8 of the write timeout), so that it ends
+            # with its status (CLIENT_NOT_READING) before the HTTP side's timeout cuts the
+            # connection: at the same instant, a loaded host ran the cut first.
+            cast(Any, bridged_service(servicer, name, limits, write_timeout * STALL_SHARE)),
             read_max_bytes=BODY_FACTOR * limits.largest(),
             # gzip (and identity), when the client asks: a request's decompressed size is
             # held to read_max_bytes too.
