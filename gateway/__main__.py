@@ -18,6 +18,8 @@ TAVOLA_QUICKPLAY_TIMEOUT_SECONDS (120), TAVOLA_QUICKPLAY_WINDOW (100), TAVOLA_QU
 TAVOLA_QUICKPLAY_DECISION_SECONDS (120), TAVOLA_QUICKPLAY_BOTS (bot;bot;...),
 TAVOLA_WEB_PORT (unset: none), TAVOLA_WEB_PORT_FILE, TAVOLA_WEB_HOST, TAVOLA_WEB_ORIGINS,
 TAVOLA_WEB_STATIC, TAVOLA_WEB_TRUSTED_PROXIES, TAVOLA_WEB_WRITE_TIMEOUT_SECONDS (gateway/web.py).
+TAVOLA_DATABASE_URL (unset: no archive), TAVOLA_ARCHIVE_SECONDS (1; 0: no archiver round here)
+(gateway/archive.py, gateway/archiver.py).
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
 reachable only from inside the deployment (the timer workers). The web port, when set,
@@ -38,6 +40,8 @@ from common.server import Server, collect_less, listen_address, serve_until_sign
 from common.settings import ConfigError, env_float, env_int, env_port, exit_on_bad_config
 from common.tasks import celery_app
 from gateway import metrics
+from gateway.archive import Archive, migrate
+from gateway.archiver import Archiver
 from gateway.bots import BotCatalog, read_declarations
 from gateway.commands import TableCore
 from gateway.config import Settings
@@ -56,6 +60,28 @@ from services.registry import game_proto_files
 from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2
 
 log = structlog.get_logger()
+
+
+async def open_archive(settings: Settings, store: TableStore) -> tuple[Archive | None, Archiver | None]:
+    """The archive of finished tables when TAVOLA_DATABASE_URL is set: its schema brought
+    up to date, reads falling through to it, and this gateway's archiver round (unless
+    TAVOLA_ARCHIVE_SECONDS=0). A finished table then stays in Redis until it is archived
+    and its retry window is over: the finished tables' TTL no longer applies."""
+    if not settings.database_url:
+        log.warning("no_archive", hint="set TAVOLA_DATABASE_URL: finished tables expire from Redis with their TTL")
+        return None, None
+    try:
+        await asyncio.to_thread(migrate, settings.database_url)
+    except Exception as error:
+        raise ConfigError(f"TAVOLA_DATABASE_URL: cannot bring the archive's schema up to date ({error})") from None
+    archive = Archive(settings.database_url)
+    await archive.open()
+    store.use_archive(archive)
+    store.finished_ttl = 0
+    archiver = None
+    if settings.archive_seconds > 0:
+        archiver = Archiver(store, archive, settings.retry_window_seconds, settings.archive_seconds)
+    return archive, archiver
 
 
 async def serve() -> None:
@@ -113,6 +139,7 @@ async def serve() -> None:
         celery_app("tavola-gateway", settings.broker_url, settings.key_prefix),
         Quotas(client, settings.key_prefix, settings.quotas),
     )
+    archive, archiver = await open_archive(settings, core.store)
     services = gateway_pb2.DESCRIPTOR.services_by_name
     public = (
         services["GatewayService"],
@@ -189,6 +216,8 @@ async def serve() -> None:
     )
     rating_book.start()
     matchmaker.start()
+    if archiver is not None:
+        archiver.start()
 
     async def close() -> None:
         rules_health.cancel()
@@ -198,6 +227,10 @@ async def serve() -> None:
         await sweeper.stop()
         await rating_book.stop()
         await matchmaker.stop()
+        if archiver is not None:
+            await archiver.stop()
+        if archive is not None:
+            await archive.close()
         await hub.stop()
         await rules.close()
         await client.aclose()

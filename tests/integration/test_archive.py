@@ -1,0 +1,225 @@
+"""The archive of finished tables (gateway/archive.py, gateway/archiver.py): each finished
+table is copied to PostgreSQL exactly once, trimmed from Redis after the retry window,
+and read from the archive exactly as it was from Redis.
+
+A stack of its own whose gateway reads through to a database of the suite's own, and
+whose archiver rounds the tests run as their own processes (``python -m gateway.archiver``),
+so that they can kill one mid-copy."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import grpc
+import psycopg
+import pytest
+import redis
+
+from common import auth
+from deploy.stack import ROOT, Stack
+from gateway.verify import verify_table
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
+from tavola.gateway.v1 import players_pb2 as pl
+
+pytestmark = pytest.mark.integration
+
+RETRY_SECONDS = 10
+
+
+@pytest.fixture(scope="module")
+def archive_stack(redis_url: str, key_prefix: str, database_url: str, tmp_path_factory) -> Iterator[Stack]:
+    with Stack(
+        redis_url=redis_url,
+        key_prefix=f"{key_prefix}-archive",
+        games=("borgia",),
+        bots=("random",),
+        worker_bots=("random",),
+        worker_concurrency=2,
+        log_dir=tmp_path_factory.mktemp("archive-stack"),
+        gateway_env={
+            "TAVOLA_DATABASE_URL": database_url,
+            "TAVOLA_ARCHIVE_SECONDS": "0",  # the tests run the rounds
+            "TAVOLA_RETRY_WINDOW_SECONDS": str(RETRY_SECONDS),
+            "TAVOLA_QUOTA_CREATE_PER_MINUTE": "0",
+            "TAVOLA_QUOTA_SEATS_PER_MINUTE": "0",
+            "TAVOLA_QUOTA_REPLAYS_PER_MINUTE": "0",
+            "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": "0",
+        },
+    ) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def stubs(archive_stack: Stack):
+    with grpc.insecure_channel(archive_stack.gateway_address) as channel:
+        yield gateway_pb2_grpc.GatewayServiceStub(channel), players_pb2_grpc.PlayerServiceStub(channel)
+
+
+@pytest.fixture(scope="module")
+def keys(redis_url: str) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(redis_url)
+    yield client
+    client.close()
+
+
+def archiver_env(stack: Stack, database_url: str, **extra: str) -> dict[str, str]:
+    return stack.env(
+        TAVOLA_DATABASE_URL=database_url, TAVOLA_RETRY_WINDOW_SECONDS=str(RETRY_SECONDS), TAVOLA_RULES="", **extra
+    )
+
+
+def archiver_round(stack: Stack, database_url: str, **extra: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "gateway.archiver", "once"],
+        cwd=ROOT,
+        env=archiver_env(stack, database_url, **extra),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def play_rated_table(gateway, players, rng: random.Random) -> tuple[str, dict[int, str]]:
+    """A rated 2-seat Borgia table of two new players, played to its end: its id and each
+    seat's player token."""
+    table_id = gateway.CreateTable(
+        gw.CreateTableRequest(game_id="borgia", player_count=2, rated=True, auto_start=True)
+    ).table.table_id
+    tokens, seat_tokens = {}, {}
+    for name in ("ada", "bea"):
+        made = players.CreatePlayer(pl.CreatePlayerRequest(display_name=name))
+        taken = gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=auth.metadata(made.player_token))
+        tokens[taken.seat], seat_tokens[taken.seat] = made.player_token, taken.seat_token
+    table = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table
+    while table.status != gw.TABLE_STATUS_FINISHED:
+        assert table.status == gw.TABLE_STATUS_IN_PROGRESS
+        seat = table.deciding_seats[0]
+        view = gateway.GetView(gw.GetViewRequest(table_id=table_id), metadata=auth.metadata(seat_tokens[seat]))
+        request = gw.SubmitActionRequest(table_id=table_id, action=rng.choice(list(view.legal_actions)).action)
+        gateway.SubmitAction(request, metadata=auth.metadata(seat_tokens[seat]))
+        table = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table
+    return table_id, tokens
+
+
+def answers(gateway, players, stack: Stack, table_id: str, tokens: dict[int, str]) -> list[bytes]:
+    """Every read of a finished table, serialized: GetTable, GetReplay as every viewer
+    (with views), each player's ListMyTables and GetPlayer, and the verifier's verdict."""
+    out = [gateway.GetTable(gw.GetTableRequest(table_id=table_id)).SerializeToString()]
+    for seat in (None, *sorted(tokens)):
+        request = gw.GetReplayRequest(table_id=table_id, seat=seat, with_views=True)
+        out.append(gateway.GetReplay(request).SerializeToString())
+    for token in tokens.values():
+        mine = players.ListMyTables(pl.ListMyTablesRequest(), metadata=auth.metadata(token))
+        out.append(mine.SerializeToString())
+        page = players.GetPlayer(pl.GetPlayerRequest(recent_tables=10), metadata=auth.metadata(token))
+        out.append(page.SerializeToString())
+    verdict = verify_table(stack.gateway_address, table_id)
+    assert verdict.ok, verdict.problems
+    out.append(repr((verdict.problems, verdict.actions, verdict.events, verdict.commitment)).encode())
+    return out
+
+
+def table_keys(keys: redis.Redis, stack: Stack, table_id: str) -> list[bytes]:
+    return list(keys.scan_iter(match=f"{stack.key_prefix}:{{{table_id}}}:*"))
+
+
+def wait_rated(players, token: str, table_id: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        page = players.GetPlayer(pl.GetPlayerRequest(recent_tables=10), metadata=auth.metadata(token))
+        if any(line.table_id == table_id for line in page.recent_tables):
+            return
+        time.sleep(0.2)
+    raise AssertionError("the rating update was never applied")
+
+
+def archived(database_url: str, table_id: str) -> tuple[int, int, int]:
+    """How many rows the archive holds for the table: itself, its seats, its log."""
+    with psycopg.connect(database_url) as connection:
+        return tuple(
+            connection.execute(f"SELECT count(*) FROM {name} WHERE table_id = %s", (table_id,)).fetchone()[0]
+            for name in ("archived_tables", "archived_seats", "archived_log")
+        )
+
+
+def test_an_archived_table_answers_every_read_byte_for_byte_as_from_redis(archive_stack, stubs, keys, database_url):
+    gateway, players = stubs
+    table_id, tokens = play_rated_table(gateway, players, random.Random(1))
+    for token in tokens.values():
+        wait_rated(players, token, table_id)
+    before = answers(gateway, players, archive_stack, table_id, tokens)
+
+    finished = gw.GetTableResponse.FromString(before[0]).table.update_time.seconds
+    assert "archived 1 tables, trimmed 0" in archiver_round(archive_stack, database_url)
+    assert time.time() < finished + RETRY_SECONDS
+    assert table_keys(keys, archive_stack, table_id)  # kept through the retry window
+    time.sleep(max(finished + RETRY_SECONDS + 1 - time.time(), 0))
+    assert "trimmed 1 " in archiver_round(archive_stack, database_url)
+    assert table_keys(keys, archive_stack, table_id) == []  # Redis holds nothing of it
+
+    after = answers(gateway, players, archive_stack, table_id, tokens)
+    assert after == before
+    last_seq = gw.GetTableResponse.FromString(before[0]).table.last_seq
+    assert archived(database_url, table_id) == (1, 2, last_seq)
+    with psycopg.connect(database_url) as connection:
+        changes = connection.execute(
+            "SELECT rating_change FROM archived_seats WHERE table_id = %s ORDER BY seat", (table_id,)
+        ).fetchall()
+    assert all(change is not None for (change,) in changes)  # the rating update went with it
+
+
+def test_a_copy_repeated_after_a_lost_acknowledgement_writes_nothing_twice(archive_stack, stubs, keys, database_url):
+    gateway, players = stubs
+    table_id, _ = play_rated_table(gateway, players, random.Random(2))
+    deadline = time.monotonic() + 60
+    while "archived 1 tables" not in archiver_round(archive_stack, database_url):  # after its rating update
+        assert time.monotonic() < deadline
+        time.sleep(0.5)
+    counts = archived(database_url, table_id)
+    # As if the archiver died after PostgreSQL committed and before Redis heard of it.
+    keys.zadd(f"{archive_stack.key_prefix}:archive:outbox", {table_id: 0})
+    assert "archived 0 tables" in archiver_round(archive_stack, database_url)
+    assert archived(database_url, table_id) == counts
+
+
+def test_an_archiver_killed_mid_copy_loses_and_doubles_nothing(archive_stack, stubs, keys, database_url):
+    gateway, players = stubs
+    with psycopg.connect(database_url) as blocker:
+        # The copy of the log waits on this lock, inside the copy's transaction.
+        blocker.execute("LOCK TABLE archived_log IN ACCESS EXCLUSIVE MODE")
+        running = subprocess.Popen(
+            [sys.executable, "-m", "gateway.archiver", "run"],
+            cwd=ROOT,
+            env=archiver_env(archive_stack, database_url, TAVOLA_ARCHIVE_LEASE_SECONDS="1"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            table_id, _ = play_rated_table(gateway, players, random.Random(3))
+            with psycopg.connect(database_url, autocommit=True) as watcher:
+                deadline = time.monotonic() + 90
+                while not watcher.execute(
+                    "SELECT count(*) FROM pg_stat_activity "
+                    "WHERE wait_event_type = 'Lock' AND query LIKE '%%archived_log%%'"
+                ).fetchone()[0]:
+                    assert time.monotonic() < deadline, "the archiver never reached the copy"
+                    time.sleep(0.1)
+            os.kill(running.pid, signal.SIGKILL)
+            running.wait()
+        finally:
+            if running.poll() is None:
+                running.kill()
+                running.wait()
+        blocker.rollback()
+    assert archived(database_url, table_id) == (0, 0, 0)  # the cut copy rolled back whole
+    time.sleep(1.5)  # its lease runs out
+    assert "archived 1 tables" in archiver_round(archive_stack, database_url)
+    last_seq = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table.last_seq
+    assert archived(database_url, table_id) == (1, 2, last_seq)
