@@ -166,6 +166,15 @@ def with_database(url: str, database: str) -> str:
     return urlunsplit(parts._replace(path=f"/{database}"))
 
 
+def ensure_database(server_url: str, database: str) -> str:
+    """``server_url`` naming ``database``, created on the server if it has none of that name."""
+    with psycopg.connect(server_url, autocommit=True) as connection:
+        found = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone()
+        if found is None:
+            connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database)))
+    return with_database(server_url, database)
+
+
 @contextmanager
 def scratch_database(server_url: str, prefix: str = "tavola_test") -> Iterator[str]:
     """A new database ``<prefix>_<random>`` on the server, dropped (it alone) at the end."""
