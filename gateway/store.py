@@ -141,6 +141,12 @@ def _names_from(stored) -> SeatNames:
     return tuple((item.from_seq, tuple(item.names)) for item in stored)
 
 
+def decode_types(data: bytes) -> tuple[tuple[str, ...], SeatNames]:
+    """A table's "types" field (TypeUrls): its type URLs and the seats' names."""
+    types = store_pb2.TypeUrls.FromString(data)
+    return tuple(types.type_urls), _names_from(types.seat_names)
+
+
 def names_at(names: SeatNames, seq: int) -> dict[int, str]:
     """The seats' names that entry ``seq``'s text writes in: the last list set at or before it."""
     current: tuple[str, ...] = ()
@@ -530,8 +536,7 @@ class TableStore:
         if known is None:
             if len(self.known_types) >= 1024:
                 self.known_types.clear()
-            types = store_pb2.TypeUrls.FromString(data)
-            known = self.known_types[data] = (tuple(types.type_urls), _names_from(types.seat_names))
+            known = self.known_types[data] = decode_types(data)
         return known
 
     def _remember(self, table_id: str, data: bytes, type_urls: Sequence[str], names: SeatNames = ()) -> None:

@@ -6,6 +6,7 @@ A stack of its own whose gateway reads through to a database of the suite's own,
 whose archiver rounds the tests run as their own processes (``python -m gateway.archiver``),
 so that they can kill one mid-copy."""
 
+import json
 import os
 import random
 import signal
@@ -273,6 +274,44 @@ def test_a_redis_restarted_between_the_steps_loses_and_doubles_nothing(archive_s
         own.stop()
     last_seq = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table.last_seq
     assert archived(database_url, table_id) == (1, 2, last_seq)
+
+
+def test_a_months_export_holds_every_archived_game_and_each_verifies(archive_stack, database_url, tmp_path):
+    month = time.strftime("%Y-%m", time.gmtime())
+    out = tmp_path / "borgia.jsonl"
+    exported = subprocess.run(
+        [sys.executable, "-m", "gateway.export", "borgia", month, "--database", database_url, "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert exported.returncode == 0, exported.stderr
+    lines = [json.loads(text) for text in out.read_text().splitlines()]
+    with psycopg.connect(database_url) as connection:
+        ids = [row[0] for row in connection.execute("SELECT table_id FROM archived_tables ORDER BY finish_time")]
+    assert [line["table_id"] for line in lines] == ids and len(ids) >= 3
+    assert all("chat" not in line and "player_id" not in json.dumps(line) for line in lines)  # nothing private
+
+    checked = verify_export(out)
+    assert checked.returncode == 0 and f"{len(ids)} of {len(ids)} exported tables verify" in checked.stdout
+
+    # A line altered anywhere fails: another seed, or an action of another seat.
+    altered = [dict(lines[0], seed=lines[0]["seed"] ^ 1), json.loads(json.dumps(lines[1]))]
+    altered[1]["actions"][0]["seat"] = 1 - altered[1]["actions"][0]["seat"]
+    out.write_text("".join(json.dumps(line) + "\n" for line in altered))
+    checked = verify_export(out)
+    assert checked.returncode == 1 and "0 of 2 exported tables verify" in checked.stdout
+
+
+def verify_export(path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gateway.verify", "--export", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_postgresql_away_for_a_while_loses_and_doubles_nothing(archive_stack, stubs):
