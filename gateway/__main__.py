@@ -46,6 +46,7 @@ from gateway.bots import BotCatalog, read_declarations
 from gateway.commands import TableCore
 from gateway.config import Settings
 from gateway.hub import Hub
+from gateway.leaving import AccountDeletion
 from gateway.matchmaking import Matchmaker
 from gateway.matchmaking import Settings as QuickPlay
 from gateway.players import Players, PlayerStore
@@ -64,8 +65,8 @@ log = structlog.get_logger()
 
 async def open_archive(settings: Settings, store: TableStore) -> tuple[Archive | None, Archiver | None]:
     """The archive of finished tables when TAVOLA_DATABASE_URL is set: its schema brought
-    up to date, reads falling through to it, and this gateway's archiver round (unless
-    TAVOLA_ARCHIVE_SECONDS=0). A finished table then stays in Redis until it is archived
+    up to date, reads falling through to it, and this gateway's archiver (its rounds run
+    unless TAVOLA_ARCHIVE_SECONDS=0). A finished table then stays in Redis until it is archived
     and its retry window is over: the finished tables' TTL no longer applies."""
     if not settings.database_url:
         log.warning("no_archive", hint="set TAVOLA_DATABASE_URL: finished tables expire from Redis with their TTL")
@@ -78,9 +79,8 @@ async def open_archive(settings: Settings, store: TableStore) -> tuple[Archive |
     await archive.open()
     store.use_archive(archive)
     store.finished_ttl = 0
-    archiver = None
-    if settings.archive_seconds > 0:
-        archiver = Archiver(store, archive, settings.retry_window_seconds, settings.archive_seconds)
+    # Started only with TAVOLA_ARCHIVE_SECONDS > 0; account deletions use it either way.
+    archiver = Archiver(store, archive, settings.retry_window_seconds, settings.archive_seconds or 1.0)
     return archive, archiver
 
 
@@ -170,6 +170,7 @@ async def serve() -> None:
     core.on_rated_finish = rating_book.table_finished
     matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, QuickPlay.from_env())
     player_servicer = PlayerServicer(players, rating_book, matchmaker)
+    player_servicer.leaving = AccountDeletion(client, settings.key_prefix, players.store, archiver)
     add_to_server(player_servicer, "PlayerService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
@@ -216,7 +217,7 @@ async def serve() -> None:
     )
     rating_book.start()
     matchmaker.start()
-    if archiver is not None:
+    if archiver is not None and settings.archive_seconds > 0:
         archiver.start()
 
     async def close() -> None:

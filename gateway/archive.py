@@ -25,6 +25,7 @@ from common import ratings
 from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError
 from gateway.store import FinishedTable
 from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.store.v1 import store_pb2
 
 log = structlog.get_logger()
 
@@ -66,6 +67,54 @@ def unavailable(error: Exception) -> ApiError:
 def results(table: gw.Table) -> dict:
     outcome = table.outcome
     return {"winners": list(outcome.winners), "scores": list(outcome.scores), "summary": outcome.summary}
+
+
+def _renamed(text: str, names: set[str]) -> str:
+    for name in sorted(names, key=len, reverse=True):  # "ada b" before "ada"
+        text = text.replace(name, DELETED_NAME)
+    return text
+
+
+def _scrub_event(stored: store_pb2.StoredEvent, seats: set[int], names: set[str]) -> None:
+    if stored.text:
+        stored.text = _renamed(stored.text, names)
+    if stored.table_event:
+        event = gw.TableEvent.FromString(stored.table_event)
+        event.text = _renamed(event.text, names)
+        if event.HasField("seat_taken") and event.seat_taken.seat in seats:
+            event.seat_taken.display_name = DELETED_NAME
+        stored.table_event = event.SerializeToString()
+
+
+def scrub(
+    data: bytes, types: bytes, entries: list[tuple[int, bytes]], player_id: str
+) -> tuple[bytes, bytes, list[tuple[int, bytes]]]:
+    """A table's record, "types" field and log without the player: their seats' names
+    (everywhere the log writes them) become DELETED_NAME and their player id goes.
+    Returns the record, the types and the entries that changed."""
+    record = store_pb2.TableRecord.FromString(data)
+    seats = {seat.seat for seat in record.table.seats if seat.player_id == player_id}
+    listed = store_pb2.TypeUrls.FromString(types)
+    names = {record.table.seats[seat].display_name for seat in seats}
+    names |= {item.names[seat] for item in listed.seat_names for seat in seats if seat < len(item.names)}
+    names.discard("")
+    for seat in seats:
+        record.table.seats[seat].display_name = DELETED_NAME
+        record.table.seats[seat].player_id = ""
+    for item in listed.seat_names:
+        for seat in seats:
+            if seat < len(item.names):
+                item.names[seat] = DELETED_NAME
+    changed = []
+    for seq, entry in entries:
+        log_record = store_pb2.LogRecord.FromString(entry)
+        _scrub_event(log_record.public, seats, names)
+        for seat_event in log_record.seats:
+            _scrub_event(seat_event.event, seats, names)
+        scrubbed = log_record.SerializeToString()
+        if scrubbed != entry:
+            changed.append((seq, scrubbed))
+    return record.SerializeToString(), listed.SerializeToString(), changed
 
 
 class Archive:
@@ -128,7 +177,16 @@ class Archive:
         table = finished.record.table
         record = finished.record
         places = ratings.places(table)
+        data, types, entries = finished.data, finished.types, finished.entries
         async with self.pool.connection() as connection, connection.transaction():
+            players = [seat.player_id for seat in table.seats if seat.player_id]
+            gone = await connection.execute(
+                "SELECT player_id FROM deleted_players WHERE player_id = ANY(%s)", (players,)
+            )
+            deleted = {player_id for (player_id,) in await gone.fetchall()}
+            for player_id in deleted:  # left before the table was archived: archived without them
+                data, types, changed = scrub(data, types, entries, player_id)
+                entries = sorted({**dict(entries), **dict(changed)}.items())
             cursor = await connection.execute(
                 """
                 INSERT INTO archived_tables (table_id, game_id, version, last_seq, finish_time, rated,
@@ -156,8 +214,8 @@ class Archive:
                     table.seed_commitment,
                     table.outcome.SerializeToString(),
                     json.dumps(results(table)),
-                    finished.data,
-                    finished.types,
+                    data,
+                    types,
                 ),
             )
             written = await cursor.fetchone()
@@ -174,11 +232,11 @@ class Archive:
                         (
                             table.table_id,
                             seat.seat,
-                            seat.player_id or None,
-                            seat.display_name,
+                            None if seat.player_id in deleted else seat.player_id or None,
+                            DELETED_NAME if seat.player_id in deleted else seat.display_name,
                             gw.SeatKind.Name(seat.kind),
                             places[seat.seat],
-                            rating_changes.get(seat.seat),
+                            None if seat.player_id in deleted else rating_changes.get(seat.seat),
                         )
                         for seat in table.seats
                     ],
@@ -188,9 +246,51 @@ class Archive:
                 cursor.copy("COPY archived_log (table_id, seq, entry) FROM STDIN") as copy,
             ):
                 copy.set_types(["text", "int8", "bytea"])
-                for seq, entry in finished.entries:
+                for seq, entry in entries:
                     await copy.write_row((table.table_id, seq, entry))
         return True
+
+    async def forget_player(self, player_id: str) -> int:
+        """A deleted account: its seats in archived games renamed DELETED_NAME (record, log
+        and seats), its rating changes and chat removed, and the tables archived later
+        archived without it, in one transaction. Returns how many archived tables it sat at."""
+        try:
+            return await self._forget_player(player_id)
+        except (psycopg.OperationalError, PoolTimeout) as error:
+            raise unavailable(error) from None
+
+    async def _forget_player(self, player_id: str) -> int:
+        async with self.pool.connection() as connection, connection.transaction():
+            await connection.execute(
+                "INSERT INTO deleted_players (player_id) VALUES (%s) ON CONFLICT DO NOTHING", (player_id,)
+            )
+            found = await connection.execute(
+                "SELECT table_id, record, types FROM archived_tables WHERE table_id IN "
+                "(SELECT table_id FROM archived_seats WHERE player_id = %s) ORDER BY table_id FOR UPDATE",
+                (player_id,),
+            )
+            tables = await found.fetchall()
+            for table_id, data, types in tables:
+                log_rows = await connection.execute(
+                    "SELECT seq, entry FROM archived_log WHERE table_id = %s ORDER BY seq", (table_id,)
+                )
+                entries = [(seq, bytes(entry)) for seq, entry in await log_rows.fetchall()]
+                data, types, changed = scrub(bytes(data), bytes(types), entries, player_id)
+                await connection.execute(
+                    "UPDATE archived_tables SET record = %s, types = %s WHERE table_id = %s", (data, types, table_id)
+                )
+                async with connection.cursor() as cursor:
+                    await cursor.executemany(
+                        "UPDATE archived_log SET entry = %s WHERE table_id = %s AND seq = %s",
+                        [(entry, table_id, seq) for seq, entry in changed],
+                    )
+            await connection.execute(
+                "UPDATE archived_seats SET player_id = NULL, display_name = %s, rating_change = NULL "
+                "WHERE player_id = %s",
+                (DELETED_NAME, player_id),
+            )
+            await connection.execute("DELETE FROM archived_chat WHERE player_id = %s", (player_id,))
+        return len(tables)
 
 
 def _finish_ns(finished: FinishedTable) -> int:

@@ -147,6 +147,19 @@ class Archiver:
             trimmed += outcome == "trimmed"
         return trimmed
 
+    async def archive_now(self, table_id: str) -> bool:
+        """Copies a finished table now and trims it from Redis at once, without waiting
+        for its retry window (an account deleted: reads then come from the archive, which
+        holds the table without the player). Whether this copy wrote it to the archive."""
+        finished = await self.store.snapshot(table_id)
+        if finished is None:
+            return False
+        copied = await self.archive.copy(finished, await self._rating_changes(finished) or {})
+        version = await self.archive.version(table_id)
+        if version is None or await self.store.trim(table_id, version) == "newer":
+            await self.redis.zadd(self.outbox, {table_id: time.time()})
+        return copied
+
     async def run_once(self) -> tuple[int, int]:
         return await self.copy_due(), await self.trim_due()
 

@@ -89,17 +89,21 @@ def archiver_round(stack: Stack, database_url: str, **extra: str) -> str:
     return done.stdout.splitlines()[-1]  # its summary (its log lines come first)
 
 
-def play_rated_table(gateway, players, rng: random.Random) -> tuple[str, dict[int, str]]:
-    """A rated 2-seat Borgia table of two new players, played to its end: its id and each
-    seat's player token."""
+def play_rated_table(
+    gateway, players, rng: random.Random, names=("ada", "bea"), tokens_of: dict[str, str] | None = None
+) -> tuple[str, dict[int, str]]:
+    """A rated 2-seat Borgia table of two players (new ones, or those of ``tokens_of`` by
+    name), played to its end: its id and each seat's player token."""
     table_id = gateway.CreateTable(
         gw.CreateTableRequest(game_id="borgia", player_count=2, rated=True, auto_start=True)
     ).table.table_id
     tokens, seat_tokens = {}, {}
-    for name in ("ada", "bea"):
-        made = players.CreatePlayer(pl.CreatePlayerRequest(display_name=name))
-        taken = gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=auth.metadata(made.player_token))
-        tokens[taken.seat], seat_tokens[taken.seat] = made.player_token, taken.seat_token
+    for name in names:
+        token = (tokens_of or {}).get(name) or players.CreatePlayer(
+            pl.CreatePlayerRequest(display_name=name)
+        ).player_token
+        taken = gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=auth.metadata(token))
+        tokens[taken.seat], seat_tokens[taken.seat] = token, taken.seat_token
     table = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table
     while table.status != gw.TABLE_STATUS_FINISHED:
         assert table.status == gw.TABLE_STATUS_IN_PROGRESS
@@ -312,6 +316,62 @@ def verify_export(path) -> subprocess.CompletedProcess:
         text=True,
         timeout=300,
     )
+
+
+def test_a_deleted_account_leaves_no_name_rating_history_or_chat(archive_stack, stubs, keys, database_url):
+    gateway, players = stubs
+    rng = random.Random(6)
+    first, tokens = play_rated_table(gateway, players, rng, names=("Ottoline", "bea"))
+    seat = next(seat for seat, token in tokens.items() if token.startswith("p.") and seat == 0)
+    token = tokens[seat]
+    player_id = token.split(".")[1]
+    wait_rated(players, token, first)
+    deadline = time.monotonic() + 60
+    while archived(database_url, first)[0] == 0:  # the first table archived before the deletion
+        assert time.monotonic() < deadline
+        archiver_round(archive_stack, database_url)
+        time.sleep(0.3)
+    with psycopg.connect(database_url) as connection:
+        connection.execute(
+            "INSERT INTO archived_chat (table_id, seq, seat, player_id, sent_at, body) "
+            "VALUES (%s, 1, 0, %s, now(), 'gg')",
+            (first, player_id),
+        )
+    # A second table finishes and waits in the outbox while the account is deleted: the
+    # deletion archives it (without the player) and trims both from Redis at once.
+    second, _ = play_rated_table(gateway, players, rng, names=("Ottoline", "bea"), tokens_of={"Ottoline": token})
+    wait_rated(players, token, second)
+
+    with pytest.raises(grpc.RpcError) as caught:
+        players.DeletePlayer(pl.DeletePlayerRequest(player_id="someone-else"), metadata=auth.metadata(token))
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    deleted = players.DeletePlayer(pl.DeletePlayerRequest(player_id=player_id), metadata=auth.metadata(token))
+    assert deleted.archived_tables == 2
+    assert table_keys(keys, archive_stack, first) == table_keys(keys, archive_stack, second) == []
+    with pytest.raises(grpc.RpcError) as caught:
+        players.ListMyTables(pl.ListMyTablesRequest(), metadata=auth.metadata(token))
+    assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    with pytest.raises(grpc.RpcError) as caught:
+        players.GetPlayer(pl.GetPlayerRequest(player_id=player_id))
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+    assert list(keys.scan_iter(match=f"{archive_stack.key_prefix}*{player_id}*")) == []  # ratings, history
+    assert keys.zscore(f"{archive_stack.key_prefix}:{{ratings}}:board:borgia", player_id) is None
+
+    for table_id in (first, second):
+        with psycopg.connect(database_url) as connection:
+            rows = connection.execute(
+                "SELECT player_id, display_name, rating_change FROM archived_seats WHERE table_id = %s AND seat = 0",
+                (table_id,),
+            ).fetchall()
+            assert rows == [(None, "deleted player", None)]
+            chat = connection.execute("SELECT count(*) FROM archived_chat WHERE table_id = %s", (table_id,))
+            assert chat.fetchone()[0] == 0
+        seen = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table.seats[0]
+        assert (seen.display_name, seen.player_id) == ("deleted player", "")
+        for viewer in (None, 0, 1):
+            replay = gateway.GetReplay(gw.GetReplayRequest(table_id=table_id, seat=viewer))
+            assert "Ottoline" not in str(replay) and player_id not in str(replay)
+    assert verify_table(archive_stack.gateway_address, first).ok  # the game itself is untouched
 
 
 def test_postgresql_away_for_a_while_loses_and_doubles_nothing(archive_stack, stubs):
