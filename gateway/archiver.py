@@ -46,6 +46,9 @@ from gateway.store import TableStore, outbox_key
 
 log = structlog.get_logger()
 
+# Tables one archiver copies at once: each copy waits mostly on its PostgreSQL commit.
+COPIES_AT_ONCE = 8
+
 # Leases a due table: moves its score on unless another archiver or a newer commit has.
 _CLAIM = """
 local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -110,25 +113,31 @@ class Archiver:
         return changes
 
     async def copy_due(self) -> int:
-        """Copies the due tables; returns how many it wrote to the archive."""
-        now = time.time()
-        written = 0
-        for table_id in await self._claim(now):
-            finished = await self.store.snapshot(table_id)
-            if finished is None:  # expired, or not finished (cannot be: finished is final)
-                await self.redis.zrem(self.outbox, table_id)
-                continue
-            changes = await self._rating_changes(finished)
-            if changes is None:  # its lease runs out and it is tried again
-                continue
-            if await self.archive.copy(finished, changes):
-                written += 1
-                log.info("table_archived", table_id=table_id, version=finished.version)
-            finish = finished.record.table.update_time.seconds
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.zadd(self.trim_set, {table_id: max(finish + self.retry_seconds, 0)})
-                pipe.zrem(self.outbox, table_id)
-                await pipe.execute()
+        """Copies the due tables, a few at once; returns how many it wrote to the archive."""
+        gate = asyncio.Semaphore(COPIES_AT_ONCE)
+
+        async def one(table_id: str) -> bool:
+            async with gate:
+                return await self._copy(table_id)
+
+        return sum(await asyncio.gather(*(one(table_id) for table_id in await self._claim(time.time()))))
+
+    async def _copy(self, table_id: str) -> bool:
+        finished = await self.store.snapshot(table_id)
+        if finished is None:  # expired, or not finished (cannot be: finished is final)
+            await self.redis.zrem(self.outbox, table_id)
+            return False
+        changes = await self._rating_changes(finished)
+        if changes is None:  # its lease runs out and it is tried again
+            return False
+        written = await self.archive.copy(finished, changes)
+        if written:
+            log.info("table_archived", table_id=table_id, version=finished.version)
+        finish = finished.record.table.update_time.seconds
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.zadd(self.trim_set, {table_id: max(finish + self.retry_seconds, 0)})
+            pipe.zrem(self.outbox, table_id)
+            await pipe.execute()
         return written
 
     async def trim_due(self) -> int:
