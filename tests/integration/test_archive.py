@@ -425,3 +425,51 @@ def _has_schema(url: str) -> bool:
             return connection.execute("SELECT to_regclass('archived_log') IS NOT NULL").fetchone()[0]
     except psycopg.OperationalError:
         return False
+
+
+def test_a_gateway_archives_and_trims_its_finished_tables_by_itself(redis_url, key_prefix, database_url, tmp_path):
+    """The archiver as it runs in production: a round of every gateway."""
+    with (
+        Stack(
+            redis_url=redis_url,
+            key_prefix=f"{key_prefix}-archiving-gateway",
+            games=("borgia",),
+            with_worker=False,
+            log_dir=tmp_path,
+            gateway_env={
+                "TAVOLA_DATABASE_URL": database_url,
+                "TAVOLA_ARCHIVE_SECONDS": "0.2",
+                "TAVOLA_RETRY_WINDOW_SECONDS": "1",
+                "TAVOLA_QUOTA_CREATE_PER_MINUTE": "0",
+                "TAVOLA_QUOTA_SEATS_PER_MINUTE": "0",
+            },
+        ) as stack,
+        grpc.insecure_channel(stack.gateway_address) as channel,
+    ):
+        gateway = gateway_pb2_grpc.GatewayServiceStub(channel)
+        created = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2))
+        table_id = created.table.table_id
+        tokens = [
+            gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, display_name=name)).seat_token
+            for name in ("cy", "di")
+        ]
+        gateway.StartTable(gw.StartTableRequest(table_id=table_id), metadata=auth.metadata(created.host_token))
+        rng = random.Random(7)
+        while (table := gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table).status != (
+            gw.TABLE_STATUS_FINISHED
+        ):
+            seat = table.deciding_seats[0]
+            view = gateway.GetView(gw.GetViewRequest(table_id=table_id), metadata=auth.metadata(tokens[seat]))
+            request = gw.SubmitActionRequest(table_id=table_id, action=rng.choice(list(view.legal_actions)).action)
+            gateway.SubmitAction(request, metadata=auth.metadata(tokens[seat]))
+        before = gateway.GetReplay(gw.GetReplayRequest(table_id=table_id)).SerializeToString()
+        client = redis.Redis.from_url(redis_url)
+        try:
+            deadline = time.monotonic() + 30
+            while table_keys(client, stack, table_id):
+                assert time.monotonic() < deadline, "the gateway never trimmed the table"
+                time.sleep(0.2)
+        finally:
+            client.close()
+        assert archived(database_url, table_id) == (1, 2, table.last_seq)
+        assert gateway.GetReplay(gw.GetReplayRequest(table_id=table_id)).SerializeToString() == before
