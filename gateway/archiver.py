@@ -120,7 +120,13 @@ class Archiver:
             async with gate:
                 return await self._copy(table_id)
 
-        return sum(await asyncio.gather(*(one(table_id) for table_id in await self._claim(time.time()))))
+        done = await asyncio.gather(
+            *(one(table_id) for table_id in await self._claim(time.time())), return_exceptions=True
+        )
+        failed = next((result for result in done if isinstance(result, BaseException)), None)
+        if failed is not None:  # the others are done: their leases run out, they are taken again
+            raise failed
+        return sum(bool(result) for result in done)
 
     async def _copy(self, table_id: str) -> bool:
         finished = await self.store.snapshot(table_id)

@@ -786,10 +786,11 @@ class TableStore:
     # -- the archive's side in Redis (gateway/archiver.py) --------------------------------
 
     async def snapshot(self, table_id: str) -> "FinishedTable | None":
-        """A finished table as Redis holds it, read in one transaction (its keys share a
-        slot): None when it is gone or not finished."""
+        """A finished table as Redis holds it, read in one transaction on a single Redis
+        (on a cluster in one trip: the rare entry appended meanwhile makes a newer version,
+        which the trim sees): None when it is gone or not finished."""
         table_key, log_key, _, archive_key = self._keys(table_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
+        async with self.redis.pipeline(transaction=self.due_in_commit) as pipe:
             pipe.hmget(table_key, ["record", "types", "version"])
             pipe.get(archive_key)
             pipe.xrange(log_key, "-", "+")
