@@ -40,9 +40,17 @@ pub/sub, SPUBLISH, needs Redis 7 and would spare that fan-out).
 Every change goes through ``commit``: one Lua script that checks the version (a
 compare-and-set), refuses a used request id, writes the record, appends the log entries,
 stores the response, refreshes the TTL and publishes, all or nothing.
+
+With an archive (gateway/archive.py, ``use_archive``), every commit of a finished table
+also files it in ``<prefix>:archive:outbox`` (a sorted set, table id -> the commit's time:
+its copy is due), in the script on a single Redis, right after it on a cluster; the
+archiver (gateway/archiver.py) copies it, then ``trim`` deletes its keys once the retry
+window is over, and ``load``, ``load_many`` and ``read_log`` read a table Redis no longer
+holds from the archive: the same bytes.
 """
 
 import hashlib
+import time
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, cast
@@ -804,6 +812,12 @@ class TableStore:
         raw = cast("list[tuple[bytes, dict[bytes, bytes]]]", stream)
         entries += [(int(entry_id.split(b"-")[0]), fields[b"e"]) for entry_id, fields in raw]
         return FinishedTable(record, data, types or b"", int(version), sorted(entries))
+
+    async def file_finished(self, table_id: str) -> None:
+        """Files a finished table in the archive's outbox where its commit could not (a
+        cluster: the gateway writes it after the commit, and may have died in between)."""
+        if self.archive_outbox is not None and not self.due_in_commit:
+            await self.redis.zadd(self.archive_outbox, {table_id: time.time()}, nx=True)
 
     async def trim(self, table_id: str, archived_version: int) -> str:
         """Deletes a table's keys if Redis holds the version the archive holds:

@@ -21,13 +21,15 @@ import pytest
 import redis
 
 from common import auth
+from common.redis_client import connect
 from deploy.postgres_local import ensure_database, start_private_postgres
-from deploy.redis_local import start_private_redis
+from deploy.redis_local import start_private_cluster, start_private_redis
 from deploy.stack import ROOT, Stack
 from gateway.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
+from tests.integration.bot_tables import play_every_game, stub_for
 
 pytestmark = pytest.mark.integration
 
@@ -473,3 +475,41 @@ def test_a_gateway_archives_and_trims_its_finished_tables_by_itself(redis_url, k
             client.close()
         assert archived(database_url, table_id) == (1, 2, table.last_seq)
         assert gateway.GetReplay(gw.GetReplayRequest(table_id=table_id)).SerializeToString() == before
+
+
+def test_a_redis_clusters_finished_tables_are_archived_and_trimmed(redis_url, key_prefix, database_url, tmp_path):
+    """On a Redis Cluster the outbox is in a slot of its own: the gateway files a table
+    there after its commit, and the archiver's reads and trims run on the table's slot."""
+    cluster = start_private_cluster(masters=3, replicas_per_master=0)
+    try:
+        with Stack(
+            redis_url=cluster.url,
+            broker_url=redis_url,
+            key_prefix=f"{key_prefix}-archive-cluster",
+            bots=("random",),
+            worker_bots=("random",),
+            log_dir=tmp_path,
+            gateway_env={
+                "TAVOLA_DATABASE_URL": database_url,
+                "TAVOLA_ARCHIVE_SECONDS": "0.2",
+                "TAVOLA_RETRY_WINDOW_SECONDS": "1",
+            },
+        ) as stack:
+            channel, stub = stub_for(stack.gateway_address)
+            with channel:
+                logs = play_every_game([stub], tables_per_game=2, watchers=1)
+                client = connect(cluster.url)
+                try:
+                    deadline = time.monotonic() + 60
+                    while any(client.exists(f"{stack.key_prefix}:{{{table_id}}}:table") for table_id in logs):
+                        assert time.monotonic() < deadline, "tables left in the cluster"
+                        time.sleep(0.3)
+                finally:
+                    client.close()
+                for table_id, events in logs.items():
+                    assert archived(database_url, table_id) == (1, 2, events[-1].seq)
+                    replayed = stub.GetReplay(gw.GetReplayRequest(table_id=table_id))
+                    assert [step.event for step in replayed.steps if step.HasField("event")] == events
+            stack.delete_keys()
+    finally:
+        cluster.stop()
