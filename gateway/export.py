@@ -98,12 +98,13 @@ def game_line(
 
 def export(database_url: str, game_id: str, month: tuple[datetime, datetime]) -> Iterator[dict]:
     """The month's finished tables of ``game_id``, each as its line's object."""
-    with psycopg.connect(database_url) as connection:
-        tables = connection.execute(
+    with psycopg.connect(database_url) as connection, connection.cursor(name="month") as tables:
+        # A server-side cursor: a month of a busy game is read a batch at a time.
+        tables.execute(
             "SELECT table_id, record, types, finish_time FROM archived_tables "
             "WHERE game_id = %s AND finish_time >= %s AND finish_time < %s ORDER BY finish_time, table_id",
             (game_id, month[0], month[1]),
-        ).fetchall()
+        )
         for table_id, record, types, finish_time in tables:
             entries = connection.execute(
                 "SELECT seq, entry FROM archived_log WHERE table_id = %s ORDER BY seq", (table_id,)
