@@ -7,7 +7,9 @@ finished table: the game's end cannot be committed without it, so a gateway that
 right after the finishing commit loses nothing. On a Redis Cluster the outbox is in a slot
 of its own and the gateway writes it right after the commit.
 
-Each round (every gateway runs one; ``python -m gateway.archiver run`` runs it alone):
+``python -m gateway.archiver backfill`` files the finished tables of a site that ran
+without an archive. Each round (every gateway runs one; ``python -m gateway.archiver run``
+runs it alone):
 
 1. **copy**: takes the due entries, each leased for ``lease_seconds`` (its score moved on,
    so other archivers leave it while this one copies), reads the table from Redis in one
@@ -43,6 +45,8 @@ from common import ratings
 from common.errors import ApiError
 from gateway.archive import Archive, migrate
 from gateway.store import TableStore, outbox_key
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.store.v1 import store_pb2
 
 log = structlog.get_logger()
 
@@ -175,6 +179,21 @@ class Archiver:
             await self.redis.zadd(self.outbox, {table_id: time.time()})
         return copied
 
+    async def backfill(self) -> int:
+        """Files in the outbox every finished table Redis holds that is neither there nor
+        archived (the tables of a site that ran without an archive); how many it filed."""
+        prefix = f"{self.store.prefix}:{{"
+        filed = 0
+        async for key in self.redis.scan_iter(match=f"{prefix}*}}:table", count=1000):
+            name = key.decode() if isinstance(key, bytes) else key
+            table_id = name[len(prefix) : -len("}:table")]
+            data = cast("bytes | None", await self.redis.hget(name, "record"))
+            if not data or store_pb2.TableRecord.FromString(data).table.status != gw.TABLE_STATUS_FINISHED:
+                continue
+            if await self.redis.zscore(self.trim_set, table_id) is None:  # else archived already
+                filed += int(await self.redis.zadd(self.outbox, {table_id: time.time()}, nx=True) or 0)
+        return filed
+
     async def run_once(self) -> tuple[int, int]:
         return await self.copy_due(), await self.trim_due()
 
@@ -201,7 +220,7 @@ class Archiver:
             await asyncio.gather(self._task, return_exceptions=True)
 
 
-async def _run(forever: bool) -> int:
+async def _run(command: str) -> int:
     from common import redis_client
     from common.settings import env_float
     from gateway.config import Settings
@@ -224,7 +243,10 @@ async def _run(forever: bool) -> int:
         env_float("TAVOLA_ARCHIVE_LEASE_SECONDS", 60.0, 0.1),
     )
     try:
-        if not forever:
+        if command == "backfill":
+            print(f"filed {await archiver.backfill()} finished tables in the outbox")
+            return 0
+        if command == "once":
             copied, trimmed = await archiver.run_once()
             print(f"archived {copied} tables, trimmed {trimmed} from Redis")
             return 0
@@ -240,7 +262,11 @@ async def _run(forever: bool) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Copy finished tables to the archive and trim them from Redis.")
-    parser.add_argument("command", choices=["run", "once", "migrate"], help="run the rounds, one round, or migrate")
+    parser.add_argument(
+        "command",
+        choices=["run", "once", "backfill", "migrate"],
+        help="run the rounds; one round; file every finished table Redis holds in the outbox; migrate the schema",
+    )
     args = parser.parse_args(argv)
     if args.command == "migrate":
         url = os.environ.get("TAVOLA_DATABASE_URL", "")
@@ -249,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         migrate(url)
         return 0
-    return asyncio.run(_run(args.command == "run"))
+    return asyncio.run(_run(args.command))
 
 
 if __name__ == "__main__":

@@ -252,6 +252,27 @@ def copy_key(source: redis.Redis, target: redis.Redis, key: bytes) -> None:
         raise AssertionError(f"a table key of type {kind!r}")
 
 
+def test_a_backfill_files_the_tables_finished_before_the_archive(archive_stack, stubs, keys, database_url):
+    gateway, players = stubs
+    table_id, tokens = play_rated_table(gateway, players, random.Random(9))
+    wait_rated(players, tokens[0], table_id)
+    outbox = f"{archive_stack.key_prefix}:archive:outbox"
+    keys.zrem(outbox, table_id)  # as if it finished while the site ran without an archive
+    assert "archived 0 tables" in archiver_round(archive_stack, database_url)
+    done = subprocess.run(
+        [sys.executable, "-m", "gateway.archiver", "backfill"],
+        cwd=ROOT,
+        env=archiver_env(archive_stack, database_url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout.splitlines()[-1] == "filed 1 finished tables in the outbox"
+    assert "archived 1 tables" in archiver_round(archive_stack, database_url)
+    last_seq = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table.last_seq
+    assert archived(database_url, table_id) == (1, 2, last_seq)
+
+
 def test_a_redis_restarted_between_the_steps_loses_and_doubles_nothing(archive_stack, stubs, keys, database_url):
     """The table's keys copied into a private Redis that keeps every write (AOF), killed
     and restarted before the copy and again before the trim."""
