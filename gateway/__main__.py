@@ -40,7 +40,7 @@ from common.server import Server, collect_less, listen_address, serve_until_sign
 from common.settings import ConfigError, env_float, env_int, env_port, exit_on_bad_config
 from common.tasks import celery_app
 from gateway import metrics
-from gateway.archive import Archive, migrate
+from gateway.archive import Archive, migrate, sqlalchemy_url
 from gateway.archiver import Archiver
 from gateway.bots import BotCatalog, read_declarations
 from gateway.commands import TableCore
@@ -67,20 +67,31 @@ async def open_archive(settings: Settings, store: TableStore) -> tuple[Archive |
     """The archive of finished tables when TAVOLA_DATABASE_URL is set: its schema brought
     up to date, reads falling through to it, and this gateway's archiver (its rounds run
     unless TAVOLA_ARCHIVE_SECONDS=0). A finished table then stays in Redis until it is archived
-    and its retry window is over: the finished tables' TTL no longer applies."""
+    and its retry window is over: the finished tables' TTL no longer applies. A PostgreSQL
+    away as the gateway starts does not stop it: live tables need none, and the archiver
+    brings the schema up to date before its first copy."""
     if not settings.database_url:
         log.warning("no_archive", hint="set TAVOLA_DATABASE_URL: finished tables expire from Redis with their TTL")
         return None, None
     try:
-        await asyncio.to_thread(migrate, settings.database_url)
-    except Exception as error:
-        raise ConfigError(f"TAVOLA_DATABASE_URL: cannot bring the archive's schema up to date ({error})") from None
+        sqlalchemy_url(settings.database_url)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
     archive = Archive(settings.database_url)
     await archive.open()
     store.use_archive(archive)
     store.finished_ttl = 0
     # Started only with TAVOLA_ARCHIVE_SECONDS > 0; account deletions use it either way.
     archiver = Archiver(store, archive, settings.retry_window_seconds, settings.archive_seconds or 1.0)
+    try:
+        await asyncio.to_thread(migrate, settings.database_url)
+    except Exception as error:
+        log.error(
+            "archive_unreachable",
+            error=str(error)[:300],
+            hint="finished tables wait in Redis; archived ones answer UNAVAILABLE until PostgreSQL answers",
+        )
+        archiver.schema_url = settings.database_url
     return archive, archiver
 
 

@@ -85,6 +85,9 @@ class Archiver:
         self.trim_set = f"{store.prefix}:archive:trim"
         self.rating_keys = ratings.Keys(store.prefix)
         self._claim_one = self.redis.register_script(_CLAIM)
+        # The archive's URL while its schema waits to be brought up to date (PostgreSQL was
+        # away as the gateway started): done before the first copy.
+        self.schema_url: str | None = None
         self._task: asyncio.Task | None = None
 
     async def _claim(self, now: float) -> list[str]:
@@ -195,6 +198,10 @@ class Archiver:
         return filed
 
     async def run_once(self) -> tuple[int, int]:
+        if self.schema_url is not None:
+            await asyncio.to_thread(migrate, self.schema_url)
+            self.schema_url = None
+            log.info("archive_schema_ready")
         return await self.copy_due(), await self.trim_due()
 
     def start(self) -> None:

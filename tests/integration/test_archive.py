@@ -461,6 +461,33 @@ def _has_schema(url: str) -> bool:
         return False
 
 
+def play_guest_table(gateway, rng: random.Random) -> gw.Table:
+    """A 2-seat Borgia table of two guests, played to its end: the table as it ended."""
+    created = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2))
+    table_id = created.table.table_id
+    tokens = [
+        gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, display_name=name)).seat_token for name in ("cy", "di")
+    ]
+    gateway.StartTable(gw.StartTableRequest(table_id=table_id), metadata=auth.metadata(created.host_token))
+    while (table := gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table).status != (gw.TABLE_STATUS_FINISHED):
+        seat = table.deciding_seats[0]
+        view = gateway.GetView(gw.GetViewRequest(table_id=table_id), metadata=auth.metadata(tokens[seat]))
+        request = gw.SubmitActionRequest(table_id=table_id, action=rng.choice(list(view.legal_actions)).action)
+        gateway.SubmitAction(request, metadata=auth.metadata(tokens[seat]))
+    return table
+
+
+def wait_trimmed(redis_url: str, stack: Stack, table_id: str, seconds: float) -> None:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        deadline = time.monotonic() + seconds
+        while table_keys(client, stack, table_id):
+            assert time.monotonic() < deadline, "the gateway never trimmed the table"
+            time.sleep(0.2)
+    finally:
+        client.close()
+
+
 def test_a_gateway_archives_and_trims_its_finished_tables_by_itself(redis_url, key_prefix, database_url, tmp_path):
     """The archiver as it runs in production: a round of every gateway."""
     with (
@@ -481,30 +508,10 @@ def test_a_gateway_archives_and_trims_its_finished_tables_by_itself(redis_url, k
         grpc.insecure_channel(stack.gateway_address) as channel,
     ):
         gateway = gateway_pb2_grpc.GatewayServiceStub(channel)
-        created = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2))
-        table_id = created.table.table_id
-        tokens = [
-            gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, display_name=name)).seat_token
-            for name in ("cy", "di")
-        ]
-        gateway.StartTable(gw.StartTableRequest(table_id=table_id), metadata=auth.metadata(created.host_token))
-        rng = random.Random(7)
-        while (table := gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table).status != (
-            gw.TABLE_STATUS_FINISHED
-        ):
-            seat = table.deciding_seats[0]
-            view = gateway.GetView(gw.GetViewRequest(table_id=table_id), metadata=auth.metadata(tokens[seat]))
-            request = gw.SubmitActionRequest(table_id=table_id, action=rng.choice(list(view.legal_actions)).action)
-            gateway.SubmitAction(request, metadata=auth.metadata(tokens[seat]))
+        table = play_guest_table(gateway, random.Random(7))
+        table_id = table.table_id
         before = gateway.GetReplay(gw.GetReplayRequest(table_id=table_id)).SerializeToString()
-        client = redis.Redis.from_url(redis_url)
-        try:
-            deadline = time.monotonic() + 30
-            while table_keys(client, stack, table_id):
-                assert time.monotonic() < deadline, "the gateway never trimmed the table"
-                time.sleep(0.2)
-        finally:
-            client.close()
+        wait_trimmed(redis_url, stack, table_id, 30)
         assert archived(database_url, table_id) == (1, 2, table.last_seq)
         assert gateway.GetReplay(gw.GetReplayRequest(table_id=table_id)).SerializeToString() == before
 
@@ -545,3 +552,50 @@ def test_a_redis_clusters_finished_tables_are_archived_and_trimmed(redis_url, ke
             stack.delete_keys()
     finally:
         cluster.stop()
+
+
+def test_a_gateway_started_while_postgresql_is_away_archives_once_it_is_back(redis_url, key_prefix, tmp_path):
+    """Live tables need no PostgreSQL: the gateway starts and plays without it, and its
+    archiver brings the schema up to date and archives once the server answers."""
+    try:
+        private = start_private_postgres()
+    except RuntimeError as error:
+        pytest.skip(str(error))
+    if private.bin_dir is None:
+        private.stop()
+        pytest.skip("the private server is pgserver's, which this test cannot stop and start")
+    try:
+        url = ensure_database(private.url, "tavola_late")
+        private.pg_ctl("stop", "-m", "fast")
+        with (
+            Stack(
+                redis_url=redis_url,
+                key_prefix=f"{key_prefix}-archive-late",
+                games=("borgia",),
+                with_worker=False,
+                log_dir=tmp_path,
+                gateway_env={
+                    "TAVOLA_DATABASE_URL": url,
+                    "TAVOLA_ARCHIVE_SECONDS": "0.2",
+                    "TAVOLA_RETRY_WINDOW_SECONDS": "1",
+                    "TAVOLA_QUOTA_CREATE_PER_MINUTE": "0",
+                    "TAVOLA_QUOTA_SEATS_PER_MINUTE": "0",
+                },
+            ) as stack,
+            grpc.insecure_channel(stack.gateway_address) as channel,
+        ):
+            gateway = gateway_pb2_grpc.GatewayServiceStub(channel)
+            table = play_guest_table(gateway, random.Random(10))
+            time.sleep(2)
+            client = redis.Redis.from_url(redis_url)
+            try:
+                assert table_keys(client, stack, table.table_id)  # kept while PostgreSQL is away
+            finally:
+                client.close()
+            private.pg_ctl("start")
+            wait_trimmed(redis_url, stack, table.table_id, 60)
+            assert archived(url, table.table_id) == (1, 2, table.last_seq)
+            assert gateway.GetTable(gw.GetTableRequest(table_id=table.table_id)).table == table
+        assert "archive_unreachable" in (tmp_path / "gateway.log").read_text()
+    finally:
+        private.stop()
