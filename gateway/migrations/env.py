@@ -8,7 +8,10 @@ from sqlalchemy.pool import NullPool
 # Any fixed number: the lock's name among this database's advisory locks.
 MIGRATION_LOCK = 7_314_159
 
-engine = create_engine(context.config.get_main_option("sqlalchemy.url") or "", poolclass=NullPool)
+# A server that does not answer holds a starting gateway no longer than this.
+engine = create_engine(
+    context.config.get_main_option("sqlalchemy.url") or "", poolclass=NullPool, connect_args={"connect_timeout": 5}
+)
 with engine.connect() as connection:
     connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
     connection.commit()
