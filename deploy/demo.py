@@ -259,6 +259,7 @@ def main() -> int:
         table_ttl_seconds=3600,
         log_dir=log_dir,
         gateway_env=dict(NO_QUOTAS),
+        archive=True,
     ) as stack:
         for line in stack.describe():
             print(f"  {line}")

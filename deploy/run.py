@@ -50,6 +50,7 @@ def main() -> None:
         rules_replicas=replicas,
         log_dir=run_dir,
         key_prefix=os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX),
+        archive=True,
     ) as stack:
         print("tavola is running:")
         for line in stack.describe():

@@ -30,6 +30,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from common import defaults, generated
 from common.redis_client import connect, is_cluster
+from deploy.postgres_local import PostgresHandle, ensure_database, ensure_postgres
 from deploy.processes import terminate
 from deploy.redis_local import RedisHandle, ensure_redis
 from deploy.workers import split_bots
@@ -126,6 +127,12 @@ class Stack:
     external_rules: dict[str, str] = field(default_factory=dict)
     # Further environment for the gateway (e.g. TAVOLA_SWEEP_SECONDS, or NO_QUOTAS).
     gateway_env: dict[str, str] = field(default_factory=dict)
+    # The archive of finished tables (gateway/archive.py): with ``archive``, the gateways use
+    # the PostgreSQL at ``database_url`` (TAVOLA_DATABASE_URL) as it is, else the database
+    # "tavola" (made if missing) on the local server if one answers, else on a private one.
+    archive: bool = False
+    database_url: str = field(default_factory=lambda: os.environ.get("TAVOLA_DATABASE_URL", ""))
+    postgres: PostgresHandle | None = None
     # The platform's secret for this run only (bot keys and timer credentials derive from it).
     bot_secret: str = field(default_factory=lambda: secrets.token_hex(32))
     processes: list[Process] = field(default_factory=list)
@@ -164,6 +171,12 @@ class Stack:
             self.redis_url = self.redis.url
             if not self.broker_url and is_cluster(self.redis_url):
                 raise ValueError("a Redis Cluster needs a plain Redis as Celery's broker: set broker_url")
+            archive_env = {}
+            if self.archive:
+                self.postgres = ensure_postgres(self.database_url)
+                if not self.database_url:
+                    self.database_url = ensure_database(self.postgres.url, "tavola")
+                archive_env["TAVOLA_DATABASE_URL"] = self.database_url
             for game in self.games:
                 replicas = [
                     self._spawn_server(name, ["-m", "services.rules_server", game], 0)
@@ -188,6 +201,7 @@ class Stack:
                     TAVOLA_WEB_PORT=str(self.web_port if index == 0 else 0),
                     TAVOLA_WEB_PORT_FILE=str(web_port_file),
                     **({"TAVOLA_BOTS": ",".join(self.bots)} if self.bots else {}),
+                    **archive_env,
                     **self.gateway_env,
                 )
                 self.gateway_addresses.append(gateway.address)
@@ -210,6 +224,9 @@ class Stack:
         if self.redis is not None:
             self.redis.stop()
             self.redis = None
+        if self.postgres is not None:
+            self.postgres.stop()
+            self.postgres = None
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
@@ -235,6 +252,8 @@ class Stack:
 
     def describe(self) -> list[str]:
         lines = [f"redis: {self.redis.description if self.redis else self.redis_url}"]
+        if self.postgres is not None:
+            lines.append(f"archive: {self.postgres.description}, database {self.database_url}")
         lines += [f"{p.name}: pid {p.popen.pid}{' at ' + p.address if p.address else ''}" for p in self.processes]
         if self.broker_url:
             lines.append(f"celery broker: {self.broker_url}")

@@ -18,6 +18,8 @@ TAVOLA_QUICKPLAY_TIMEOUT_SECONDS (120), TAVOLA_QUICKPLAY_WINDOW (100), TAVOLA_QU
 TAVOLA_QUICKPLAY_DECISION_SECONDS (120), TAVOLA_QUICKPLAY_BOTS (bot;bot;...),
 TAVOLA_WEB_PORT (unset: none), TAVOLA_WEB_PORT_FILE, TAVOLA_WEB_HOST, TAVOLA_WEB_ORIGINS,
 TAVOLA_WEB_STATIC, TAVOLA_WEB_TRUSTED_PROXIES, TAVOLA_WEB_WRITE_TIMEOUT_SECONDS (gateway/web.py).
+TAVOLA_DATABASE_URL (unset: no archive), TAVOLA_ARCHIVE_SECONDS (1; 0: no archiver round here)
+(gateway/archive.py, gateway/archiver.py).
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
 reachable only from inside the deployment (the timer workers). The web port, when set,
@@ -38,10 +40,13 @@ from common.server import Server, collect_less, listen_address, serve_until_sign
 from common.settings import ConfigError, env_float, env_int, env_port, exit_on_bad_config
 from common.tasks import celery_app
 from gateway import metrics
+from gateway.archive import Archive, migrate, sqlalchemy_url
+from gateway.archiver import Archiver
 from gateway.bots import BotCatalog, read_declarations
 from gateway.commands import TableCore
 from gateway.config import Settings
 from gateway.hub import Hub
+from gateway.leaving import AccountDeletion
 from gateway.matchmaking import Matchmaker
 from gateway.matchmaking import Settings as QuickPlay
 from gateway.players import Players, PlayerStore
@@ -56,6 +61,38 @@ from services.registry import game_proto_files
 from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2
 
 log = structlog.get_logger()
+
+
+async def open_archive(settings: Settings, store: TableStore) -> tuple[Archive | None, Archiver | None]:
+    """The archive of finished tables when TAVOLA_DATABASE_URL is set: its schema brought
+    up to date, reads falling through to it, and this gateway's archiver (its rounds run
+    unless TAVOLA_ARCHIVE_SECONDS=0). A finished table then stays in Redis until it is archived
+    and its retry window is over: the finished tables' TTL no longer applies. A PostgreSQL
+    away as the gateway starts does not stop it: live tables need none, and the archiver
+    brings the schema up to date before its first copy."""
+    if not settings.database_url:
+        log.warning("no_archive", hint="set TAVOLA_DATABASE_URL: finished tables expire from Redis with their TTL")
+        return None, None
+    try:
+        sqlalchemy_url(settings.database_url)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    archive = Archive(settings.database_url)
+    await archive.open()
+    store.use_archive(archive)
+    store.finished_ttl = 0
+    # Started only with TAVOLA_ARCHIVE_SECONDS > 0; account deletions use it either way.
+    archiver = Archiver(store, archive, settings.retry_window_seconds, settings.archive_seconds or 1.0)
+    try:
+        await asyncio.to_thread(migrate, settings.database_url)
+    except Exception as error:
+        log.error(
+            "archive_unreachable",
+            error=str(error)[:300],
+            hint="finished tables wait in Redis; archived ones answer UNAVAILABLE until PostgreSQL answers",
+        )
+        archiver.schema_url = settings.database_url
+    return archive, archiver
 
 
 async def serve() -> None:
@@ -113,6 +150,7 @@ async def serve() -> None:
         celery_app("tavola-gateway", settings.broker_url, settings.key_prefix),
         Quotas(client, settings.key_prefix, settings.quotas),
     )
+    archive, archiver = await open_archive(settings, core.store)
     services = gateway_pb2.DESCRIPTOR.services_by_name
     public = (
         services["GatewayService"],
@@ -143,6 +181,7 @@ async def serve() -> None:
     core.on_rated_finish = rating_book.table_finished
     matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, QuickPlay.from_env())
     player_servicer = PlayerServicer(players, rating_book, matchmaker)
+    player_servicer.leaving = AccountDeletion(client, settings.key_prefix, players.store, archiver)
     add_to_server(player_servicer, "PlayerService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
@@ -189,6 +228,8 @@ async def serve() -> None:
     )
     rating_book.start()
     matchmaker.start()
+    if archiver is not None and settings.archive_seconds > 0:
+        archiver.start()
 
     async def close() -> None:
         rules_health.cancel()
@@ -198,6 +239,10 @@ async def serve() -> None:
         await sweeper.stop()
         await rating_book.stop()
         await matchmaker.stop()
+        if archiver is not None:
+            await archiver.stop()
+        if archive is not None:
+            await archive.close()
         await hub.stop()
         await rules.close()
         await client.aclose()

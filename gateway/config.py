@@ -65,6 +65,11 @@ class Settings:
     # How often overdue tables are woken again, and how late a task may be before they are.
     due_sweep_seconds: float = 1.0
     task_grace_seconds: float = 5.0
+    # The archive of finished tables (gateway/archive.py): a postgresql:// URL, "" for none
+    # (finished tables then stay in Redis until their TTL), and how often this gateway's
+    # archiver round runs (0: reads fall through to the archive, but another process archives).
+    database_url: str = ""
+    archive_seconds: float = 1.0
     # A development run (TAVOLA_DEVELOPMENT=true) may use the development bot secret.
     development: bool = False
     # Per-client quotas (gateway/quotas.py); 0 turns one off.
@@ -99,6 +104,8 @@ class Settings:
             sweep_seconds=env_float("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds, 0, env),
             due_sweep_seconds=env_float("TAVOLA_DUE_SWEEP_SECONDS", cls.due_sweep_seconds, 0, env),
             task_grace_seconds=env_float("TAVOLA_TASK_GRACE_SECONDS", cls.task_grace_seconds, 0, env),
+            database_url=env.get("TAVOLA_DATABASE_URL", ""),
+            archive_seconds=env_float("TAVOLA_ARCHIVE_SECONDS", cls.archive_seconds, 0, env),
             development=env_bool("TAVOLA_DEVELOPMENT", False, env),
             quotas=Limits(
                 create_per_minute=env_int("TAVOLA_QUOTA_CREATE_PER_MINUTE", Limits.create_per_minute, 0, env),

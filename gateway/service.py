@@ -27,6 +27,7 @@ from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError, abort
 from common.logging import bound
 from gateway import metrics
 from gateway.commands import TableCore
+from gateway.leaving import AccountDeletion
 from gateway.limits import RequestLimits
 from gateway.matchmaking import Matchmaker
 from gateway.players import Players, is_player_token
@@ -445,6 +446,9 @@ class ActionServicer:
 class PlayerServicer:
     """Players who come back (tavola.gateway.v1.PlayerService), beside GatewayService."""
 
+    # Account deletion (gateway/leaving.py), with the archive when there is one.
+    leaving: AccountDeletion | None = None
+
     def __init__(self, players: Players, ratings: Ratings, matchmaker: Matchmaker):
         self.players = players
         self.ratings = ratings
@@ -473,6 +477,12 @@ class PlayerServicer:
         token = require_token(context)
         player_id = await self.players.caller(token)
         return await self.players.sign_out_everywhere(player_id, token)
+
+    async def DeletePlayer(self, request: pl.DeletePlayerRequest, context) -> pl.DeletePlayerResponse:
+        player_id = await self.players.caller(auth.token_from(context))
+        if self.leaving is None:  # set by the gateway's start (gateway/__main__.py)
+            raise ApiError(grpc.StatusCode.UNIMPLEMENTED, "NOT_SERVED", "this gateway does not delete accounts")
+        return await self.leaving.delete(player_id, request.player_id)
 
     async def ListMyTables(self, request: pl.ListMyTablesRequest, context) -> pl.ListMyTablesResponse:
         player_id = await self.players.caller(auth.token_from(context))

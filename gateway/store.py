@@ -40,12 +40,20 @@ pub/sub, SPUBLISH, needs Redis 7 and would spare that fan-out).
 Every change goes through ``commit``: one Lua script that checks the version (a
 compare-and-set), refuses a used request id, writes the record, appends the log entries,
 stores the response, refreshes the TTL and publishes, all or nothing.
+
+With an archive (gateway/archive.py, ``use_archive``), every commit of a finished table
+also files it in ``<prefix>:archive:outbox`` (a sorted set, table id -> the commit's time:
+its copy is due), in the script on a single Redis, right after it on a cluster; the
+archiver (gateway/archiver.py) copies it, then ``trim`` deletes its keys once the retry
+window is over, and ``load``, ``load_many`` and ``read_log`` read a table Redis no longer
+holds from the archive: the same bytes.
 """
 
 import hashlib
+import time
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Protocol, cast
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
@@ -70,7 +78,7 @@ if ARGV[6] ~= '' then
 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3], 'seq', ARGV[4])
 if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'types', ARGV[9]) end
-local i = 17
+local i = 18
 for e = 1, tonumber(ARGV[11]) do
   local id = ARGV[i]
   local n = tonumber(ARGV[i + 1])
@@ -121,6 +129,9 @@ if ARGV[15] ~= '' then
   redis.call('HSET', KEYS[6], ARGV[14], ARGV[15])
   redis.call('ZADD', KEYS[7], ARGV[16], ARGV[14])
 end
+-- A finished table's commit files it in the archive's outbox (KEYS[8], gateway/archiver.py),
+-- on a single Redis only: its copy in the archive is due (again, if it was copied before).
+if ARGV[17] ~= '' then redis.call('ZADD', KEYS[8], ARGV[17], ARGV[14]) end
 redis.call('PUBLISH', ARGV[8], ARGV[4])
 return {1}
 """
@@ -138,6 +149,12 @@ def _names_from(stored) -> SeatNames:
     return tuple((item.from_seq, tuple(item.names)) for item in stored)
 
 
+def decode_types(data: bytes) -> tuple[tuple[str, ...], SeatNames]:
+    """A table's "types" field (TypeUrls): its type URLs and the seats' names."""
+    types = store_pb2.TypeUrls.FromString(data)
+    return tuple(types.type_urls), _names_from(types.seat_names)
+
+
 def names_at(names: SeatNames, seq: int) -> dict[int, str]:
     """The seats' names that entry ``seq``'s text writes in: the last list set at or before it."""
     current: tuple[str, ...] = ()
@@ -146,6 +163,46 @@ def names_at(names: SeatNames, seq: int) -> dict[int, str]:
             break
         current = listed
     return dict(enumerate(current))
+
+
+# Deletes a finished table's keys once the archive holds its version (gateway/archiver.py).
+_TRIM = """
+local version = redis.call('HGET', KEYS[1], 'version')
+if not version then return 0 end
+if version ~= ARGV[1] then return -1 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+return 1
+"""
+
+
+def outbox_key(prefix: str) -> str:
+    """The sorted set of finished tables whose copy in the archive is due, by when."""
+    return f"{prefix}:archive:outbox"
+
+
+@dataclass(frozen=True)
+class FinishedTable:
+    """A finished table as Redis holds it: its record (decoded, and its bytes as stored,
+    without type URLs), its "types" field, version and log entries (seq, LogRecord bytes)."""
+
+    record: store_pb2.TableRecord
+    data: bytes
+    types: bytes
+    version: int
+    entries: list[tuple[int, bytes]]
+
+
+class ArchivedTables(Protocol):
+    """What TableStore reads from the archive (gateway/archive.py) for a table Redis no
+    longer holds: the same bytes Redis held."""
+
+    async def stored(self, table_id: str) -> tuple[bytes | None, bytes | None]: ...
+
+    async def records(self, table_ids: list[str]) -> dict[str, bytes]: ...
+
+    async def log(self, table_id: str, after_seq: int, count: int) -> tuple[bytes, list[tuple[int, bytes]]]:
+        """The table's "types" field and up to ``count`` entries after ``after_seq``."""
+        ...
 
 
 # Forgets a table's due time only if nobody moved it later meanwhile (a newer commit did).
@@ -460,6 +517,7 @@ class TableStore:
         # So are the rating jobs (gateway/ratings.py).
         self.jobs_in_commit = self.due_in_commit
         self._forget_due = client.register_script(_FORGET_DUE)
+        self._trim = client.register_script(_TRIM)
         self.due_key = f"{prefix}:due"
         # The records this gateway loaded or committed last, by table: (record bytes, type
         # URLs). A command may start from one instead of a load (``recent``); its commit's
@@ -468,6 +526,16 @@ class TableStore:
         self.recent_limit = recent_records
         # Decoded "types" fields, by their bytes (_types).
         self.known_types: dict[bytes, tuple[tuple[str, ...], SeatNames]] = {}
+        # The archive (gateway/archive.py): finished tables trimmed from Redis are read from
+        # it, and finished tables' commits file them in its outbox (``use_archive``).
+        self.archive: ArchivedTables | None = None
+        self.archive_outbox: str | None = None
+
+    def use_archive(self, archive: "ArchivedTables") -> None:
+        """Reads fall through to ``archive`` for a table Redis no longer holds, and every
+        commit of a finished table files it in the archive's outbox."""
+        self.archive = archive
+        self.archive_outbox = outbox_key(self.prefix)
 
     def _types(self, data: bytes) -> tuple[tuple[str, ...], SeatNames]:
         """A table's "types" field, its type URLs and seats' names, decoded once for every
@@ -476,8 +544,7 @@ class TableStore:
         if known is None:
             if len(self.known_types) >= 1024:
                 self.known_types.clear()
-            types = store_pb2.TypeUrls.FromString(data)
-            known = self.known_types[data] = (tuple(types.type_urls), _names_from(types.seat_names))
+            known = self.known_types[data] = decode_types(data)
         return known
 
     def _remember(self, table_id: str, data: bytes, type_urls: Sequence[str], names: SeatNames = ()) -> None:
@@ -523,6 +590,8 @@ class TableStore:
         else:  # one command: no pipeline's own cost
             replies = [await self.redis.hmget(table_key, ["record", "types"])]
         data, types = replies[0]
+        if data is None and self.archive is not None:
+            data, types = await self.archive.stored(table_id)
         if data is None:
             raise TableMissing(table_id)
         record = store_pb2.TableRecord.FromString(data)
@@ -609,14 +678,20 @@ class TableStore:
         keys = list(self._keys(table.table_id))
         due_written = due is not NO_DUE_WRITE and self.due_in_commit
         job = rating_job if self.jobs_in_commit else None
-        if due_written or job is not None:
-            keys.append(self.due_key)
+        # A finished table's every commit files it in the archive's outbox.
+        outbox = self.archive_outbox is not None and table.status == gw.TABLE_STATUS_FINISHED
+        if due_written or job is not None or (outbox and self.due_in_commit):
+            # On a single Redis: the due set, the rating job's two keys (the due set's name
+            # again where there is no job: the script does not touch them) and the outbox.
+            keys += [self.due_key, job.jobs_key, job.pending_key] if job is not None else [self.due_key] * 3
+            if self.archive_outbox is not None:
+                keys.append(self.archive_outbox)
         args += ["rem" if due is None else repr(due), table.table_id] if due_written else ["", table.table_id]
         if job is not None:
             args += [job.job, repr(job.send_at)]
-            keys += [job.jobs_key, job.pending_key]
         else:
             args += ["", ""]
+        args.append(repr(stamp / 1e9) if outbox and self.due_in_commit else "")
         for offset, fields in enumerate(encoded):
             args += [f"{first_seq + offset}-0", len(fields) // 2, *fields]
         try:  # EVALSHA itself: redis-py's Script call checks for a pipeline at every call
@@ -625,6 +700,9 @@ class TableStore:
             result = await self._commit(keys=keys, args=args)
         status = int(result[0])
         if status == 1:
+            if outbox and not self.due_in_commit:
+                # On a cluster the outbox is in a slot of its own: written after the commit.
+                await self.redis.zadd(cast(str, self.archive_outbox), {table.table_id: stamp / 1e9})
             self._remember(table.table_id, data, type_urls, seat_names)
             if written is not None:
                 written += [
@@ -658,10 +736,14 @@ class TableStore:
             if archive is None and not stream and int(last or 0) > after_seq:
                 continue
             break
+        if last is None and archive is None and not stream and self.archive is not None:
+            types, rows = await self.archive.log(table_id, after_seq, count)  # trimmed from Redis
+        else:
+            rows = archived_entries(archive or b"")
         type_urls, names = self._types(types) if types else ((), ())
         entries = [
             StoredEntry(seq=seq, data=record, type_urls=type_urls, names=names)
-            for seq, record in archived_entries(archive or b"")
+            for seq, record in rows
             if seq > after_seq
         ][:count]
         last_seq = entries[-1].seq if entries else after_seq
@@ -700,7 +782,48 @@ class TableStore:
             for table_id in table_ids:
                 pipe.hget(self._keys(table_id)[0], "record")
             replies = await pipe.execute()
+        if self.archive is not None and None in replies:
+            archived = await self.archive.records(
+                [tid for tid, reply in zip(table_ids, replies, strict=True) if reply is None]
+            )
+            replies = [
+                archived.get(tid) if reply is None else reply for tid, reply in zip(table_ids, replies, strict=True)
+            ]
         return [store_pb2.TableRecord.FromString(reply) if reply else None for reply in replies]
+
+    # -- the archive's side in Redis (gateway/archiver.py) --------------------------------
+
+    async def snapshot(self, table_id: str) -> "FinishedTable | None":
+        """A finished table as Redis holds it, read in one transaction on a single Redis
+        (on a cluster in one trip: the rare entry appended meanwhile makes a newer version,
+        which the trim sees): None when it is gone or not finished."""
+        table_key, log_key, _, archive_key = self._keys(table_id)
+        async with self.redis.pipeline(transaction=self.due_in_commit) as pipe:
+            pipe.hmget(table_key, ["record", "types", "version"])
+            pipe.get(archive_key)
+            pipe.xrange(log_key, "-", "+")
+            (data, types, version), archive, stream = await pipe.execute()
+        if data is None:
+            return None
+        record = store_pb2.TableRecord.FromString(data)
+        if record.table.status != gw.TABLE_STATUS_FINISHED:
+            return None
+        entries = archived_entries(archive or b"")
+        raw = cast("list[tuple[bytes, dict[bytes, bytes]]]", stream)
+        entries += [(int(entry_id.split(b"-")[0]), fields[b"e"]) for entry_id, fields in raw]
+        return FinishedTable(record, data, types or b"", int(version), sorted(entries))
+
+    async def file_finished(self, table_id: str) -> None:
+        """Files a finished table in the archive's outbox where its commit could not (a
+        cluster: the gateway writes it after the commit, and may have died in between)."""
+        if self.archive_outbox is not None and not self.due_in_commit:
+            await self.redis.zadd(self.archive_outbox, {table_id: time.time()}, nx=True)
+
+    async def trim(self, table_id: str, archived_version: int) -> str:
+        """Deletes a table's keys if Redis holds the version the archive holds:
+        "trimmed", "gone" (nothing to delete) or "newer" (a later commit: copy it again)."""
+        result = await self._trim(keys=list(self._keys(table_id)), args=[archived_version])
+        return {1: "trimmed", 0: "gone", -1: "newer"}[int(result)]
 
     async def sweep_batch(self, count: int) -> list[str]:
         """The next ``count`` tables in progress for the sweep, which walks the index

@@ -201,6 +201,8 @@ class Sweeper:
                 # for the next walk if it could not be.
                 if record is not None and rated and hook is not None and not await hook(record, False):
                     continue
+                if record is not None and record.table.status == gw.TABLE_STATUS_FINISHED:
+                    await store.file_finished(table_id)  # a cluster's outbox, the same way
                 await store.index(table_id, None, 0)  # expired or finished: no longer played
             elif due is None and record.table.update_time.ToNanoseconds() / 1e9 < quiet_before:
                 await self.core.wakeups.wake(record)

@@ -1,5 +1,6 @@
 """Check a finished table's randomness:
 python -m gateway.verify <table_id> [--gateway host:port] [--commitment <hex recorded at the deal>]
+python -m gateway.verify --export <file of JSON Lines from python -m gateway.export>
 
 Every table commits to its seed before the deal (``Table.seed_commitment``, SHA-256 of a
 salt and the seed) and reveals both in its last event (``GameFinished.seed_reveal``).
@@ -130,15 +131,35 @@ def verify_table(address: str, table_id: str, timeout: float = 30.0, recorded: b
     if len(started) != 1 or len(finished) != 1:
         verdict.problems.append("the log lacks its start or its end")
         return verdict
-    reveal = finished[0].seed_reveal
+    actions = [(step.actor, step.action) for step in spectator.steps if step.HasField("actor")]
+    shown = {
+        viewer: [step.event.game_event for step in replay.steps if step.event.HasField("game_event")]
+        for viewer, replay in replays.items()
+    }
+    return check_game(verdict, table, finished[0].seed_reveal, started[0].seed_commitment, actions, shown, recorded)
+
+
+def check_game(
+    verdict: Verdict,
+    table,
+    reveal,
+    published: bytes,
+    actions: list,
+    shown: dict[int | None, list],
+    recorded: bytes | None = None,
+) -> Verdict:
+    """The checks themselves, on a finished ``table`` (a gateway.v1.Table), its ``reveal``
+    (a SeedReveal), the commitment ``published`` at the deal, the logged ``actions``
+    ((seat, Any) in order) and the game events ``shown`` to each viewer (None: spectators);
+    the same whether they came through the gateway or from an export (gateway/export.py)."""
+    verdict.replay_mode = table.replay_mode
     verdict.commitment = table.seed_commitment
     if recorded is not None and recorded != table.seed_commitment:
         verdict.problems.append(
             f"the table's commitment {table.seed_commitment.hex()} is not the one you recorded ({recorded.hex()})"
         )
-    if not (commitment(reveal.seed, reveal.salt) == table.seed_commitment == started[0].seed_commitment):
+    if not (commitment(reveal.seed, reveal.salt) == table.seed_commitment == published):
         verdict.problems.append("the revealed seed and salt do not match the commitment published before the deal")
-    actions = [(step.actor, step.action) for step in spectator.steps if step.HasField("actor")]
     verdict.actions = len(actions)
 
     try:
@@ -151,15 +172,76 @@ def verify_table(address: str, table_id: str, timeout: float = 30.0, recorded: b
             f"the logged actions cannot be replayed from the revealed seed ({type(error).__name__}: {error})"[:400]
         )
         return verdict
-    for viewer, replay in replays.items():
-        shown = [step.event.game_event for step in replay.steps if step.event.HasField("game_event")]
-        verdict.events += len(shown)
-        if shown != expected[viewer]:
+    for viewer, events in shown.items():
+        verdict.events += len(events)
+        if events != expected.get(viewer):
             who = "the spectators" if viewer is None else f"seat {viewer}"
             verdict.problems.append(f"the events shown to {who} differ from the replay from the revealed seed")
     if not status.finished or status.outcome != table.outcome:
         verdict.problems.append("the replay does not end with the published outcome")
     return verdict
+
+
+def verify_exported(line: dict) -> Verdict:
+    """Checks one line of an export (gateway/export.py) without any server."""
+    import base64
+
+    from google.protobuf import any_pb2
+
+    from tavola.gateway.v1 import gateway_pb2 as gw
+
+    def packed(item: dict) -> any_pb2.Any:
+        return any_pb2.Any(type_url=item["type_url"], value=base64.b64decode(item["value_b64"]))
+
+    verdict = Verdict(str(line.get("table_id", "")))
+    try:
+        table = gw.Table(
+            table_id=line["table_id"],
+            game_id=line["game_id"],
+            player_count=line["player_count"],
+            options=line["options"],
+            replay_mode=line["replay_mode"],
+            seed_commitment=bytes.fromhex(line["seed_commitment_hex"]),
+        )
+        table.outcome.winners.extend(line["outcome"]["winners"])
+        table.outcome.scores.extend(line["outcome"]["scores"])
+        table.outcome.summary = line["outcome"]["summary"]
+        reveal = gw.SeedReveal(seed=line["seed"], salt=bytes.fromhex(line["seed_salt_hex"]))
+        actions = [(item["seat"], packed(item)) for item in line["actions"]]
+        shown = {
+            None if viewer == "spectator" else int(viewer): [packed(item) for item in events]
+            for viewer, events in line["shown"].items()
+        }
+    except (KeyError, TypeError, ValueError) as error:
+        verdict.problems.append(f"not an exported table: {type(error).__name__}: {error}"[:400])
+        return verdict
+    if set(shown) != {None, *range(table.player_count)}:
+        verdict.problems.append("the export lacks what some viewer was shown")
+        return verdict
+    return check_game(verdict, table, reveal, table.seed_commitment, actions, shown)
+
+
+def _verify_export_file(path: str) -> int:
+    import json
+
+    failed = checked = 0
+    with open(path, encoding="utf-8") as lines:
+        for number, text in enumerate(lines, 1):
+            if not text.strip():
+                continue
+            try:
+                line = json.loads(text)
+            except ValueError:
+                print(f"line {number}: FAILED: not JSON")
+                failed += 1
+                continue
+            verdict = verify_exported(line)
+            checked += 1
+            for problem in verdict.problems:
+                print(f"line {number}, table {verdict.table_id}: FAILED: {problem}")
+            failed += not verdict.ok
+    print(f"{checked - failed} of {checked} exported tables verify")
+    return 1 if failed else 0
 
 
 def _hex(text: str) -> bytes:
@@ -174,7 +256,8 @@ def _hex(text: str) -> bytes:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check a finished table's seed commitment and replay its deals.")
-    parser.add_argument("table_id")
+    parser.add_argument("table_id", nargs="?", help="a table to check through a gateway")
+    parser.add_argument("--export", metavar="FILE", help="check every table of an export instead (gateway/export.py)")
     parser.add_argument("--gateway", default=defaults.GATEWAY_ADDRESS, help="host:port of a tavola gateway")
     parser.add_argument(
         "--commitment",
@@ -182,6 +265,10 @@ def main(argv: list[str] | None = None) -> int:
         help="the seed commitment you recorded at the deal (64 hex digits, as clients show it): the table's must be it",
     )
     args = parser.parse_args(argv)
+    if args.export:
+        return _verify_export_file(args.export)
+    if not args.table_id:
+        parser.error("name a table_id, or --export FILE")
     try:
         verdict = verify_table(args.gateway, args.table_id, recorded=args.commitment)
     except grpc.RpcError as error:

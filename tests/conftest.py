@@ -7,6 +7,10 @@
 The suite writes only keys under its own prefix (tavola-test-<random>) and deletes only
 those at the end, so it can share a Redis with anything else.
 
+The archive's tests get a real PostgreSQL the same way (a testcontainers one where Docker
+answers, else TAVOLA_DATABASE_URL, else the local default one if it answers, else a private
+server: deploy.postgres_local), and a database of their own on it, dropped at the end.
+
 The suite runs on two processes (pytest-xdist, addopts in pyproject.toml). One of them runs
 every test under integration/, in order: one stack for them all, as on one process, while
 the other runs the engine and bot tests beside it, then both share what is left.
@@ -21,6 +25,7 @@ import pytest
 import redis
 
 from common import defaults
+from deploy.postgres_local import ensure_postgres, scratch_database
 from deploy.redis_local import RedisHandle, answers, start_private_redis
 
 INTEGRATION = Path(__file__).resolve().parent / "integration"
@@ -98,3 +103,40 @@ def key_prefix(redis_url: str) -> Iterator[str]:
             client.delete(*keys[start : start + 500])
     finally:
         client.close()
+
+
+def _docker_postgres() -> Iterator[str] | None:
+    try:
+        import docker
+
+        docker.from_env().ping()
+    except Exception:
+        return None
+    from testcontainers.postgres import PostgresContainer
+
+    def run() -> Iterator[str]:
+        with PostgresContainer("postgres:16-alpine", driver=None) as container:
+            yield container.get_connection_url()
+
+    return run()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A PostgreSQL server's URL (its maintenance database)."""
+    from_docker = _docker_postgres()
+    if from_docker is not None:
+        yield from from_docker
+        return
+    handle = ensure_postgres()
+    try:
+        yield handle.url
+    finally:
+        handle.stop()
+
+
+@pytest.fixture(scope="session")
+def database_url(postgres_server: str) -> Iterator[str]:
+    """A database of the suite's own (tavola_test_<random>), dropped at the end."""
+    with scratch_database(postgres_server) as url:
+        yield url
