@@ -60,8 +60,7 @@ class AccountDeletion:
                 pipe.zrem(self.keys.board(game_id), player_id)
             pipe.delete(self.keys.recent(player_id), self.keys.games(player_id))
             await pipe.execute()
-        await self.redis.delete(self.players._tables_key(player_id))
-        if not await self.redis.delete(self.players._key(player_id)):
+        if not await self.players.forget(player_id):
             raise ApiError(grpc.StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", "this account was deleted already")
         log.info("player_deleted", player_id=player_id, archived_tables=renamed)
         return pl.DeletePlayerResponse(archived_tables=renamed)

@@ -181,6 +181,17 @@ class PlayerStore:
         await self.name_index.release(set(held) - keys, player_id)
         return await self.get(player_id)
 
+    async def forget(self, player_id: str) -> bool:
+        """Deletes the player's account (its hash, so its token, and its list of tables) and
+        frees its name for others; False when there was none."""
+        name, held = await self.redis.hmget(self._key(player_id), ["name", "skeletons"])
+        await self.redis.delete(self._tables_key(player_id))
+        if not await self.redis.delete(self._key(player_id)):
+            return False
+        keys = text(held).split("\n") if held is not None else skeletons(text(name)) if name else ()
+        await self.name_index.release(set(keys), player_id)
+        return True
+
     async def reissue(self, player_id: str, old_token: str) -> str:
         """A new token for the player; the old one stops working at once. Compare-and-set on
         the stored digest, so of two reissues racing with the same old token one wins."""

@@ -9,6 +9,7 @@ so that they can kill one mid-copy."""
 import json
 import os
 import random
+import secrets
 import signal
 import subprocess
 import sys
@@ -103,8 +104,9 @@ def play_rated_table(
     ).table.table_id
     tokens, seat_tokens = {}, {}
     for name in names:
+        # A name of its own (no two players may look alike): the name and a short suffix.
         token = (tokens_of or {}).get(name) or players.CreatePlayer(
-            pl.CreatePlayerRequest(display_name=name)
+            pl.CreatePlayerRequest(display_name=f"{name} {secrets.token_hex(3)}")
         ).player_token
         taken = gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=auth.metadata(token))
         tokens[taken.seat], seat_tokens[taken.seat] = token, taken.seat_token
@@ -377,8 +379,11 @@ def test_a_deleted_account_leaves_no_name_rating_history_or_chat(archive_stack, 
     with pytest.raises(grpc.RpcError) as caught:
         players.DeletePlayer(pl.DeletePlayerRequest(player_id="someone-else"), metadata=auth.metadata(token))
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    name = players.GetPlayer(pl.GetPlayerRequest(player_id=player_id)).player.display_name
     deleted = players.DeletePlayer(pl.DeletePlayerRequest(player_id=player_id), metadata=auth.metadata(token))
     assert deleted.archived_tables == 2
+    # Its name is free for someone else: the look-alike index let it go with the account.
+    assert players.CreatePlayer(pl.CreatePlayerRequest(display_name=name)).player.display_name == name
     assert table_keys(keys, archive_stack, first) == table_keys(keys, archive_stack, second) == []
     with pytest.raises(grpc.RpcError) as caught:
         players.ListMyTables(pl.ListMyTablesRequest(), metadata=auth.metadata(token))
