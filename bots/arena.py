@@ -50,6 +50,7 @@ class GameResult:
     winners: tuple[int, ...]
     decisions: tuple[int, ...]  # per bot index
     seconds: tuple[float, ...]  # time spent deciding, per bot index
+    iterations: tuple[int, ...] = ()  # search iterations made, per bot index (none: not counted)
 
     @classmethod
     def from_json(cls, entry: dict) -> "GameResult":
@@ -60,6 +61,7 @@ class GameResult:
             winners=tuple(entry["winners"]),
             decisions=tuple(entry["decisions"]),
             seconds=tuple(entry["seconds"]),
+            iterations=tuple(entry.get("iterations", ())),
         )
 
 
@@ -99,7 +101,7 @@ def _play(index: int) -> GameResult:
     game, strategies = _setup["game"], _setup["strategies"]
     engine, codec = game.engine, game.codec
     seats = seating(index, _setup["players"], len(strategies))
-    decisions, seconds = [0] * len(strategies), [0.0] * len(strategies)
+    decisions, seconds, iterations = [0] * len(strategies), [0.0] * len(strategies), [0] * len(strategies)
     seed = _setup["seed"] + index
     rng = random.Random(seed)
     state, _ = engine.new_game(len(seats), _setup["options"], seed)
@@ -108,13 +110,16 @@ def _play(index: int) -> GameResult:
         bot = seats[seat]
         response = view_response(game, state, seat)
         started = clock.now()
-        choice = strategies[bot](response, rng)
+        with clock.measure() as effort:
+            choice = strategies[bot](response, rng)
         seconds[bot] += clock.now() - started
+        iterations[bot] += effort.iterations
         decisions[bot] += 1
         message = codec.action_type()()
         choice.action.Unpack(message)
         state, _ = engine.apply(state, seat, codec.action_from_proto(message))
-    return GameResult(index, seats, tuple(engine.outcome(state).winners), tuple(decisions), tuple(seconds))
+    winners = tuple(engine.outcome(state).winners)
+    return GameResult(index, seats, winners, tuple(decisions), tuple(seconds), tuple(iterations))
 
 
 class KeptGamesMismatch(ValueError):
@@ -205,6 +210,7 @@ class _Tally(TypedDict):
 class _BotTally(_Tally):
     decisions: int
     seconds: float
+    iterations: int
     seats: dict[int, _Tally]
 
 
@@ -231,7 +237,8 @@ def summarize(
     labels = list(dict.fromkeys(bots))
     rated = rate_games(([bots[bot] for bot in result.seating], result.winners) for result in results)
     per_bot: dict[str, _BotTally] = {
-        label: {"games": 0, "wins": 0.0, "decisions": 0, "seconds": 0.0, "seats": {}} for label in labels
+        label: {"games": 0, "wins": 0.0, "decisions": 0, "seconds": 0.0, "iterations": 0, "seats": {}}
+        for label in labels
     }
     per_seat: list[_Tally] = [{"games": 0, "wins": 0.0} for _ in range(players)]
     no_winner = 0
@@ -241,6 +248,8 @@ def summarize(
         for bot, (decisions, seconds) in enumerate(zip(result.decisions, result.seconds, strict=True)):
             per_bot[bots[bot]]["decisions"] += decisions
             per_bot[bots[bot]]["seconds"] += seconds
+        for bot, iterations in enumerate(result.iterations):
+            per_bot[bots[bot]]["iterations"] += iterations
         for seat, bot in enumerate(result.seating):
             won = share if seat in result.winners else 0.0
             entry = per_bot[bots[bot]]
@@ -265,6 +274,7 @@ def summarize(
                 **_rate(entry["wins"], entry["games"]),
                 "mean_decision_ms": round(1000 * entry["seconds"] / entry["decisions"], 3) if entry["decisions"] else 0,
                 "decisions": entry["decisions"],
+                "mean_iterations": round(entry["iterations"] / entry["decisions"], 1) if entry["decisions"] else 0,
                 # the platform's rating model over these games, in order (None: never rated,
                 # e.g. a bot that only met itself)
                 "rating": round(rated[label].rating, 1) if label in rated else None,
@@ -431,6 +441,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="what thinking budgets and ms/decision count: wall time (default) or each process's CPU time, "
         "for figures that do not depend on other work sharing the cores",
     )
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="play through the live path: start a local platform (rules services, gateway, Celery workers), "
+        "play the tables through it (--jobs at a time), then the same games offline with CPU-time budgets, "
+        "and compare the search done per decision",
+    )
     args = parser.parse_args(argv)
     if args.gauntlet:
         return _run_gauntlet(parser, args)
@@ -452,6 +469,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     if args.games < 1:
         parser.error("--games must be at least 1")
+    if args.live:
+        return _run_live(parser, args, bots, options)
     progress = ProgressBar(f"{args.game} {args.players}p")
     try:
         results = play_games(
@@ -470,6 +489,48 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     report = summarize(args.game, args.players, bots, args.seed, options, results, args.clock)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
+    return 0
+
+
+def _run_live(parser: argparse.ArgumentParser, args: argparse.Namespace, bots: list[str], options: dict) -> int:
+    from bots import live
+
+    try:
+        results, live_search = live.play_live(
+            args.game,
+            args.players,
+            bots,
+            args.games,
+            options,
+            max(1, args.jobs),
+            ProgressBar(f"{args.game} {args.players}p live"),
+        )
+    except ValueError as error:
+        parser.error(str(error))
+    offline = play_games(
+        args.game,
+        args.players,
+        bots,
+        args.games,
+        args.seed,
+        max(1, args.jobs),
+        options,
+        ProgressBar(f"{args.game} {args.players}p offline"),
+        "cpu",
+    )
+    live_report = summarize(args.game, args.players, bots, args.seed, options, results, "wall")
+    offline_report = summarize(args.game, args.players, bots, args.seed, options, offline, "cpu")
+    offline_search = live.offline_search(offline, bots)
+    if args.json:
+        searched = {
+            "live": {bot: search.per_decision() for bot, search in live_search.items()},
+            "offline": {bot: search.per_decision() for bot, search in offline_search.items()},
+        }
+        print(json.dumps({"live": live_report, "offline": offline_report, "search": searched}, indent=2))
+    else:
+        print("live, through the gateway and the bot workers:\n" + format_report(live_report))
+        print("\noffline:\n" + format_report(offline_report))
+        print("\n" + live.format_search(live_search, offline_search))
     return 0
 
 
