@@ -4,6 +4,7 @@
     python -m bots.arena --game pecunia --players 3 --bots ismcts:budget_ms=50,pecunia-heuristic --json
     python -m bots.arena --gauntlet --games 200 --clock cpu
     python -m bots.arena --game mortadella --bots ismcts,random --games 1000 --keep runs/mortadella.jsonl
+    python -m bots.arena --live --game borgia --bots ismcts,borgia-heuristic --games 10 --jobs 2
 
 ``--gauntlet`` plays each strong bot (``--bots``, else ``GAUNTLET``'s per game) against
 each probe bot that plays the game (``bots/probes.py``), two players, and prints the strong
@@ -15,7 +16,9 @@ its seat (``bots.offline.view_response``). A shared win counts 1/len(winners) fo
 winner. Win rates come with 95% Wilson intervals; games run in parallel processes.
 ``--clock cpu`` makes thinking budgets (``budget_ms``) count each process's CPU time
 instead of the wall clock, so a figure measured while other work shares the cores is the
-one an idle core would give.
+one an idle core would give. ``--live`` plays the tables through a local platform instead
+(``bots/live.py``: real Celery workers and gateway) and compares the search its bots did per
+decision with the same games played offline.
 """
 
 import argparse
@@ -305,9 +308,11 @@ def format_report(report: dict) -> str:
     for label, entry in report["bots"].items():
         low, high = entry["ci95"]
         rating = f"{entry['rating']:.0f} ± {entry['uncertainty']:.0f}" if entry.get("rating") is not None else "-"
+        # "-": decisions not timed here (the live arena reads them from the workers' metrics)
+        ms = f"{entry['mean_decision_ms']:.2f}" if entry["decisions"] else "-"
         lines.append(
             f"{label:<{width}} {entry['games']:>6} {entry['wins']:>8.1f} {pct(entry['win_rate']):>9}  "
-            f"[{pct(low)}, {pct(high)}] {entry['mean_decision_ms']:>11.2f}  {rating:>11}"
+            f"[{pct(low)}, {pct(high)}] {ms:>11}  {rating:>11}"
         )
     lines += ["", f"{'seat':<{width}} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16}"]
     for entry in report["seats"]:
