@@ -39,3 +39,16 @@ def test_the_sdk_arena_explains_itself(sdk_python: Path, tmp_path: Path):
     )
     assert ran.returncode == 0, ran.stderr
     assert "--probes" in ran.stdout
+
+
+def test_the_sdk_gets_the_public_api_by_the_one_generation_path(tmp_path: Path):
+    from common import generated
+
+    generated.generate(tmp_path, sdk=True)
+    written = {path.relative_to(tmp_path).as_posix() for path in tmp_path.rglob("*.py*")}
+    assert "tavola/gateway/v1/gateway_pb2_grpc.py" in written
+    assert "tavola/gateway/v1/gateway_pb2.pyi" in written
+    assert {"tavola/borgia/v1/borgia_pb2.py", "tavola/rules/v1/rules_pb2.py"} <= written
+    assert not [path for path in written if path.startswith("tavola/store/")]  # the platform's records
+    assert not [path for path in written if path.endswith("_connect.py")]  # the gateway's web routes
+    assert not (tmp_path / generated.RECORD).exists()

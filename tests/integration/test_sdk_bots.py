@@ -77,3 +77,22 @@ def test_the_sdk_arena_plays_a_bot_against_the_probes(sdk_python, platform, tmp_
     # Every probe the platform offers for Borgia, two games each.
     assert set(rows) == {"first-legal", "borgia-always-call"}
     assert all(row[1] == "2" for row in rows.values())
+
+
+def test_a_decision_that_is_no_legal_action_is_refused_by_the_sdk(sdk_python, platform, tmp_path):
+    script = (
+        "import os\n"
+        "from tavola_bot_sdk import Client, LegalAction\n"
+        "with Client(os.environ['TAVOLA_GATEWAY']) as client:\n"
+        "    client.new_table('borgia', ['first-legal']).play(lambda view, legal: LegalAction(label='mine'))\n"
+    )
+    ran = subprocess.run(
+        [sdk_python, "-c", script],
+        cwd=tmp_path,
+        env={"TAVOLA_GATEWAY": platform.gateway_address, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode != 0
+    assert "BadDecision: decide returned" in ran.stderr and "not one of its" in ran.stderr
