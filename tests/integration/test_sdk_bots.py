@@ -62,10 +62,10 @@ def test_the_first_bot_of_the_docs_finishes_a_game_against_the_default_bot(sdk_p
 
 
 def test_the_sdk_arena_plays_a_bot_against_the_probes(sdk_python, platform, tmp_path):
-    (tmp_path / "lazy.py").write_text("def decide(view, legal_actions):\n    return legal_actions[-1]\n")
+    (tmp_path / "my_bot.py").write_text(first_bot())  # as docs/bots.md runs the arena
     arena = ["-m", "tavola_bot_sdk.arena", "--gateway", platform.gateway_address, "--game", "borgia"]
     ran = subprocess.run(
-        [sdk_python, *arena, "--bot", "lazy:decide", "--probes", "--games", "2"],
+        [sdk_python, *arena, "--bot", "my_bot:decide", "--probes", "--games", "2"],
         cwd=tmp_path,
         env={"PATH": "/usr/bin:/bin"},
         capture_output=True,
