@@ -7,6 +7,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROTOS := $(shell find proto -name '*.proto')
+SDK := sdk/python
+SDK_STAMP := $(SDK)/tavola/.stamp
 
 .PHONY: help setup proto lint test demo run play bench clean deploy-files
 
@@ -27,7 +29,7 @@ constraints: $(STAMP) ## pin what .venv holds now into constraints.txt
 	{ sed -n '1,3p' constraints.txt; $(PY) -m pip freeze --exclude-editable | grep -viE '^(tavola|-e )'; } > constraints.txt.tmp
 	mv constraints.txt.tmp constraints.txt
 
-setup: $(STAMP) gen/.stamp ## create .venv, install the pinned packages, generate gen/
+setup: $(STAMP) gen/.stamp $(SDK_STAMP) ## create .venv, install the pinned packages, generate gen/
 
 # The one code-generation path (common/generated.py, which the image's build runs too):
 # Python messages, gRPC stubs and type stubs into gen/, and the Connect services
@@ -41,7 +43,15 @@ gen/.stamp: $(PROTOS) $(STAMP) common/generated.py
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch gen/.stamp
 
-proto: gen/.stamp web-proto ## regenerate the gRPC code in gen/ and the web client's types from proto/
+# The bot SDK's copy of the public API's messages and stubs (sdk/python/tavola, not
+# committed), by the same generation path.
+$(SDK_STAMP): $(PROTOS) $(STAMP) common/generated.py
+	rm -rf $(SDK)/tavola.tmp
+	$(PY) -m common.generated --sdk $(SDK)/tavola.tmp
+	rm -rf $(SDK)/tavola && mv $(SDK)/tavola.tmp/tavola $(SDK)/tavola && rm -rf $(SDK)/tavola.tmp
+	touch $@
+
+proto: gen/.stamp web-proto $(SDK_STAMP) ## regenerate the gRPC code in gen/ and the SDK, and the web client's types, from proto/
 
 # The web client (clients/web): npm packages from its package-lock.json, TypeScript types
 # from proto/ (protoc-gen-es through buf, into src/gen, not committed) and the bundle
@@ -90,6 +100,7 @@ lint: setup ## buf lint, ruff check, ruff format --check, mypy
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy $(MYPY_PATHS)
+	MYPYPATH=$(SDK) $(VENV)/bin/mypy $(SDK)/tavola_bot_sdk
 
 # The whole suite: engine rules and property tests, and integration tests against a real
 # Redis, real gRPC servers on free ports and a real Celery worker, on two processes

@@ -4,6 +4,7 @@
     python -m bots.arena --game pecunia --players 3 --bots ismcts:budget_ms=50,pecunia-heuristic --json
     python -m bots.arena --gauntlet --games 200 --clock cpu
     python -m bots.arena --game mortadella --bots ismcts,random --games 1000 --keep runs/mortadella.jsonl
+    python -m bots.arena --live --game borgia --bots ismcts,borgia-heuristic --games 10 --jobs 2
 
 ``--gauntlet`` plays each strong bot (``--bots``, else ``GAUNTLET``'s per game) against
 each probe bot that plays the game (``bots/probes.py``), two players, and prints the strong
@@ -15,7 +16,9 @@ its seat (``bots.offline.view_response``). A shared win counts 1/len(winners) fo
 winner. Win rates come with 95% Wilson intervals; games run in parallel processes.
 ``--clock cpu`` makes thinking budgets (``budget_ms``) count each process's CPU time
 instead of the wall clock, so a figure measured while other work shares the cores is the
-one an idle core would give.
+one an idle core would give. ``--live`` plays the tables through a local platform instead
+(``bots/live.py``: real Celery workers and gateway) and compares the search its bots did per
+decision with the same games played offline.
 """
 
 import argparse
@@ -50,6 +53,7 @@ class GameResult:
     winners: tuple[int, ...]
     decisions: tuple[int, ...]  # per bot index
     seconds: tuple[float, ...]  # time spent deciding, per bot index
+    iterations: tuple[int, ...] = ()  # search iterations made, per bot index (none: not counted)
 
     @classmethod
     def from_json(cls, entry: dict) -> "GameResult":
@@ -60,6 +64,7 @@ class GameResult:
             winners=tuple(entry["winners"]),
             decisions=tuple(entry["decisions"]),
             seconds=tuple(entry["seconds"]),
+            iterations=tuple(entry.get("iterations", ())),
         )
 
 
@@ -99,7 +104,7 @@ def _play(index: int) -> GameResult:
     game, strategies = _setup["game"], _setup["strategies"]
     engine, codec = game.engine, game.codec
     seats = seating(index, _setup["players"], len(strategies))
-    decisions, seconds = [0] * len(strategies), [0.0] * len(strategies)
+    decisions, seconds, iterations = [0] * len(strategies), [0.0] * len(strategies), [0] * len(strategies)
     seed = _setup["seed"] + index
     rng = random.Random(seed)
     state, _ = engine.new_game(len(seats), _setup["options"], seed)
@@ -108,13 +113,16 @@ def _play(index: int) -> GameResult:
         bot = seats[seat]
         response = view_response(game, state, seat)
         started = clock.now()
-        choice = strategies[bot](response, rng)
+        with clock.measure() as effort:
+            choice = strategies[bot](response, rng)
         seconds[bot] += clock.now() - started
+        iterations[bot] += effort.iterations
         decisions[bot] += 1
         message = codec.action_type()()
         choice.action.Unpack(message)
         state, _ = engine.apply(state, seat, codec.action_from_proto(message))
-    return GameResult(index, seats, tuple(engine.outcome(state).winners), tuple(decisions), tuple(seconds))
+    winners = tuple(engine.outcome(state).winners)
+    return GameResult(index, seats, winners, tuple(decisions), tuple(seconds), tuple(iterations))
 
 
 class KeptGamesMismatch(ValueError):
@@ -205,6 +213,7 @@ class _Tally(TypedDict):
 class _BotTally(_Tally):
     decisions: int
     seconds: float
+    iterations: int
     seats: dict[int, _Tally]
 
 
@@ -231,7 +240,8 @@ def summarize(
     labels = list(dict.fromkeys(bots))
     rated = rate_games(([bots[bot] for bot in result.seating], result.winners) for result in results)
     per_bot: dict[str, _BotTally] = {
-        label: {"games": 0, "wins": 0.0, "decisions": 0, "seconds": 0.0, "seats": {}} for label in labels
+        label: {"games": 0, "wins": 0.0, "decisions": 0, "seconds": 0.0, "iterations": 0, "seats": {}}
+        for label in labels
     }
     per_seat: list[_Tally] = [{"games": 0, "wins": 0.0} for _ in range(players)]
     no_winner = 0
@@ -241,6 +251,8 @@ def summarize(
         for bot, (decisions, seconds) in enumerate(zip(result.decisions, result.seconds, strict=True)):
             per_bot[bots[bot]]["decisions"] += decisions
             per_bot[bots[bot]]["seconds"] += seconds
+        for bot, iterations in enumerate(result.iterations):
+            per_bot[bots[bot]]["iterations"] += iterations
         for seat, bot in enumerate(result.seating):
             won = share if seat in result.winners else 0.0
             entry = per_bot[bots[bot]]
@@ -265,6 +277,7 @@ def summarize(
                 **_rate(entry["wins"], entry["games"]),
                 "mean_decision_ms": round(1000 * entry["seconds"] / entry["decisions"], 3) if entry["decisions"] else 0,
                 "decisions": entry["decisions"],
+                "mean_iterations": round(entry["iterations"] / entry["decisions"], 1) if entry["decisions"] else 0,
                 # the platform's rating model over these games, in order (None: never rated,
                 # e.g. a bot that only met itself)
                 "rating": round(rated[label].rating, 1) if label in rated else None,
@@ -295,9 +308,11 @@ def format_report(report: dict) -> str:
     for label, entry in report["bots"].items():
         low, high = entry["ci95"]
         rating = f"{entry['rating']:.0f} ± {entry['uncertainty']:.0f}" if entry.get("rating") is not None else "-"
+        # "-": decisions not timed here (the live arena reads them from the workers' metrics)
+        ms = f"{entry['mean_decision_ms']:.2f}" if entry["decisions"] else "-"
         lines.append(
             f"{label:<{width}} {entry['games']:>6} {entry['wins']:>8.1f} {pct(entry['win_rate']):>9}  "
-            f"[{pct(low)}, {pct(high)}] {entry['mean_decision_ms']:>11.2f}  {rating:>11}"
+            f"[{pct(low)}, {pct(high)}] {ms:>11}  {rating:>11}"
         )
     lines += ["", f"{'seat':<{width}} {'games':>6} {'wins':>8} {'win rate':>9}  {'95% CI':<16}"]
     for entry in report["seats"]:
@@ -431,6 +446,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="what thinking budgets and ms/decision count: wall time (default) or each process's CPU time, "
         "for figures that do not depend on other work sharing the cores",
     )
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="play through the live path: start a local platform (rules services, gateway, Celery workers), "
+        "play the tables through it (--jobs at a time), then the same games offline with CPU-time budgets, "
+        "and compare the search done per decision",
+    )
     args = parser.parse_args(argv)
     if args.gauntlet:
         return _run_gauntlet(parser, args)
@@ -452,6 +474,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     if args.games < 1:
         parser.error("--games must be at least 1")
+    if args.live:
+        return _run_live(parser, args, bots, options)
     progress = ProgressBar(f"{args.game} {args.players}p")
     try:
         results = play_games(
@@ -470,6 +494,48 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     report = summarize(args.game, args.players, bots, args.seed, options, results, args.clock)
     print(json.dumps(report, indent=2) if args.json else format_report(report))
+    return 0
+
+
+def _run_live(parser: argparse.ArgumentParser, args: argparse.Namespace, bots: list[str], options: dict) -> int:
+    from bots import live
+
+    try:
+        results, live_search = live.play_live(
+            args.game,
+            args.players,
+            bots,
+            args.games,
+            options,
+            max(1, args.jobs),
+            ProgressBar(f"{args.game} {args.players}p live"),
+        )
+    except ValueError as error:
+        parser.error(str(error))
+    offline = play_games(
+        args.game,
+        args.players,
+        bots,
+        args.games,
+        args.seed,
+        max(1, args.jobs),
+        options,
+        ProgressBar(f"{args.game} {args.players}p offline"),
+        "cpu",
+    )
+    live_report = summarize(args.game, args.players, bots, args.seed, options, results, "wall")
+    offline_report = summarize(args.game, args.players, bots, args.seed, options, offline, "cpu")
+    offline_search = live.offline_search(offline, bots)
+    if args.json:
+        searched = {
+            "live": {bot: search.per_decision() for bot, search in live_search.items()},
+            "offline": {bot: search.per_decision() for bot, search in offline_search.items()},
+        }
+        print(json.dumps({"live": live_report, "offline": offline_report, "search": searched}, indent=2))
+    else:
+        print("live, through the gateway and the bot workers:\n" + format_report(live_report))
+        print("\noffline:\n" + format_report(offline_report))
+        print("\n" + live.format_search(live_search, offline_search))
     return 0
 
 

@@ -123,12 +123,14 @@ def search(
     root_legal = tuple(legal)  # the same in every determinization (the sample's contract)
     root_order = _ranking(prior, game, view, seat, root_legal, rng) if prior is not None else []
     extras = [a for a in extra(game, view, seat, root_legal, rng) if a in root_legal] if extra is not None else []
-    deadline = clock.now() + budget_ms / 1000 if budget_ms > 0 else math.inf
+    budget = clock.Budget(budget_ms / 1000)
     draw = _sampler(game, view, seat, rng, belief)
     if paired > 0:
         candidates = (root_order + [a for a in root_legal if a not in root_order])[:paired]
         candidates += [a for a in dict.fromkeys(extras) if a not in candidates]
-        return _compare(game, draw, seat, candidates, rng, iterations, deadline, rollout, opponent, epsilon, overrule)
+        compared = _compare(game, draw, seat, candidates, rng, iterations, budget, rollout, opponent, epsilon, overrule)
+        clock.searched(compared.iterations)
+        return compared
     if root_order:  # expanded early, after the prior's favourite (which stays the one overruled)
         root_order += [a for a in dict.fromkeys(extras) if a not in root_order]
     tree = _Tree(game, seat, root_legal, root_order, rng, c, rollout, opponent, epsilon, prior, bias, depth, widen)
@@ -140,8 +142,9 @@ def search(
         ended = tree.simulate(state, deciders)
         tree.back_up(path, ended, players)
         done += 1
-        if (iterations and done >= iterations) or clock.now() >= deadline:
+        if (iterations and done >= iterations) or budget.over():
             break
+    clock.searched(done)
     return tree.choose(done, overrule)
 
 
@@ -356,7 +359,7 @@ def _compare(
     candidates: Sequence[Any],
     rng: random.Random,
     iterations: int,
-    deadline: float,
+    budget: clock.Budget,
     rollout: Policy | None,
     opponent: Policy | None,
     epsilon: float,
@@ -383,7 +386,7 @@ def _compare(
     lead, lead_squares, played = [0.0] * count, [0.0] * count, [0] * count
     alive = list(range(count))  # the favourite (0) is always played: the others are measured against it
     done = 0
-    started = clock.now()
+    started = budget.spent()
     while True:
         sampled = draw()
         seed = rng.getrandbits(64)
@@ -396,7 +399,7 @@ def _compare(
             steps = 0
             while deciders:
                 steps += 1
-                if not steps % 64 and clock.now() > deadline:
+                if not steps % 64 and budget.over():
                     break  # a long game out of time
                 decider = deciders[int(uniform() * len(deciders))] if len(deciders) > 1 else deciders[0]
                 actions = legal_of(state, decider)
@@ -414,7 +417,7 @@ def _compare(
             ended = outcome(state)
             assert ended is not None  # no seat decides: the game is over
             rewards[i] = 1.0 / len(ended.winners) if seat in ended.winners else 0.0
-            if clock.now() > deadline:
+            if budget.over():
                 break  # out of time: this round is left unfinished and uncounted
         if len(rewards) < len(alive):
             break
@@ -430,8 +433,8 @@ def _compare(
             break
         # A round plays every candidate to the end, so it can be long: one is begun only when
         # the time left covers a round as long as the mean so far, so the budget holds.
-        now = clock.now()
-        if now + (now - started) / done > deadline:
+        spent = budget.spent()
+        if spent + (spent - started) / done > budget.seconds:
             break
     choice, best = 0, 0.0
     for i in alive[1:]:

@@ -13,7 +13,6 @@ priority (kombu's layout: ``<queue>`` and ``<queue>\\x06\\x16<priority>``).
 """
 
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from celery import signals
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, multiprocess
 from prometheus_client.core import GaugeMetricFamily
 
+from bots.clock import Effort
 from common.metrics import serve_from_env
 
 log = structlog.get_logger()
@@ -31,6 +31,26 @@ DECISION_SECONDS = Histogram(
     "Time a bot takes to choose its action, by bot name and game",
     ["bot", "game"],
     buckets=(0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+# The search a decision actually did, beside its time: a budget counts CPU time under a
+# wall-clock ceiling (bots/clock.py), so these say whether live bots search as much as the
+# arena's figures assume, and how often an overloaded worker cut a search short.
+DECISION_CPU_SECONDS = Histogram(
+    "tavola_bot_decision_cpu_seconds",
+    "CPU time of the deciding thread per decision, by bot name and game",
+    ["bot", "game"],
+    buckets=(0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+SEARCH_ITERATIONS = Histogram(
+    "tavola_bot_search_iterations",
+    "Search iterations (playouts, or rounds of paired playouts) per decision, by bot name and game",
+    ["bot", "game"],
+    buckets=(0, 1, 4, 16, 32, 64, 128, 256, 512, 1024, 4096, 16384),
+)
+CEILING_REACHED = Counter(
+    "tavola_bot_decision_ceiling_total",
+    "Decisions whose thinking budget the wall-clock ceiling ended before its CPU time was spent",
+    ["bot", "game"],
 )
 TASKS = Counter("tavola_worker_tasks_total", "Tasks the worker ran, by task and result", ["task", "result"])
 REDELIVERED = Counter("tavola_worker_tasks_redelivered_total", "Tasks delivered again after a lost worker", ["task"])
@@ -153,5 +173,11 @@ def install(broker_url: str, key_prefix: str, queues: list[str]) -> None:
         serve_from_env(_served(QueueLengthCollector(broker_url, key_prefix, queues)))
 
 
-def timed_decision(bot: str, game: str, started: float) -> None:
-    DECISION_SECONDS.labels(bot.split(":", 1)[0], game).observe(time.perf_counter() - started)
+def observed_decision(bot: str, game: str, effort: Effort) -> None:
+    """One decision's time, CPU time and search (``bots.clock.measure``)."""
+    name = bot.split(":", 1)[0]
+    DECISION_SECONDS.labels(name, game).observe(effort.wall_seconds)
+    DECISION_CPU_SECONDS.labels(name, game).observe(effort.cpu_seconds)
+    SEARCH_ITERATIONS.labels(name, game).observe(effort.iterations)
+    if effort.ceiling_reached:
+        CEILING_REACHED.labels(name, game).inc()

@@ -522,7 +522,7 @@ class _TimedISMCTS:
         bot.set_resampler(self._resample)
 
     def _resample(self, state: TavolaState, player: int) -> TavolaState:
-        if self._budget > 0 and self.simulations >= 2 and clock.now() >= self._deadline:
+        if self.simulations >= 2 and self._spent.over():
             raise _BudgetSpent()
         self.simulations += 1
         return state.resample(player, Rng(self._rng.getrandbits(64)))
@@ -535,11 +535,12 @@ class _TimedISMCTS:
 
     def step(self, state: TavolaState) -> int:
         self.simulations = 0
-        self._deadline = clock.now() + self._budget
+        self._spent = clock.Budget(self._budget)
         try:
             policy = self._bot.run_search(state)
         except _BudgetSpent:
             policy = self._bot.get_final_policy(state, self._bot._root_node)
+        clock.searched(self.simulations)
         best = max(p for _, p in policy)
         return self._rng.choice(sorted(a for a, p in policy if p == best))
 

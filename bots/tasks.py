@@ -43,7 +43,7 @@ import grpc
 import redis
 import structlog
 
-from bots import metrics, registry
+from bots import clock, metrics, registry
 from bots.app import app, queue_for
 from bots.gateway_stream import gateway_actions
 from bots.policy import Strategy
@@ -299,9 +299,9 @@ def _play(
             return "stale", None  # a newer task exists for the table's current version
         context = {"table_id": table_id, "seat": seat, "version": version, "bot": bot}
         strategy = strategy_for(bot, response.table.game_id, **context)
-        started = time.perf_counter()
-        choice, _ = choose(strategy, response, _seeded_rng(table_id, seat, version), **context)
-        metrics.timed_decision(bot, response.table.game_id, started)
+        with clock.measure() as effort:
+            choice, _ = choose(strategy, response, _seeded_rng(table_id, seat, version), **context)
+        metrics.observed_decision(bot, response.table.game_id, effort)
         request = gateway_pb2.SubmitActionRequest(
             table_id=table_id,
             action=choice.action,

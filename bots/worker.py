@@ -20,12 +20,13 @@ reach, and stop, every worker of the platform).
 import logging
 import os
 import sys
+from collections.abc import Mapping
 
 from celery.apps import worker as celery_worker
 
 from bots import clock, metrics
 from bots.app import app
-from common import defaults, generated, tracing
+from common import defaults, generated, settings, tracing
 from common import logging as tavola_logging
 from common.ratings import RATINGS_QUEUE
 from common.redis_client import broker_url
@@ -69,6 +70,28 @@ def restart_stale_bot_ratings() -> None:
         logging.getLogger(__name__).warning("bot ratings not checked at start: %s", error)
 
 
+# A decision's budget counts its thread's CPU time, as the arena's figures do, so people
+# meet the bot that was measured; on the wall clock it ends at this many times the budget
+# however little CPU the thread got. 5: the full search while the deciding process gets a
+# fifth of a core (a loaded host gave it 40-50%), and a person waits at most a second for
+# the default 200 ms budget on a host too overloaded to give it that.
+DEFAULT_WALL_CEILING = 5.0
+
+
+def configure_clock(env: Mapping[str, str] | None = None) -> None:
+    """The budget clock from TAVOLA_BOT_CLOCK (``cpu``, the default, or ``wall``) and
+    TAVOLA_BOT_WALL_CEILING (a multiple of the budget, at least 1; 0: no ceiling); a
+    ValueError that names the variable when one is wrong."""
+    env = os.environ if env is None else env
+    ceiling = settings.env_float("TAVOLA_BOT_WALL_CEILING", DEFAULT_WALL_CEILING, minimum=0, env=env)
+    if 0 < ceiling < 1:
+        raise ValueError(f"TAVOLA_BOT_WALL_CEILING={ceiling:g}: 0 (none) or a multiple of at least 1")
+    try:
+        clock.use(env.get("TAVOLA_BOT_CLOCK", "cpu").strip() or "cpu", ceiling)
+    except ValueError as error:
+        raise ValueError(f"TAVOLA_BOT_CLOCK: {error}") from None
+
+
 def main() -> None:
     generated.check()
     # JSON from the first line: Celery checks the user (a warning as root) before it sets
@@ -81,14 +104,11 @@ def main() -> None:
     if tracing.configure("bot-worker"):
         tracing.instrument_celery()
         tracing.instrument_sync_clients()
-    # Thinking budgets in wall time (a live table waits in wall time) or, as the arena's
-    # figures count them, in CPU time: the same search on a busy host as on an idle one,
-    # for turns that take longer there. Set before the pool starts, so its processes and
-    # threads all count alike.
+    # Set before the pool starts, so its processes and threads all count alike.
     try:
-        clock.use(os.environ.get("TAVOLA_BOT_CLOCK", "wall"))
+        configure_clock()
     except ValueError as error:
-        sys.exit(f"TAVOLA_BOT_CLOCK: {error}")
+        sys.exit(str(error))
     consumed = queues()
     prefix = os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX)
     metrics.install(broker_url(), f"{prefix}:celery:", consumed)

@@ -12,6 +12,11 @@ to start instead, with one line that says to run ``make proto``. Where there is 
 (a gen/ made before records were kept) there is nothing to compare and nothing is checked.
 
     python -m common.generated GEN_DIR    # generate proto/'s code, and its record, into GEN_DIR
+    python -m common.generated --sdk DIR  # the public API's messages and stubs, for the bot SDK
+
+The bot SDK (sdk/python, a distribution of its own) ships the public API's messages and
+gRPC stubs (``SDK_PROTOS``: the gateway's, the rules' it uses and every game's, not the
+store's), made by the same call into its ``tavola`` package (``make proto``).
 
 It needs grpcio-tools and protoc-gen-connectrpc (the dev extra) beside this Python.
 """
@@ -34,15 +39,23 @@ def digest(proto: Path) -> str:
     return hashed.hexdigest()
 
 
-def generate(out: Path, root: Path = ROOT) -> None:
+def generate(out: Path, root: Path = ROOT, sdk: bool = False) -> None:
     """Generates the code of ``root``'s proto/ into ``out`` (created if need be), with the
-    record of the .proto files it was made from."""
+    record of the .proto files it was made from; with ``sdk``, the public API's messages,
+    gRPC stubs and type stubs only (no Connect services, no record)."""
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     protos = sorted(path.relative_to(root).as_posix() for path in (root / "proto").rglob("*.proto"))
+    if sdk:
+        protos = [path for path in protos if not path.startswith(SDK_LEFT_OUT)]
     # The Connect plugin is a console script installed beside this Python (a virtualenv's
     # bin/, or the image's /usr/local/bin).
     plugin = Path(sys.executable).parent / "protoc-gen-connectrpc"
+    connect = [
+        f"--plugin=protoc-gen-connectrpc={plugin}",
+        f"--connectrpc_out={out}",
+        "--connectrpc_opt=protobuf=google",
+    ]
     subprocess.run(
         [
             sys.executable,
@@ -52,9 +65,7 @@ def generate(out: Path, root: Path = ROOT) -> None:
             f"--python_out={out}",
             f"--grpc_python_out={out}",
             f"--pyi_out={out}",
-            f"--plugin=protoc-gen-connectrpc={plugin}",
-            f"--connectrpc_out={out}",
-            "--connectrpc_opt=protobuf=google",
+            *([] if sdk else connect),
             *protos,
         ],
         cwd=root,
@@ -62,7 +73,12 @@ def generate(out: Path, root: Path = ROOT) -> None:
     )
     for package in sorted(path for path in out.rglob("*") if path.is_dir()):
         (package / "__init__.py").touch()
-    (out / RECORD).write_text(digest(root / "proto") + "\n")
+    if not sdk:
+        (out / RECORD).write_text(digest(root / "proto") + "\n")
+
+
+# What the bot SDK leaves out: the store's records are the platform's own, not its API.
+SDK_LEFT_OUT = ("proto/tavola/store/",)
 
 
 def stale(root: Path = ROOT) -> str | None:
@@ -83,9 +99,11 @@ def check() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        raise SystemExit("usage: python -m common.generated GEN_DIR")
+    arguments = sys.argv[1:]
+    sdk = arguments[:1] == ["--sdk"]
+    if len(arguments) != 1 + sdk:
+        raise SystemExit("usage: python -m common.generated GEN_DIR | --sdk DIR")
     try:
-        generate(Path(sys.argv[1]))
+        generate(Path(arguments[-1]), sdk=sdk)
     except subprocess.CalledProcessError as error:
         raise SystemExit(error.returncode) from None

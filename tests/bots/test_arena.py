@@ -89,6 +89,9 @@ def test_cpu_clock_is_reported(capsys):
     report = run_json(capsys, *argv, "--clock", "cpu")
     assert report["clock"] == "cpu"
     assert report["bots"]["ismcts:level=5,iterations=3,budget_ms=0"]["mean_decision_ms"] > 0
+    # 3 rounds a searched decision, none where one legal action (or a slip) needs no search
+    assert 0 < report["bots"]["ismcts:level=5,iterations=3,budget_ms=0"]["mean_iterations"] <= 3
+    assert report["bots"]["random"]["mean_iterations"] == 0
     assert arena.main([*argv, "--clock", "cpu"]) == 0
     assert "budgets in CPU time" in capsys.readouterr().out
     assert run_json(capsys, *argv)["clock"] == "wall"
