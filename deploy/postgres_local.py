@@ -63,12 +63,8 @@ class PostgresHandle:
         """Runs the private server's pg_ctl (start, stop ...): tests stop and start it."""
         if self.bin_dir is None or self.data_dir is None:
             raise RuntimeError("not a private server this module started")
-        subprocess.run(
-            [str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-w", "-l", str(self.data_dir / "log"), *args],
-            check=True,
-            capture_output=True,
-            **_as_postgres_user(),
-        )
+        command = [str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-w", "-l", str(self.data_dir / "log")]
+        subprocess.run([*_as_postgres_user(), *command, *args], check=True, capture_output=True)
 
     def stop(self) -> None:
         if self._pgserver is not None:
@@ -81,11 +77,11 @@ class PostgresHandle:
             self.workdir = None
 
 
-def _as_postgres_user() -> dict:
+def _postgres_account() -> tuple[int, int, str] | None:
     """PostgreSQL refuses to run as root: as root, its processes run as the ``postgres``
     user when there is one (Debian's package makes it), else as ``nobody``."""
     if os.geteuid() != 0:
-        return {}
+        return None
     import pwd
 
     for name in ("postgres", "nobody"):
@@ -93,8 +89,22 @@ def _as_postgres_user() -> dict:
             entry = pwd.getpwnam(name)
         except KeyError:
             continue
-        return {"user": entry.pw_uid, "group": entry.pw_gid}
-    return {}
+        return entry.pw_uid, entry.pw_gid, name
+    return None
+
+
+def _as_postgres_user() -> list[str]:
+    """The words that run a command as that user (none when not root). Through setpriv,
+    not subprocess's ``user=``: with it Python forks instead of vforking, and the fork
+    handlers of a process that has gRPC loaded (a test's, a gateway's) crashed the child
+    (SIGSEGV in gRPC's event engine thread) before it ran initdb or pg_ctl."""
+    account = _postgres_account()
+    if account is None:
+        return []
+    uid, gid, name = account
+    if shutil.which("setpriv") is None:
+        raise RuntimeError(f"running PostgreSQL as {name} from root needs setpriv (util-linux)")
+    return ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
 
 
 def start_private_postgres() -> PostgresHandle:
@@ -104,17 +114,13 @@ def start_private_postgres() -> PostgresHandle:
         return _start_pgserver()
     workdir = tempfile.TemporaryDirectory(prefix="tavola-postgres-")
     data_dir = Path(workdir.name) / "data"
-    user = _as_postgres_user()
-    if user:
-        os.chown(workdir.name, user["user"], user["group"])
+    account = _postgres_account()
+    if account is not None:
+        os.chown(workdir.name, account[0], account[1])
     port = free_port()
     try:
-        subprocess.run(
-            [str(bin_dir / "initdb"), "-D", str(data_dir), "-U", "postgres", "--auth=trust", "-E", "UTF8"],
-            check=True,
-            capture_output=True,
-            **user,
-        )
+        initdb = [str(bin_dir / "initdb"), "-D", str(data_dir), "-U", "postgres", "--auth=trust", "-E", "UTF8"]
+        subprocess.run([*_as_postgres_user(), *initdb], check=True, capture_output=True)
         with open(data_dir / "postgresql.conf", "a") as conf:
             # Loopback only; its socket in its own folder; a test server need not fsync.
             conf.write(f"listen_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = '{data_dir}'\n")

@@ -359,6 +359,10 @@ class Victim:
             Call(PLAYERS, "RenamePlayer", pl.RenamePlayerRequest(display_name=unique("mallory")), None, ("token",)),
             Call(PLAYERS, "ReissuePlayerToken", pl.ReissuePlayerTokenRequest(), None, ("token",)),
             Call(PLAYERS, "SignOutEverywhere", pl.SignOutEverywhereRequest(), None, ("token",)),
+            # Without the victim's token: a hostile value must never delete an account.
+            Call(
+                PLAYERS, "DeletePlayer", pl.DeletePlayerRequest(player_id=self.player_id), None, ("player_id", "token")
+            ),
             Call(PLAYERS, "ListMyTables", pl.ListMyTablesRequest(), None, ("token",)),
             Call(PLAYERS, "RejoinSeat", pl.RejoinSeatRequest(table_id=t), player, ("table_id", "token")),
             Call(
