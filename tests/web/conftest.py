@@ -3,9 +3,11 @@ Chromium driven by Playwright, and a real stack whose gateway serves the page an
 browser protocol on its web port.
 
 Each skip says what is missing. Screenshots go to .artifacts/web/ (git-ignored), one per
-moment a test names, so a person can look at what the browser showed.
+moment a test names, so a person can look at what the browser showed; beside them, axe-core's
+findings at each moment a test checks (axe-<page>-<moment>.json).
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -20,6 +22,21 @@ ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "clients" / "web"
 CHROMIUM = Path(os.environ.get("TAVOLA_CHROMIUM", "/usr/bin/chromium"))
 ARTIFACTS = ROOT / ".artifacts" / "web"
+# axe-core, the accessibility checker (a devDependency of the web client, installed by make web).
+AXE = WEB / "node_modules" / "axe-core" / "axe.min.js"
+# Its rules as they run by default, and one more: a control whose accessible name does not
+# hold its visible text (WCAG 2.5.3), which axe counts as experimental.
+AXE_RUN = """async () => {
+  const result = await axe.run(document, {
+    rules: { "label-content-name-mismatch": { enabled: true } },
+    resultTypes: ["violations"],
+  });
+  return result.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => ({ target: n.target.join(" "), why: n.failureSummary })),
+  }));
+}"""
+BLOCKING = ("serious", "critical")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--headless",
@@ -92,6 +109,18 @@ class Page:
         page.on("pageerror", lambda error: self.errors.append(str(error)))
         page.on("dialog", lambda dialog: (self.errors.append(f"dialog: {dialog.message}"), dialog.dismiss()))
 
+    def axe(self, moment: str) -> list[dict]:
+        """axe-core's violations on the page as it is now, kept in .artifacts/web/; fails the test
+        on a serious or critical one. Returns the rest (moderate, minor)."""
+        if not self.page.evaluate("typeof window.axe !== 'undefined'"):
+            self.page.add_script_tag(content=AXE.read_text())
+        violations = self.page.evaluate(AXE_RUN)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / f"axe-{self.name}-{moment}.json").write_text(json.dumps(violations, indent=1))
+        blocking = [v for v in violations if v["impact"] in BLOCKING]
+        assert not blocking, f"{self.name} ({moment}): {json.dumps(blocking, indent=1)}"
+        return violations
+
     def shot(self, moment: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / f"{self.name}-{moment}.png"
@@ -101,12 +130,19 @@ class Page:
 
 @pytest.fixture
 def open_page(browser, request) -> Iterator:
-    """open_page(width=1000) -> Page; each its own browser context (its own localStorage)."""
+    """open_page(width=1000) -> Page; each its own browser context (its own localStorage), in
+    the given locale and time zone (Chromium's own when not given)."""
     contexts = []
     pages: list[Page] = []
 
-    def opener(width: int = 1100, height: int = 900, name: str | None = None) -> Page:
-        context = browser.new_context(viewport={"width": width, "height": height})
+    def opener(
+        width: int = 1100,
+        height: int = 900,
+        name: str | None = None,
+        locale: str | None = None,
+        timezone: str | None = None,
+    ) -> Page:
+        context = browser.new_context(viewport={"width": width, "height": height}, locale=locale, timezone_id=timezone)
         context.set_default_timeout(60_000)  # long: a bot turn may wait for a busy CPU
         contexts.append(context)
         page = Page(context.new_page(), name or f"{request.node.name}-{len(pages)}")

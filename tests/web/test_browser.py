@@ -2,7 +2,8 @@
 tables of each game played by clicks against bots, secrets shown to their owner only,
 a rejected action's message, a reload that resumes the stream with no gap, a spectator
 page that follows live, the phone-width layout, a hostile display name shown as text,
-the replay-mode warning and the seed check. Every page fails its test on a console error.
+the replay-mode warning and the seed check. Every page fails its test on a console error, and
+on any serious or critical accessibility violation axe-core finds where a test checks it.
 """
 
 import re
@@ -77,6 +78,34 @@ def seqs(page) -> list[int]:
     return [int(seq) for seq in items.evaluate_all("items => items.map(item => item.dataset.seq)")]
 
 
+def check_history_by_keyboard(page) -> None:
+    """The history is a log named History that Tab reaches and the keyboard scrolls (from its
+    end, where the page keeps it, Home goes to its start), and its list has room for its widest
+    number ("100." and on) on the left of the box."""
+    assert page.page.get_by_role("log", name="History").count() == 1
+    for _ in range(100):
+        page.page.keyboard.press("Tab")
+        if page.page.evaluate("document.activeElement.dataset.testid") == "history":
+            break
+    else:
+        raise AssertionError("Tab never reached the history")
+    log = page.page.locator("[data-testid=history]")
+    if log.evaluate("log => log.scrollHeight > log.clientHeight"):
+        assert log.evaluate("log => log.scrollTop") > 0, "the history is shown from its end"
+        page.page.keyboard.press("Home")
+        page.page.wait_for_function("document.querySelector('[data-testid=history]').scrollTop === 0")
+    marker, room = log.evaluate(
+        """log => {
+          const list = log.querySelector("ol");
+          const pen = document.createElement("canvas").getContext("2d");
+          pen.font = getComputedStyle(list).font;
+          return [pen.measureText(`${list.children.length}. `).width, parseFloat(getComputedStyle(list).paddingLeft)];
+        }"""
+    )
+    count = log.locator("li").count()
+    assert marker <= room, f"the number {count}. is {marker:.1f} px wide, in {room:.1f} px of room"
+
+
 def seat_token(page, table_id: str) -> str:
     return page.page.evaluate(f"JSON.parse(localStorage.getItem('tavola.seat.{table_id}')).token")
 
@@ -90,10 +119,11 @@ def stub(web_stack):
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_whole_table_is_played_by_clicks_with_secrets_kept(open_page, base_url, game):
     page = open_page(name=f"play-{game}")
-    create_table(page, base_url, game, HOSTILE, ["bot:random"], GAMES[game])
+    table_id = create_table(page, base_url, game, HOSTILE, ["bot:random"], GAMES[game])
     # (A Mortadella bot may guess your role before your first turn, which ends the game.)
     page.page.wait_for_selector(f"{MOVE_SELECTOR}, [data-testid=ending]")
     page.shot("start")
+    page.axe("playing")
     # The hostile name is text in the page, never markup.
     assert HOSTILE in page.page.locator(".seat-strip").inner_text()
     assert page.page.locator("img").count() == 0
@@ -123,6 +153,8 @@ def test_a_whole_table_is_played_by_clicks_with_secrets_kept(open_page, base_url
     page.shot("end")
     verdict = page.page.locator("[data-testid=seed-verdict]")
     page.page.wait_for_selector("[data-testid=seed-verdict]:not(.pending)")
+    page.axe("end")
+    check_history_by_keyboard(page)
     assert "verified" in verdict.get_attribute("class"), verdict.inner_text()
     ending = page.page.locator("[data-testid=ending]").inner_text()
     assert "win" in ending.lower()
@@ -137,6 +169,15 @@ def test_a_whole_table_is_played_by_clicks_with_secrets_kept(open_page, base_url
     over = next(line for line in history.splitlines() if line.startswith("Game over: "))
     won = page.page.locator("[data-testid=headline]").inner_text().startswith("You win")
     assert ("(you)" in over) == won, (over, ending)
+    assert "Quick play again" in ending
+    # A spectator at the end: offered nothing that only a seat's player has.
+    watcher = open_page(name=f"watch-{game}-end")
+    watcher.page.goto(f"{base_url}#/watch/{table_id}")
+    watcher.page.wait_for_selector("[data-testid=seed-verdict]:not(.pending)")
+    watched = watcher.page.locator("[data-testid=ending]").inner_text()
+    assert "Quick play again" not in watched and "Back to the lobby" in watched, watched
+    watcher.shot("end")
+    watcher.axe("end")
 
 
 def test_an_unknown_game_plays_through_the_generic_renderer(open_page, base_url):
@@ -279,6 +320,7 @@ def test_a_spectator_page_follows_live_and_sees_no_secret(open_page, base_url):
         f"document.querySelectorAll('[data-testid=history] li').length > {count}", timeout=10_000
     )
     spectator.shot("live")
+    spectator.axe("live")
 
 
 def test_a_replay_mode_table_is_marked_before_a_seat_is_taken(open_page, base_url):
@@ -304,14 +346,22 @@ def test_a_replay_mode_table_is_marked_before_a_seat_is_taken(open_page, base_ur
     guest.shot("before-seat")
 
 
-def test_the_phone_width_layout_has_no_sideways_scroll(open_page, base_url):
+def test_the_phone_width_layout_has_no_sideways_scroll(open_page, base_url, stub):
     page = open_page(width=375, height=800, name="phone")
     page.page.goto(f"{base_url}#/")
     page.page.wait_for_selector("[data-testid=new-mortadella]")
     page.shot("lobby")
-    create_table(page, base_url, "mortadella", "Pip", ["bot:random", "bot:random"], GAMES["mortadella"])
+    page.axe("lobby")
+    table_id = create_table(page, base_url, "mortadella", "Pip", ["bot:random", "bot:random"], GAMES["mortadella"])
     my_turn(page)
     page.shot("table")
+    page.axe("table")
+    # The seed commitment whole (a phone has no hover to show the rest), wrapped in the page.
+    commitment = stub.GetTable(gw.GetTableRequest(table_id=table_id)).table.seed_commitment.hex()
+    shown = page.page.locator("[data-testid=commitment] code")
+    assert shown.inner_text().replace("\n", "") == commitment
+    box = shown.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= 375
     strip = page.page.locator("ul.seat-strip").inner_text()
     assert "random 2" in strip and "random 3" in strip, strip  # seats 1 and 2, counted from 1
     width = page.page.evaluate("document.documentElement.scrollWidth")

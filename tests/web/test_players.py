@@ -3,7 +3,9 @@
 against bot fill straight to the table, a rated game played to its end, then the player's
 page and the leaderboard showing its result, the ratings beside the seats' names at the next
 table, the player's tables with rejoin from another browser, and Cancel, which takes the
-player out of the queue. Every page fails its test on a console error.
+player out of the queue, "Around me" for a player not on the board, and dates and numbers in
+the browser's locale. Every page fails its test on a console error, and each page a test
+checks with axe-core on any serious or critical accessibility violation.
 
 The stack fills quick-play seats with bots after 3 s (TAVOLA_QUICKPLAY_BOT_FILL_SECONDS)
 and has no provisional period (TAVOLA_PROVISIONAL_GAMES=0, read by the gateway and the
@@ -11,6 +13,7 @@ rating worker: every player is established from the start, the random bot too), 
 short Pecunia game against the bot reaches the leaderboard.
 """
 
+import re
 import time
 from collections.abc import Iterator
 
@@ -111,6 +114,7 @@ def test_a_player_is_made_renamed_signed_out_everywhere_forgotten_and_pasted_bac
     page.page.wait_for_selector("[data-testid=me-name]")
     assert page.page.locator("[data-testid=player-token]").count() == 0
     page.shot("me")
+    page.axe("me")
 
     page.page.fill("#rename", "Renata")
     page.page.click("[data-testid=rename-button]")
@@ -182,6 +186,7 @@ def test_quick_play_seats_against_bots_and_a_rated_result_reaches_the_pages(open
     )
     assert "Finding a Pecunia" in page.page.locator("[data-testid=waiting]").inner_text()
     page.shot("waiting-bots")
+    page.axe("waiting")
     page.page.wait_for_url("**#/table/*", timeout=30_000)  # seated, straight to the table
     table_id = page.page.url.rsplit("/", 1)[1]
     page.page.wait_for_selector(f"{MOVE_SELECTOR}, [data-testid=ending]")
@@ -191,8 +196,22 @@ def test_quick_play_seats_against_bots_and_a_rated_result_reaches_the_pages(open
     # A first rated game: neither seat has a rating at Pecunia yet, so none is shown.
     assert page.page.locator(".seat-strip a.rating").count() == 0
     page.shot("first-table")
+    page.axe("table")
     play_to_end(page)
     page.shot("first-end")
+    page.page.wait_for_selector("[data-testid=seed-verdict]:not(.pending)")
+    page.axe("end")
+    ending = page.page.locator("[data-testid=ending]").inner_text()
+    assert "your player" in ending and "Quick play again" in ending
+    # A spectator of the same rated end is pointed to the leaderboard, not to a player of theirs.
+    watcher = open_page(name="quick-rated-watcher")
+    watcher.page.goto(f"{base_url}#/watch/{table_id}")
+    watcher.page.wait_for_selector("[data-testid=seed-verdict]:not(.pending)")
+    watched = watcher.page.locator("[data-testid=ending]").inner_text()
+    assert "leaderboard" in watched, watched
+    assert "your player" not in watched and "Quick play again" not in watched, watched
+    watcher.shot("end")
+    watcher.axe("end")
 
     # The player's page: one rated game, its table linked.
     page.page.goto(f"{base_url}#/player/{player_id}")
@@ -208,6 +227,7 @@ def test_quick_play_seats_against_bots_and_a_rated_result_reaches_the_pages(open
     assert recent.locator(f"a[href='#/watch/{table_id}']").count() == 1
     assert " of 2" in recent.inner_text()
     page.shot("player-page")
+    page.axe("player-page")
 
     # The leaderboard lists the player (no provisional period here), and the
     # page around the player puts them in it, marked.
@@ -215,9 +235,11 @@ def test_quick_play_seats_against_bots_and_a_rated_result_reaches_the_pages(open
     page.page.wait_for_selector(f"[data-testid=leaderboard] tr[data-player='{player_id}']")
     assert page.page.locator("[data-testid=leaderboard] tr[data-player='bot:random']").count() == 1
     page.shot("leaderboard")
+    page.axe("leaderboard")
     page.page.click("[data-testid=around-me]")
     page.page.wait_for_selector(f"[data-testid=leaderboard] tr.me[data-player='{player_id}']")
     assert page.page.locator("[data-testid=around-me]").get_attribute("aria-pressed") == "true"
+    page.axe("around-me")
 
     # The next table shows both seats' ratings beside their names, as the player's page has them.
     quick_play(page, base_url)
@@ -254,6 +276,41 @@ def test_quick_play_seats_against_bots_and_a_rated_result_reaches_the_pages(open
     page.shot("seat-rejoined-elsewhere")
 
 
+def test_around_me_for_a_player_not_on_the_board_says_so_in_words(open_page, base_url):
+    """NOT_ON_LEADERBOARD is an answer, not a failure: a player with no rating at the game is
+    told they are not on its board yet, with no gateway message and no console error."""
+    page = open_page(name="around-me-unlisted")
+    make_player(page, base_url, "Nova")
+    page.page.click("[data-testid=token-saved]")
+    page.page.goto(f"{base_url}#/leaderboard/pecunia")
+    page.page.wait_for_selector("[data-testid=around-me]")
+    page.page.click("[data-testid=around-me]")
+    said = page.page.wait_for_selector("[data-testid=not-listed]").inner_text()
+    assert re.match(r"You are not on the Pecunia\b.* leaderboard yet: ", said), said
+    assert "gateway" not in said and "NOT_ON_LEADERBOARD" not in said and "not found" not in said.lower()
+    assert page.page.locator("[data-testid=error]").count() == 0
+    page.shot("around-me")
+    page.axe("around-me")
+
+
+def test_dates_and_numbers_follow_the_browsers_locale(open_page, base_url):
+    """The bot's page (it has played the rated games above) in German: its tables' dates as
+    Germany writes them, and rating changes rounded to whole numbers, as ratings are."""
+    page = open_page(name="locale-de", locale="de-DE", timezone="UTC")
+    page.page.goto(f"{base_url}#/player/bot%3Arandom")
+    page.page.wait_for_selector("[data-testid=recent] tbody tr")
+    rows = page.page.locator("[data-testid=recent] tbody tr")
+    for index in range(rows.count()):
+        cells = rows.nth(index).locator("td")
+        when, delta = cells.nth(0).inner_text(), cells.nth(3).inner_text()
+        assert re.fullmatch(r"\d\d\.\d\d\.\d{4}, \d\d:\d\d", when), when  # 07.12.2026, 14:44
+        assert cells.nth(0).locator("time").get_attribute("datetime"), when
+        assert re.fullmatch(r"[+-]\d{1,3}(\.\d{3})*|±0", delta), delta  # +12, -144: no decimals
+    rating = page.page.locator("[data-testid=ratings] tr[data-game=pecunia] td").nth(1).inner_text()
+    assert re.fullmatch(r"\d{1,3}(\.\d{3})* ± \d{1,3}(\.\d{3})*", rating), rating
+    page.shot("player")
+
+
 def test_cancel_takes_the_player_out_of_the_queue(open_page, base_url, player_stub):
     page = open_page(name="quick-cancel")
     make_player(page, base_url, "Cass")
@@ -264,6 +321,7 @@ def test_cancel_takes_the_player_out_of_the_queue(open_page, base_url, player_st
     page.page.wait_for_selector("[data-testid=elapsed]:has-text('Waiting 0:0')")
     assert page.page.evaluate("document.activeElement.dataset.testid") == "cancel-search"
     page.shot("waiting")
+    page.axe("waiting")
     page.page.keyboard.press("Enter")  # Cancel, by keyboard
     page.page.wait_for_selector("[data-testid=cancelled]")
     page.page.wait_for_selector("[data-testid=quick-form]")
@@ -300,6 +358,7 @@ def test_the_player_pages_fit_a_phone(open_page, base_url):
         page.page.goto(f"{base_url}{route}")
         page.page.wait_for_selector(ready)
         page.shot(route.split("/")[1])
+        page.axe(route.split("/")[1])
         width = page.page.evaluate("document.documentElement.scrollWidth")
         assert width <= 375, f"{route} is {width} px wide at 375 px"
 

@@ -7,10 +7,16 @@ import { listGames } from "./catalog";
 import { fill, h } from "./dom";
 import type { LeaderboardEntry } from "./gen/tavola/gateway/v1/players_pb";
 import type { GameDescription } from "./gen/tavola/rules/v1/rules_pb";
-import { change, ordinal, ratingText } from "./ratings";
+import { dateText, dateTimeText, signedWhole, whole } from "./format";
+import { ordinal, ratingText } from "./ratings";
 import { playerKey } from "./storage";
 
 const PAGE = 20;
+
+/** A moment as text, with its machine-readable date beside it. */
+function timeOf(ms: number, text: string): HTMLElement {
+  return h("time", { datetime: new Date(ms).toISOString() }, text);
+}
 
 function playerLink(playerId: string, name: string, bot: boolean): HTMLElement {
   return h(
@@ -19,6 +25,12 @@ function playerLink(playerId: string, name: string, bot: boolean): HTMLElement {
     name || playerId,
     bot && !/\bbot$/.test(name) ? h("span", { class: "level" }, " (bot)") : null,
   );
+}
+
+/** Whether the player has an established rating at the game, which puts them on its board. */
+async function established(playerId: string, gameId: string): Promise<boolean> {
+  const page = await players.getPlayer({ playerId, recentTables: 1 });
+  return page.ratings.some((rating) => rating.gameId === gameId && !rating.provisional);
 }
 
 export class LeaderboardPage {
@@ -38,7 +50,7 @@ export class LeaderboardPage {
     try {
       games = await listGames();
     } catch (error) {
-      fill(this.root, h("h2", {}, "Leaderboards"), h("p", { class: "error", role: "alert" }, `The gateway does not answer: ${failure(error)}`));
+      fill(this.root, h("h1", {}, "Leaderboards"), h("p", { class: "error", role: "alert" }, `The gateway does not answer: ${failure(error)}`));
       return;
     }
     const game = games.find((g) => g.gameId === this.gameId) ?? games[0];
@@ -62,7 +74,7 @@ export class LeaderboardPage {
       );
     fill(
       this.root,
-      h("h2", {}, "Leaderboards"),
+      h("h1", {}, "Leaderboards"),
       h(
         "nav",
         { class: "tabs", "aria-label": "Games" },
@@ -86,7 +98,19 @@ export class LeaderboardPage {
   }
 
   private async fillBoard(board: HTMLElement, game: GameDescription, me: string | undefined): Promise<void> {
+    const notListed = () =>
+      h(
+        "p",
+        { class: "note", role: "status", "data-testid": "not-listed" },
+        `You are not on the ${game.displayName} leaderboard yet: players appear after their provisional rated games, played against established players or bots.`,
+      );
     try {
+      // Only established players are on a board: one who is not is told so without asking
+      // for the page around them, which the gateway answers NOT_ON_LEADERBOARD.
+      if (this.around && me && !(await established(me, game.gameId))) {
+        fill(board, notListed());
+        return;
+      }
       const page = await players.listLeaderboard({ gameId: game.gameId, pageSize: PAGE, aroundPlayerId: this.around && me ? me : "" });
       if (!page.entries.length) {
         fill(board, h("p", { class: "muted" }, `Nobody is on the ${game.displayName} leaderboard yet.`));
@@ -107,11 +131,9 @@ export class LeaderboardPage {
         ),
       );
     } catch (error) {
-      const words =
-        codeOf(error) === Code.NotFound && this.around
-          ? `You are not on this leaderboard yet: players appear after their provisional rated games, played against established players or bots (the gateway says: ${failure(error)}).`
-          : `The leaderboard could not be read: ${failure(error)}`;
-      fill(board, h("p", { class: "note", role: "status" }, words));
+      // Established a moment ago, and not yet on the board: the same answer.
+      if (codeOf(error) === Code.NotFound && this.around) fill(board, notListed());
+      else fill(board, h("p", { class: "error", role: "alert" }, `The leaderboard could not be read: ${failure(error)}`));
     }
   }
 
@@ -122,12 +144,12 @@ export class LeaderboardPage {
     return h(
       "tr",
       { class: mine ? "me" : "", "data-player": player?.playerId ?? "" },
-      h("td", { class: "num" }, String(entry.rank)),
+      h("td", { class: "num" }, whole(entry.rank)),
       h("td", {}, player ? playerLink(player.playerId, player.displayName, player.bot) : "?", mine ? h("span", { class: "you" }, " (you)") : null),
       h("td", {}, rating ? ratingText(rating) : ""),
-      h("td", { class: "num" }, rating ? String(Math.round(rating.conservative)) : ""),
-      h("td", { class: "num" }, rating ? String(rating.games) : ""),
-      h("td", { class: "num" }, rating ? String(rating.wins) : ""),
+      h("td", { class: "num" }, rating ? whole(rating.conservative) : ""),
+      h("td", { class: "num" }, rating ? whole(rating.games) : ""),
+      h("td", { class: "num" }, rating ? whole(rating.wins) : ""),
     );
   }
 }
@@ -153,15 +175,15 @@ export class PlayerPage {
       fill(
         this.root,
         h(
-          "h2",
+          "h1",
           { "data-testid": "player-name" },
           player.displayName || player.playerId,
           player.bot ? h("span", { class: "badge" }, "bot") : null,
           mine ? h("span", { class: "badge me" }, "you") : null,
         ),
-        player.createTime && !player.bot ? h("p", { class: "small muted" }, `Player since ${new Date(timestampMs(player.createTime)).toLocaleDateString()}`) : null,
+        player.createTime && !player.bot ? h("p", { class: "small muted" }, "Player since ", timeOf(timestampMs(player.createTime), dateText(timestampMs(player.createTime)))) : null,
         mine ? h("p", { class: "small" }, h("a", { href: "#/me" }, "Your player's settings and tables")) : null,
-        h("h3", {}, "Ratings"),
+        h("h2", {}, "Ratings"),
         page.ratings.length
           ? h(
               "table",
@@ -169,7 +191,7 @@ export class PlayerPage {
               h(
                 "thead",
                 {},
-                h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col", class: "num" }, "Games"), h("th", { scope: "col", class: "num" }, "Wins"), h("th", { scope: "col" }, "")),
+                h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col", class: "num" }, "Games"), h("th", { scope: "col", class: "num" }, "Wins"), h("th", { scope: "col" }, "Note")),
               ),
               h(
                 "tbody",
@@ -180,15 +202,15 @@ export class PlayerPage {
                     { "data-game": r.gameId },
                     h("td", {}, h("a", { href: `#/leaderboard/${encodeURIComponent(r.gameId)}`, title: "the game's leaderboard" }, names.get(r.gameId) ?? r.gameId)),
                     h("td", { title: "rating ± one standard deviation" }, ratingText(r)),
-                    h("td", { class: "num" }, String(r.games)),
-                    h("td", { class: "num" }, String(r.wins)),
+                    h("td", { class: "num" }, whole(r.games)),
+                    h("td", { class: "num" }, whole(r.wins)),
                     h("td", { class: "small muted" }, r.provisional ? "provisional: not on the leaderboard yet" : ""),
                   ),
                 ),
               ),
             )
           : h("p", { class: "muted" }, "No rated game yet."),
-        h("h3", {}, "Recent rated tables"),
+        h("h2", {}, "Recent rated tables"),
         page.recentTables.length
           ? h(
               "table",
@@ -205,10 +227,10 @@ export class PlayerPage {
                   h(
                     "tr",
                     {},
-                    h("td", {}, t.finishTime ? new Date(timestampMs(t.finishTime)).toLocaleString() : ""),
+                    h("td", {}, t.finishTime ? timeOf(timestampMs(t.finishTime), dateTimeText(timestampMs(t.finishTime))) : ""),
                     h("td", {}, names.get(t.gameId) ?? t.gameId),
                     h("td", {}, `${ordinal(t.place)} of ${t.playerCount}${t.place === 1 ? " (won)" : ""}`),
-                    h("td", { class: `num ${t.ratingChange > 0 ? "up" : t.ratingChange < 0 ? "down" : ""}` }, change(t.ratingChange)),
+                    h("td", { class: `num ${Math.round(t.ratingChange) > 0 ? "up" : Math.round(t.ratingChange) < 0 ? "down" : ""}` }, signedWhole(t.ratingChange)),
                     h("td", {}, h("a", { href: `#/watch/${t.tableId}`, title: "the table as a spectator sees it: its end and its history" }, "See the table")),
                   ),
                 ),
@@ -220,7 +242,7 @@ export class PlayerPage {
     } catch (error) {
       fill(
         this.root,
-        h("h2", {}, "Player"),
+        h("h1", {}, "Player"),
         h("p", { class: "error", role: "alert" }, codeOf(error) === Code.NotFound ? `No such player: ${failure(error)}` : `This player's page could not be read: ${failure(error)}`),
       );
     }

@@ -13,6 +13,7 @@ export interface Attrs {
   name?: string;
   for?: string;
   href?: string;
+  datetime?: string;
   placeholder?: string;
   disabled?: boolean;
   required?: boolean;

@@ -37,6 +37,7 @@ export class Lobby {
     });
     fill(
       this.root,
+      h("h1", {}, "Lobby"),
       h("section", { class: "panel" }, h("label", { for: "player-name" }, "Your name "), name),
       h(
         "p",

@@ -16,7 +16,7 @@ export function tokenNotice(token: string, onDone: () => void): HTMLElement {
   return h(
     "section",
     { class: "panel token-notice", "aria-labelledby": "token-title", "data-testid": "token-notice" },
-    h("h3", { id: "token-title" }, "Your player token: shown this once"),
+    h("h2", { id: "token-title" }, "Your player token: shown this once"),
     h(
       "p",
       {},
@@ -67,7 +67,7 @@ export function createPlayerForm(onCreated: (key: PlayerKey) => void, error: HTM
         );
       },
     },
-    h("h3", {}, "Make a player"),
+    h("h2", {}, "Make a player"),
     h("p", { class: "small muted" }, "A player keeps your ratings and your tables, on any device. No email, no password: one secret token."),
     h("label", { for: "new-player-name" }, "Display name "),
     name,
@@ -104,7 +104,7 @@ function pasteTokenForm(onKept: (key: PlayerKey) => void, error: HTMLElement): H
         );
       },
     },
-    h("h3", {}, "Already have a player?"),
+    h("h2", {}, "Already have a player?"),
     h("p", { class: "small muted" }, "Paste the token you kept (or copied from another device) to play as that player in this browser."),
     h("label", { for: "paste-token" }, "Player token "),
     token,
@@ -134,7 +134,7 @@ export class MePage {
     if (!key) {
       fill(
         this.root,
-        h("h2", {}, "Your player"),
+        h("h1", {}, "Your player"),
         this.error,
         createPlayerForm((made) => {
           this.issued = made.token;
@@ -145,7 +145,7 @@ export class MePage {
       this.root.querySelector<HTMLInputElement>("#new-player-name")?.focus();
       return;
     }
-    fill(this.root, h("h2", {}, "Your player"), this.error, h("p", {}, "Loading…"));
+    fill(this.root, h("h1", {}, "Your player"), this.error, h("p", {}, "Loading…"));
     let name = key.name;
     try {
       const page = await players.getPlayer({ playerId: "", recentTables: 0 }, bearer(key.token));
@@ -165,10 +165,10 @@ export class MePage {
 
   private draw(key: PlayerKey, name: string, ratings: { gameId: string; text: string; games: number; wins: number }[]): void {
     const rename = h("input", { id: "rename", value: name, maxlength: "64", required: true });
-    const tables = h("section", { class: "panel", "aria-labelledby": "my-tables-title", "data-testid": "my-tables" }, h("h3", { id: "my-tables-title" }, "Your tables"), h("p", {}, "Loading…"));
+    const tables = h("section", { class: "panel", "aria-labelledby": "my-tables-title", "data-testid": "my-tables" }, h("h2", { id: "my-tables-title" }, "Your tables"), h("p", {}, "Loading…"));
     fill(
       this.root,
-      h("h2", {}, "Your player: ", h("span", { "data-testid": "me-name" }, name)),
+      h("h1", {}, "Your player: ", h("span", { "data-testid": "me-name" }, name)),
       this.error,
       this.status,
       this.issued
@@ -197,7 +197,7 @@ export class MePage {
             void this.rename(key, rename.value);
           },
         },
-        h("h3", {}, "Name"),
+        h("h2", {}, "Name"),
         h("label", { for: "rename" }, "Display name "),
         rename,
         " ",
@@ -206,7 +206,7 @@ export class MePage {
       h(
         "section",
         { class: "panel", "aria-labelledby": "token-section" },
-        h("h3", { id: "token-section" }, "Token"),
+        h("h2", { id: "token-section" }, "Token"),
         h(
           "p",
           { class: "small" },
@@ -295,7 +295,7 @@ export class MePage {
   private async myTables(key: PlayerKey): Promise<void> {
     const section = this.root.querySelector("[data-testid=my-tables]");
     if (!section) return;
-    const title = section.querySelector("h3")!;
+    const title = section.querySelector("h2")!;
     try {
       const [mine, games] = await Promise.all([players.listMyTables({ pageSize: 20 }, bearer(key.token)), listGames()]);
       const names = new Map(games.map((g) => [g.gameId, g.displayName]));

@@ -104,7 +104,9 @@ export class Seats {
         href: `#/player/${encodeURIComponent(playerId)}`,
         "data-testid": `rating-${seat}`,
         title: `Rating ${ratingText(rating)} (± one standard deviation), ${games}: open the player's page`,
-        "aria-label": `${this.name(seat)}'s rating: ${Math.round(rating.rating)}, give or take ${Math.round(rating.uncertainty)}; ${games}`,
+        // Its name holds its visible text as written, so that a person who says what they
+        // see ("click 1523 ± 210") finds it.
+        "aria-label": `${this.name(seat)}'s rating: ${ratingText(rating)}; ${games}`,
       },
       ratingText(rating),
     );

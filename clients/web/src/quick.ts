@@ -5,6 +5,7 @@
 import { bearer, failure, players } from "./api";
 import { listGames } from "./catalog";
 import { fill, h, phrase } from "./dom";
+import { whole } from "./format";
 import type { TakeSeatResponse } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { createPlayerForm, tokenNotice } from "./me";
@@ -48,7 +49,7 @@ export class QuickPlayPage {
     if (!key) {
       fill(
         this.root,
-        h("h2", {}, "Quick play"),
+        h("h1", {}, "Quick play"),
         h("p", {}, "Quick play seats you at a table with people looking for the same game, and bots when nobody comes. It needs a player, so that your ratings and tables follow you."),
         this.error,
         createPlayerForm((made) => {
@@ -64,7 +65,7 @@ export class QuickPlayPage {
     try {
       games = await listGames();
     } catch (error) {
-      fill(this.root, h("h2", {}, "Quick play"), h("p", { class: "error", role: "alert" }, `The gateway does not answer: ${failure(error)}`));
+      fill(this.root, h("h1", {}, "Quick play"), h("p", { class: "error", role: "alert" }, `The gateway does not answer: ${failure(error)}`));
       return;
     }
     const wanted = this.last;
@@ -128,7 +129,7 @@ export class QuickPlayPage {
     );
     fill(
       this.root,
-      h("h2", {}, "Quick play"),
+      h("h1", {}, "Quick play"),
       h("p", { class: "small muted" }, "Playing as ", h("strong", {}, key.name), " · ", h("a", { href: "#/me" }, "your player")),
       this.error,
       this.issued
@@ -190,7 +191,7 @@ export class QuickPlayPage {
       h(
         "section",
         { class: "panel waiting", "aria-labelledby": "waiting-title", "data-testid": "waiting" },
-        h("h2", { id: "waiting-title" }, `Finding a ${wanted.game.displayName} game`),
+        h("h1", { id: "waiting-title" }, `Finding a ${wanted.game.displayName} game`),
         h("p", { class: "small muted" }, `${count} · ${wanted.rated ? "rated" : "not rated"}${Object.keys(wanted.options).length ? " · your options" : ""}`),
         elapsed,
         doing,
@@ -221,7 +222,7 @@ export class QuickPlayPage {
         timeoutAt = progress.timeoutSeconds;
         ratingWindow = progress.ratingWindow;
         doing.textContent = wanted.rated
-          ? `Searching for people rated within ${Math.round(ratingWindow)} of you (the range widens as you wait).`
+          ? `Searching for people rated within ${whole(ratingWindow)} of you (the range widens as you wait).`
           : "Searching for people who want the same game.";
         draw();
         if (progress.seated?.table) seated = progress.seated;

@@ -2,6 +2,7 @@
 // player, else its bot's own rated player ("bot:<bot>"); a seat with neither (a guest) has
 // no rating, and neither has a participant who has not played a rated game of this game.
 import { players } from "./api";
+import { whole } from "./format";
 import { SeatKind, type Seat, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import type { Rating } from "./gen/tavola/gateway/v1/players_pb";
 
@@ -12,17 +13,11 @@ export function participant(seat: Seat): string | undefined {
   return undefined;
 }
 
-/** "1523 ± 210": the rating and one standard deviation of it, rounded. */
+/** "1523 ± 210": the rating and one standard deviation of it, rounded, in the browser's locale. */
 export function ratingText(rating: { rating: number; uncertainty: number }): string {
-  return `${Math.round(rating.rating)} ± ${Math.round(rating.uncertainty)}`;
+  return `${whole(rating.rating)} ± ${whole(rating.uncertainty)}`;
 }
 
-/** "+12.3", "−4.0", "±0". */
-export function change(delta: number): string {
-  if (delta > 0) return `+${delta.toFixed(1)}`;
-  if (delta < 0) return `−${Math.abs(delta).toFixed(1)}`;
-  return "±0";
-}
 
 /** "1st", "2nd", "3rd", "4th"... */
 export function ordinal(n: number): string {

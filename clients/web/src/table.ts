@@ -78,7 +78,7 @@ export class TablePage {
     try {
       await this.refresh();
     } catch (error) {
-      fill(this.root, h("p", { role: "alert", class: "error" }, `This table cannot be shown: ${failure(error)}`), h("a", { href: "#/" }, "Back to the lobby"));
+      fill(this.root, h("h1", {}, "Table"), h("p", { role: "alert", class: "error" }, `This table cannot be shown: ${failure(error)}`), h("a", { href: "#/" }, "Back to the lobby"));
       return;
     }
     this.render();
@@ -245,7 +245,7 @@ export class TablePage {
         "div",
         { class: "title-row" },
         h("a", { href: "#/", class: "back", "aria-label": "Back to the lobby" }, "← Lobby"),
-        h("h2", {}, gameName(table.gameId)),
+        h("h1", {}, gameName(table.gameId)),
         h("span", { class: `badge status-${TableStatus[table.status].toLowerCase()}` }, statusText(table.status)),
         table.rated ? h("span", { class: "badge", "data-testid": "rated", title: "the result changes the players' ratings" }, "rated") : null,
         this.key ? null : h("span", { class: "badge", "data-testid": "spectator" }, "watching"),
@@ -261,9 +261,10 @@ export class TablePage {
       started && table.seedCommitment.length
         ? h(
             "p",
-            { class: "trust small", "data-testid": "commitment", title: hex(table.seedCommitment) },
+            { class: "trust small", "data-testid": "commitment" },
             "Seed commitment, published before the deal: ",
-            h("code", {}, `${hex(table.seedCommitment).slice(0, 16)}…`),
+            // Whole, wrapping where it must: a phone has no hover to show the rest.
+            h("code", { class: "hash" }, hex(table.seedCommitment)),
           )
         : null,
       h(
@@ -371,7 +372,7 @@ export class TablePage {
     return h(
       "section",
       { class: "actions", "aria-label": "Your actions", "data-testid": "actions" },
-      h("h3", {}, "Your move", trail.length ? `: ${trailText(trail)}` : ""),
+      h("h2", {}, "Your move", trail.length ? `: ${trailText(trail)}` : ""),
       h(
         "div",
         { class: "choices" },
@@ -425,9 +426,12 @@ export class TablePage {
 
   private history(ctx: Ctx): HTMLElement {
     const items = this.log.map((event) => h("li", { "data-seq": String(event.seq) }, this.eventText(event, ctx)));
-    const list = h("ol", { class: "history-list", "data-testid": "history", "aria-live": "polite" }, items);
-    queueMicrotask(() => (list.scrollTop = list.scrollHeight));
-    return h("section", { class: "history", "aria-label": "History" }, h("h3", {}, "History"), list);
+    const list = h("ol", { class: "history-list" }, items);
+    list.style.setProperty("--digits", String(String(items.length).length));
+    // A log (read out as it grows) that the keyboard reaches and scrolls: it scrolls in its own box.
+    const log = h("div", { class: "history-log", role: "log", tabindex: "0", "aria-labelledby": "history-title", "data-testid": "history" }, list);
+    queueMicrotask(() => (log.scrollTop = log.scrollHeight));
+    return h("section", { class: "history", "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, "History"), log);
   }
 
   private eventText(event: TableEvent, ctx: Ctx): string {
@@ -476,7 +480,7 @@ export class TablePage {
       "section",
       { class: "panel ending", "data-testid": "ending", "aria-label": "Game over" },
       // As written: "You win!", "random 2 wins." (a name keeps its own case).
-      h("h3", { "data-testid": "headline" }, headline),
+      h("h2", { "data-testid": "headline" }, headline),
       // Why, in the game's own words (its last event's text), else the outcome's one line.
       why ? h("p", { class: "summary", "data-testid": "why" }, why) : null,
       !why && table.outcome?.summary ? h("p", { class: "summary" }, ctx.seats.text(table.outcome.summary)) : null,
@@ -487,13 +491,14 @@ export class TablePage {
             "p",
             { class: "small" },
             "A rated game: the new ratings are counted a moment after the end; see ",
-            h("a", { href: "#/me" }, "your player"),
-            " and the ",
+            // A seat's player has a page of their own; a spectator has none at this table.
+            me !== undefined ? [h("a", { href: "#/me" }, "your player"), " and "] : null,
+            "the ",
             h("a", { href: `#/leaderboard/${encodeURIComponent(table.gameId)}` }, "leaderboard"),
             ".",
           )
         : null,
-      h("p", {}, h("a", { href: "#/" }, "Back to the lobby"), " · ", h("a", { href: "#/quick" }, "Quick play again")),
+      h("p", {}, h("a", { href: "#/" }, "Back to the lobby"), me !== undefined ? [" · ", h("a", { href: "#/quick" }, "Quick play again")] : null),
     );
   }
 }

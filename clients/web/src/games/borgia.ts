@@ -100,7 +100,7 @@ function ladder(view: View, mine: Set<Cardinal>): HTMLElement {
   return h(
     "section",
     { class: "ladder", "aria-label": "Ladder, top first" },
-    h("h3", {}, "Ladder (top first)"),
+    h("h2", {}, "Ladder (top first)"),
     h(
       "ol",
       {},
