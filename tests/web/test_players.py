@@ -371,6 +371,16 @@ def page_width(page) -> int:
     return page.page.evaluate("document.documentElement.scrollWidth")
 
 
+def shown_within(page, selector: str, seconds: float) -> bool:
+    try:
+        page.page.wait_for_selector(selector, timeout=seconds * 1000)
+    except Exception as error:  # playwright's TimeoutError
+        if type(error).__name__ != "TimeoutError":
+            raise
+        return False
+    return True
+
+
 def test_a_name_of_64_characters_without_a_space_wraps_on_every_page(open_page, base_url):
     """The longest name there is, in the header (on every page, the lobby's too), the player's
     own page, the table (seat strip, seats, history, ending), the player's public page and
@@ -398,9 +408,11 @@ def test_a_name_of_64_characters_without_a_space_wraps_on_every_page(open_page, 
         for route, ready in routes:
             page.page.goto(f"{base_url}{route}")
             deadline = time.monotonic() + 30
-            while not page.page.locator(ready).count():  # the rating worker may still be counting
+            # The rating worker may still be counting: look again until it shows, giving each
+            # load its time to draw (reloading every half second, a page drawn in more than
+            # that never showed).
+            while not shown_within(page, ready, seconds=5):
                 assert time.monotonic() < deadline, f"{route}: {ready} never showed"
-                time.sleep(0.5)
                 page.page.reload()
             if route != "#/":
                 assert LONG_NAME in page.page.locator("main").inner_text().replace("\n", ""), route
