@@ -32,7 +32,7 @@ from bots.app import app
 from bots.rating_model import rate_table
 from common import ratings
 from common.redis_client import connect
-from gateway.verify import commitment
+from common.commitment import commitment
 from services import bot_specs
 from services.registry import game_ids
 from tavola.gateway.v1 import gateway_pb2 as gw

@@ -6,7 +6,7 @@ timers' queue, so a bot installed from any package is played without naming it a
 of one's own bot only; ``TAVOLA_WORKER_TIMERS=false`` leaves the timers to other workers, and
 ``TAVOLA_WORKER_RATINGS`` (default: as the timers) the rating updates; ``TAVOLA_WORKER_BOTS=none``
 plays no bot. ``TAVOLA_WORKER_BOTS=@search`` plays the registry's search bots (a thinking
-budget, deploy/workers.py), ``@light`` all the others: read from the registry as the worker
+budget, ``BotSpec.searches``), ``@light`` all the others: read from the registry as the worker
 starts, as the container files run their two workers, so an installed bot is played by one
 of them without regenerating anything. With
 ``TAVOLA_METRICS_PORT`` set it serves Prometheus metrics (bots/metrics.py).
@@ -38,9 +38,7 @@ def queues() -> list[str]:
     wanted = [name.strip() for name in os.environ.get("TAVOLA_WORKER_BOTS", "").split(",") if name.strip()]
     names = wanted or list(load_bots())
     if wanted in (["@search"], ["@light"]):
-        from deploy.workers import is_search
-
-        names = [name for name, spec in load_bots().items() if is_search(spec) == (wanted == ["@search"])]
+        names = [name for name, spec in load_bots().items() if spec.searches == (wanted == ["@search"])]
     if names == ["none"]:  # a worker of timers or ratings only
         names = []
     timers = os.environ.get("TAVOLA_WORKER_TIMERS", "true").lower() not in ("false", "0", "no", "off")
