@@ -4,8 +4,9 @@ settings through it (``text``, ``integer``, ``number``, ``flag``, ``port``), eac
 as it is read, and a bad one told in one line that names the variable (no traceback).
 
 ``ConfigError`` is what every reader raises; ``exit_on_bad_config`` turns it, raised while a
-process starts, into one critical JSON log line (``bad_configuration``) and exit status 2,
-after ``check()`` has read every declared variable that is set. Booleans have one spelling:
+process starts, into one critical JSON log line (``bad_configuration``) and exit status 2;
+each process calls ``check()`` once its logging is set up, which reads every declared
+variable that is set, so a bad one stops it whether or not this process reads it. Booleans have one spelling:
 true/false (also 1/0, yes/no, on/off), case-insensitive.
 
 The Configuration table of docs/operators.md is generated from ``VARIABLES``:
@@ -23,7 +24,7 @@ from typing import Literal, TypeVar
 
 import structlog
 
-from common.defaults import DEV_BOT_SECRET, GATEWAY_ADDRESS, KEY_PREFIX
+from common.defaults import DEV_BOT_SECRET, GATEWAY_ADDRESS, KEY_PREFIX, REDIS_URL
 
 log = structlog.get_logger()
 
@@ -66,7 +67,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         "REDIS_URL",
         "str",
-        "redis://127.0.0.1:6379/0",
+        REDIS_URL,
         "gateway (tables, logs, idempotency, wake-ups), workers (broker, unless `TAVOLA_BROKER_URL`)",
         "`redis://127.0.0.1:6379/0`; a Redis Cluster as `redis+cluster://host:port` (`rediss+cluster://` with TLS; any node, the others are discovered)",
     ),
@@ -198,8 +199,8 @@ VARIABLES: tuple[Variable, ...] = (
         "unset: `~/.local/state/tavola/seats` (under `XDG_STATE_HOME` when set): where the terminal client keeps its seat tokens",
     ),
     Variable("TAVOLA_BOT_STREAM", "bool", True, "workers", _SHARED_3),
-    Variable("TAVOLA_BOT_STREAMS", "int", 4, "workers", _SHARED_3, minimum=1),
-    Variable("TAVOLA_BOT_CHAIN", "int", 1000, "workers", _SHARED_4, minimum=1),
+    Variable("TAVOLA_BOT_STREAMS", "int", 4, "workers", _SHARED_3, minimum=0),
+    Variable("TAVOLA_BOT_CHAIN", "int", 1000, "workers", _SHARED_4, minimum=0),
     Variable("TAVOLA_BOT_CHAIN_SECONDS", "float", 0.25, "workers", _SHARED_4, minimum=0),
     Variable("TAVOLA_TABLE_TTL_SECONDS", "int", 7 * 24 * 3600, "gateway", "7 days after the last change", minimum=1),
     Variable(
@@ -696,7 +697,6 @@ def check(env: Mapping[str, str] | None = None) -> None:
 def exit_on_bad_config() -> Iterator[None]:
     """Around a process's start: a ConfigError ends it with one line and status 2."""
     try:
-        check()
         yield
     except ConfigError as error:
         log.critical("bad_configuration", error=str(error))

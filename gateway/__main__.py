@@ -37,7 +37,8 @@ from grpc_health.v1 import health_pb2
 from common import auth, defaults, generated, redis_client, tracing
 from common import logging as tavola_logging
 from common.server import Server, collect_less, listen_address, serve_until_signal
-from common.settings import ConfigError, env_float, env_int, env_port, exit_on_bad_config
+from common.settings import ConfigError, exit_on_bad_config
+from common.settings import check as check_settings
 from common.tasks import celery_app
 from gateway import metrics
 from gateway.archive import Archive, migrate, sqlalchemy_url
@@ -48,7 +49,6 @@ from gateway.config import Settings
 from gateway.hub import Hub
 from gateway.leaving import AccountDeletion
 from gateway.matchmaking import Matchmaker
-from gateway.matchmaking import Settings as QuickPlay
 from gateway.players import Players, PlayerStore
 from gateway.quotas import Quotas
 from gateway.ratings import Ratings
@@ -56,7 +56,7 @@ from gateway.rules import HEALTH_PREFIX, RulesDirectory
 from gateway.service import ActionServicer, GatewayServicer, PlayerServicer, TimerServicer, add_to_server
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
-from gateway.web import WebServer, WebSettings, build_app
+from gateway.web import WebServer, build_app
 from services.registry import game_proto_files
 from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2
 
@@ -98,9 +98,10 @@ async def open_archive(settings: Settings, store: TableStore) -> tuple[Archive |
 async def serve() -> None:
     tavola_logging.configure("gateway")
     tracing.configure("gateway")
+    check_settings()
     try:
         settings = Settings.from_env()
-        web_settings = WebSettings.from_env(os.environ)
+        web_settings = settings.web
         declared_bots = read_declarations(settings.bot_specs_file) if settings.bot_specs_file else ()
     except ValueError as error:  # e.g. a Redis Cluster without a broker for Celery
         raise ConfigError(str(error)) from None
@@ -113,7 +114,7 @@ async def serve() -> None:
             "TAVOLA_DEVELOPMENT=true allows the development secret on a development machine",
         )
         raise SystemExit(2)
-    max_connections = env_int("TAVOLA_REDIS_CONNECTIONS", 64, 1)
+    max_connections = settings.redis_connections
     if settings.redis_cluster:
         # A pool per cluster node, of at most max_connections each.
         client = redis_client.connect_async(settings.redis_url, max_connections=max_connections)
@@ -123,7 +124,7 @@ async def serve() -> None:
         pool = redis_client.lean_blocking_pool(
             settings.redis_url,
             max_connections=max_connections,
-            timeout=env_float("TAVOLA_REDIS_POOL_TIMEOUT_SECONDS", 10.0, 0),
+            timeout=settings.redis_pool_timeout_seconds,
             **redis_client.without_maintenance_handshake(),
         )
         client = redis.Redis(connection_pool=pool)
@@ -171,7 +172,7 @@ async def serve() -> None:
         settings.key_prefix,
         core,
         players.store,
-        env_float("TAVOLA_RATING_RESEND_SECONDS", 30.0, 0),
+        settings.rating_resend_seconds,
     )
     servicer = GatewayServicer(core, players, rating_book)
     add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
@@ -179,15 +180,15 @@ async def serve() -> None:
     add_to_server(action_servicer, "ActionService", server.grpc, settings.request_limits)
     core.rating_job = rating_book.job
     core.on_rated_finish = rating_book.table_finished
-    matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, QuickPlay.from_env())
+    matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, settings.quick_play)
     player_servicer = PlayerServicer(players, rating_book, matchmaker)
     player_servicer.leaving = AccountDeletion(client, settings.key_prefix, players.store, archiver)
     add_to_server(player_servicer, "PlayerService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
-    timer_host = os.environ.get("TAVOLA_TIMER_HOST", "127.0.0.1")
-    timer_port = await timer_server.start(f"{timer_host}:{env_port('TAVOLA_TIMER_PORT', 50052)}")
-    timer_port_file = os.environ.get("TAVOLA_TIMER_PORT_FILE")
+    timer_host = settings.timer_host
+    timer_port = await timer_server.start(f"{timer_host}:{settings.timer_port}")
+    timer_port_file = settings.timer_port_file
     if timer_port_file:  # a launcher that asked for port 0 learns the bound port here
         with open(f"{timer_port_file}.tmp", "w") as handle:
             handle.write(str(timer_port))
@@ -224,7 +225,7 @@ async def serve() -> None:
     # The gateway itself stays SERVING while a game's rules service is down (every gateway
     # shares it: a balancer would drop them all); "rules/<game>" tells that game's state.
     rules_health = asyncio.get_running_loop().create_task(
-        rules.watch_health(tell_health, env_float("TAVOLA_RULES_HEALTH_SECONDS", 2.0, 0.05))
+        rules.watch_health(tell_health, settings.rules_health_seconds)
     )
     rating_book.start()
     matchmaker.start()

@@ -22,7 +22,6 @@ job written twice is harmless: its table's done marker makes the second a no-op.
 
 import asyncio
 import json
-import os
 import time
 from typing import cast
 
@@ -31,7 +30,7 @@ import structlog
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from common import ratings
+from common import ratings, settings
 from common.errors import ApiError, invalid
 from gateway.commands import TableCore
 from gateway.limits import MAX_ID
@@ -47,7 +46,7 @@ MAX_PAGE_SIZE = 100
 MAX_RECENT = 50
 # Tests only: a gateway blocks this long after a rated table's finishing commit, before
 # anything else (the window in which a test kills it).
-FINISH_PAUSE_SECONDS = float(os.environ.get("TAVOLA_RATING_FINISH_PAUSE_SECONDS", "0") or 0)
+FINISH_PAUSE_SECONDS = settings.number("TAVOLA_RATING_FINISH_PAUSE_SECONDS")
 
 
 def rating_message(game_id: str, standing: ratings.Standing) -> pl.Rating:

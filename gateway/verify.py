@@ -15,7 +15,6 @@ changed both its commitment and its log afterwards is caught too.
 
 import argparse
 import asyncio
-import hashlib
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
