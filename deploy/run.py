@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 from common import defaults, settings
+from common import logging as tavola_logging
 from deploy.stack import ROOT, Process, Stack
 from gateway.web import DEFAULT_STATIC
 
@@ -35,6 +36,7 @@ def write_secret(secret: str, path: Path) -> Path:
 
 
 def main() -> None:
+    tavola_logging.configure("run")
     with settings.exit_on_bad_config():  # a bad setting: one line, no traceback
         settings.check()
         port = settings.port("TAVOLA_PORT", defaults.GATEWAY_PORT) or 0
