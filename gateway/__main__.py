@@ -11,6 +11,8 @@ same handlers.
 
 import asyncio
 import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import redis.asyncio as redis
 import structlog
@@ -18,7 +20,7 @@ from grpc_health.v1 import health_pb2
 
 from common import auth, defaults, generated, redis_client, tracing
 from common import logging as tavola_logging
-from common.server import Server, collect_less, listen_address, serve_until_signal
+from common.server import Server, collect_less, serve_until_signal
 from common.settings import ConfigError, exit_on_bad_config
 from common.settings import check as check_settings
 from common.tasks import celery_app
@@ -77,15 +79,23 @@ async def open_archive(settings: Settings, store: TableStore) -> tuple[Archive |
     return archive, archiver
 
 
-async def serve() -> None:
-    tavola_logging.configure("gateway")
-    tracing.configure("gateway")
-    check_settings()
+@dataclass
+class Gateway:
+    """A gateway composed from its settings, its background work under way: its public
+    server to serve, what ends its long-lived streams as a stop begins, and its closing."""
+
+    server: Server
+    address: str
+    begin_stopping: Callable[[], None]
+    close: Callable[[], Awaitable[None]]
+
+
+async def compose(settings: Settings) -> Gateway:
+    """Every part of the gateway, made from ``settings`` alone."""
+    web_settings = settings.web
     try:
-        settings = Settings.from_env()
-        web_settings = settings.web
         declared_bots = read_declarations(settings.bot_specs_file) if settings.bot_specs_file else ()
-    except ValueError as error:  # e.g. a Redis Cluster without a broker for Celery
+    except ValueError as error:  # a file that does not read as declarations
         raise ConfigError(str(error)) from None
     weak = auth.secret_problem(settings.bot_secret, frozenset({defaults.DEV_BOT_SECRET}))
     if weak and not (settings.development and settings.bot_secret == defaults.DEV_BOT_SECRET):
@@ -241,12 +251,20 @@ async def serve() -> None:
     )
     if settings.bot_secret == defaults.DEV_BOT_SECRET:
         log.warning("development_bot_secret", hint="anyone can act for bot seats: never expose this gateway")
+    return Gateway(server, f"{settings.host}:{settings.port}", action_servicer.begin_stopping, close)
+
+
+async def serve() -> None:
+    tavola_logging.configure("gateway")
+    tracing.configure("gateway")
+    check_settings()
+    try:
+        settings = Settings.from_env()
+    except ValueError as error:  # e.g. a Redis Cluster without a broker for Celery
+        raise ConfigError(str(error)) from None
+    gateway = await compose(settings)
     await serve_until_signal(
-        server,
-        listen_address(defaults.GATEWAY_PORT),
-        "gateway",
-        on_stop=close,
-        on_stopping=action_servicer.begin_stopping,
+        gateway.server, gateway.address, "gateway", on_stop=gateway.close, on_stopping=gateway.begin_stopping
     )
 
 

@@ -1,6 +1,5 @@
 """Gateway settings from the environment, with defaults that run locally."""
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -84,6 +83,9 @@ class Settings:
     # waits for a free one.
     redis_connections: int = 64
     redis_pool_timeout_seconds: float = 10.0
+    # The public port (TAVOLA_HOST, TAVOLA_PORT).
+    host: str = "127.0.0.1"
+    port: int = defaults.GATEWAY_PORT
     # The internal port serving TimerService only (the timer workers).
     timer_host: str = "127.0.0.1"
     timer_port: int = 50052
@@ -138,6 +140,8 @@ class Settings:
             request_limits=RequestLimits.from_env(env),
             redis_connections=count("TAVOLA_REDIS_CONNECTIONS"),
             redis_pool_timeout_seconds=seconds("TAVOLA_REDIS_POOL_TIMEOUT_SECONDS"),
+            host=settings.text("TAVOLA_HOST", env),
+            port=settings.port("TAVOLA_PORT", defaults.GATEWAY_PORT, env) or 0,
             timer_host=settings.text("TAVOLA_TIMER_HOST", env),
             timer_port=settings.port("TAVOLA_TIMER_PORT", env=env) or 0,
             timer_port_file=settings.text("TAVOLA_TIMER_PORT_FILE", env),
