@@ -51,17 +51,18 @@ class Variable:
     also: str = ""  # said after the name in the docs (a variable of another library)
 
 
-_SHARED_1 = "`127.0.0.1`, 50052: the internal port serving `TimerService` only; never publish it"
-_SHARED_2 = "unset: no web port; set (0: a free one), the browser protocol (Connect and gRPC-Web, [clients.md](clients.md#browser-protocol)) on that port, at `TAVOLA_WEB_HOST` (default `TAVOLA_HOST`); `make run` uses 8080"
-_SHARED_3 = "true, 4: each worker process sends its submits on 4 `ActionService.SubmitActions` streams in turn, each opened to the next gateway the address resolves to (unary calls while traces are on, or where the gateway has no stream to give); false: unary calls"
-_SHARED_4 = "1000, 0.25: the most decisions of its bot at one table a task plays, and how often it looks whether a task of a table with people (or a timer) waits in a queue the worker consumes (one LLEN a queue), then stops: how long a person's table may wait for a worker slot; 1: a decision a task"
-_SHARED_5 = "`127.0.0.1`, 50051 gateway; rules services the game's port (declared by the game or derived from its id: 50061 borgia, 50062 mortadella, 50063 pecunia)"
-_SHARED_6 = "100, 50: the rating distance within which searchers are matched, and how much it widens each second a searcher waits"
-_SHARED_7 = "1, every game, `random;ismcts:budget_ms=10;ismcts:budget_ms=50` (the compose and Kubernetes files: 2, every game, the eight `ismcts` levels): its tables in play at once (its cap on the search bots' worker, one process a table; 0: off), the games and the bot settings it rates (`;`-separated)"
-_SHARED_8 = (
+# Descriptions shared by variables that make one row of the table.
+_TIMER_ADDRESS = "`127.0.0.1`, 50052: the internal port serving `TimerService` only; never publish it"
+_WEB_ADDRESS = "unset: no web port; set (0: a free one), the browser protocol (Connect and gRPC-Web, [clients.md](clients.md#browser-protocol)) on that port, at `TAVOLA_WEB_HOST` (default `TAVOLA_HOST`); `make run` uses 8080"
+_BOT_STREAMS = "true, 4: each worker process sends its submits on 4 `ActionService.SubmitActions` streams in turn, each opened to the next gateway the address resolves to (unary calls while traces are on, or where the gateway has no stream to give); false: unary calls"
+_BOT_CHAIN = "1000, 0.25: the most decisions of its bot at one table a task plays, and how often it looks whether a task of a table with people (or a timer) waits in a queue the worker consumes (one LLEN a queue), then stops: how long a person's table may wait for a worker slot; 1: a decision a task"
+_LISTEN_ADDRESS = "`127.0.0.1`, 50051 gateway; rules services the game's port (declared by the game or derived from its id: 50061 borgia, 50062 mortadella, 50063 pecunia)"
+_QUICKPLAY_WINDOW = "100, 50: the rating distance within which searchers are matched, and how much it widens each second a searcher waits"
+_LADDER = "1, every game, `random;ismcts:budget_ms=10;ismcts:budget_ms=50` (the compose and Kubernetes files: 2, every game, the eight `ismcts` levels): its tables in play at once (its cap on the search bots' worker, one process a table; 0: off), the games and the bot settings it rates (`;`-separated)"
+_REDIS_PASSWORDS = (
     "the platform user's password (in `REDIS_URL` as `redis://tavola:<password>@...`), and a bot author's user's"
 )
-_SHARED_9 = "unset; for launchers (`deploy/stack.py`): a server asked for port 0 writes the port it bound there, and a worker writes the ready file once it consumes its queues"
+_LAUNCHER_FILES = "unset; for launchers (`deploy/stack.py`): a server asked for port 0 writes the port it bound there, and a worker writes the ready file once it consumes its queues"
 
 VARIABLES: tuple[Variable, ...] = (
     Variable(
@@ -150,10 +151,10 @@ VARIABLES: tuple[Variable, ...] = (
         "a worker of one bot",
         "unset; one bot's key (`TAVOLA_BOT_SECRET=... python -m common.auth <bot>`), for a worker run by that bot's author, who is never given the platform's secret",
     ),
-    Variable("TAVOLA_TIMER_HOST", "str", "127.0.0.1", "gateway", _SHARED_1),
-    Variable("TAVOLA_TIMER_PORT", "port", 50052, "gateway", _SHARED_1),
-    Variable("TAVOLA_WEB_PORT", "port", None, "gateway", _SHARED_2),
-    Variable("TAVOLA_WEB_HOST", "str", "", "gateway", _SHARED_2),
+    Variable("TAVOLA_TIMER_HOST", "str", "127.0.0.1", "gateway", _TIMER_ADDRESS),
+    Variable("TAVOLA_TIMER_PORT", "port", 50052, "gateway", _TIMER_ADDRESS),
+    Variable("TAVOLA_WEB_PORT", "port", None, "gateway", _WEB_ADDRESS),
+    Variable("TAVOLA_WEB_HOST", "str", "", "gateway", _WEB_ADDRESS),
     Variable(
         "TAVOLA_WEB_ORIGINS",
         "str",
@@ -198,10 +199,10 @@ VARIABLES: tuple[Variable, ...] = (
         "the terminal client",
         "unset: `~/.local/state/tavola/seats` (under `XDG_STATE_HOME` when set): where the terminal client keeps its seat tokens",
     ),
-    Variable("TAVOLA_BOT_STREAM", "bool", True, "workers", _SHARED_3),
-    Variable("TAVOLA_BOT_STREAMS", "int", 4, "workers", _SHARED_3, minimum=0),
-    Variable("TAVOLA_BOT_CHAIN", "int", 1000, "workers", _SHARED_4, minimum=0),
-    Variable("TAVOLA_BOT_CHAIN_SECONDS", "float", 0.25, "workers", _SHARED_4, minimum=0),
+    Variable("TAVOLA_BOT_STREAM", "bool", True, "workers", _BOT_STREAMS),
+    Variable("TAVOLA_BOT_STREAMS", "int", 4, "workers", _BOT_STREAMS, minimum=0),
+    Variable("TAVOLA_BOT_CHAIN", "int", 1000, "workers", _BOT_CHAIN, minimum=0),
+    Variable("TAVOLA_BOT_CHAIN_SECONDS", "float", 0.25, "workers", _BOT_CHAIN, minimum=0),
     Variable("TAVOLA_TABLE_TTL_SECONDS", "int", 7 * 24 * 3600, "gateway", "7 days after the last change", minimum=1),
     Variable(
         "TAVOLA_OPEN_TABLE_TTL_SECONDS",
@@ -250,8 +251,8 @@ VARIABLES: tuple[Variable, ...] = (
         "3600: how long a finished table's request ids still answer retries (`replayed: true`); after it a retry is told `TABLE_FINISHED`",
         minimum=0,
     ),
-    Variable("TAVOLA_HOST", "str", "127.0.0.1", "servers", _SHARED_5),
-    Variable("TAVOLA_PORT", "port", None, "servers", _SHARED_5),
+    Variable("TAVOLA_HOST", "str", "127.0.0.1", "servers", _LISTEN_ADDRESS),
+    Variable("TAVOLA_PORT", "port", None, "servers", _LISTEN_ADDRESS),
     Variable(
         "TAVOLA_DUE_SWEEP_SECONDS",
         "float",
@@ -485,8 +486,8 @@ VARIABLES: tuple[Variable, ...] = (
         "120: a search that finds no table in this long ends (`DEADLINE_EXCEEDED` / `SEARCH_TIMED_OUT`)",
         minimum=0,
     ),
-    Variable("TAVOLA_QUICKPLAY_WINDOW", "float", 100.0, "gateway", _SHARED_6, minimum=0),
-    Variable("TAVOLA_QUICKPLAY_WINDOW_PER_SECOND", "float", 50.0, "gateway", _SHARED_6, minimum=0),
+    Variable("TAVOLA_QUICKPLAY_WINDOW", "float", 100.0, "gateway", _QUICKPLAY_WINDOW, minimum=0),
+    Variable("TAVOLA_QUICKPLAY_WINDOW_PER_SECOND", "float", 50.0, "gateway", _QUICKPLAY_WINDOW, minimum=0),
     Variable(
         "TAVOLA_QUICKPLAY_DECISION_SECONDS",
         "int",
@@ -509,16 +510,16 @@ VARIABLES: tuple[Variable, ...] = (
         "gateway",
         "`ismcts:level=4`: the bot that fills quick-play seats while none of the candidates has a rating at the game yet (the first candidate when the gateway does not accept it)",
     ),
-    Variable("TAVOLA_LADDER_TABLES", "int", 1, "the ladder (`python -m bots.ladder`)", _SHARED_7, minimum=0),
+    Variable("TAVOLA_LADDER_TABLES", "int", 1, "the ladder (`python -m bots.ladder`)", _LADDER, minimum=0),
     Variable(
-        "TAVOLA_LADDER_GAMES", "str", "borgia,mortadella,pecunia", "the ladder (`python -m bots.ladder`)", _SHARED_7
+        "TAVOLA_LADDER_GAMES", "str", "borgia,mortadella,pecunia", "the ladder (`python -m bots.ladder`)", _LADDER
     ),
     Variable(
         "TAVOLA_LADDER_BOTS",
         "str",
         "random;ismcts:budget_ms=10;ismcts:budget_ms=50",
         "the ladder (`python -m bots.ladder`)",
-        _SHARED_7,
+        _LADDER,
     ),
     Variable(
         "TAVOLA_TASK_EVENTS",
@@ -556,13 +557,15 @@ VARIABLES: tuple[Variable, ...] = (
         "a worker of one bot",
         "unset; `true` for a bot author's worker on a Redis user that reaches its bot's queue only ([Redis users](#redis-users)): it then uses no broadcast channel (no remote control, task events, gossip, mingle or heartbeats)",
     ),
-    Variable("TAVOLA_REDIS_PASSWORD", "str", "", "`python -m deploy.redis_users`, the deploy files", _SHARED_8),
-    Variable("TAVOLA_BOT_REDIS_PASSWORD", "str", "", "`python -m deploy.redis_users`, the deploy files", _SHARED_8),
-    Variable("TAVOLA_PORT_FILE", "str", "", "servers, workers", _SHARED_9),
-    Variable("TAVOLA_TIMER_PORT_FILE", "str", "", "servers, workers", _SHARED_9),
-    Variable("TAVOLA_WEB_PORT_FILE", "str", "", "servers, workers", _SHARED_9),
-    Variable("TAVOLA_METRICS_PORT_FILE", "str", "", "servers, workers", _SHARED_9),
-    Variable("TAVOLA_READY_FILE", "str", "", "servers, workers", _SHARED_9),
+    Variable("TAVOLA_REDIS_PASSWORD", "str", "", "`python -m deploy.redis_users`, the deploy files", _REDIS_PASSWORDS),
+    Variable(
+        "TAVOLA_BOT_REDIS_PASSWORD", "str", "", "`python -m deploy.redis_users`, the deploy files", _REDIS_PASSWORDS
+    ),
+    Variable("TAVOLA_PORT_FILE", "str", "", "servers, workers", _LAUNCHER_FILES),
+    Variable("TAVOLA_TIMER_PORT_FILE", "str", "", "servers, workers", _LAUNCHER_FILES),
+    Variable("TAVOLA_WEB_PORT_FILE", "str", "", "servers, workers", _LAUNCHER_FILES),
+    Variable("TAVOLA_METRICS_PORT_FILE", "str", "", "servers, workers", _LAUNCHER_FILES),
+    Variable("TAVOLA_READY_FILE", "str", "", "servers, workers", _LAUNCHER_FILES),
 )
 DECLARED = {variable.name: variable for variable in VARIABLES}
 
