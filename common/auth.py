@@ -118,7 +118,9 @@ def main(argv: list[str] | None = None) -> None:
         "--secret-file", type=Path, help="a file holding the platform's secret (make run's .run/run/bot-secret)"
     )
     args = parser.parse_args(argv)
-    secret = args.secret_file.read_text().strip() if args.secret_file else settings.text("TAVOLA_BOT_SECRET")
+    secret = (
+        args.secret_file.read_text().strip() if args.secret_file else settings.optional_text("TAVOLA_BOT_SECRET") or ""
+    )
     if not secret:
         parser.error("set TAVOLA_BOT_SECRET or pass --secret-file")
     print(bot_key(secret, args.bot))

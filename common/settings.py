@@ -652,10 +652,11 @@ def text(name: str, env: Mapping[str, str] | None = None) -> str:
 
 
 def optional_text(name: str, env: Mapping[str, str] | None = None) -> str | None:
-    """A text setting as set, even empty (None when absent): where empty means "none"."""
-    declared = _typed(name, ("str",), env, str) if _raw(name, env) is None else None
+    """A text setting as set, even empty; None when absent, whatever its default: where
+    empty means "none", or unset means something else than the default."""
+    _typed(name, ("str",), {}, str)  # declared, as text
     raw = (os.environ if env is None else env).get(name)
-    return raw.strip() if raw is not None else declared
+    return None if raw is None else raw.strip()
 
 
 def integer(name: str, env: Mapping[str, str] | None = None) -> int:

@@ -81,6 +81,10 @@ def test_a_declared_setting_reads_as_its_type_with_its_default():
     # Empty is not unset where empty means "none": the web port's static directory.
     assert settings.optional_text("TAVOLA_WEB_STATIC", {"TAVOLA_WEB_STATIC": ""}) == ""
     assert settings.optional_text("TAVOLA_WEB_STATIC", {}) is None
+    # Absent is not the default where a process tells the two apart (a bot key's command
+    # wants the platform's secret given, never the development one).
+    assert settings.optional_text("TAVOLA_BOT_SECRET", {}) is None
+    assert settings.text("TAVOLA_BOT_SECRET", {}) == settings.DECLARED["TAVOLA_BOT_SECRET"].default
     with pytest.raises(ConfigError, match=r"TAVOLA_QUOTA_STREAMS='-1': at least 0"):
         settings.integer("TAVOLA_QUOTA_STREAMS", {"TAVOLA_QUOTA_STREAMS": "-1"})
     with pytest.raises(TypeError, match="TAVOLA_SWEEP_SECONDS is declared float"):
@@ -121,3 +125,15 @@ def test_only_the_settings_read_the_environment():
         assert "TAVOLA_" not in "".join(
             line for line in (ROOT / path).read_text().splitlines() if re.search(r"os\.environ|os\.getenv", line)
         )
+
+
+def test_the_terminal_client_finds_the_gateway_of_make_run(monkeypatch):
+    """TAVOLA_GATEWAY when set, else the loopback port make run serves (TAVOLA_PORT): the
+    workers' default address is not the client's."""
+    from clients.terminal.__main__ import default_gateway
+
+    monkeypatch.delenv("TAVOLA_GATEWAY", raising=False)
+    monkeypatch.setenv("TAVOLA_PORT", "50999")
+    assert default_gateway() == "127.0.0.1:50999"
+    monkeypatch.setenv("TAVOLA_GATEWAY", "gateway.example:443")
+    assert default_gateway() == "gateway.example:443"
