@@ -30,11 +30,11 @@ import structlog
 from bench.watchers import percentile
 from bots import rating_tasks
 from common import auth, ratings
+from common.commitment import commitment
 from common.errors import reason_of
 from common.redis_client import connect
 from common.tasks import celery_app
 from deploy.stack import NO_QUOTAS, Stack
-from gateway.verify import commitment
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.gateway.v1 import players_pb2_grpc

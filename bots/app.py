@@ -13,14 +13,14 @@ import os
 from celery import signals
 from kombu.transport import redis as kombu_redis
 
-from common import defaults, server
 from common import logging as tavola_logging
+from common import server, settings
 from common.redis_client import broker_url
 from common.tasks import DECIDE_TASK, EXPIRE_TASK, TIMER_QUEUE, celery_app, queue_for
 
 __all__ = ["DECIDE_TASK", "EXPIRE_TASK", "TIMER_QUEUE", "app", "queue_for"]
 
-_task_events = os.environ.get("TAVOLA_TASK_EVENTS", "").lower() in ("1", "true", "yes")
+_task_events = settings.flag("TAVOLA_TASK_EVENTS")
 
 
 class _Channel(kombu_redis.Channel):
@@ -45,7 +45,7 @@ class Transport(kombu_redis.Transport):
 
 
 _broker = broker_url()
-app = celery_app("tavola-bots", _broker, os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX))
+app = celery_app("tavola-bots", _broker, settings.text("TAVOLA_KEY_PREFIX"))
 if _broker.startswith("redis://"):  # rediss:// keeps kombu's own transport, which sets up TLS from the scheme
     app.conf.broker_transport = f"{__name__}:Transport"
 app.conf.update(
@@ -102,7 +102,7 @@ def _announce_ready(**_: object) -> None:
     TAVOLA_GC_THRESHOLD allocations): with CPython's own settings a young collection came
     every 700 allocations, a few times a bot decision."""
     server.collect_less()
-    path = os.environ.get("TAVOLA_READY_FILE")
+    path = settings.text("TAVOLA_READY_FILE")
     if path:
         with open(path, "w") as handle:
             handle.write(str(os.getpid()))

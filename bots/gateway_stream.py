@@ -22,14 +22,13 @@ call carries its action's trace to the gateway, a stream's message does not.
 
 import asyncio
 import itertools
-import os
 import threading
 import time
 
 import grpc
 import structlog
 
-from common import tracing
+from common import settings, tracing
 from common.answered_stream import AnsweredStream, Unimplemented
 from common.channels import balanced_aio_channel
 from common.errors import ApiError
@@ -40,7 +39,6 @@ log = structlog.get_logger()
 
 # How long the worker makes unary calls after the gateway had no stream to give.
 UNARY_SECONDS = 60.0
-DEFAULT_STREAMS = 4
 # After the channel is first ready, for its connections to the other gateways.
 SETTLE_SECONDS = 0.1
 # A stream's life: its replacement is picked a gateway afresh.
@@ -48,8 +46,7 @@ STREAM_SECONDS = 60.0
 
 
 def wanted() -> bool:
-    setting = os.environ.get("TAVOLA_BOT_STREAM", "true").lower() not in ("0", "false", "no", "off")
-    return setting and not tracing.enabled()
+    return settings.flag("TAVOLA_BOT_STREAM") and not tracing.enabled()
 
 
 class GatewayActions:
@@ -59,7 +56,7 @@ class GatewayActions:
         self.thread = threading.Thread(target=self.loop.run_forever, name="gateway-actions", daemon=True)
         self.thread.start()
         self.stub: actions_pb2_grpc.ActionServiceStub | None = None
-        count = max(1, int(os.environ.get("TAVOLA_BOT_STREAMS", DEFAULT_STREAMS)))
+        count = max(1, settings.integer("TAVOLA_BOT_STREAMS"))
         self.streams: list[AnsweredStream | None] = [None] * count
         self.opened = [0.0] * count
         self.turn = itertools.count()

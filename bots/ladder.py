@@ -21,7 +21,6 @@ the scale between them.
 
 import argparse
 import contextlib
-import os
 import random
 import signal
 import threading
@@ -30,7 +29,7 @@ import grpc
 import structlog
 from prometheus_client import Counter, Gauge
 
-from common import defaults, generated, metrics
+from common import generated, metrics, settings
 from common import logging as tavola_logging
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
@@ -111,17 +110,19 @@ class Ladder:
 def main() -> None:
     generated.check()
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--gateway", default=os.environ.get("TAVOLA_GATEWAY", defaults.GATEWAY_ADDRESS))
-    parser.add_argument("--games", default=os.environ.get("TAVOLA_LADDER_GAMES", "borgia,mortadella,pecunia"))
-    parser.add_argument(
-        "--bots",
-        default=os.environ.get("TAVOLA_LADDER_BOTS", "random;ismcts:budget_ms=10;ismcts:budget_ms=50"),
-        help="bot settings separated by ';'",
-    )
-    parser.add_argument("--tables", type=int, default=int(os.environ.get("TAVOLA_LADDER_TABLES", "1")))
+    tavola_logging.configure("ladder")
+    with settings.exit_on_bad_config():  # a bad setting: one line, no traceback
+        settings.check()
+        gateway = settings.text("TAVOLA_GATEWAY")
+        games = settings.text("TAVOLA_LADDER_GAMES")
+        bots = settings.text("TAVOLA_LADDER_BOTS")
+        tables = settings.integer("TAVOLA_LADDER_TABLES")
+    parser.add_argument("--gateway", default=gateway)
+    parser.add_argument("--games", default=games)
+    parser.add_argument("--bots", default=bots, help="bot settings separated by ';'")
+    parser.add_argument("--tables", type=int, default=tables)
     parser.add_argument("--seconds", type=float, default=None, help="stop after this long (default: never)")
     args = parser.parse_args()
-    tavola_logging.configure("ladder")
     serving = metrics.serve_from_env() is not None
     CAP.set(max(args.tables, 0))
     if args.tables <= 0:

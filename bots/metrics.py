@@ -12,7 +12,6 @@ Queue lengths are read from the broker at each scrape: one Redis list per queue 
 priority (kombu's layout: ``<queue>`` and ``<queue>\\x06\\x16<priority>``).
 """
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, m
 from prometheus_client.core import GaugeMetricFamily
 
 from bots.clock import Effort
+from common import settings
 from common.metrics import serve_from_env
 
 log = structlog.get_logger()
@@ -97,7 +97,7 @@ MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
 
 def multiprocess_dir() -> Path | None:
     """The directory of the multiprocess mode, when it is on."""
-    path = os.environ.get(MULTIPROCESS_DIR)
+    path = settings.text(MULTIPROCESS_DIR)
     return Path(path) if path else None
 
 
@@ -165,7 +165,7 @@ def install(broker_url: str, key_prefix: str, queues: list[str]) -> None:
 
     @signals.worker_ready.connect(weak=False)
     def _serve(sender=None, **_):
-        if os.environ.get("TAVOLA_METRICS_PORT") and multiprocess_dir() is None and _forks(sender):
+        if settings.port("TAVOLA_METRICS_PORT") is not None and multiprocess_dir() is None and _forks(sender):
             log.warning(
                 "metrics_of_pool_processes_not_counted",
                 hint=f"set {MULTIPROCESS_DIR} to an empty directory of this worker's own to count them",

@@ -22,7 +22,6 @@ bot's next rated table, and at the start of every worker that applies ratings
 (``restart_stale_bots``), so neither quick play nor ``ListBots`` goes on using it.
 """
 
-import os
 import time
 
 import structlog
@@ -31,8 +30,9 @@ from openskill.models import PlackettLuce
 from bots.app import app
 from bots.rating_model import rate_table
 from common import ratings
+from common.commitment import commitment
 from common.redis_client import connect
-from gateway.verify import commitment
+from common.settings import number, text
 from services import bot_specs
 from services.registry import game_ids
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -47,14 +47,14 @@ _scripts: dict[tuple[int, str], object] = {}
 
 
 def redis_client():
-    url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    url = text("REDIS_URL")
     if url not in _clients:
         _clients[url] = connect(url)
     return _clients[url]
 
 
 def rating_keys() -> ratings.Keys:
-    return ratings.Keys(os.environ.get("TAVOLA_KEY_PREFIX", "tavola"))
+    return ratings.Keys(text("TAVOLA_KEY_PREFIX"))
 
 
 def _script(redis, source: str):
@@ -183,5 +183,5 @@ def apply(redis, keys: ratings.Keys, table_id: str, pause_seconds: float = 0.0) 
 
 @app.task(name=ratings.RATING_TASK, acks_late=True, ignore_result=True)
 def update_ratings(table_id: str) -> str:
-    pause = float(os.environ.get("TAVOLA_RATING_PAUSE_SECONDS", "0") or 0)
+    pause = number("TAVOLA_RATING_PAUSE_SECONDS")
     return apply(redis_client(), rating_keys(), table_id, pause)

@@ -34,7 +34,6 @@ played instead, so a faulty bot never stalls a table.
 
 import base64
 import hashlib
-import os
 import random
 import threading
 import time
@@ -47,7 +46,7 @@ from bots import clock, metrics, registry
 from bots.app import app, queue_for
 from bots.gateway_stream import gateway_actions
 from bots.policy import Strategy
-from common import auth, defaults
+from common import auth, settings
 from common.channels import balanced_channel
 from common.errors import ApiError, reason_of
 from common.tasks import ALL_BOT_UNDER_WAY_PRIORITY, BEGIN_TASK, DECIDE_TASK, queue_key
@@ -75,7 +74,7 @@ def channel(address: str | None = None) -> grpc.Channel:
 
 
 def gateway_address() -> str:
-    return os.environ.get("TAVOLA_GATEWAY", defaults.GATEWAY_ADDRESS)
+    return settings.text("TAVOLA_GATEWAY")
 
 
 def gateway_stub() -> gateway_pb2_grpc.GatewayServiceStub:
@@ -89,13 +88,13 @@ def gateway_stub() -> gateway_pb2_grpc.GatewayServiceStub:
 
 
 def platform_secret() -> str:
-    return os.environ.get("TAVOLA_BOT_SECRET", defaults.DEV_BOT_SECRET)
+    return settings.text("TAVOLA_BOT_SECRET")
 
 
 def bot_key(bot: str) -> str:
     """The key of ``bot`` (a name, or a name with options): TAVOLA_BOT_KEY when this worker
     was given one bot's key, else derived from the platform's secret."""
-    return os.environ.get("TAVOLA_BOT_KEY") or auth.bot_key(platform_secret(), bot)
+    return settings.text("TAVOLA_BOT_KEY") or auth.bot_key(platform_secret(), bot)
 
 
 class GatewayUnavailable(Exception):
@@ -105,8 +104,8 @@ class GatewayUnavailable(Exception):
 def chain_limits() -> tuple[int, float]:
     """(decisions, seconds): how far one task continues at its table, and how often it
     looks whether a person's table waits (then it stops)."""
-    decisions = int(os.environ.get("TAVOLA_BOT_CHAIN", "1000"))
-    seconds = float(os.environ.get("TAVOLA_BOT_CHAIN_SECONDS", "0.25"))
+    decisions = settings.integer("TAVOLA_BOT_CHAIN")
+    seconds = settings.number("TAVOLA_BOT_CHAIN_SECONDS")
     return max(1, decisions), seconds
 
 

@@ -6,14 +6,12 @@ the table's timeout policy; the gateway does nothing if the seat decided in time
 early, late or repeated run is harmless.
 """
 
-import os
-
 import grpc
 import structlog
 
 from bots.app import EXPIRE_TASK, app
 from bots.tasks import GatewayUnavailable, channel, platform_secret
-from common import auth
+from common import auth, settings
 from common.errors import reason_of
 from tavola.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
@@ -22,7 +20,7 @@ log = structlog.get_logger()
 
 @app.task(name=EXPIRE_TASK, autoretry_for=(GatewayUnavailable,), retry_backoff=0.2, retry_backoff_max=5, max_retries=10)
 def expire(table_id: str, seat: int, version: int) -> bool:
-    stub = gateway_pb2_grpc.TimerServiceStub(channel(os.environ.get("TAVOLA_TIMER_GATEWAY", "127.0.0.1:50052")))
+    stub = gateway_pb2_grpc.TimerServiceStub(channel(settings.text("TAVOLA_TIMER_GATEWAY")))
     request = gateway_pb2.ExpireDecisionRequest(table_id=table_id, seat=seat, version=version)
     try:
         response = stub.ExpireDecision(

@@ -6,7 +6,7 @@ timers' queue, so a bot installed from any package is played without naming it a
 of one's own bot only; ``TAVOLA_WORKER_TIMERS=false`` leaves the timers to other workers, and
 ``TAVOLA_WORKER_RATINGS`` (default: as the timers) the rating updates; ``TAVOLA_WORKER_BOTS=none``
 plays no bot. ``TAVOLA_WORKER_BOTS=@search`` plays the registry's search bots (a thinking
-budget, deploy/workers.py), ``@light`` all the others: read from the registry as the worker
+budget, ``BotSpec.searches``), ``@light`` all the others: read from the registry as the worker
 starts, as the container files run their two workers, so an installed bot is played by one
 of them without regenerating anything. With
 ``TAVOLA_METRICS_PORT`` set it serves Prometheus metrics (bots/metrics.py).
@@ -18,15 +18,13 @@ reach, and stop, every worker of the platform).
 """
 
 import logging
-import os
 import sys
 from collections.abc import Mapping
 
 from celery.apps import worker as celery_worker
 
 from bots import clock, metrics
-from bots.app import app
-from common import defaults, generated, settings, tracing
+from common import generated, settings, tracing
 from common import logging as tavola_logging
 from common.ratings import RATINGS_QUEUE
 from common.redis_client import broker_url
@@ -35,17 +33,16 @@ from services.bot_specs import load_bots
 
 
 def queues() -> list[str]:
-    wanted = [name.strip() for name in os.environ.get("TAVOLA_WORKER_BOTS", "").split(",") if name.strip()]
+    wanted = [name.strip() for name in settings.text("TAVOLA_WORKER_BOTS").split(",") if name.strip()]
     names = wanted or list(load_bots())
     if wanted in (["@search"], ["@light"]):
-        from deploy.workers import is_search
-
-        names = [name for name, spec in load_bots().items() if is_search(spec) == (wanted == ["@search"])]
+        names = [name for name, spec in load_bots().items() if spec.searches == (wanted == ["@search"])]
     if names == ["none"]:  # a worker of timers or ratings only
         names = []
-    timers = os.environ.get("TAVOLA_WORKER_TIMERS", "true").lower() not in ("false", "0", "no", "off")
+    timers = settings.flag("TAVOLA_WORKER_TIMERS")
     # Rating updates (bots/rating_tasks.py) go with the timers unless told otherwise.
-    rated = os.environ.get("TAVOLA_WORKER_RATINGS", str(timers)).lower() not in ("false", "0", "no", "off")
+    ratings = settings.optional_flag("TAVOLA_WORKER_RATINGS")
+    rated = timers if ratings is None else ratings
     return [queue_for(name) for name in names] + ([TIMER_QUEUE] if timers else []) + ([RATINGS_QUEUE] if rated else [])
 
 
@@ -55,7 +52,7 @@ def _say_as_json(message: str, *_: object) -> None:
 
 
 def external() -> bool:
-    return os.environ.get("TAVOLA_WORKER_EXTERNAL", "").lower() in ("1", "true", "yes")
+    return settings.flag("TAVOLA_WORKER_EXTERNAL")
 
 
 def restart_stale_bot_ratings() -> None:
@@ -75,42 +72,47 @@ def restart_stale_bot_ratings() -> None:
 # however little CPU the thread got. 5: the full search while the deciding process gets a
 # fifth of a core (a loaded host gave it 40-50%), and a person waits at most a second for
 # the default 200 ms budget on a host too overloaded to give it that.
-DEFAULT_WALL_CEILING = 5.0
+DEFAULT_WALL_CEILING = settings.DECLARED["TAVOLA_BOT_WALL_CEILING"].default
 
 
 def configure_clock(env: Mapping[str, str] | None = None) -> None:
     """The budget clock from TAVOLA_BOT_CLOCK (``cpu``, the default, or ``wall``) and
     TAVOLA_BOT_WALL_CEILING (a multiple of the budget, at least 1; 0: no ceiling); a
-    ValueError that names the variable when one is wrong."""
-    env = os.environ if env is None else env
-    ceiling = settings.env_float("TAVOLA_BOT_WALL_CEILING", DEFAULT_WALL_CEILING, minimum=0, env=env)
+    ConfigError that names the variable when one is wrong."""
+    ceiling = settings.number("TAVOLA_BOT_WALL_CEILING", env)
     if 0 < ceiling < 1:
-        raise ValueError(f"TAVOLA_BOT_WALL_CEILING={ceiling:g}: 0 (none) or a multiple of at least 1")
+        raise settings.ConfigError(f"TAVOLA_BOT_WALL_CEILING={ceiling:g}: 0 (none) or a multiple of at least 1")
     try:
-        clock.use(env.get("TAVOLA_BOT_CLOCK", "cpu").strip() or "cpu", ceiling)
+        clock.use(settings.text("TAVOLA_BOT_CLOCK", env), ceiling)
     except ValueError as error:
-        raise ValueError(f"TAVOLA_BOT_CLOCK: {error}") from None
+        raise settings.ConfigError(f"TAVOLA_BOT_CLOCK: {error}") from None
 
 
 def main() -> None:
     generated.check()
+    with settings.exit_on_bad_config():  # a bad setting: one line, no traceback
+        start()
+
+
+def start() -> None:
     # JSON from the first line: Celery checks the user (a warning as root) before it sets
     # up its logging; its banner is left out (--quiet), and its shutdown notices, which it
     # prints straight to the terminal, go through the log.
     tavola_logging.configure("bot-worker")
     celery_worker.safe_say = _say_as_json
+    settings.check()
+    # The Celery app reads its settings as it is imported: after they were checked.
+    from bots.app import app
+
     # Traces (when configured): each task continues the trace in its message's headers,
     # and its calls to the gateway carry it on.
     if tracing.configure("bot-worker"):
         tracing.instrument_celery()
         tracing.instrument_sync_clients()
     # Set before the pool starts, so its processes and threads all count alike.
-    try:
-        configure_clock()
-    except ValueError as error:
-        sys.exit(str(error))
+    configure_clock()
     consumed = queues()
-    prefix = os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX)
+    prefix = settings.text("TAVOLA_KEY_PREFIX")
     metrics.install(broker_url(), f"{prefix}:celery:", consumed)
     isolated: list[str] = []
     if external():

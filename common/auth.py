@@ -7,7 +7,7 @@ import secrets
 
 import grpc
 
-from common import shapes
+from common import settings, shapes
 
 METADATA_KEY = "authorization"
 
@@ -108,7 +108,6 @@ def main(argv: list[str] | None = None) -> None:
     for its author's worker), derived from the platform's secret: TAVOLA_BOT_SECRET, or the
     file ``make run`` writes it to."""
     import argparse
-    import os
     from pathlib import Path
 
     parser = argparse.ArgumentParser(
@@ -119,7 +118,9 @@ def main(argv: list[str] | None = None) -> None:
         "--secret-file", type=Path, help="a file holding the platform's secret (make run's .run/run/bot-secret)"
     )
     args = parser.parse_args(argv)
-    secret = args.secret_file.read_text().strip() if args.secret_file else os.environ.get("TAVOLA_BOT_SECRET", "")
+    secret = (
+        args.secret_file.read_text().strip() if args.secret_file else settings.optional_text("TAVOLA_BOT_SECRET") or ""
+    )
     if not secret:
         parser.error("set TAVOLA_BOT_SECRET or pass --secret-file")
     print(bot_key(secret, args.bot))

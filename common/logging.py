@@ -4,11 +4,12 @@ process's ``service`` and whatever is bound: table_id, seat, request_id (``bound
 
 import contextvars
 import logging
-import os
 import sys
 from collections.abc import Mapping
 
 import structlog
+
+from common import settings
 
 # What every line gets, whether structlog or the standard library wrote it.
 _SHARED: list[structlog.typing.Processor] = [
@@ -22,7 +23,7 @@ _SHARED: list[structlog.typing.Processor] = [
 def configure(service: str) -> None:
     from common import tracing
 
-    level = getattr(logging, os.environ.get("TAVOLA_LOG_LEVEL", "INFO").upper(), logging.INFO)
+    level = getattr(logging, settings.text("TAVOLA_LOG_LEVEL").upper(), logging.INFO)
     # Every line names its process's service, from whatever thread or task wrote it (bound
     # as a context variable, it was missing from the lines of a worker's task threads).
     shared = [*_SHARED, _naming(service)]

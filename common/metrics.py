@@ -9,18 +9,20 @@ import os
 import structlog
 from prometheus_client import REGISTRY, CollectorRegistry, start_http_server
 
+from common import settings
+
 log = structlog.get_logger()
 
 
 def serve_from_env(registry: CollectorRegistry = REGISTRY) -> int | None:
     """Starts the metrics endpoint of ``registry`` when TAVOLA_METRICS_PORT is set; returns its port."""
-    port = os.environ.get("TAVOLA_METRICS_PORT")
-    if not port:
+    port = settings.port("TAVOLA_METRICS_PORT")
+    if port is None:
         return None
-    host = os.environ.get("TAVOLA_HOST", "127.0.0.1")
-    server, _ = start_http_server(int(port), addr=host, registry=registry)
+    host = settings.text("TAVOLA_HOST")
+    server, _ = start_http_server(port, addr=host, registry=registry)
     bound = server.server_port
-    port_file = os.environ.get("TAVOLA_METRICS_PORT_FILE")
+    port_file = settings.text("TAVOLA_METRICS_PORT_FILE")
     if port_file:
         with open(f"{port_file}.tmp", "w") as handle:
             handle.write(str(bound))

@@ -42,10 +42,10 @@ accounts of its own. Two rules keep that cheap farm off the leaderboard:
 
 import json
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from common import settings
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 RATINGS_QUEUE = "ratings"
@@ -65,7 +65,7 @@ PROVISIONAL_WEIGHT = 0.1
 def provisional_games() -> int:
     """Qualifying games a player plays before it is established, and on the leaderboard
     (TAVOLA_PROVISIONAL_GAMES)."""
-    return int(os.environ.get("TAVOLA_PROVISIONAL_GAMES", "10"))
+    return settings.integer("TAVOLA_PROVISIONAL_GAMES")
 
 
 def is_bot(player_id: str) -> bool:

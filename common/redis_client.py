@@ -7,18 +7,16 @@ and the gateway's enqueuer take ``TAVOLA_BROKER_URL``, which defaults to ``REDIS
 only when that is a single Redis.
 """
 
-import os
 from collections.abc import Mapping
 
-from common import defaults
+from common import settings
 
 _CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 
 
 def is_cluster(url: str, env: Mapping[str, str] | None = None) -> bool:
-    env = os.environ if env is None else env
     scheme = url.split("://", 1)[0].lower()
-    return scheme in _CLUSTER_SCHEMES or env.get("TAVOLA_REDIS_CLUSTER", "").lower() in ("1", "true", "yes")
+    return scheme in _CLUSTER_SCHEMES or settings.flag("TAVOLA_REDIS_CLUSTER", env)
 
 
 def plain_url(url: str) -> str:
@@ -28,14 +26,12 @@ def plain_url(url: str) -> str:
 
 
 def redis_url(env: Mapping[str, str] | None = None) -> str:
-    env = os.environ if env is None else env
-    return env.get("REDIS_URL") or defaults.REDIS_URL
+    return settings.text("REDIS_URL", env)
 
 
 def broker_url(env: Mapping[str, str] | None = None) -> str:
     """Celery's broker: TAVOLA_BROKER_URL, else REDIS_URL when that is a single Redis."""
-    env = os.environ if env is None else env
-    explicit = env.get("TAVOLA_BROKER_URL")
+    explicit = settings.text("TAVOLA_BROKER_URL", env)
     if explicit:
         return explicit
     url = redis_url(env)

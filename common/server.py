@@ -15,14 +15,9 @@ from google.protobuf.descriptor import FileDescriptor
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from common.settings import FALSE, env_bool, env_int, env_port
+from common import settings
 
 log = structlog.get_logger()
-
-
-# Allocations (less frees) between two young collections (TAVOLA_GC_THRESHOLD; 0: CPython's
-# own settings, 700).
-GC_THRESHOLD = 20_000
 
 
 def collect_less() -> None:
@@ -32,7 +27,7 @@ def collect_less() -> None:
     collection walked every open stream of the gateway, and every kept state of a rules
     service, holding all calls for tens of milliseconds (13 and 67 ms in 15 s of 1,000
     spectators' load)."""
-    threshold = env_int("TAVOLA_GC_THRESHOLD", GC_THRESHOLD, 0)
+    threshold = settings.integer("TAVOLA_GC_THRESHOLD")
     if threshold > 0:
         gc.freeze()
         gc.set_threshold(threshold, 20, 50)
@@ -43,9 +38,12 @@ def use_uvloop() -> bool:
     TAVOLA_UVLOOP=false): a cheaper loop for every tavola server. Installed on import, so
     the servers' ``asyncio.run`` picks it up."""
     # Read as this module is imported, before a process can say what is wrong with a
-    # setting in one line: anything but false leaves uvloop on.
-    if os.environ.get("TAVOLA_UVLOOP", "true").strip().lower() in FALSE:
-        return False
+    # setting in one line (its start's check does): a bad value leaves uvloop on here.
+    try:
+        if not settings.flag("TAVOLA_UVLOOP"):
+            return False
+    except settings.ConfigError:
+        pass
     try:
         import uvloop
     except ImportError:
@@ -70,7 +68,7 @@ class Server:
             _add_to_default_pool(file)
         # SO_REUSEPORT only when asked (TAVOLA_REUSEPORT=true): several processes then share
         # one port and the kernel spreads connections; off, a taken port is an error.
-        reuseport = env_bool("TAVOLA_REUSEPORT", False)
+        reuseport = settings.flag("TAVOLA_REUSEPORT")
         options: list[tuple[str, int]] = [("grpc.so_reuseport", int(reuseport))]
         if max_receive_bytes is not None:
             # gRPC refuses a longer message (RESOURCE_EXHAUSTED) before any Python sees it,
@@ -116,14 +114,14 @@ def _add_to_default_pool(file: FileDescriptor) -> None:
 
 
 def listen_address(default_port: int) -> str:
-    host = os.environ.get("TAVOLA_HOST", "127.0.0.1")
-    port = env_port("TAVOLA_PORT", default_port)
+    host = settings.text("TAVOLA_HOST")
+    port = settings.port("TAVOLA_PORT", default_port)
     return f"{host}:{port}"
 
 
 def write_port_file(port: int) -> None:
     """A launcher that asked for port 0 learns the bound port from TAVOLA_PORT_FILE."""
-    path = os.environ.get("TAVOLA_PORT_FILE")
+    path = settings.text("TAVOLA_PORT_FILE")
     if path:
         tmp = f"{path}.tmp"
         with open(tmp, "w") as handle:

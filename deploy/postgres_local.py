@@ -27,6 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg import sql
 
+from common import settings
 from deploy.redis_local import free_port
 
 LOCAL_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -156,7 +157,7 @@ def _start_pgserver() -> PostgresHandle:
 def ensure_postgres(url: str | None = None) -> PostgresHandle:
     """The server at ``url`` (TAVOLA_DATABASE_URL; it must answer), else the local one, else
     a private one."""
-    given = url if url is not None else os.environ.get("TAVOLA_DATABASE_URL", "")
+    given = url if url is not None else settings.text("TAVOLA_DATABASE_URL")
     if given:
         if not answers(given):
             raise RuntimeError(f"TAVOLA_DATABASE_URL={given} does not answer")

@@ -16,11 +16,10 @@ needs broadcast channels (remote control, events, gossip, mingle, heartbeats).
 
 import argparse
 import hashlib
-import os
 import sys
 from urllib.parse import quote
 
-from common import defaults
+from common import defaults, settings
 from common.tasks import PRIORITY_SEPARATOR, queue_for
 
 PLATFORM_USER = "tavola"
@@ -95,10 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Redis ACL users for tavola")
     parser.add_argument("--bot", help="print the user of this bot's author (password: TAVOLA_BOT_REDIS_PASSWORD)")
     parser.add_argument("--host", default="redis:6379", help="host:port in the bot author's broker URL")
-    parser.add_argument("--key-prefix", default=os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX))
+    parser.add_argument("--key-prefix", default=settings.text("TAVOLA_KEY_PREFIX"))
     args = parser.parse_args(argv)
     variable = "TAVOLA_BOT_REDIS_PASSWORD" if args.bot else "TAVOLA_REDIS_PASSWORD"
-    password = os.environ.get(variable, "")
+    password = settings.text(variable)
     try:
         if args.bot:
             print(bot_user(args.bot, password, args.key_prefix))

@@ -12,7 +12,8 @@ import signal
 import threading
 from pathlib import Path
 
-from common import defaults
+from common import defaults, settings
+from common import logging as tavola_logging
 from deploy.stack import ROOT, Process, Stack
 from gateway.web import DEFAULT_STATIC
 
@@ -35,21 +36,25 @@ def write_secret(secret: str, path: Path) -> Path:
 
 
 def main() -> None:
-    port = int(os.environ.get("TAVOLA_PORT", defaults.GATEWAY_PORT))
+    tavola_logging.configure("run")
+    with settings.exit_on_bad_config():  # a bad setting: one line, no traceback
+        settings.check()
+        port = settings.port("TAVOLA_PORT", defaults.GATEWAY_PORT) or 0
+        web_port = settings.port("TAVOLA_WEB_PORT", WEB_PORT) or 0
+        # The Makefile's own (make run GATEWAYS=n RULES_REPLICAS=n), not the processes'.
+        gateways = settings.env_int("GATEWAYS", 1, 1)
+        replicas = settings.env_int("RULES_REPLICAS", 1, 1)
+    run_dir = ROOT / settings.text("TAVOLA_RUN_DIR")
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    gateways = int(os.environ.get("GATEWAYS", "1"))
-    replicas = int(os.environ.get("RULES_REPLICAS", "1"))
-    web_port = int(os.environ.get("TAVOLA_WEB_PORT", WEB_PORT))
-    run_dir = Path(os.environ.get("TAVOLA_RUN_DIR", ROOT / ".run" / "run"))
     with Stack(
         gateway_port=port,
         web_port=web_port,
         gateways=gateways,
         rules_replicas=replicas,
         log_dir=run_dir,
-        key_prefix=os.environ.get("TAVOLA_KEY_PREFIX", defaults.KEY_PREFIX),
+        key_prefix=settings.text("TAVOLA_KEY_PREFIX"),
         archive=True,
     ) as stack:
         print("tavola is running:")

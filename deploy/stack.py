@@ -28,7 +28,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from common import defaults, generated
+from common import defaults, generated, settings
 from common.redis_client import connect, is_cluster
 from deploy.postgres_local import PostgresHandle, ensure_database, ensure_postgres
 from deploy.processes import terminate
@@ -105,9 +105,9 @@ class Process:
 
 @dataclass
 class Stack:
-    redis_url: str = field(default_factory=lambda: os.environ.get("REDIS_URL", defaults.REDIS_URL))
+    redis_url: str = field(default_factory=lambda: settings.text("REDIS_URL"))
     # Celery's broker (TAVOLA_BROKER_URL); empty: REDIS_URL, which must then be a single Redis.
-    broker_url: str = field(default_factory=lambda: os.environ.get("TAVOLA_BROKER_URL", ""))
+    broker_url: str = field(default_factory=lambda: settings.text("TAVOLA_BROKER_URL"))
     gateways: int = 1
     rules_replicas: int = 1
     games: tuple[str, ...] = field(default_factory=game_ids)
@@ -131,7 +131,7 @@ class Stack:
     # the PostgreSQL at ``database_url`` (TAVOLA_DATABASE_URL) as it is, else the database
     # "tavola" (made if missing) on the local server if one answers, else on a private one.
     archive: bool = False
-    database_url: str = field(default_factory=lambda: os.environ.get("TAVOLA_DATABASE_URL", ""))
+    database_url: str = field(default_factory=lambda: settings.text("TAVOLA_DATABASE_URL"))
     postgres: PostgresHandle | None = None
     # The platform's secret for this run only (bot keys and timer credentials derive from it).
     bot_secret: str = field(default_factory=lambda: secrets.token_hex(32))

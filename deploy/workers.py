@@ -10,19 +10,14 @@ benchmark (bench/ladder.py) all split the bots here.
 from collections.abc import Iterable
 from importlib.metadata import entry_points
 
-from services.bot_specs import GROUP, BotSpec
-
-
-def is_search(spec: BotSpec) -> bool:
-    """A bot with a thinking budget searches: CPU-bound, it wants a process per core."""
-    return any(option.name == "budget_ms" for option in spec.options)
+from services.bot_specs import GROUP
 
 
 def search_bots(names: Iterable[str]) -> list[str]:
     """Of these registered bots (by name, in the ``tavola.bots`` registry), the search bots,
     in their order. Reads each one's declaration, whether or not it can run here."""
     entries = {entry.name: entry for entry in entry_points(group=GROUP)}
-    return [name for name in names if name in entries and is_search(entries[name].load())]
+    return [name for name in names if name in entries and entries[name].load().searches]
 
 
 def split_bots(names: Iterable[str]) -> tuple[list[str], list[str]]:

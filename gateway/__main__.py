@@ -1,25 +1,7 @@
 """Run the gateway:  python -m gateway
 
-Environment: REDIS_URL (redis:// or redis+cluster://), TAVOLA_REDIS_CLUSTER, TAVOLA_BROKER_URL,
-TAVOLA_RULES (game=host:port,...), TAVOLA_BOTS, TAVOLA_BOT_SPECS, TAVOLA_BOT_SECRET,
-TAVOLA_DEVELOPMENT, TAVOLA_KEY_PREFIX, TAVOLA_TABLE_TTL_SECONDS, TAVOLA_SWEEP_SECONDS (default 30),
-TAVOLA_DUE_SWEEP_SECONDS (default 1), TAVOLA_TASK_GRACE_SECONDS (default 5),
-TAVOLA_RECENT_RECORDS (4096), TAVOLA_RULES_TIMEOUT_SECONDS (5), TAVOLA_RULES_STREAMS (2),
-TAVOLA_RULES_HEALTH_SECONDS (2), TAVOLA_GC_THRESHOLD (20000),
-TAVOLA_HOST, TAVOLA_PORT (default 50051), TAVOLA_PORT_FILE, TAVOLA_TIMER_HOST,
-TAVOLA_TIMER_PORT (default 50052), TAVOLA_TIMER_PORT_FILE, TAVOLA_METRICS_PORT,
-TAVOLA_REDIS_CONNECTIONS (default 64), TAVOLA_REDIS_POOL_TIMEOUT_SECONDS (default 10), TAVOLA_LOG_LEVEL,
-TAVOLA_QUOTA_CREATE_PER_MINUTE (30), TAVOLA_QUOTA_SEATS_PER_MINUTE (30), TAVOLA_QUOTA_STREAMS (20),
-TAVOLA_QUOTA_ACTION_STREAMS (64), TAVOLA_QUOTA_REPLAYS_PER_MINUTE (30; GetReplay with views),
-OTEL_EXPORTER_OTLP_ENDPOINT (traces: common/tracing.py), TAVOLA_MAX_REQUEST_BYTES (4096),
-TAVOLA_REQUEST_LIMITS (Method=bytes,...; CreateTable=16384), TAVOLA_QUOTA_PLAYERS_PER_MINUTE (10),
-TAVOLA_RATING_RESEND_SECONDS (30), TAVOLA_PROVISIONAL_GAMES (10), TAVOLA_QUICKPLAY_BOT_FILL_SECONDS (20),
-TAVOLA_QUICKPLAY_TIMEOUT_SECONDS (120), TAVOLA_QUICKPLAY_WINDOW (100), TAVOLA_QUICKPLAY_WINDOW_PER_SECOND (50),
-TAVOLA_QUICKPLAY_DECISION_SECONDS (120), TAVOLA_QUICKPLAY_BOTS (bot;bot;...),
-TAVOLA_WEB_PORT (unset: none), TAVOLA_WEB_PORT_FILE, TAVOLA_WEB_HOST, TAVOLA_WEB_ORIGINS,
-TAVOLA_WEB_STATIC, TAVOLA_WEB_TRUSTED_PROXIES, TAVOLA_WEB_WRITE_TIMEOUT_SECONDS (gateway/web.py).
-TAVOLA_DATABASE_URL (unset: no archive), TAVOLA_ARCHIVE_SECONDS (1; 0: no archiver round here)
-(gateway/archive.py, gateway/archiver.py).
+Environment: the variables common/settings.py declares for the gateway, read at once by
+``Settings.from_env`` (gateway/config.py); the table of docs/operators.md lists them.
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
 reachable only from inside the deployment (the timer workers). The web port, when set,
@@ -29,6 +11,8 @@ same handlers.
 
 import asyncio
 import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import redis.asyncio as redis
 import structlog
@@ -36,8 +20,9 @@ from grpc_health.v1 import health_pb2
 
 from common import auth, defaults, generated, redis_client, tracing
 from common import logging as tavola_logging
-from common.server import Server, collect_less, listen_address, serve_until_signal
-from common.settings import ConfigError, env_float, env_int, env_port, exit_on_bad_config
+from common.server import Server, collect_less, serve_until_signal
+from common.settings import ConfigError, exit_on_bad_config
+from common.settings import check as check_settings
 from common.tasks import celery_app
 from gateway import metrics
 from gateway.archive import Archive, migrate, sqlalchemy_url
@@ -48,7 +33,6 @@ from gateway.config import Settings
 from gateway.hub import Hub
 from gateway.leaving import AccountDeletion
 from gateway.matchmaking import Matchmaker
-from gateway.matchmaking import Settings as QuickPlay
 from gateway.players import Players, PlayerStore
 from gateway.quotas import Quotas
 from gateway.ratings import Ratings
@@ -56,7 +40,7 @@ from gateway.rules import HEALTH_PREFIX, RulesDirectory
 from gateway.service import ActionServicer, GatewayServicer, PlayerServicer, TimerServicer, add_to_server
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
-from gateway.web import WebServer, WebSettings, build_app
+from gateway.web import WebServer, build_app
 from services.registry import game_proto_files
 from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2
 
@@ -95,14 +79,23 @@ async def open_archive(settings: Settings, store: TableStore) -> tuple[Archive |
     return archive, archiver
 
 
-async def serve() -> None:
-    tavola_logging.configure("gateway")
-    tracing.configure("gateway")
+@dataclass
+class Gateway:
+    """A gateway composed from its settings, its background work under way: its public
+    server to serve, what ends its long-lived streams as a stop begins, and its closing."""
+
+    server: Server
+    address: str
+    begin_stopping: Callable[[], None]
+    close: Callable[[], Awaitable[None]]
+
+
+async def compose(settings: Settings) -> Gateway:
+    """Every part of the gateway, made from ``settings`` alone."""
+    web_settings = settings.web
     try:
-        settings = Settings.from_env()
-        web_settings = WebSettings.from_env(os.environ)
         declared_bots = read_declarations(settings.bot_specs_file) if settings.bot_specs_file else ()
-    except ValueError as error:  # e.g. a Redis Cluster without a broker for Celery
+    except ValueError as error:  # a file that does not read as declarations
         raise ConfigError(str(error)) from None
     weak = auth.secret_problem(settings.bot_secret, frozenset({defaults.DEV_BOT_SECRET}))
     if weak and not (settings.development and settings.bot_secret == defaults.DEV_BOT_SECRET):
@@ -113,7 +106,7 @@ async def serve() -> None:
             "TAVOLA_DEVELOPMENT=true allows the development secret on a development machine",
         )
         raise SystemExit(2)
-    max_connections = env_int("TAVOLA_REDIS_CONNECTIONS", 64, 1)
+    max_connections = settings.redis_connections
     if settings.redis_cluster:
         # A pool per cluster node, of at most max_connections each.
         client = redis_client.connect_async(settings.redis_url, max_connections=max_connections)
@@ -123,7 +116,7 @@ async def serve() -> None:
         pool = redis_client.lean_blocking_pool(
             settings.redis_url,
             max_connections=max_connections,
-            timeout=env_float("TAVOLA_REDIS_POOL_TIMEOUT_SECONDS", 10.0, 0),
+            timeout=settings.redis_pool_timeout_seconds,
             **redis_client.without_maintenance_handshake(),
         )
         client = redis.Redis(connection_pool=pool)
@@ -171,7 +164,7 @@ async def serve() -> None:
         settings.key_prefix,
         core,
         players.store,
-        env_float("TAVOLA_RATING_RESEND_SECONDS", 30.0, 0),
+        settings.rating_resend_seconds,
     )
     servicer = GatewayServicer(core, players, rating_book)
     add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
@@ -179,15 +172,15 @@ async def serve() -> None:
     add_to_server(action_servicer, "ActionService", server.grpc, settings.request_limits)
     core.rating_job = rating_book.job
     core.on_rated_finish = rating_book.table_finished
-    matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, QuickPlay.from_env())
+    matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, settings.quick_play)
     player_servicer = PlayerServicer(players, rating_book, matchmaker)
     player_servicer.leaving = AccountDeletion(client, settings.key_prefix, players.store, archiver)
     add_to_server(player_servicer, "PlayerService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
-    timer_host = os.environ.get("TAVOLA_TIMER_HOST", "127.0.0.1")
-    timer_port = await timer_server.start(f"{timer_host}:{env_port('TAVOLA_TIMER_PORT', 50052)}")
-    timer_port_file = os.environ.get("TAVOLA_TIMER_PORT_FILE")
+    timer_host = settings.timer_host
+    timer_port = await timer_server.start(f"{timer_host}:{settings.timer_port}")
+    timer_port_file = settings.timer_port_file
     if timer_port_file:  # a launcher that asked for port 0 learns the bound port here
         with open(f"{timer_port_file}.tmp", "w") as handle:
             handle.write(str(timer_port))
@@ -224,7 +217,7 @@ async def serve() -> None:
     # The gateway itself stays SERVING while a game's rules service is down (every gateway
     # shares it: a balancer would drop them all); "rules/<game>" tells that game's state.
     rules_health = asyncio.get_running_loop().create_task(
-        rules.watch_health(tell_health, env_float("TAVOLA_RULES_HEALTH_SECONDS", 2.0, 0.05))
+        rules.watch_health(tell_health, settings.rules_health_seconds)
     )
     rating_book.start()
     matchmaker.start()
@@ -258,12 +251,20 @@ async def serve() -> None:
     )
     if settings.bot_secret == defaults.DEV_BOT_SECRET:
         log.warning("development_bot_secret", hint="anyone can act for bot seats: never expose this gateway")
+    return Gateway(server, f"{settings.host}:{settings.port}", action_servicer.begin_stopping, close)
+
+
+async def serve() -> None:
+    tavola_logging.configure("gateway")
+    tracing.configure("gateway")
+    check_settings()
+    try:
+        settings = Settings.from_env()
+    except ValueError as error:  # e.g. a Redis Cluster without a broker for Celery
+        raise ConfigError(str(error)) from None
+    gateway = await compose(settings)
     await serve_until_signal(
-        server,
-        listen_address(defaults.GATEWAY_PORT),
-        "gateway",
-        on_stop=close,
-        on_stopping=action_servicer.begin_stopping,
+        gateway.server, gateway.address, "gateway", on_stop=gateway.close, on_stopping=gateway.begin_stopping
     )
 
 

@@ -32,7 +32,6 @@ had not yet copied along with their outbox.
 import argparse
 import asyncio
 import json
-import os
 import sys
 import time
 from typing import cast
@@ -229,11 +228,11 @@ class Archiver:
 
 async def _run(command: str) -> int:
     from common import redis_client
-    from common.settings import env_float
+    from common.settings import number
     from gateway.config import Settings
 
     settings = Settings.from_env()
-    url = os.environ.get("TAVOLA_DATABASE_URL", "")
+    url = settings.database_url
     if not url:
         print("set TAVOLA_DATABASE_URL to the archive's PostgreSQL", file=sys.stderr)
         return 2
@@ -247,7 +246,7 @@ async def _run(command: str) -> int:
         archive,
         settings.retry_window_seconds,
         settings.archive_seconds or 1.0,
-        env_float("TAVOLA_ARCHIVE_LEASE_SECONDS", 60.0, 0.1),
+        number("TAVOLA_ARCHIVE_LEASE_SECONDS"),
     )
     try:
         if command == "backfill":
@@ -276,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.command == "migrate":
-        url = os.environ.get("TAVOLA_DATABASE_URL", "")
+        from common.settings import text
+
+        url = text("TAVOLA_DATABASE_URL")
         if not url:
             print("set TAVOLA_DATABASE_URL to the archive's PostgreSQL", file=sys.stderr)
             return 2

@@ -1,12 +1,14 @@
 """Gateway settings from the environment, with defaults that run locally."""
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from common import defaults, redis_client
-from common.settings import ConfigError, env_bool, env_float, env_int
+from common import defaults, redis_client, settings
+from common.settings import ConfigError
 from gateway.limits import RequestLimits
+from gateway.matchmaking import Settings as QuickPlay
 from gateway.quotas import Limits
+from gateway.web import WebSettings
 
 
 def default_rules() -> str:
@@ -77,43 +79,74 @@ class Settings:
     # The most bytes a request of each public method may have (gateway/limits.py).
     request_limits: RequestLimits = field(default_factory=RequestLimits)
 
+    # The Redis pool: connections per gateway (per node on a cluster), and how long a command
+    # waits for a free one.
+    redis_connections: int = 64
+    redis_pool_timeout_seconds: float = 10.0
+    # The public port (TAVOLA_HOST, TAVOLA_PORT).
+    host: str = "127.0.0.1"
+    port: int = defaults.GATEWAY_PORT
+    # The internal port serving TimerService only (the timer workers).
+    timer_host: str = "127.0.0.1"
+    timer_port: int = 50052
+    timer_port_file: str = ""
+    rating_resend_seconds: float = 30.0
+    rules_health_seconds: float = 2.0
+    # The browser protocol's port (gateway/web.py); None: none.
+    web: WebSettings | None = None
+    quick_play: QuickPlay = field(default_factory=QuickPlay)
+
     @classmethod
-    def from_env(cls) -> "Settings":
-        env = os.environ
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        """Every setting of the gateway, read and checked at once (declared in common/settings.py)."""
         redis_url = redis_client.redis_url(env)
+
+        def count(name: str) -> int:
+            return settings.integer(name, env)
+
+        def seconds(name: str) -> float:
+            return settings.number(name, env)
+
         return cls(
             redis_url=redis_url,
             redis_cluster=redis_client.is_cluster(redis_url, env),
             broker_url=redis_client.broker_url(env),
-            key_prefix=env.get("TAVOLA_KEY_PREFIX", cls.key_prefix),
-            rules=parse_rules(env.get("TAVOLA_RULES") or default_rules()),
-            bots=tuple(name.strip() for name in env.get("TAVOLA_BOTS", "").split(",") if name.strip()),
-            bot_specs_file=env.get("TAVOLA_BOT_SPECS", ""),
-            bot_secret=env.get("TAVOLA_BOT_SECRET", cls.bot_secret),
-            table_ttl_seconds=env_int("TAVOLA_TABLE_TTL_SECONDS", cls.table_ttl_seconds, 1, env),
-            open_table_ttl_seconds=env_int("TAVOLA_OPEN_TABLE_TTL_SECONDS", cls.open_table_ttl_seconds, 1, env),
-            finished_table_ttl_seconds=(
-                env_int("TAVOLA_FINISHED_TABLE_TTL_SECONDS", 0, 1, env)
-                if env.get("TAVOLA_FINISHED_TABLE_TTL_SECONDS")
-                else None
-            ),
-            retry_window_seconds=env_int("TAVOLA_RETRY_WINDOW_SECONDS", cls.retry_window_seconds, 0, env),
-            recent_records=env_int("TAVOLA_RECENT_RECORDS", cls.recent_records, 0, env),
-            rules_timeout_seconds=env_float("TAVOLA_RULES_TIMEOUT_SECONDS", cls.rules_timeout_seconds, 0, env),
-            rules_streams=env_int("TAVOLA_RULES_STREAMS", cls.rules_streams, 0, env),
-            sweep_seconds=env_float("TAVOLA_SWEEP_SECONDS", cls.sweep_seconds, 0, env),
-            due_sweep_seconds=env_float("TAVOLA_DUE_SWEEP_SECONDS", cls.due_sweep_seconds, 0, env),
-            task_grace_seconds=env_float("TAVOLA_TASK_GRACE_SECONDS", cls.task_grace_seconds, 0, env),
-            database_url=env.get("TAVOLA_DATABASE_URL", ""),
-            archive_seconds=env_float("TAVOLA_ARCHIVE_SECONDS", cls.archive_seconds, 0, env),
-            development=env_bool("TAVOLA_DEVELOPMENT", False, env),
+            key_prefix=settings.text("TAVOLA_KEY_PREFIX", env),
+            rules=parse_rules(settings.text("TAVOLA_RULES", env) or default_rules()),
+            bots=tuple(name.strip() for name in settings.text("TAVOLA_BOTS", env).split(",") if name.strip()),
+            bot_specs_file=settings.text("TAVOLA_BOT_SPECS", env),
+            bot_secret=settings.text("TAVOLA_BOT_SECRET", env),
+            table_ttl_seconds=count("TAVOLA_TABLE_TTL_SECONDS"),
+            open_table_ttl_seconds=count("TAVOLA_OPEN_TABLE_TTL_SECONDS"),
+            finished_table_ttl_seconds=settings.optional_integer("TAVOLA_FINISHED_TABLE_TTL_SECONDS", env),
+            retry_window_seconds=count("TAVOLA_RETRY_WINDOW_SECONDS"),
+            recent_records=count("TAVOLA_RECENT_RECORDS"),
+            rules_timeout_seconds=seconds("TAVOLA_RULES_TIMEOUT_SECONDS"),
+            rules_streams=count("TAVOLA_RULES_STREAMS"),
+            sweep_seconds=seconds("TAVOLA_SWEEP_SECONDS"),
+            due_sweep_seconds=seconds("TAVOLA_DUE_SWEEP_SECONDS"),
+            task_grace_seconds=seconds("TAVOLA_TASK_GRACE_SECONDS"),
+            database_url=settings.text("TAVOLA_DATABASE_URL", env),
+            archive_seconds=seconds("TAVOLA_ARCHIVE_SECONDS"),
+            development=settings.flag("TAVOLA_DEVELOPMENT", env),
             quotas=Limits(
-                create_per_minute=env_int("TAVOLA_QUOTA_CREATE_PER_MINUTE", Limits.create_per_minute, 0, env),
-                seats_per_minute=env_int("TAVOLA_QUOTA_SEATS_PER_MINUTE", Limits.seats_per_minute, 0, env),
-                streams=env_int("TAVOLA_QUOTA_STREAMS", Limits.streams, 0, env),
-                action_streams=env_int("TAVOLA_QUOTA_ACTION_STREAMS", Limits.action_streams, 0, env),
-                replays_per_minute=env_int("TAVOLA_QUOTA_REPLAYS_PER_MINUTE", Limits.replays_per_minute, 0, env),
-                players_per_minute=env_int("TAVOLA_QUOTA_PLAYERS_PER_MINUTE", Limits.players_per_minute, 0, env),
+                create_per_minute=count("TAVOLA_QUOTA_CREATE_PER_MINUTE"),
+                seats_per_minute=count("TAVOLA_QUOTA_SEATS_PER_MINUTE"),
+                streams=count("TAVOLA_QUOTA_STREAMS"),
+                action_streams=count("TAVOLA_QUOTA_ACTION_STREAMS"),
+                replays_per_minute=count("TAVOLA_QUOTA_REPLAYS_PER_MINUTE"),
+                players_per_minute=count("TAVOLA_QUOTA_PLAYERS_PER_MINUTE"),
             ),
             request_limits=RequestLimits.from_env(env),
+            redis_connections=count("TAVOLA_REDIS_CONNECTIONS"),
+            redis_pool_timeout_seconds=seconds("TAVOLA_REDIS_POOL_TIMEOUT_SECONDS"),
+            host=settings.text("TAVOLA_HOST", env),
+            port=settings.port("TAVOLA_PORT", defaults.GATEWAY_PORT, env) or 0,
+            timer_host=settings.text("TAVOLA_TIMER_HOST", env),
+            timer_port=settings.port("TAVOLA_TIMER_PORT", env=env) or 0,
+            timer_port_file=settings.text("TAVOLA_TIMER_PORT_FILE", env),
+            rating_resend_seconds=seconds("TAVOLA_RATING_RESEND_SECONDS"),
+            rules_health_seconds=seconds("TAVOLA_RULES_HEALTH_SECONDS"),
+            web=WebSettings.from_env(env),
+            quick_play=QuickPlay.from_env(env),
         )

@@ -25,13 +25,13 @@ import argparse
 import base64
 import contextlib
 import json
-import os
 import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import psycopg
 
+from common import settings
 from gateway.store import StoredEntry, decode_types
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Export a game's finished tables of one month as JSON Lines.")
     parser.add_argument("game_id")
     parser.add_argument("month", type=_month, help="YYYY-MM (UTC)")
-    parser.add_argument("--database", default=os.environ.get("TAVOLA_DATABASE_URL", ""), help="TAVOLA_DATABASE_URL")
+    parser.add_argument("--database", default=settings.text("TAVOLA_DATABASE_URL"), help="TAVOLA_DATABASE_URL")
     parser.add_argument("--out", help="a file to write (default: standard output)")
     args = parser.parse_args(argv)
     if not args.database:

@@ -13,6 +13,7 @@ own ("CreateTable=16384,SubmitAction=8192").
 
 from collections.abc import Mapping
 
+from common import settings
 from common.errors import invalid
 from common.shapes import MAX_BOT
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -51,10 +52,10 @@ class RequestLimits:
         self.methods = {**METHOD_BYTES, **(methods or {})}
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> "RequestLimits":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "RequestLimits":
         return cls(
-            int(env.get("TAVOLA_MAX_REQUEST_BYTES", DEFAULT_BYTES)),
-            parse_limits(env.get("TAVOLA_REQUEST_LIMITS", "")),
+            settings.integer("TAVOLA_MAX_REQUEST_BYTES", env),
+            parse_limits(settings.text("TAVOLA_REQUEST_LIMITS", env)),
         )
 
     def of(self, method: str) -> int:

@@ -75,11 +75,10 @@ keys), reads its inbox every 50 ms, and settles what is overdue every second.
 import asyncio
 import hashlib
 import json
-import os
 import secrets
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import grpc
@@ -87,7 +86,7 @@ import structlog
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from common import ratings
+from common import ratings, settings
 from common.errors import ApiError, failed, invalid
 from gateway.commands import TableCore
 from gateway.limits import MAX_ID, MAX_OPTION_VALUE, MAX_OPTIONS
@@ -331,16 +330,15 @@ class Settings:
     fill_default: str = DEFAULT_FILL
 
     @classmethod
-    def from_env(cls) -> "Settings":
-        env = os.environ
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
         return cls(
-            bot_fill_seconds=float(env.get("TAVOLA_QUICKPLAY_BOT_FILL_SECONDS", cls.bot_fill_seconds)),
-            timeout_seconds=float(env.get("TAVOLA_QUICKPLAY_TIMEOUT_SECONDS", cls.timeout_seconds)),
-            window_base=float(env.get("TAVOLA_QUICKPLAY_WINDOW", cls.window_base)),
-            window_per_second=float(env.get("TAVOLA_QUICKPLAY_WINDOW_PER_SECOND", cls.window_per_second)),
-            decision_seconds=int(env.get("TAVOLA_QUICKPLAY_DECISION_SECONDS", cls.decision_seconds)),
-            fill_bots=tuple(b.strip() for b in env.get("TAVOLA_QUICKPLAY_BOTS", "").split(";") if b.strip()),
-            fill_default=env.get("TAVOLA_QUICKPLAY_DEFAULT_BOT", "").strip() or DEFAULT_FILL,
+            bot_fill_seconds=settings.number("TAVOLA_QUICKPLAY_BOT_FILL_SECONDS", env),
+            timeout_seconds=settings.number("TAVOLA_QUICKPLAY_TIMEOUT_SECONDS", env),
+            window_base=settings.number("TAVOLA_QUICKPLAY_WINDOW", env),
+            window_per_second=settings.number("TAVOLA_QUICKPLAY_WINDOW_PER_SECOND", env),
+            decision_seconds=settings.integer("TAVOLA_QUICKPLAY_DECISION_SECONDS", env),
+            fill_bots=tuple(b.strip() for b in settings.text("TAVOLA_QUICKPLAY_BOTS", env).split(";") if b.strip()),
+            fill_default=settings.text("TAVOLA_QUICKPLAY_DEFAULT_BOT", env) or DEFAULT_FILL,
         )
 
     def window(self, waited: float) -> float:

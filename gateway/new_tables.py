@@ -6,10 +6,10 @@ import secrets
 from collections.abc import Mapping
 
 from common import auth
+from common.commitment import commitment
 from common.errors import invalid
 from common.names import bot_display_name
 from gateway.commit import now
-from gateway.verify import commitment
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 

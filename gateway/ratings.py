@@ -22,7 +22,6 @@ job written twice is harmless: its table's done marker makes the second a no-op.
 
 import asyncio
 import json
-import os
 import time
 from typing import cast
 
@@ -31,7 +30,7 @@ import structlog
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from common import ratings
+from common import ratings, settings
 from common.errors import ApiError, invalid
 from gateway.commands import TableCore
 from gateway.limits import MAX_ID
@@ -45,9 +44,6 @@ log = structlog.get_logger()
 
 MAX_PAGE_SIZE = 100
 MAX_RECENT = 50
-# Tests only: a gateway blocks this long after a rated table's finishing commit, before
-# anything else (the window in which a test kills it).
-FINISH_PAUSE_SECONDS = float(os.environ.get("TAVOLA_RATING_FINISH_PAUSE_SECONDS", "0") or 0)
 
 
 def rating_message(game_id: str, standing: ratings.Standing) -> pl.Rating:
@@ -89,9 +85,12 @@ class Ratings:
     async def table_finished(self, record: store_pb2.TableRecord, written: bool = False) -> bool:
         """The game-end hook (TableCore.on_rated_finish): the job, unless the finishing
         commit wrote it (``written``), then the task. Whether the job is in Redis now."""
-        if FINISH_PAUSE_SECONDS:  # tests only: the gateway hangs whole, as if it had died
-            log.warning("rating_finish_paused", table_id=record.table.table_id, seconds=FINISH_PAUSE_SECONDS)
-            time.sleep(FINISH_PAUSE_SECONDS)
+        # Tests only: the gateway hangs whole this long after a rated table's finishing
+        # commit, as if it had died (the window in which a test kills it).
+        pause = settings.number("TAVOLA_RATING_FINISH_PAUSE_SECONDS")
+        if pause:
+            log.warning("rating_finish_paused", table_id=record.table.table_id, seconds=pause)
+            time.sleep(pause)
         table_id = record.table.table_id
         if not written:
             job = self.job(record)

@@ -15,7 +15,6 @@ changed both its commitment and its log afterwards is caught too.
 
 import argparse
 import asyncio
-import hashlib
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -23,14 +22,10 @@ from typing import TYPE_CHECKING
 import grpc
 
 from common import defaults
+from common.commitment import commitment
 
 if TYPE_CHECKING:
     from tavola.rules.v1 import rules_pb2
-
-
-def commitment(seed: int, salt: bytes) -> bytes:
-    """The published commitment to a table's seed."""
-    return hashlib.sha256(salt + seed.to_bytes(8, "big")).digest()
 
 
 @dataclass

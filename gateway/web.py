@@ -62,7 +62,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from common import tracing
+from common import settings, tracing
 from common.errors import ApiError
 from gateway.limits import RequestLimits
 from gateway.service import stream_rpc, unary_rpc
@@ -527,27 +527,27 @@ class WebSettings:
     write_timeout: float
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> "WebSettings | None":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "WebSettings | None":
         """None when TAVOLA_WEB_PORT is unset or empty: no web port."""
-        port = env.get("TAVOLA_WEB_PORT", "").strip()
-        if not port:
+        port = settings.port("TAVOLA_WEB_PORT", env=env)
+        if port is None:
             return None
-        static = env.get("TAVOLA_WEB_STATIC")
+        static = settings.optional_text("TAVOLA_WEB_STATIC", env)
         if static is None:
             static_dir = DEFAULT_STATIC if DEFAULT_STATIC.is_dir() else None
         else:
             static_dir = Path(static) if static.strip() else None
             if static_dir is not None and not static_dir.is_dir():
                 raise ValueError(f"TAVOLA_WEB_STATIC: {static!r} is not a directory")
-        origins = tuple(o.strip().rstrip("/") for o in env.get("TAVOLA_WEB_ORIGINS", "").split(",") if o.strip())
+        origins = tuple(o.strip().rstrip("/") for o in settings.text("TAVOLA_WEB_ORIGINS", env).split(",") if o.strip())
         return cls(
-            host=env.get("TAVOLA_WEB_HOST") or env.get("TAVOLA_HOST", "127.0.0.1"),
-            port=int(port),
-            port_file=env.get("TAVOLA_WEB_PORT_FILE") or None,
+            host=settings.text("TAVOLA_WEB_HOST", env) or settings.text("TAVOLA_HOST", env),
+            port=port,
+            port_file=settings.text("TAVOLA_WEB_PORT_FILE", env) or None,
             origins=origins,
             static_dir=static_dir,
-            trusted_proxies=env.get("TAVOLA_WEB_TRUSTED_PROXIES", "").strip() or None,
-            write_timeout=float(env.get("TAVOLA_WEB_WRITE_TIMEOUT_SECONDS", WRITE_TIMEOUT_SECONDS)),
+            trusted_proxies=settings.text("TAVOLA_WEB_TRUSTED_PROXIES", env) or None,
+            write_timeout=settings.number("TAVOLA_WEB_WRITE_TIMEOUT_SECONDS", env),
         )
 
 

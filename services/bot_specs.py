@@ -133,6 +133,12 @@ class BotSpec:
     def available(self) -> bool:
         return all(importlib.util.find_spec(module) is not None for module in self.requires)
 
+    @property
+    def searches(self) -> bool:
+        """A bot with a thinking budget (a ``budget_ms`` option) searches: CPU-bound, it wants
+        a process per core (the workers' split, ``deploy/workers.py``)."""
+        return any(option.name == "budget_ms" for option in self.options)
+
     def plays(self, game_id: str) -> bool:
         return not self.games or game_id in self.games
 

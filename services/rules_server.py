@@ -21,7 +21,7 @@ from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import DecodeError, Message
 from prometheus_client import Histogram
 
-from common import generated, tracing
+from common import generated, settings, tracing
 from common import logging as tavola_logging
 from common.errors import ApiError, abort
 from common.metrics import serve_from_env
@@ -425,6 +425,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
 async def serve(game_id: str) -> None:
     tavola_logging.configure(f"rules-{game_id}")
+    settings.check()
     try:
         game = get_game(game_id)
     except KeyError:

@@ -16,7 +16,7 @@ from bots.worker import queues
 from common.ratings import RATINGS_QUEUE
 from common.tasks import ALL_BOT_PRIORITIES, TIMER_QUEUE, queue_for, queue_key
 from deploy import generate
-from deploy.workers import is_search, split_bots
+from deploy.workers import split_bots
 from services.bot_specs import load_bots
 from services.registry import game_ids, game_ids_of, rules_port
 
@@ -321,7 +321,7 @@ def test_compose_runs_the_search_bots_on_a_prefork_worker_of_their_own(monkeypat
     on a threads pool that consumes none of them; every queue has one worker."""
     services = yaml.safe_load(GENERATED[Path("compose.yaml")])["services"]
     bots = load_bots()
-    search_queues = {queue_for(name) for name, spec in bots.items() if is_search(spec)}
+    search_queues = {queue_for(name) for name, spec in bots.items() if spec.searches}
     assert "bots.ismcts" in search_queues
     light = services["bot-worker"]
     searcher = services["bot-worker-search"]

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from common import settings
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 PAGES = (README, *sorted((ROOT / "docs").glob("*.md")))
@@ -244,6 +246,21 @@ def test_every_environment_variable_is_documented():
     assert len(environment_variables_read()) >= 30
     missing = environment_variables_read() - documented
     assert not missing, f"document these in docs/operators.md (Configuration): {sorted(missing)}"
+
+
+def test_every_environment_variable_is_declared_once():
+    """Each variable the code names is declared in common/settings.py, with its type,
+    default and description, which the operators' table is made from."""
+    undeclared = environment_variables_read() - set(settings.DECLARED)
+    assert not undeclared, f"declare these in common/settings.py (VARIABLES): {sorted(undeclared)}"
+
+
+def test_the_configuration_table_is_the_settings_declarations():
+    page = (ROOT / "docs" / "operators.md").read_text()
+    assert page.count(settings.BEGIN) == page.count(settings.END) == 1
+    assert settings.with_table(page) == page, "docs/operators.md is out of date: python -m common.settings --markdown"
+    for variable in settings.VARIABLES:
+        assert f"`{variable.name}`" in page.split(settings.BEGIN)[1].split(settings.END)[0], variable.name
 
 
 # Files the docs name that a run makes, not the repository.

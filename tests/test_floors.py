@@ -2,9 +2,17 @@
 
 - ``common/`` is the ground: it imports no other tavola package (the generated contracts,
   ``tavola.*``, are no package of ours above it).
-- ``gateway/`` imports nothing from ``bots/`` and no OpenSpiel: it learns the bots from
+- ``gateway/`` and ``deploy/`` import nothing from ``bots/`` and no OpenSpiel: they learn the bots from
   their specs (``services/bot_specs.py``), which the ``tavola.bots`` entry points load
   without any bot's code. Loading the search bot and OpenSpiel took the gateway seconds.
+- The floors, bottom up: ``common/``; ``services/`` (the rules services, the game and bot
+  registries); ``gateway/`` and ``bots/`` side by side, neither importing the other (they
+  meet only on the wire and in ``common/``: the seed commitment a rating update carries is
+  ``common/commitment.py``); ``deploy/``, which starts them all; ``clients/``, ``bench/`` and
+  ``tests/`` on top. No package imports one on a floor above its own, nor its neighbour:
+  a bot worker once imported ``deploy.workers`` to split the bots, and the deploy files'
+  generator imported ``bots.levels`` (bot code) for the levels the ladder rates, which the
+  bot's spec declares.
 
 Read statically, every import of every file (inside functions too), as the engines' purity
 test does; and checked in a fresh interpreter, where what an import pulls in shows.
@@ -21,6 +29,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # tavola's own packages, each above common/.
 ABOVE_COMMON = {"services", "gateway", "bots", "clients", "deploy", "bench", "tests"}
 NEVER_IN_GATEWAY = {"bots", "open_spiel", "pyspiel"}
+# Each package's floor: it may import its own and those on lower floors only.
+FLOORS = {"common": 0, "services": 1, "gateway": 2, "bots": 2, "deploy": 3, "clients": 4, "bench": 4, "tests": 5}
+# The arena's live mode plays through a whole local platform, which deploy/stack.py starts:
+# the one bots/ module above its floor, a launcher run by hand (python -m bots.arena --live).
+LAUNCHERS = {"bots/live.py": {"deploy"}}
 
 
 def imported(path: Path) -> set[str]:
@@ -48,11 +61,33 @@ def test_common_imports_no_tavola_package_above_it():
     assert not bad, f"common/ imports packages above it: {bad}"
 
 
-def test_the_gateway_imports_no_bot_code_and_no_openspiel():
+@pytest.mark.parametrize("package", sorted(FLOORS))
+def test_no_package_imports_one_on_a_floor_above_or_beside_it(package):
     bad = {
-        path: sorted(tops & NEVER_IN_GATEWAY) for path, tops in top_levels("gateway").items() if tops & NEVER_IN_GATEWAY
+        path: sorted(
+            top
+            for top in tops
+            if top in FLOORS and top != package and FLOORS[top] >= FLOORS[package]
+            if top not in LAUNCHERS.get(path, ())
+        )
+        for path, tops in top_levels(package).items()
     }
-    assert not bad, f"gateway/ imports bots' code: {bad}"
+    bad = {path: tops for path, tops in bad.items() if tops}
+    assert not bad, f"{package}/ imports packages on its floor or above: {bad}"
+
+
+def test_the_floors_hold_every_package_of_ours():
+    ours = {path.name for path in ROOT.iterdir() if path.is_dir() and (path / "__init__.py").exists()}
+    assert ours <= set(FLOORS), sorted(ours - set(FLOORS))
+
+
+@pytest.mark.parametrize("package", ["gateway", "deploy"])
+def test_the_gateway_and_the_deploy_files_import_no_bot_code_and_no_openspiel(package):
+    """Both learn the bots from the registry's declarations (services/bot_specs.py)."""
+    bad = {
+        path: sorted(tops & NEVER_IN_GATEWAY) for path, tops in top_levels(package).items() if tops & NEVER_IN_GATEWAY
+    }
+    assert not bad, f"{package}/ imports bots' code: {bad}"
 
 
 def _run(probe: str) -> str:

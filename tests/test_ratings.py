@@ -11,7 +11,7 @@ from openskill.models import PlackettLuce
 
 from bots import rating_tasks
 from common import ratings
-from gateway.verify import commitment
+from common.commitment import commitment
 from services import bot_specs
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2

@@ -19,7 +19,7 @@ from google.protobuf.any_pb2 import Any
 from google.protobuf.message import Message
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
-from common import auth
+from common import auth, settings
 from common.channels import balanced_channel
 from common.errors import reason_of
 from common.ratings import participant
@@ -69,7 +69,7 @@ def explain(error: grpc.RpcError) -> str:
 
 def state_dir() -> Path:
     """Where seat tokens are kept: TAVOLA_CLIENT_DIR, else the user's state directory."""
-    explicit = os.environ.get("TAVOLA_CLIENT_DIR")
+    explicit = settings.text("TAVOLA_CLIENT_DIR")
     if explicit:
         return Path(explicit)
     base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
