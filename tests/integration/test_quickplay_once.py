@@ -175,7 +175,9 @@ class Searcher:
         try:
             for message in self.call:
                 with self.lock:
-                    if message.HasField("seated"):
+                    # A seat message that reached the client after it chose to cancel is
+                    # not taken: the client left (and the seat goes back, docs/clients.md).
+                    if message.HasField("seated") and not self.cancelled:
                         self.told = (message.seated.table.table_id, message.seated.seat)
                         self.told_at = time.monotonic()
                 self.joined.set()
