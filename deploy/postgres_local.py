@@ -155,13 +155,16 @@ def _start_pgserver() -> PostgresHandle:
 
 
 def ensure_postgres(url: str | None = None) -> PostgresHandle:
-    """The server at ``url`` (TAVOLA_DATABASE_URL; it must answer), else the local one, else
-    a private one."""
+    """The server at ``url`` (TAVOLA_DATABASE_URL) when it answers, else the local one, else
+    a private one, as for Redis (deploy/redis_local.py); the handle's description says which,
+    and why when the given one was passed over."""
     given = url if url is not None else settings.text("TAVOLA_DATABASE_URL")
     if given:
-        if not answers(given):
-            raise RuntimeError(f"TAVOLA_DATABASE_URL={given} does not answer")
-        return PostgresHandle(given, f"using the PostgreSQL at {given}")
+        if answers(given):
+            return PostgresHandle(given, f"using the PostgreSQL at {given}")
+        private = start_private_postgres()
+        private.description = f"nothing answers at {given}: {private.description}"
+        return private
     if answers(LOCAL_URL):
         return PostgresHandle(LOCAL_URL, f"using the PostgreSQL at {LOCAL_URL}")
     return start_private_postgres()

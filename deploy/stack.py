@@ -128,8 +128,9 @@ class Stack:
     # Further environment for the gateway (e.g. TAVOLA_SWEEP_SECONDS, or NO_QUOTAS).
     gateway_env: dict[str, str] = field(default_factory=dict)
     # The archive of finished tables (gateway/archive.py): with ``archive``, the gateways use
-    # the PostgreSQL at ``database_url`` (TAVOLA_DATABASE_URL) as it is, else the database
-    # "tavola" (made if missing) on the local server if one answers, else on a private one.
+    # the PostgreSQL at ``database_url`` (TAVOLA_DATABASE_URL) as it is when it answers, else
+    # the database "tavola" (made if missing) on the local server if one answers, else on a
+    # private one (deploy/postgres_local.py).
     archive: bool = False
     database_url: str = field(default_factory=lambda: settings.text("TAVOLA_DATABASE_URL"))
     postgres: PostgresHandle | None = None
@@ -174,7 +175,7 @@ class Stack:
             archive_env = {}
             if self.archive:
                 self.postgres = ensure_postgres(self.database_url)
-                if not self.database_url:
+                if self.postgres.url != self.database_url:  # none given, or it did not answer
                     self.database_url = ensure_database(self.postgres.url, "tavola")
                 archive_env["TAVOLA_DATABASE_URL"] = self.database_url
             for game in self.games:
