@@ -26,7 +26,7 @@ from google.protobuf.message import Message
 from common.errors import ApiError, invalid
 
 # secrets.token_hex(8): table ids (gateway/commands.py), player ids (gateway/players.py)
-# and search ids (gateway/matchmaking.py).
+# and search ids (gateway/matchmaking/).
 HEX_ID = re.compile(r"[0-9a-f]{16}")
 _URLSAFE = "A-Za-z0-9_-"  # base64's URL-safe alphabet, as secrets.token_urlsafe writes it
 # secrets.token_urlsafe(24) (common/auth.py new_token): seat and host tokens.

@@ -17,7 +17,8 @@ from common import auth
 from common.errors import reason_of
 from common.redis_client import connect
 from deploy.stack import Stack
-from gateway import matchmaking
+from gateway.matchmaking import scripts as matchmaking_scripts
+from gateway.matchmaking.tickets import Release
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
@@ -333,12 +334,14 @@ def left_behind(sweep_stack: Stack, door, tables, left_at: str) -> None:
         assert tables.GetTable(gw.GetTableRequest(table_id=table_id)).table.seats[0].player_id == player_id
         now = time.time()
         claim = [pool, f"{base}:alive", f"{base}:pending", ticket]
-        assert redis.eval(matchmaking.CLAIM_SCRIPT, len(claim), *claim, now, 5, table_id, now - 1, 600, search_id)
+        assert redis.eval(
+            matchmaking_scripts.CLAIM_SCRIPT, len(claim), *claim, now, 5, table_id, now - 1, 600, search_id
+        )
         if left_at == "offered":
             offer = [f"{base}:pending", f"{base}:releases", ticket, f"{base}:inbox:nobody"]
-            release = matchmaking.Release.of(table_id, player_id, "borgia", 1500.0, now)
+            release = Release.of(table_id, player_id, "borgia", 1500.0, now)
             args = [now, table_id, now - 1, 600, 60, search_id, seat.SerializeToString(), release.entry]
-            assert redis.eval(matchmaking.OFFER_SCRIPT, len(offer), *offer, *args) == []
+            assert redis.eval(matchmaking_scripts.OFFER_SCRIPT, len(offer), *offer, *args) == []
             redis.delete(f"{base}:inbox:nobody")  # the dead home never reads it
         deadline = time.monotonic() + 10
         while tables.GetTable(gw.GetTableRequest(table_id=table_id)).table.seats[0].kind != gw.SEAT_KIND_BOT:
