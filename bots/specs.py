@@ -1,6 +1,6 @@
 """tavola's own bots as the ``tavola.bots`` entry points in ``pyproject.toml`` load them:
 their specs alone (``services/bot_specs.py``), each naming the function that builds its
-strategy (``bots/builtin.py``, ``bots/openspiel_adapter.py``), so that reading the list
+strategy (``bots/builtin.py``, ``bots/openspiel_bots.py``), so that reading the list
 of bots loads none of their code.
 """
 
@@ -260,7 +260,7 @@ OPENSPIEL_RANDOM = BotSpec(
     description="OpenSpiel's uniform random bot, through the OpenSpiel adapter (needs the openspiel extra).",
     strength=0,
     strength_note="Plays like the random bot; it checks the adapter.",
-    make="bots.openspiel_adapter:make_random",
+    make="bots.openspiel_bots:make_random",
     requires=("pyspiel",),
 )
 
@@ -271,7 +271,7 @@ OPENSPIEL_ISMCTS = BotSpec(
     strength=60,
     strength_note="Beats random bots given some 30 simulations a decision (about 150 ms in Borgia); "
     "tavola's ismcts beats it at the same time budget, doing 2-3 times more simulations.",
-    make="bots.openspiel_adapter:make_ismcts",
+    make="bots.openspiel_bots:make_ismcts",
     check=_check_openspiel_ismcts,
     requires=("pyspiel",),
     options=(

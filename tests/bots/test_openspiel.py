@@ -13,6 +13,7 @@ import numpy as np  # noqa: E402  (OpenSpiel depends on it)
 from open_spiel.python.algorithms import evaluate_bots  # noqa: E402
 
 from bots import openspiel_adapter as adapter  # noqa: E402
+from bots import openspiel_bots as os_bots  # noqa: E402
 from bots.offline import play  # noqa: E402
 from services.bot_specs import BotError  # noqa: E402
 from services.registry import game_ids, get_game  # noqa: E402
@@ -92,8 +93,8 @@ def test_random_playouts_keep_the_api_contract(game_id):
 def test_openspiel_ismcts_and_random_bots_play_every_game(game_id):
     game = _game(game_id)
     bots = [
-        adapter.ismcts_bot(iterations=4, budget_ms=0)(game, 0, random.Random(0)),
-        adapter.random_bot(game, 1, random.Random(1)),
+        os_bots.ismcts_bot(iterations=4, budget_ms=0)(game, 0, random.Random(0)),
+        os_bots.random_bot(game, 1, random.Random(1)),
     ]
     returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(5))
     assert len(returns) == 2 and sum(returns) in (0.0, 1.0)
@@ -102,8 +103,8 @@ def test_openspiel_ismcts_and_random_bots_play_every_game(game_id):
 @pytest.mark.parametrize("game_id", GAMES)
 def test_adapter_strategies_play_from_the_seat_view(game_id):
     """The arena's path: each strategy gets the seat's GetViewResponse only."""
-    ismcts = adapter.adapter_strategy(game_id, adapter.ismcts_bot(iterations=4, budget_ms=0))
-    uniform = adapter.adapter_strategy(game_id, adapter.random_bot)
+    ismcts = os_bots.adapter_strategy(game_id, os_bots.ismcts_bot(iterations=4, budget_ms=0))
+    uniform = os_bots.adapter_strategy(game_id, os_bots.random_bot)
     outcome = play(get_game(game_id), [uniform, ismcts], {}, seed=3)
     assert set(outcome.winners) <= {0, 1}
 
@@ -111,7 +112,7 @@ def test_adapter_strategies_play_from_the_seat_view(game_id):
 def test_the_time_budget_stops_the_search():
     game = _game("borgia")
     state = game.new_initial_state()
-    bot = adapter.ismcts_bot(budget_ms=30)(game, state.current_player(), random.Random(1))
+    bot = os_bots.ismcts_bot(budget_ms=30)(game, state.current_player(), random.Random(1))
     action = bot.step(state)
     assert action in state.legal_actions()
     assert bot.simulations >= 2
@@ -146,6 +147,6 @@ def test_bots_are_registered_and_checked():
 def test_without_openspiel_the_bots_say_what_to_install(monkeypatch):
     monkeypatch.setattr(adapter, "pyspiel", None)
     with pytest.raises(BotError, match=r"tavola\[openspiel\]"):
-        adapter.make_ismcts("borgia", {"budget_ms": 10, "iterations": 0, "c": 0.7})
+        os_bots.make_ismcts("borgia", {"budget_ms": 10, "iterations": 0, "c": 0.7})
     with pytest.raises(adapter.OpenSpielMissing):
         adapter.TavolaGame("borgia")
