@@ -26,7 +26,7 @@ from google.protobuf.message import Message
 from common.errors import ApiError, invalid
 
 # secrets.token_hex(8): table ids (gateway/commands.py), player ids (gateway/players.py)
-# and search ids (gateway/matchmaking/).
+# search ids (gateway/matchmaking/) and invitation ids (gateway/social.py).
 HEX_ID = re.compile(r"[0-9a-f]{16}")
 _URLSAFE = "A-Za-z0-9_-"  # base64's URL-safe alphabet, as secrets.token_urlsafe writes it
 # secrets.token_urlsafe(24) (common/auth.py new_token): seat and host tokens.
@@ -118,6 +118,12 @@ def request_id(value: str) -> str:
     return value
 
 
+def invitation_id(value: str) -> str:
+    if not HEX_ID.fullmatch(value):
+        raise invalid("BAD_INVITATION_ID", "an invitation_id is one an invitation gave")
+    return value
+
+
 def page_offset(value: str) -> int:
     """The offset a page token stands for (0 for none)."""
     if value and not PAGE_TOKEN.fullmatch(value):
@@ -134,6 +140,7 @@ FIELD_CHECKS: dict[str, Callable[[str], object]] = {
     "game_id": game_id,
     "request_id": request_id,
     "page_token": page_offset,
+    "invitation_id": invitation_id,
 }
 # A message type's fields to check (name, check), found once per type.
 _CHECKED: dict[str, tuple[tuple[str, Callable[[str], object]], ...]] = {}

@@ -34,15 +34,17 @@ from gateway.hub import Hub
 from gateway.leaving import AccountDeletion
 from gateway.matchmaking import Matchmaker
 from gateway.players import Players, PlayerStore
+from gateway.presence import PresenceBook
 from gateway.quotas import Quotas
 from gateway.ratings import Ratings
 from gateway.rules import HEALTH_PREFIX, RulesDirectory
 from gateway.service import ActionServicer, GatewayServicer, PlayerServicer, TimerServicer, add_to_server
+from gateway.social import Social, SocialServicer
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
 from gateway.web import WebServer, build_app
 from services.registry import game_proto_files
-from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2
+from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2, social_pb2
 
 log = structlog.get_logger()
 
@@ -149,6 +151,7 @@ async def compose(settings: Settings) -> Gateway:
         services["GatewayService"],
         players_pb2.DESCRIPTOR.services_by_name["PlayerService"],
         actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
+        social_pb2.DESCRIPTOR.services_by_name["SocialService"],
     )
     server = Server(
         [service.full_name for service in public],
@@ -176,6 +179,11 @@ async def compose(settings: Settings) -> Gateway:
     player_servicer = PlayerServicer(players, rating_book, matchmaker)
     player_servicer.leaving = AccountDeletion(client, settings.key_prefix, players.store, archiver)
     add_to_server(player_servicer, "PlayerService", server.grpc, settings.request_limits)
+    presence = PresenceBook(client, settings.key_prefix)
+    social = Social(client, settings.key_prefix, players.store, core.reads, presence, hub)
+    matchmaker.social = social
+    social_servicer = SocialServicer(social, players)
+    add_to_server(social_servicer, "SocialService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = settings.timer_host
@@ -190,7 +198,7 @@ async def compose(settings: Settings) -> Gateway:
     web_server = None
     if web_settings is not None:
         web_app = build_app(
-            {"GatewayService": servicer, "PlayerService": player_servicer},
+            {"GatewayService": servicer, "PlayerService": player_servicer, "SocialService": social_servicer},
             settings.request_limits,
             web_settings.origins,
             web_settings.static_dir,
@@ -221,6 +229,7 @@ async def compose(settings: Settings) -> Gateway:
     )
     rating_book.start()
     matchmaker.start()
+    presence.start()
     if archiver is not None and settings.archive_seconds > 0:
         archiver.start()
 
@@ -232,6 +241,7 @@ async def compose(settings: Settings) -> Gateway:
         await sweeper.stop()
         await rating_book.stop()
         await matchmaker.stop()
+        await presence.stop()
         if archiver is not None:
             await archiver.stop()
         if archive is not None:

@@ -6,6 +6,7 @@ import asyncio
 import secrets
 import time
 from collections import Counter
+from typing import TYPE_CHECKING
 
 import grpc
 import structlog
@@ -41,6 +42,9 @@ from gateway.matchmaking.scripts import (
 )
 from gateway.matchmaking.tickets import Release, Settings, Ticket, group_for, pool_of, pooled_options, requested_counts
 from gateway.players import PlayerStore, text
+
+if TYPE_CHECKING:
+    from gateway.social import Social
 from gateway.quotas import CREATE, Client
 from gateway.ratings import Ratings
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -50,6 +54,9 @@ log = structlog.get_logger()
 
 
 class Matchmaker:
+    # Who blocked whom (gateway/social.py): set by the gateway's start; None seats anyone.
+    social: "Social | None" = None
+
     def __init__(
         self,
         redis: "Redis | RedisCluster",
@@ -402,6 +409,7 @@ class Matchmaker:
         """Makes what tables it can of the pool, each anchored on a searcher of this gateway
         (the oldest first), so gateways seldom reach for the same group; returns how many."""
         tickets = await self._tickets(pool)
+        blocked = await self.social.blocked_among([t.player_id for t in tickets]) if self.social else set()
         now = time.time()
         taken: set[str] = set()
         made = 0
@@ -409,7 +417,7 @@ class Matchmaker:
             if anchor.search_id in taken or anchor.search_id not in self.waiting:
                 continue
             free = [t for t in tickets if t.search_id not in taken]
-            found = group_for(anchor, free, now, self.settings)
+            found = group_for(anchor, free, now, self.settings, blocked)
             if found is None:
                 continue
             group, count = found

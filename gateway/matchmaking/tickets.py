@@ -3,7 +3,7 @@ settings that match it, and the seat released when its searcher is not told."""
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
 from common import settings
@@ -151,7 +151,13 @@ async def requested_counts(request: pl.FindGameRequest, rules: RulesDirectory) -
     return low, high
 
 
-def group_for(anchor: Ticket, tickets: list[Ticket], now: float, settings: Settings) -> tuple[list[Ticket], int] | None:
+def group_for(
+    anchor: Ticket,
+    tickets: list[Ticket],
+    now: float,
+    settings: Settings,
+    blocked: Set[frozenset[str]] = frozenset(),
+) -> tuple[list[Ticket], int] | None:
     """The anchor's table: its people and its player count, or None (wait on)."""
     window = settings.window(now - anchor.since)
     near = sorted(
@@ -163,6 +169,8 @@ def group_for(anchor: Ticket, tickets: list[Ticket], now: float, settings: Setti
         new_low, new_high = max(low, other.low), min(high, other.high)
         if new_low > new_high or len(group) >= new_high:
             continue
+        if any(frozenset((member.player_id, other.player_id)) in blocked for member in group):
+            continue  # one of them blocked the other (gateway/social.py)
         group.append(other)
         low, high = new_low, new_high
     if len(group) >= low:

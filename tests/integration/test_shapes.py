@@ -38,6 +38,7 @@ from gateway.store import KEY_SUFFIXES
 from tavola.gateway.v1 import actions_pb2, players_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
+from tavola.gateway.v1 import social_pb2 as so
 from tests.integration.conftest import HumanTable
 
 
@@ -262,6 +263,7 @@ ALLOWED = {
     "RESOURCE_EXHAUSTED",  # REQUEST_TOO_LARGE only
 }
 ACTIONS = "tavola.gateway.v1.ActionService"
+SOCIAL = "tavola.gateway.v1.SocialService"
 
 
 def _varint(number: int) -> bytes:
@@ -374,6 +376,35 @@ class Victim:
             ),
             Call(PLAYERS, "FindGame", pl.FindGameRequest(min_players=2), player, ("game_id", "token"), "stream"),
             Call(ACTIONS, "SubmitActions", gw.SubmitActionRequest(table_id=t), seat, FIELDS_OF_A_MESSAGE, "bidi"),
+            *self.social_calls(),
+        ]
+
+    def social_calls(self) -> list[Call]:
+        t, player, pid = self.table_id, self.player_token, self.player_id
+        at_table = so.SetPresenceRequest(state=so.PRESENCE_STATE_AT_TABLE, table_id=t)
+        return [
+            Call(SOCIAL, "Follow", so.FollowRequest(player_id=pid), player, ("player_id", "token")),
+            Call(SOCIAL, "Unfollow", so.UnfollowRequest(player_id=pid), player, ("player_id", "token")),
+            Call(SOCIAL, "Block", so.BlockRequest(player_id=pid), player, ("player_id", "token")),
+            Call(SOCIAL, "Unblock", so.UnblockRequest(player_id=pid), player, ("player_id", "token")),
+            Call(SOCIAL, "ListFriends", so.ListFriendsRequest(), None, ("token",)),
+            Call(SOCIAL, "SetPresence", at_table, player, ("table_id", "token")),
+            Call(
+                SOCIAL,
+                "Invite",
+                so.InviteRequest(player_id=pid, table_id=t),
+                player,
+                ("player_id", "table_id", "token"),
+            ),
+            Call(SOCIAL, "ListInvitations", so.ListInvitationsRequest(), None, ("token",)),
+            Call(
+                SOCIAL,
+                "AnswerInvitation",
+                so.AnswerInvitationRequest(invitation_id="0123456789abcdef"),
+                player,
+                ("invitation_id", "token"),
+            ),
+            Call(SOCIAL, "WatchInvitations", so.WatchInvitationsRequest(), None, ("token",), "stream"),
         ]
 
     def key_like(self) -> list[str]:
@@ -523,6 +554,7 @@ def test_the_fuzzer_calls_every_rpc_with_each_of_its_ids_and_tokens(victim):
         GATEWAY: gw.DESCRIPTOR.services_by_name["GatewayService"],
         PLAYERS: pl.DESCRIPTOR.services_by_name["PlayerService"],
         ACTIONS: actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
+        SOCIAL: so.DESCRIPTOR.services_by_name["SocialService"],
     }
     every = {(name, method.name) for name, service in public.items() for method in service.methods}
     assert {(call.service, call.method) for call in victim.calls()} == every

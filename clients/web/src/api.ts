@@ -25,7 +25,7 @@ const params = new URLSearchParams(location.search);
 /** The gateway's browser address: ?gateway=..., else the page's own origin. */
 export const gatewayUrl: string = params.get("gateway") ?? location.origin;
 
-const transport =
+export const transport =
   params.get("protocol") === "grpc-web"
     ? createGrpcWebTransport({ baseUrl: gatewayUrl })
     : createConnectTransport({ baseUrl: gatewayUrl, useBinaryFormat: true });

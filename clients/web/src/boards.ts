@@ -9,6 +9,7 @@ import type { LeaderboardEntry } from "./gen/tavola/gateway/v1/players_pb";
 import type { GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { dateText, dateTimeText, signedWhole, whole } from "./format";
 import { ordinal, ratingText } from "./ratings";
+import { socialButtons } from "./social";
 import { playerKey } from "./storage";
 
 const PAGE = 20;
@@ -182,7 +183,7 @@ export class PlayerPage {
           mine ? h("span", { class: "badge me" }, "you") : null,
         ),
         player.createTime && !player.bot ? h("p", { class: "small muted" }, "Player since ", timeOf(timestampMs(player.createTime), dateText(timestampMs(player.createTime)))) : null,
-        mine ? h("p", { class: "small" }, h("a", { href: "#/me" }, "Your player's settings and tables")) : null,
+        mine ? h("p", { class: "small" }, h("a", { href: "#/me" }, "Your player's settings and tables")) : socialButtons(player),
         h("h2", {}, "Ratings"),
         page.ratings.length
           ? h(

@@ -1,13 +1,14 @@
 // tavola in the browser: #/ the lobby, #/table/<id> a table (as its seat when this browser
 // holds its token), #/watch/<id> a table as a spectator, #/quick quick play, #/me the
 // player this browser plays as, #/leaderboard/<game> a game's board, #/player/<id> a
-// player's page.
+// player's page, #/friends whom the player follows and blocks, and invitations.
 import "./style.css";
 import { LeaderboardPage, PlayerPage } from "./boards";
 import { fill, h } from "./dom";
 import { Lobby } from "./lobby";
 import { MePage } from "./me";
 import { QuickPlayPage } from "./quick";
+import { FriendsPage, SocialLink } from "./social";
 import { playerKey } from "./storage";
 import { TablePage } from "./table";
 
@@ -19,6 +20,8 @@ interface Page {
 
 const app = document.getElementById("app")!;
 let current: Page | undefined;
+// Presence and invitations, on every page, while this browser holds a player.
+const socialLink = new SocialLink();
 
 function decoded(part: string | undefined): string | undefined {
   if (!part) return undefined;
@@ -32,12 +35,14 @@ function decoded(part: string | undefined): string | undefined {
 function page(hash: string): { page: Page; section: string } {
   const [, kind, id] = hash.match(/^#\/(table|watch)\/([\w-]+)/) ?? [];
   if (kind) return { page: new TablePage(id, kind === "watch"), section: "" };
-  const [, name, rest] = hash.match(/^#\/(quick|me|leaderboard|player)(?:\/([^/?#]*))?/) ?? [];
+  const [, name, rest] = hash.match(/^#\/(quick|me|leaderboard|player|friends)(?:\/([^/?#]*))?/) ?? [];
   switch (name) {
     case "quick":
       return { page: new QuickPlayPage(decoded(rest)), section: "quick" };
     case "me":
       return { page: new MePage(), section: "me" };
+    case "friends":
+      return { page: new FriendsPage(), section: "friends" };
     case "leaderboard":
       return { page: new LeaderboardPage(decoded(rest)), section: "leaderboard" };
     case "player": {
@@ -64,6 +69,7 @@ function nav(section: string): HTMLElement {
       link("#/", "lobby", "Lobby"),
       link("#/quick", "quick", "Quick play"),
       link("#/leaderboard", "leaderboard", "Leaderboards"),
+      me ? link("#/friends", "friends", "Friends") : null,
       link("#/me", "me", me ? [h("span", { class: "nav-name" }, me.name || "Your player")] : "Your player"),
     ),
   );
@@ -73,11 +79,16 @@ function route(): void {
   current?.stop();
   const chosen = page(location.hash);
   current = chosen.page;
-  fill(app, nav(chosen.section), current.element());
+  fill(app, nav(chosen.section), socialLink.element(), current.element());
+  socialLink.at(location.hash.match(/^#\/table\/([\w-]+)/)?.[1] ?? "");
   void current.start();
 }
 
 window.addEventListener("hashchange", route);
 // The name in the header follows a player made, renamed or forgotten on any page.
-window.addEventListener("tavola-player", () => app.querySelector("header.site")?.replaceWith(nav(location.hash.match(/^#\/(\w+)/)?.[1] ?? "lobby")));
+window.addEventListener("tavola-player", () => {
+  app.querySelector("header.site")?.replaceWith(nav(location.hash.match(/^#\/(\w+)/)?.[1] ?? "lobby"));
+  socialLink.start();
+});
+socialLink.start();
 route();
