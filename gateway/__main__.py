@@ -182,6 +182,7 @@ async def compose(settings: Settings) -> Gateway:
     presence = PresenceBook(client, settings.key_prefix)
     social = Social(client, settings.key_prefix, players.store, core.reads, presence, hub)
     matchmaker.social = social
+    player_servicer.leaving.social = social
     social_servicer = SocialServicer(social, players)
     add_to_server(social_servicer, "SocialService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())

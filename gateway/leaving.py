@@ -18,6 +18,8 @@ names go when they are archived. Without an archive (no TAVOLA_DATABASE_URL) the
 archived games to rename: steps 2 and 3 alone.
 """
 
+from typing import TYPE_CHECKING
+
 import grpc
 import structlog
 from redis.asyncio import Redis
@@ -29,10 +31,16 @@ from gateway.archiver import Archiver
 from gateway.players import KEPT_TABLES, PlayerStore, text
 from tavola.gateway.v1 import players_pb2 as pl
 
+if TYPE_CHECKING:
+    from gateway.social import Social
+
 log = structlog.get_logger()
 
 
 class AccountDeletion:
+    # The player's follows, blocks and invitations (gateway/social.py): set by the gateway's start.
+    social: "Social | None" = None
+
     def __init__(self, redis: "Redis | RedisCluster", key_prefix: str, players: PlayerStore, archiver: Archiver | None):
         self.redis = redis
         self.keys = ratings.Keys(key_prefix)
@@ -62,5 +70,7 @@ class AccountDeletion:
             await pipe.execute()
         if not await self.players.forget(player_id):
             raise ApiError(grpc.StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", "this account was deleted already")
+        if self.social is not None:
+            await self.social.forget(player_id)
         log.info("player_deleted", player_id=player_id, archived_tables=renamed)
         return pl.DeletePlayerResponse(archived_tables=renamed)

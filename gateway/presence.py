@@ -47,6 +47,9 @@ class PresenceBook:
         presence.seen_time.FromNanoseconds(now)
         return presence
 
+    async def forget(self, player_id: str) -> None:
+        await self.redis.delete(self._key(player_id))
+
     async def read(self, player_ids: list[str]) -> list[so.Presence]:
         if not player_ids:
             return []

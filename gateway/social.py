@@ -5,8 +5,9 @@ each other's presence and tables: a follow alone tells the follower nothing. A b
 both follows, drops the blocked player's invitations, keeps them from inviting and from
 being seated with the blocker by quick play (``Social.blocked_among``).
 
-Keys, per player (``<prefix>:social:<player>:``): ``following`` and ``followers`` (sets,
-kept in step by one transaction), ``blocks`` (set: whom the player blocked) and
+Keys, per player (``<prefix>:social:<player>:``): ``following`` (set: whom the player
+follows; whether another follows back is read from theirs, so a follow is one write, on
+one slot of a cluster), ``blocks`` (set: whom the player blocked) and
 ``invitations`` (hash: invitation id -> Invitation, expiring a day after the last one).
 Presence is ``gateway.presence``'s. An invitation's arrival is published on the invitee's
 channel (``<prefix>:social:<player>``), which a WatchInvitations stream joins through the
@@ -95,10 +96,7 @@ class Social:
             raise failed("BLOCKED", "one of you blocked the other")
         if await self.redis.scard(self._key(caller, "following")) >= MAX_FOLLOWING:
             raise ApiError(grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_FOLLOWS", f"at most {MAX_FOLLOWING} follows")
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.sadd(self._key(caller, "following"), player_id)
-            pipe.sadd(self._key(player_id, "followers"), caller)
-            await pipe.execute()
+        await self.redis.sadd(self._key(caller, "following"), player_id)
         return player
 
     async def unfollow(self, caller: str, player_id: str) -> None:
@@ -106,10 +104,7 @@ class Social:
         await self._end_follow(caller, player_id)
 
     async def _end_follow(self, follower: str, followed: str) -> None:
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.srem(self._key(follower, "following"), followed)
-            pipe.srem(self._key(followed, "followers"), follower)
-            await pipe.execute()
+        await self.redis.srem(self._key(follower, "following"), followed)
 
     async def block(self, caller: str, player_id: str) -> pl.Player:
         player = await self._other(caller, player_id)
@@ -144,17 +139,28 @@ class Social:
             if text(other) in present
         }
 
+    async def forget(self, player_id: str) -> None:
+        """A deleted account's follows, blocks, invitations and presence (others' follows
+        of it are left: a follow of no player is skipped when read)."""
+        for what in ("following", "blocks", "invitations"):  # one by one: a slot each on a cluster
+            await self.redis.delete(self._key(player_id, what))
+        await self.presence.forget(player_id)
+
     async def blocks_of(self, player_id: str) -> set[str]:
         return {text(other) for other in await self.redis.smembers(self._key(player_id, "blocks"))}
 
     async def friends(self, caller: str) -> so.ListFriendsResponse:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.smembers(self._key(caller, "following"))
-            pipe.smembers(self._key(caller, "followers"))
             pipe.smembers(self._key(caller, "blocks"))
-            following, followers, blocked = ({text(v) for v in reply} for reply in await pipe.execute())
+            following, blocked = ({text(v) for v in reply} for reply in await pipe.execute())
+        ordered = sorted(following)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for pid in ordered:
+                pipe.sismember(self._key(pid, "following"), caller)
+            followers = {pid for pid, back in zip(ordered, await pipe.execute(), strict=True) if back}
         people = await self.players.names(sorted(following | blocked))
-        mutual = sorted(following & followers)
+        mutual = sorted(followers)
         presences = dict(zip(mutual, await self.presence.read(mutual), strict=True))
         response = so.ListFriendsResponse()
         for pid in sorted(following, key=lambda p: people[p].display_name.lower() if p in people else p):

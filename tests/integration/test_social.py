@@ -13,9 +13,8 @@ import pytest
 from common.errors import reason_of
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
-from tavola.gateway.v1 import players_pb2_grpc
+from tavola.gateway.v1 import players_pb2_grpc, social_pb2_grpc
 from tavola.gateway.v1 import social_pb2 as so
-from tavola.gateway.v1 import social_pb2_grpc
 
 pytestmark = pytest.mark.integration
 
@@ -112,9 +111,7 @@ def test_bad_requests_are_refused_with_their_status_and_change_nothing(people, g
         (
             lambda: ada.call(
                 "SetPresence",
-                so.SetPresenceRequest(
-                    state=so.PRESENCE_STATE_AT_TABLE, table_id=open_table(gateway, bea).table_id
-                ),
+                so.SetPresenceRequest(state=so.PRESENCE_STATE_AT_TABLE, table_id=open_table(gateway, bea).table_id),
             ),
             grpc.StatusCode.PERMISSION_DENIED,
             "NOT_YOUR_SEAT",
@@ -197,3 +194,16 @@ def test_a_block_ends_follows_and_invitations_and_is_not_told(people, gateway):
     bea.call("Unblock", so.UnblockRequest(player_id=ada.id))
     ada.call("Follow", follow)  # allowed again; the ended follows stay ended
     assert not ada.friends()[bea.id].follows_you
+
+
+def test_a_deleted_account_leaves_no_follow_presence_or_invitation(people, gateway):
+    ada, bea = people("Ada"), people("Bea")
+    ada.call("Follow", so.FollowRequest(player_id=bea.id))
+    bea.call("Follow", so.FollowRequest(player_id=ada.id))
+    bea.call("SetPresence", so.SetPresenceRequest(state=so.PRESENCE_STATE_ONLINE))
+    table = open_table(gateway, bea, players=3)
+    bea.call("Invite", so.InviteRequest(player_id=ada.id, table_id=table.table_id))
+    bea.players.DeletePlayer(pl.DeletePlayerRequest(player_id=bea.id), metadata=bea.auth)
+    assert bea.id not in ada.friends()
+    # Her token is gone with her account: nothing of hers can be read or written.
+    assert refused(lambda: bea.call("ListFriends", so.ListFriendsRequest()))[0] == grpc.StatusCode.UNAUTHENTICATED

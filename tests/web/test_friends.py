@@ -9,10 +9,9 @@ import grpc
 import pytest
 
 from tavola.gateway.v1 import gateway_pb2 as gw
-from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
+from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc, social_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.gateway.v1 import social_pb2 as so
-from tavola.gateway.v1 import social_pb2_grpc
 
 
 class Remote:
