@@ -32,6 +32,9 @@
   tavola's latency is measured from each event's stamp (its command's start, like the bare
   pipeline's), and from its commit (Redis's time of the log append, read off MONITOR),
   beside the bare gRPC stream's from its send: both from when the event came to be.
+- a peer: boardgame.io (bench/peer.py), an open-source game server playing a 3-player
+  hidden-dice game, its moves beside tavola's SubmitAction at 16 and 64 clients, in
+  slices in turn: moves/s, latency and server CPU per move of each.
 
 Every part runs ``--runs`` times (3 by default), then a summary prints each ratio's
 median and range over the runs, with the load average at each run's start and end.
@@ -63,6 +66,7 @@ from bench.contention import PROCESSES, BackgroundLoad
 from bench.echo import EchoServer, Floor, Sizes, combine_floors
 from bench.engines import REFERENCES, interleaved_rounds, round_ratios
 from bench.gateway import combined, message_sizes, submit_action
+from bench.peer import peer
 from bench.replies import bot_replies
 from bench.summary import CONTENDED, QUIET, Run, format_summary, summarize
 from bench.tables import print_progress, run_tables, stack_pids
@@ -778,6 +782,9 @@ def run_parts(report: Report, profile: Profile, parts: set[str], stack: Stack, f
         timed("tables", live_tables, report, profile, stack, references, floor)
     if "watchers" in parts:
         timed("watchers", watchers, report, profile, stack)
+    if "peer" in parts:
+        # Each side's slices half as long as the SubmitAction part's whole side.
+        timed("peer", peer, report, profile.submit_seconds / 2, stack, run_dir(stack))
 
 
 def main() -> None:
@@ -809,7 +816,9 @@ def main() -> None:
         action="store_true",
         help="watchers: every side sends a command's events one message each (not batched, as before)",
     )
-    parser.add_argument("--only", default="engines,strength,submits,bots,replies,tables,watchers", help="parts to run")
+    parser.add_argument(
+        "--only", default="engines,strength,submits,bots,replies,tables,watchers,peer", help="parts to run"
+    )
     args = parser.parse_args()
     profile = PROFILES["quick" if args.quick else "full"]
     if args.tables:
