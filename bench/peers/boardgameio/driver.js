@@ -3,9 +3,8 @@
 // gateway (bench/gateway.py): CLIENTS clients, each playing matches of 3 players whose
 // every seat it holds, a move as soon as the last one is answered; only the move is
 // timed. A seat is a socket.io connection of its own speaking boardgame.io's protocol
-// (what boardgame.io's SocketIO transport sends: 'sync', then 'update' with the move and
-// the state id it was made on); the server answers each move by sending every seat of the
-// match the new state through the game's playerView.
+// (seats.js); the server answers each move by sending every seat of the match the new
+// state through the game's playerView.
 //
 // The matches are made (lobby API: create, join each seat) and their seats connected and
 // synced before the clock starts, as tavola's tables are; a client that finishes its
@@ -19,8 +18,8 @@
 const { parseArgs } = require('node:util');
 const readline = require('node:readline');
 const { performance } = require('node:perf_hooks');
-const { io } = require('socket.io-client');
-const { LiarsDice, FACES, diceInPlay } = require('./game');
+const { FACES, diceInPlay } = require('./game');
+const { newMatch: seatedMatch } = require('./seats');
 
 const { values: options } = parseArgs({
   options: {
@@ -42,72 +41,12 @@ const MOVE_TIMEOUT_MS = Number(options['move-timeout']) * 1000;
 const MOVES_PER_MATCH = 25;
 const CALL_CHANCE = 0.3;
 
-async function post(path, body) {
-  const response = await fetch(BASE + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
-// One player's connection to one match: the latest state it was sent (its own view).
-class Seat {
-  constructor(matchID, playerID, credentials) {
-    Object.assign(this, { matchID, playerID, credentials, state: null, waiting: [] });
-  }
-
-  open() {
-    this.socket = io(`${BASE}/${LiarsDice.name}`, { transports: ['websocket'], reconnection: false });
-    this.socket.on('sync', (matchID, syncInfo) => this.receive(syncInfo.state));
-    this.socket.on('update', (matchID, state) => this.receive(state));
-    this.socket.on('connect', () => this.socket.emit('sync', this.matchID, this.playerID, this.credentials, PLAYERS));
-    return this.atLeast(0);
-  }
-
-  receive(state) {
-    if (this.state !== null && state._stateID <= this.state._stateID) return;
-    this.state = state;
-    const ready = this.waiting.filter((waiter) => waiter.stateID <= state._stateID);
-    this.waiting = this.waiting.filter((waiter) => waiter.stateID > state._stateID);
-    for (const waiter of ready) {
-      clearTimeout(waiter.timer);
-      waiter.resolve(state);
-    }
-  }
-
-  // This seat's view once it is at `stateID` or later.
-  atLeast(stateID) {
-    if (this.state !== null && this.state._stateID >= stateID) return Promise.resolve(this.state);
-    return new Promise((resolve, reject) => {
-      const waiter = { stateID, resolve };
-      waiter.timer = setTimeout(() => {
-        this.waiting = this.waiting.filter((other) => other !== waiter);
-        reject(new Error(`no state ${stateID} for seat ${this.playerID} of ${this.matchID} in time`));
-      }, MOVE_TIMEOUT_MS);
-      this.waiting.push(waiter);
-    });
-  }
-
-  close() {
-    if (this.socket) this.socket.close();
-  }
-}
-
 const opened = [];
 
 async function newMatch() {
-  const { matchID } = await post(`/games/${LiarsDice.name}/create`, { numPlayers: PLAYERS });
-  const seats = [];
-  for (let player = 0; player < PLAYERS; player++) {
-    const playerID = String(player);
-    const joined = await post(`/games/${LiarsDice.name}/${matchID}/join`, { playerID, playerName: `bench ${player}` });
-    seats.push(new Seat(matchID, playerID, joined.playerCredentials));
-  }
-  opened.push(...seats);
-  await Promise.all(seats.map((seat) => seat.open()));
-  return { matchID, seats, state: seats[0].state };
+  const match = await seatedMatch(BASE, PLAYERS, MOVE_TIMEOUT_MS);
+  opened.push(...match.seats);
+  return match;
 }
 
 // A small seeded generator (mulberry32): each client's moves are the same run to run.
@@ -151,9 +90,8 @@ async function client(index, matches, deadline, figures) {
       const seat = match.seats[Number(playerID)];
       const view = await seat.atLeast(match.state._stateID);
       const { type, args } = chooseMove(view, random);
-      const action = { type: 'MAKE_MOVE', payload: { type, args, playerID, credentials: seat.credentials } };
       const started = performance.now();
-      seat.socket.emit('update', action, view._stateID, match.matchID, playerID);
+      seat.move(type, args, view._stateID);
       match.state = await seat.atLeast(view._stateID + 1);
       figures.latencies.push(performance.now() - started);
       moves += 1;
