@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from bench import peer
-from bench.__main__ import Report
+from bench.report import Report
 
 needs_node = pytest.mark.skipif(peer.missing() is not None, reason=peer.missing() or "")
 HAND = 5  # dice each player starts with
