@@ -33,8 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.gateway import Figures, combined, submit_action
+from bench.report import Report
 from bench.tables import CpuMeter, stack_pids
 from deploy.processes import terminate
+from deploy.stack import Stack
 
 PEER_DIR = Path(__file__).resolve().parent / "peers" / "boardgameio"
 PAIRS = 3
@@ -153,11 +155,14 @@ async def drive(server: PeerServer, clients: int, seconds: float, limit: int = L
     return PeerSlice(figures, result["finished"], result["error_count"], result["errors"])
 
 
-def _load() -> str:
+def _load_now() -> str:
+    """The last minute's load average: what ran beside a slice as it began."""
     return f"{os.getloadavg()[0]:.1f}"
 
 
-def peer(report, slice_seconds: float, stack, workdir: Path, clients_counts: tuple[int, ...] = CLIENTS) -> None:
+def peer(
+    report: Report, slice_seconds: float, stack: Stack, workdir: Path, clients_counts: tuple[int, ...] = CLIENTS
+) -> None:
     """The part: at each client count, PAIRS pairs of slices (tavola's, then the peer's),
     and each side's moves/s, latency, and server and client CPU per move beside the other's."""
     report.section(
@@ -174,19 +179,21 @@ def peer(report, slice_seconds: float, stack, workdir: Path, clients_counts: tup
         for clients in clients_counts:
             tavola_slices, peer_slices, loads = [], [], []
             for _ in range(PAIRS):
-                loads.append(f"tavola {_load()}")
+                loads.append(f"tavola {_load_now()}")
                 tavola_slices.append(
                     asyncio.run(
                         submit_action(stack.gateway_address, "borgia", 3, clients, slice_seconds, LIMIT, tavola_pids)
                     )
                 )
-                loads.append(f"boardgame.io {_load()}")
+                loads.append(f"boardgame.io {_load_now()}")
                 peer_slices.append(asyncio.run(drive(server, clients, slice_seconds)))
             report_pairs(report, clients, tavola_slices, peer_slices, loads)
     report.note("peer.version", f"boardgame.io {version()}, node {_node_version()}", version=version())
 
 
-def report_pairs(report, clients: int, tavola_slices: list, peer_slices: list[PeerSlice], loads: list[str]) -> None:
+def report_pairs(
+    report: Report, clients: int, tavola_slices: list[Figures], peer_slices: list[PeerSlice], loads: list[str]
+) -> None:
     tavola, other = combined(tavola_slices), combined([part.figures for part in peer_slices])
     key = f"peer.{clients}"
     report.row(f"{key}.per_second", f"{clients:3d} clients: moves/s", tavola.per_second, "/s", other.per_second, "bgio")
