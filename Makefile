@@ -137,12 +137,27 @@ play: setup ## play in the terminal against bots (GAME= PLAYERS= BOTS= JOIN= SPE
 # Every figure beside a reference measured in the same run, 3 runs, each ratio's median and
 # range (docs/benchmarks.md); JSON with BENCH_ARGS=--json, a background load with
 # BENCH_ARGS=--contention. bench-quick runs every part small, once.
-bench: setup ## every benchmark figure beside its reference, 3 runs (BENCH_ARGS=--json, --contention)
+bench: setup bench-peer ## every benchmark figure beside its reference, 3 runs (BENCH_ARGS=--json, --contention)
 	$(PY) -m bench --runs 3 $(BENCH_ARGS)
 
-.PHONY: bench-quick
-bench-quick: setup ## every benchmark part, small, once
+.PHONY: bench-quick bench-peer
+bench-quick: setup bench-peer ## every benchmark part, small, once
 	$(PY) -m bench --quick --runs 1 $(BENCH_ARGS)
+
+# The bench's peer, boardgame.io (bench/peer.py): its npm packages from its own
+# package-lock.json, installed for the bench only (make setup and make test never do).
+# Without node and npm the bench says so and runs without it.
+PEER := bench/peers/boardgameio
+ifeq ($(HAVE_NPM),yes)
+$(PEER)/node_modules/.installed: $(PEER)/package-lock.json
+	cd $(PEER) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+bench-peer: $(PEER)/node_modules/.installed ## install the bench's peer (boardgame.io, npm ci in bench/peers/boardgameio)
+else
+bench-peer:
+	@echo "node and npm are not installed: the bench runs without its peer (boardgame.io)"
+endif
 
 # A short tournament per game, 2 players: ISMCTS (50 ms a decision), the game's heuristic
 # bot and random, each pair in turn (python -m bots.arena --help for more).

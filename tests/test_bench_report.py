@@ -5,11 +5,13 @@ range, quiet beside contended) and the contention mode's background load."""
 
 import pytest
 
-from bench.__main__ import Report, _bot_cpu_rows, _floor_rows, engine_rows
+from bench.__main__ import engine_rows
 from bench.contention import BackgroundLoad
 from bench.echo import CommitFigures, EchoFigures, Floor, combine_floors
 from bench.engines import round_ratios
 from bench.gateway import Figures, combined
+from bench.pipeline import _bot_cpu_rows, _floor_rows
+from bench.report import Report
 from bench.summary import CONTENDED, QUIET, Run, format_summary, summarize
 from bench.tables import TablesFigures
 
