@@ -139,10 +139,12 @@ play: setup ## play in the terminal against bots (GAME= PLAYERS= BOTS= JOIN= SPE
 # BENCH_ARGS=--contention. bench-quick runs every part small, once.
 bench: setup bench-peer ## every benchmark figure beside its reference, 3 runs (BENCH_ARGS=--json, --contention)
 	$(PY) -m bench --runs 3 $(BENCH_ARGS)
+	$(PY) -m bench.presence
 
 .PHONY: bench-quick bench-peer
 bench-quick: setup bench-peer ## every benchmark part, small, once
 	$(PY) -m bench --quick --runs 1 $(BENCH_ARGS)
+	$(PY) -m bench.presence --seconds 3 --players 50 --streaming 2000
 
 # The bench's peer, boardgame.io (bench/peer.py): its npm packages from its own
 # package-lock.json, installed for the bench only (make setup and make test never do).
