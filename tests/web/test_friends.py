@@ -57,6 +57,7 @@ def test_follow_presence_and_an_invitation_accepted_in_the_page(open_page, base_
     assert bea.name in friend.inner_text()  # the markup shown as typed, not rendered
     assert page.page.locator("[data-testid=friend] b").count() == 0
     page.axe("friends")
+    page.shot("friends")
 
     table = bea.gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2)).table
     bea.gateway.TakeSeat(gw.TakeSeatRequest(table_id=table.table_id), metadata=bea.auth)
