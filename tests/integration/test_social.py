@@ -36,6 +36,10 @@ class Person:
         return {f.player.player_id: f for f in self.call("ListFriends", so.ListFriendsRequest()).following}
 
 
+def bea_name(person: "Person") -> str:
+    return person.players.GetPlayer(pl.GetPlayerRequest(player_id=person.id)).player.display_name
+
+
 def refused(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
     with pytest.raises(grpc.RpcError) as raised:
         call()
@@ -207,3 +211,28 @@ def test_a_deleted_account_leaves_no_follow_presence_or_invitation(people, gatew
     assert bea.id not in ada.friends()
     # Her token is gone with her account: nothing of hers can be read or written.
     assert refused(lambda: bea.call("ListFriends", so.ListFriendsRequest()))[0] == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_the_terminal_lists_friends_and_invitations(people, gateway, stack, tmp_path, monkeypatch, capsys):
+    from clients.terminal import friends as terminal
+    from clients.terminal.players import save_token
+
+    ada, bea = people("Ada"), people("Bea")
+    monkeypatch.setenv("TAVOLA_CLIENT_DIR", str(tmp_path / "seats"))
+    save_token(ada.token)
+    address = ["--gateway", stack.gateway_address]
+    assert terminal.main([*address, "follow", bea.id]) == 0
+    bea.call("Follow", so.FollowRequest(player_id=ada.id))
+    bea.call("SetPresence", so.SetPresenceRequest(state=so.PRESENCE_STATE_AWAY))
+    table = open_table(gateway, bea)
+    bea.call("Invite", so.InviteRequest(player_id=ada.id, table_id=table.table_id))
+    capsys.readouterr()
+    assert terminal.main([*address, "list"]) == 0
+    listed = capsys.readouterr().out
+    assert f"{bea.id}  {bea_name(bea)}  away" in listed
+    assert f"    {table.table_id}  borgia, waiting for players" in listed
+    assert terminal.main([*address, "invitations"]) == 0
+    waiting = capsys.readouterr().out
+    assert "invites you to borgia at " + table.table_id in waiting
+    assert terminal.main([*address, "follow", ada.id]) == 1  # yourself: refused, said on stderr
+    assert "that is you" in capsys.readouterr().err
