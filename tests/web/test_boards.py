@@ -12,7 +12,6 @@ which docs/players.md shows (make docs-screenshots); CI never sets it, so it rew
 import os
 import re
 import time
-from pathlib import Path
 
 import pytest
 
@@ -25,7 +24,9 @@ WIDTHS = (1280, 375)
 BORGIA_FACES = {"Bribe", "Poison", "Judgement", "Accusation", "Rumor", "Fate"}
 CARDINALS = ("Borgia", "Della Rovere", "Medici", "Orsini", "Colonna", "Sforza")
 TOKEN_LABEL = re.compile(r"^(People|Tower|Book|Mortadella) \d+$")
-ROMAN_LABEL = re.compile(r"^(Senator|Citizen|Woman|Slave): sits \d+ rounds?, pays \d+ sesterces?(, \d+ round markers? left)?$")
+ROMAN_LABEL = re.compile(
+    r"^(Senator|Citizen|Woman|Slave): sits \d+ rounds?, pays \d+ sesterces?(, \d+ round markers? left)?$"
+)
 ACTION_NAMES = {
     "Villa Dixius",
     "Queue-jumper",
