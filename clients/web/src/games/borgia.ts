@@ -132,7 +132,7 @@ function ladder(view: View, mine: Set<Cardinal>): HTMLElement {
   // At the end, the final ladder: the remaining dice's influence added, eliminated cardinals gone.
   const final = view.result;
   const influence = new Map((final ?? view).influence.map((item) => [item.cardinal, item.influence]));
-  const mats = (final ?? view).ladder.map((c) => ({ name: cardinal(c), influence: influence.get(c) ?? 0, antipope: view.antipope === c, mine: mine.has(c) }));
+  const mats = (final ?? view).ladder.map((c) => ({ name: cardinal(c), influence: influence.get(c) ?? 0, antipope: view.antipope === c, mine: mine.has(c), pope: final?.pope === c }));
   return h(
     "section",
     { class: "ladder", "aria-label": "Ladder, top first" },

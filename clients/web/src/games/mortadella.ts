@@ -46,10 +46,16 @@ function dice(label: string, faces: Sym[], testid?: string, rolled = false): HTM
     h("span", { class: "dice-label" }, `${label}:`),
     h(
       "span",
-      { class: "dice" },
+      { class: "dice named" },
       faces.map((value) => {
         const key = Sym[value].toLowerCase();
-        return die({ face: key, glyph: MORTADELLA_GLYPHS[key] ?? (() => null), label: symbol(value), className: `sym-${key}`, rolled, size: 38 });
+        // Each die with its symbol in words under it: the legend of the tokens' symbols too.
+        return h(
+          "span",
+          { class: "named-die" },
+          die({ face: key, glyph: MORTADELLA_GLYPHS[key] ?? (() => null), label: symbol(value), className: `sym-${key}`, rolled, size: 38 }),
+          h("span", { class: "die-word", "aria-hidden": "true" }, symbol(value)),
+        );
       }),
     ),
   );

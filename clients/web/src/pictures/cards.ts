@@ -49,7 +49,7 @@ export function romanCard(options: RomanCardOptions): SVGSVGElement {
   const look = KINDS[options.kind] ?? { name: options.kind, fill: "#fff", ink: "#1f1d1a" };
   const seated = options.markers !== undefined;
   const height = seated ? 90 : 78;
-  const scale = options.small ? 0.75 : 1;
+  const scale = options.small ? 0.86 : 1;
   const markers = Math.max(0, options.markers ?? 0);
   const gap = markers > 5 ? 44 / markers : 9;
   return picture(

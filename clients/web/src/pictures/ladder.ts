@@ -9,16 +9,24 @@ export interface Mat {
   influence: number;
   antipope: boolean;
   mine: boolean;
+  /** At the end: the cardinal elected pope. */
+  pope?: boolean;
 }
 
 const WIDTH = 320;
 const ROW = 46;
-const TOKENS_FROM = 150;
-const TOKENS_TO = 262;
+const TOKENS_FROM = 162;
+const TOKENS_TO = 264;
 
 function matLabel(mat: Mat, place: number): string {
-  const notes = [mat.antipope ? "Antipope" : "", mat.mine ? "your puppet" : ""].filter(Boolean);
+  const notes = [mat.pope ? "elected pope" : "", mat.antipope ? "Antipope" : "", mat.mine ? "your puppet" : ""].filter(Boolean);
   return `${place}. ${mat.name}, ${mat.influence} influence${notes.length ? ` (${notes.join(", ")})` : ""}`;
+}
+
+/** The words under a cardinal's name, short enough to end before its tokens. */
+function caption(mat: Mat): string {
+  const notes = [mat.pope ? "♛ Pope" : "", mat.antipope ? "⚑ Antipope" : "", mat.mine ? (mat.pope || mat.antipope ? "yours" : "your puppet") : ""];
+  return notes.filter(Boolean).join(" · ");
 }
 
 /** Influence tokens: one row of up to ten, beyond that two rows, closer together when many. */
@@ -70,14 +78,8 @@ export function ladderPicture(mats: Mat[]): SVGSVGElement {
             "stroke-width": mat.mine ? 2.5 : 1.2,
           }),
           s("text", { x: 16, y: 27, "text-anchor": "middle", "font-size": 13, fill: "#5e584f" }, index + 1),
-          s("text", { x: 30, y: mat.antipope || mat.mine ? 21 : 27, "font-size": 15, "font-weight": 700, fill: mat.mine ? "#1f5f7a" : "#1f1d1a" }, mat.name),
-          mat.antipope || mat.mine
-            ? s(
-                "text",
-                { x: 30, y: 35, "font-size": 11, fill: mat.antipope ? "#8a3b00" : "#1f5f7a", "font-weight": 600 },
-                mat.antipope && mat.mine ? "⚑ Antipope · yours" : mat.antipope ? "⚑ Antipope" : "your puppet",
-              )
-            : null,
+          s("text", { x: 30, y: caption(mat) ? 21 : 27, "font-size": 15, "font-weight": 700, fill: mat.mine ? "#1f5f7a" : "#1f1d1a" }, mat.name),
+          caption(mat) ? s("text", { x: 30, y: 35, "font-size": 11, fill: mat.antipope || mat.pope ? "#8a3b00" : "#1f5f7a", "font-weight": 600 }, caption(mat)) : null,
           tokens(mat.influence),
           s(
             "text",

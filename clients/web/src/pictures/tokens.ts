@@ -7,9 +7,9 @@ const RIM: Record<string, string> = { people: "#3f78c9", tower: "#8a7355", book:
 
 export function tokenPicture(name: string, label: string, count: number, pulse: boolean): SVGSVGElement {
   return picture(
-    { label: `${label} ${count}`, width: 62, height: 32, shown: { width: 54, height: 28 }, class: `token tok-${name}${pulse ? " pulse" : ""}` },
+    { label: `${label} ${count}`, width: 62, height: 32, shown: { width: 66, height: 34 }, class: `token tok-${name}${pulse ? " pulse" : ""}` },
     s("circle", { cx: 16, cy: 16, r: 14.5, fill: "#fff", stroke: RIM[name] ?? "#55504a", "stroke-width": 2.5 }),
-    placed(5, 5, 0.55, MORTADELLA_GLYPHS[name]?.()),
+    placed(3.5, 3.5, 0.63, MORTADELLA_GLYPHS[name]?.()),
     s("text", { x: 36, y: 23, "font-size": 19, "font-weight": 700, fill: "#1f1d1a" }, `${count}`),
   );
 }
