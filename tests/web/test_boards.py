@@ -111,7 +111,8 @@ def shoot(page, game: str, moment: str) -> None:
         assert top and board
         left = max(0, board["x"] - 8)  # the page's column, without the empty margins of a wide window
         right = min(width, board["x"] + board["width"] + 8)
-        clip = {"x": left, "y": top["y"] - 8, "width": right - left, "height": board["y"] + board["height"] - top["y"] + 16}
+        bottom = board["y"] + board["height"] + 8
+        clip = {"x": left, "y": top["y"] - 8, "width": right - left, "height": bottom - top["y"] + 8}
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         targets = [ARTIFACTS / f"board-{game}-{moment}-{width}.png"]
         if os.environ.get("TAVOLA_DOCS_SCREENSHOTS"):
