@@ -19,6 +19,7 @@ import { BORGIA_GLYPHS } from "../pictures/glyphs";
 import { ladderPicture } from "../pictures/ladder";
 import { beginDrawing, changed } from "../pictures/motion";
 import type { Ctx, GameRenderer } from "./api";
+import { markBadge, markClasses } from "./marks";
 
 const cardinal = (value: Cardinal) => words(Cardinal[value]);
 const face = (value: Face) => words(Face[value]);
@@ -144,6 +145,7 @@ function ladder(view: View, mine: Set<Cardinal>): HTMLElement {
 
 function seatsPanel(view: View, ctx: Ctx): HTMLElement {
   const now = deciding(view);
+  const won = (seat: number) => view.result?.winners.includes(seat) ?? false;
   return h(
     "section",
     { class: "seats", "aria-label": "Seats" },
@@ -153,7 +155,7 @@ function seatsPanel(view: View, ctx: Ctx): HTMLElement {
       return h(
         "div",
         {
-          class: `seat-card${seat.seat === ctx.me ? " me" : ""}${seat.diceCount === 0 ? " out" : ""}${seat.seat === now ? " turn" : ""}`,
+          class: `seat-card${seat.seat === ctx.me ? " me" : ""}${seat.diceCount === 0 ? " out" : ""}${markClasses(seat.seat === now, won(seat.seat))}`,
           "data-seat": String(seat.seat),
           "data-testid": `seat-${seat.seat}`,
         },
@@ -161,7 +163,7 @@ function seatsPanel(view: View, ctx: Ctx): HTMLElement {
           "div",
           { class: "seat-head" },
           ctx.seats.tag(seat.seat),
-          seat.seat === now ? h("span", { class: "turn-badge" }, "to play") : null,
+          markBadge(seat.seat === now, won(seat.seat)),
           h("span", { class: "small" }, `${seat.diceCount} ${seat.diceCount === 1 ? "die" : "dice"}`),
         ),
         h(

@@ -8,6 +8,7 @@ import { MORTADELLA_GLYPHS } from "../pictures/glyphs";
 import { beginDrawing, changed } from "../pictures/motion";
 import { tokenPicture } from "../pictures/tokens";
 import type { Ctx, GameRenderer } from "./api";
+import { markBadge, markClasses } from "./marks";
 
 // The role cards as the rulebook names them.
 const ROLE_NAMES: Partial<Record<Role, string>> = {
@@ -117,14 +118,14 @@ export const mortadella: GameRenderer = {
           h(
             "div",
             {
-              class: `seat-card${seat.seat === ctx.me ? " me" : ""}${seat.inGame ? "" : " out"}${seat.seat === now ? " turn" : ""}`,
+              class: `seat-card${seat.seat === ctx.me ? " me" : ""}${seat.inGame ? "" : " out"}${markClasses(seat.seat === now, view.winners.includes(seat.seat))}`,
               "data-testid": `seat-${seat.seat}`,
             },
             h(
               "div",
               { class: "seat-head" },
               ctx.seats.tag(seat.seat),
-              seat.seat === now ? h("span", { class: "turn-badge" }, "to play") : null,
+              markBadge(seat.seat === now, view.winners.includes(seat.seat)),
               h("span", { class: `small role-card${seat.role ? "" : " hidden"}`, "data-testid": `role-${seat.seat}` }, seat.role ? role(seat.role) : "role hidden"),
             ),
             h(

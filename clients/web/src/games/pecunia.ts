@@ -13,6 +13,7 @@ import {
 import { actionCard, cardBack, emptySeat, romanCard } from "../pictures/cards";
 import { before, beginDrawing, changed } from "../pictures/motion";
 import type { Ctx, GameRenderer } from "./api";
+import { markBadge, markClasses } from "./marks";
 
 /** A Roman card; `markers` when seated; `entered`: it slides in (it was not there before). */
 function roman(card: RomanCard, options: { markers?: number; small?: boolean; entered?: boolean } = {}): SVGSVGElement {
@@ -94,12 +95,12 @@ export const pecunia: GameRenderer = {
           const turn = !over && player.seat === view.active;
           return h(
             "div",
-            { class: `seat-card${player.seat === ctx.me ? " me" : ""}${turn ? " turn" : ""}`, "data-testid": `seat-${player.seat}` },
+            { class: `seat-card${player.seat === ctx.me ? " me" : ""}${markClasses(turn, view.winners.includes(player.seat))}`, "data-testid": `seat-${player.seat}` },
             h(
               "div",
               { class: "seat-head" },
               ctx.seats.tag(player.seat),
-              turn ? h("span", { class: "turn-badge" }, "to play") : null,
+              markBadge(turn, view.winners.includes(player.seat)),
               h("strong", { class: `purse${paid ? " pulse" : ""}` }, sesterces(player.sesterces)),
             ),
             h(
