@@ -6,7 +6,7 @@ import { Effect, Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mor
 import { die } from "../pictures/dice";
 import { MORTADELLA_GLYPHS } from "../pictures/glyphs";
 import { beginDrawing, changed } from "../pictures/motion";
-import { tokenPicture } from "../pictures/tokens";
+import { lombardToken, tokenPicture } from "../pictures/tokens";
 import type { Ctx, GameRenderer } from "./api";
 import { markBadge, markClasses } from "./marks";
 
@@ -92,7 +92,7 @@ export const mortadella: GameRenderer = {
           !over && view.effect && (view.phase === Phase.TARGET || view.phase === Phase.CANCEL) ? ` (${words(Effect[view.effect])})` : "",
         ),
         view.lombardHolder !== undefined && !over
-          ? h("p", { class: "small" }, "Lombard token: ", ctx.seats.tag(view.lombardHolder), view.lombardUsed ? " (used this turn)" : "")
+          ? h("p", { class: "small lombard-line" }, lombardToken(view.lombardUsed), "Lombard token: ", ctx.seats.tag(view.lombardHolder), view.lombardUsed ? " (used this turn)" : "")
           : null,
         // The turn's dice while it is played; once the game is over they are the last turn's.
         over ? null : dice("Dice rolled", view.dice, "turn-dice", rolled),

@@ -84,13 +84,16 @@ function nameLines(name: string): string[] {
 
 export function actionCard(name: string, className = ""): SVGSVGElement {
   const lines = nameLines(name);
+  // Bold text is about 0.6 em a letter: a long word gets a smaller size to keep inside the card.
+  const longest = Math.max(...lines.map((line) => line.length));
+  const size = Math.min(10.5, 54 / (longest * 0.6));
   return picture(
     { label: name, width: 64, height: 78, class: `card action${className ? ` ${className}` : ""}` },
     s("rect", { x: 1, y: 1, width: 62, height: 76, rx: 5, fill: "#eef3ff", stroke: "#34508a", "stroke-width": 1.5 }),
     s("circle", { cx: 32, cy: 17, r: 9, fill: "#a3262a", stroke: "#5e1215", "stroke-width": 1.2 }),
     s("path", { d: "M27 17h10M32 12v10", stroke: "#fde6e6", "stroke-width": 1.6 }),
     lines.map((text, i) =>
-      s("text", { x: 32, y: (lines.length === 1 ? 50 : 44) + i * 13, "text-anchor": "middle", "font-size": 10.5, "font-weight": 700, fill: "#1c2f5a" }, text),
+      s("text", { x: 32, y: (lines.length === 1 ? 50 : 44) + i * 13, "text-anchor": "middle", "font-size": size.toFixed(1), "font-weight": 700, fill: "#1c2f5a" }, text),
     ),
   );
 }

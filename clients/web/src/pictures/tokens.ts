@@ -13,3 +13,13 @@ export function tokenPicture(name: string, label: string, count: number, pulse: 
     s("text", { x: 36, y: 23, "font-size": 19, "font-weight": 700, fill: "#1f1d1a" }, `${count}`),
   );
 }
+
+/** The Lombard token: a gold coin marked L, beside the words that name its holder. */
+export function lombardToken(used: boolean): SVGSVGElement {
+  return s(
+    "svg",
+    { viewBox: "0 0 32 32", width: 22, height: 22, class: `lombard${used ? " used" : ""}`, "aria-hidden": "true", focusable: "false" },
+    s("circle", { cx: 16, cy: 16, r: 14, fill: used ? "#d6d3ce" : "#e2b007", stroke: "#6b4f00", "stroke-width": 2 }),
+    s("text", { x: 16, y: 22, "text-anchor": "middle", "font-size": 17, "font-weight": 700, fill: "#1f1d1a" }, "L"),
+  );
+}
