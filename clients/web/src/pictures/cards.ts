@@ -100,14 +100,13 @@ export function actionCard(name: string, className = ""): SVGSVGElement {
 
 /** A card face down: decoration beside the words that count it (hidden from screen readers). */
 export function cardBack(): SVGSVGElement {
-  const back = s(
+  return s(
     "svg",
     { viewBox: "0 0 40 56", width: 24, height: 34, class: "card back", "aria-hidden": "true", focusable: "false" },
     s("rect", { x: 1, y: 1, width: 38, height: 54, rx: 4, fill: "#7a2e1f", stroke: "#3d150d", "stroke-width": 1.2 }),
     s("rect", { x: 5, y: 5, width: 30, height: 46, rx: 2, fill: "none", stroke: "#f3d9cf", "stroke-width": 1 }),
     s("path", { d: "M20 14l8 14-8 14-8-14z", fill: "#e2b007" }),
   );
-  return back;
 }
 
 /** A latrine seat nobody sits on. */

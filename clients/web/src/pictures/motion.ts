@@ -30,8 +30,3 @@ export function changed(key: string, value: string): boolean {
 export function before(key: string): string | undefined {
   return previous.get(key);
 }
-
-/** The class that runs an animation when key's value changed, else "". */
-export function animateOn(key: string, value: string, animation: string): string {
-  return changed(key, value) ? animation : "";
-}
