@@ -92,6 +92,12 @@ browser: ## install Debian's chromium for the browser tests when missing
 			|| echo "chromium could not be installed: the browser tests will skip"; \
 	else echo "no /usr/bin/chromium and no apt-get as root: the browser tests will skip"; fi
 
+# The boards' screenshots that docs/players.md shows (docs/images/<game>-<moment>-<width>.png),
+# made by the browser tests, which write into docs/ only when TAVOLA_DOCS_SCREENSHOTS is set.
+.PHONY: docs-screenshots
+docs-screenshots: setup web browser ## the boards' screenshots in docs/images, taken by the browser tests
+	TAVOLA_DOCS_SCREENSHOTS=1 $(PY) -m pytest tests/web/test_boards.py -k drawn -n 0 -q
+
 # Every source directory is type-checked (config in pyproject.toml), with zero errors.
 MYPY_PATHS ?= bench bots clients common deploy gateway services
 

@@ -28,6 +28,7 @@ export interface Attrs {
   maxlength?: string;
   tabindex?: string;
   "aria-label"?: string;
+  "aria-hidden"?: string;
   "aria-live"?: string;
   "aria-current"?: string;
   "data-testid"?: string;

@@ -14,27 +14,50 @@ import {
   type FinalResult,
   type View,
 } from "../gen/tavola/borgia/v1/borgia_pb";
+import { die, hiddenDie } from "../pictures/dice";
+import { BORGIA_GLYPHS } from "../pictures/glyphs";
+import { ladderPicture } from "../pictures/ladder";
+import { beginDrawing, changed } from "../pictures/motion";
 import type { Ctx, GameRenderer } from "./api";
+import { markBadge, markClasses } from "./marks";
 
 const cardinal = (value: Cardinal) => words(Cardinal[value]);
 const face = (value: Face) => words(Face[value]);
 const kind = (value: ActionKind) => words(ActionKind[value]);
 const bidText = (bid: Bid) => `${bid.count} x ${kind(bid.action)}`; // as the history writes a bid
 
-function dice(faces: Face[]): HTMLElement {
+function faceDie(value: Face, rolled: boolean, size?: number): SVGSVGElement {
+  const key = Face[value].toLowerCase();
+  return die({ face: key, glyph: BORGIA_GLYPHS[key] ?? (() => null), label: face(value), className: `face-${key}`, rolled, size });
+}
+
+/** A seat's dice; they roll when they changed since the last drawing (a new round, a call). */
+function dice(faces: Face[], rolled = false): HTMLElement {
+  return h("span", { class: "dice" }, faces.map((value) => faceDie(value, rolled)));
+}
+
+function hiddenDice(count: number, rolled: boolean): HTMLElement {
   return h(
     "span",
-    { class: "dice" },
-    faces.map((value) => h("span", { class: `die face-${Face[value].toLowerCase()}` }, face(value))),
+    { class: `dice${rolled ? " rolled" : ""}`, title: "hidden from you" },
+    Array.from({ length: count }, () => hiddenDie()),
   );
 }
 
-function hiddenDice(count: number): HTMLElement {
+/** Your own dice, large, each with its face in words under it (the glyphs' legend too). */
+function namedDice(faces: Face[], rolled: boolean): HTMLElement {
   return h(
     "span",
-    { class: "dice", title: "hidden from you" },
-    Array.from({ length: count }, () => h("span", { class: "die hidden" }, "?")),
+    { class: "dice named" },
+    faces.map((value) => h("span", { class: "named-die" }, faceDie(value, rolled, 40), h("span", { class: "die-word", "aria-hidden": "true" }, face(value)))),
   );
+}
+
+/** The seat that decides now: the bidder, the responder, or the performer. */
+function deciding(view: View): number | undefined {
+  if (view.phase === Phase.OVER) return undefined;
+  if (view.phase === Phase.RESPOND) return view.responderSeat;
+  return view.activeSeat;
 }
 
 /** The seat whose bid stands (after an allow it is not the active seat, B4). */
@@ -73,7 +96,18 @@ function status(view: View, ctx: Ctx): HTMLElement {
   const standing = bidder(view);
   const lines: (HTMLElement | string)[] = [h("strong", {}, `Round ${view.roundNumber}`), ` · ${total} dice on the table · `];
   if (view.bid) {
-    lines.push("Bid: ", h("strong", { class: "bid", "data-testid": "standing-bid" }, bidText(view.bid)));
+    // The bid as a picture too: its count beside its face; a new bid pops in.
+    const fresh = changed("bid", `${bidText(view.bid)}|${standing}`);
+    const shown = Face[ActionKind[view.bid.action] as keyof typeof Face] ?? Face.UNSPECIFIED; // the same names
+    lines.push(
+      "Bid: ",
+      h(
+        "strong",
+        { class: `bid${fresh ? " pop" : ""}`, "data-testid": "standing-bid" },
+        shown !== Face.UNSPECIFIED ? faceDie(shown, false, 24) : null,
+        bidText(view.bid),
+      ),
+    );
     if (standing !== undefined) lines.push(" by ", ctx.seats.tag(standing));
   } else {
     lines.push("no bid yet");
@@ -96,46 +130,46 @@ function status(view: View, ctx: Ctx): HTMLElement {
 }
 
 function ladder(view: View, mine: Set<Cardinal>): HTMLElement {
-  const influence = new Map(view.influence.map((item) => [item.cardinal, item.influence]));
+  // At the end, the final ladder: the remaining dice's influence added, eliminated cardinals gone.
+  const final = view.result;
+  const influence = new Map((final ?? view).influence.map((item) => [item.cardinal, item.influence]));
+  const mats = (final ?? view).ladder.map((c) => ({ name: cardinal(c), influence: influence.get(c) ?? 0, antipope: view.antipope === c, mine: mine.has(c), pope: final?.pope === c }));
   return h(
     "section",
     { class: "ladder", "aria-label": "Ladder, top first" },
     h("h2", {}, "Ladder (top first)"),
-    h(
-      "ol",
-      {},
-      view.ladder.map((c) =>
-        h(
-          "li",
-          { class: mine.has(c) ? "mine" : "" },
-          h("span", { class: "name" }, cardinal(c)),
-          h("span", { class: "influence", title: "influence" }, String(influence.get(c) ?? 0)),
-          view.antipope === c ? h("span", { class: "badge warn", title: "the Antipope marker" }, "Antipope") : null,
-          mine.has(c) ? h("span", { class: "badge me" }, "your puppet") : null,
-        ),
-      ),
-    ),
+    ladderPicture(mats),
     view.centreRumors.length ? h("p", { class: "small" }, `Rumors in the centre: ${view.centreRumors.map(cardinal).join(", ")}`) : null,
   );
 }
 
 function seatsPanel(view: View, ctx: Ctx): HTMLElement {
+  const now = deciding(view);
+  const won = (seat: number) => view.result?.winners.includes(seat) ?? false;
   return h(
     "section",
     { class: "seats", "aria-label": "Seats" },
-    view.seats.map((seat) =>
-      h(
+    view.seats.map((seat) => {
+      // A new round rolls every seat's dice, behind the screens too; a call reveals them.
+      const rolled = changed(`dice:${seat.seat}`, `${view.roundNumber}|${seat.diceHidden ? seat.diceCount : seat.dice.join(",")}`);
+      return h(
         "div",
         {
-          class: `seat-card${seat.seat === ctx.me ? " me" : ""}${seat.diceCount === 0 ? " out" : ""}`,
+          class: `seat-card${seat.seat === ctx.me ? " me" : ""}${seat.diceCount === 0 ? " out" : ""}${markClasses(seat.seat === now, won(seat.seat))}`,
           "data-seat": String(seat.seat),
           "data-testid": `seat-${seat.seat}`,
         },
-        h("div", { class: "seat-head" }, ctx.seats.tag(seat.seat), h("span", { class: "small" }, `${seat.diceCount} ${seat.diceCount === 1 ? "die" : "dice"}`)),
+        h(
+          "div",
+          { class: "seat-head" },
+          ctx.seats.tag(seat.seat),
+          markBadge(seat.seat === now, won(seat.seat)),
+          h("span", { class: "small" }, `${seat.diceCount} ${seat.diceCount === 1 ? "die" : "dice"}`),
+        ),
         h(
           "div",
           { class: "seat-dice", "data-testid": `dice-${seat.seat}` },
-          seat.diceHidden ? hiddenDice(seat.diceCount) : dice(seat.dice),
+          seat.diceHidden ? hiddenDice(seat.diceCount, rolled) : dice(seat.dice, rolled),
         ),
         seat.rumors.length ? h("div", { class: "small" }, `Rumors: ${seat.rumors.map(cardinal).join(", ")}`) : null,
         !seat.puppetsHidden && seat.puppets.length
@@ -144,8 +178,8 @@ function seatsPanel(view: View, ctx: Ctx): HTMLElement {
         seat.performed.length
           ? h("div", { class: "small muted" }, `Performed: ${seat.performed.slice(-2).map(performedText).join("; ")}`)
           : null,
-      ),
-    ),
+      );
+    }),
   );
 }
 
@@ -177,6 +211,7 @@ function ending(view: View, ctx: Ctx): HTMLElement | undefined {
 export const borgia: GameRenderer = {
   board(message: Message, ctx: Ctx): HTMLElement {
     const view = message as View;
+    beginDrawing(ctx.table.tableId);
     const me = view.seats.find((seat) => seat.seat === ctx.me);
     const mine = new Set(me?.puppets ?? []);
     return h(
@@ -188,7 +223,7 @@ export const borgia: GameRenderer = {
             "div",
             { class: "mine-panel", "data-testid": "my-secrets" },
             h("span", {}, "Your puppet: ", h("strong", {}, me.puppets.map(cardinal).join(", ") || "—")),
-            h("span", {}, " · Your dice: ", me.dice.length ? dice(me.dice) : "none left"),
+            h("span", {}, " · Your dice: ", me.dice.length ? namedDice(me.dice, changed("my-dice", `${view.roundNumber}|${me.dice.join(",")}`)) : "none left"),
           )
         : null,
       h("div", { class: "board-cols" }, ladder(view, mine), seatsPanel(view, ctx)),

@@ -3,7 +3,12 @@
 import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
 import { Effect, Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
+import { die } from "../pictures/dice";
+import { MORTADELLA_GLYPHS } from "../pictures/glyphs";
+import { beginDrawing, changed } from "../pictures/motion";
+import { lombardToken, tokenPicture } from "../pictures/tokens";
 import type { Ctx, GameRenderer } from "./api";
+import { markBadge, markClasses } from "./marks";
 
 // The role cards as the rulebook names them.
 const ROLE_NAMES: Partial<Record<Role, string>> = {
@@ -33,25 +38,45 @@ const PHASES: Partial<Record<Phase, string>> = {
 };
 const symbol = (value: Sym) => words(Sym[value]);
 
-function dice(label: string, faces: Sym[], testid?: string): HTMLElement | null {
+/** A row of the turn's dice; `rolled`: they tumble in (a roll or a re-roll just made them). */
+function dice(label: string, faces: Sym[], testid?: string, rolled = false): HTMLElement | null {
   if (!faces.length) return null;
   return h(
-    "p",
-    { "data-testid": testid },
-    `${label}: `,
+    "div",
+    { class: "dice-row", "data-testid": testid },
+    h("span", { class: "dice-label" }, `${label}:`),
     h(
       "span",
-      { class: "dice" },
-      faces.map((value) => h("span", { class: `die sym-${Sym[value].toLowerCase()}` }, symbol(value))),
+      { class: "dice named" },
+      faces.map((value) => {
+        const key = Sym[value].toLowerCase();
+        // Each die with its symbol in words under it: the legend of the tokens' symbols too.
+        return h(
+          "span",
+          { class: "named-die" },
+          die({ face: key, glyph: MORTADELLA_GLYPHS[key] ?? (() => null), label: symbol(value), className: `sym-${key}`, rolled, size: 38 }),
+          h("span", { class: "die-word", "aria-hidden": "true" }, symbol(value)),
+        );
+      }),
     ),
   );
+}
+
+/** Who decides now: the target when it may cancel, else the seat whose turn it is. */
+function deciding(view: View): number | undefined {
+  if (view.phase === Phase.OVER) return undefined;
+  if (view.phase === Phase.CANCEL && view.target !== undefined) return view.target;
+  return view.activeSeat;
 }
 
 export const mortadella: GameRenderer = {
   board(message: Message, ctx: Ctx): HTMLElement {
     const view = message as View;
+    beginDrawing(ctx.table.tableId);
     const me = view.seats.find((seat) => seat.seat === ctx.me);
     const over = view.phase === Phase.OVER;
+    const now = deciding(view);
+    const rolled = changed("turn-dice", `${view.turn}|${view.activeSeat}|${view.dice.join(",")}`);
     return h(
       "section",
       { class: "board mortadella", "aria-label": "Table" },
@@ -67,10 +92,10 @@ export const mortadella: GameRenderer = {
           !over && view.effect && (view.phase === Phase.TARGET || view.phase === Phase.CANCEL) ? ` (${words(Effect[view.effect])})` : "",
         ),
         view.lombardHolder !== undefined && !over
-          ? h("p", { class: "small" }, "Lombard token: ", ctx.seats.tag(view.lombardHolder), view.lombardUsed ? " (used this turn)" : "")
+          ? h("p", { class: "small lombard-line" }, lombardToken(view.lombardUsed), "Lombard token: ", ctx.seats.tag(view.lombardHolder), view.lombardUsed ? " (used this turn)" : "")
           : null,
         // The turn's dice while it is played; once the game is over they are the last turn's.
-        over ? null : dice("Dice rolled", view.dice, "turn-dice"),
+        over ? null : dice("Dice rolled", view.dice, "turn-dice", rolled),
         over ? null : dice("Passed on", view.passedDice),
         over ? null : dice("Chosen", view.chosenDice),
         over ? null : dice("Not chosen", view.unchosenDice),
@@ -93,25 +118,23 @@ export const mortadella: GameRenderer = {
           h(
             "div",
             {
-              class: `seat-card${seat.seat === ctx.me ? " me" : ""}${seat.inGame ? "" : " out"}`,
+              class: `seat-card${seat.seat === ctx.me ? " me" : ""}${seat.inGame ? "" : " out"}${markClasses(seat.seat === now, view.winners.includes(seat.seat))}`,
               "data-testid": `seat-${seat.seat}`,
             },
             h(
               "div",
               { class: "seat-head" },
               ctx.seats.tag(seat.seat),
-              h("span", { class: "small", "data-testid": `role-${seat.seat}` }, seat.role ? role(seat.role) : "role hidden"),
+              markBadge(seat.seat === now, view.winners.includes(seat.seat)),
+              h("span", { class: `small role-card${seat.role ? "" : " hidden"}`, "data-testid": `role-${seat.seat}` }, seat.role ? role(seat.role) : "role hidden"),
             ),
             h(
               "div",
               { class: "tokens" },
-              ["people", "tower", "book", "mortadella"].map((name) =>
-                h(
-                  "span",
-                  { class: `token tok-${name}`, title: name },
-                  `${words(name)} ${seat.tokens?.[name as "people"] ?? 0}`,
-                ),
-              ),
+              (["people", "tower", "book", "mortadella"] as const).map((name) => {
+                const count = seat.tokens?.[name] ?? 0;
+                return tokenPicture(name, words(name), count, changed(`tokens:${seat.seat}:${name}`, String(count)));
+              }),
             ),
             h(
               "div",

@@ -10,15 +10,30 @@ import {
   type RomanCard,
   type View,
 } from "../gen/tavola/pecunia/v1/pecunia_pb";
+import { actionCard, cardBack, emptySeat, romanCard } from "../pictures/cards";
+import { before, beginDrawing, changed } from "../pictures/motion";
 import type { Ctx, GameRenderer } from "./api";
+import { markBadge, markClasses } from "./marks";
 
-function roman(card: RomanCard | undefined): HTMLElement {
-  if (!card) return h("span", { class: "card empty" }, "—");
-  return h(
-    "span",
-    { class: `card roman-${RomanKind[card.kind].toLowerCase()}`, title: `${card.rounds} rounds, pays ${card.sesterces}` },
-    `${words(RomanKind[card.kind])} ${card.rounds}r/${card.sesterces}s`,
-  );
+/** A Roman card; `markers` when seated; `entered`: it slides in (it was not there before). */
+function roman(card: RomanCard, options: { markers?: number; small?: boolean; entered?: boolean } = {}): SVGSVGElement {
+  return romanCard({
+    kind: RomanKind[card.kind].toLowerCase(),
+    rounds: card.rounds,
+    sesterces: card.sesterces,
+    markers: options.markers,
+    small: options.small,
+    className: options.entered ? "enter" : "",
+  });
+}
+
+/** The cards of a row (a queue, a latrine seat) that were not in it at the last drawing. */
+function arrivals(key: string, ids: number[]): Set<number> {
+  const was = before(key);
+  changed(key, ids.join(","));
+  if (was === undefined) return new Set();
+  const old = new Set(was.split(",").filter(Boolean).map(Number));
+  return new Set(ids.filter((id) => !old.has(id)));
 }
 
 // Where the active player's turn stands, in the rulebook's steps (P4).
@@ -54,6 +69,7 @@ function cardName(kind: ActionCardKind): string {
 export const pecunia: GameRenderer = {
   board(message: Message, ctx: Ctx): HTMLElement {
     const view = message as View;
+    beginDrawing(ctx.table.tableId);
     const over = view.phase === Phase.OVER;
     return h(
       "section",
@@ -73,35 +89,58 @@ export const pecunia: GameRenderer = {
       h(
         "section",
         { class: "seats", "aria-label": "Players" },
-        view.players.map((player) =>
-          h(
+        view.players.map((player) => {
+          const queued = arrivals(`queue:${player.seat}`, player.queue.map((card) => card.id));
+          const paid = changed(`sesterces:${player.seat}`, String(player.sesterces));
+          const turn = !over && player.seat === view.active;
+          return h(
             "div",
-            { class: `seat-card${player.seat === ctx.me ? " me" : ""}`, "data-testid": `seat-${player.seat}` },
-            h("div", { class: "seat-head" }, ctx.seats.tag(player.seat), h("strong", {}, sesterces(player.sesterces))),
+            { class: `seat-card${player.seat === ctx.me ? " me" : ""}${markClasses(turn, view.winners.includes(player.seat))}`, "data-testid": `seat-${player.seat}` },
             h(
               "div",
-              { class: "latrine" },
-              player.latrine.map((place) =>
-                h(
+              { class: "seat-head" },
+              ctx.seats.tag(player.seat),
+              markBadge(turn, view.winners.includes(player.seat)),
+              h("strong", { class: `purse${paid ? " pulse" : ""}` }, sesterces(player.sesterces)),
+            ),
+            h(
+              "div",
+              { class: "latrine", role: "group", "aria-label": "Latrine" },
+              player.latrine.map((place) => {
+                const where = words(SeatPosition[place.position]);
+                const seated = arrivals(`latrine:${player.seat}:${place.position}`, place.romans.map((r) => r.card?.id ?? -1));
+                return h(
                   "span",
                   { class: "place" },
-                  h("span", { class: "small muted" }, words(SeatPosition[place.position])),
-                  place.romans.length
-                    ? place.romans.map((r) => h("span", {}, roman(r.card), h("span", { class: "markers", title: "round markers" }, ` ●${r.markers}`)))
-                    : roman(undefined),
-                ),
-              ),
+                  h("span", { class: "small muted" }, where),
+                  h(
+                    "span",
+                    { class: "place-cards" },
+                    place.romans.length
+                      ? place.romans.map((r) => (r.card ? roman(r.card, { markers: r.markers, entered: seated.has(r.card.id) }) : null))
+                      : emptySeat(),
+                  ),
+                );
+              }),
             ),
-            h("div", { class: "queue small" }, "Queue: ", player.queue.length ? player.queue.map((card) => roman(card)) : "empty"),
+            h(
+              "div",
+              { class: "queue small" },
+              h("span", { class: "row-label" }, "Queue (its start first): "),
+              player.queue.length ? h("span", { class: "cards" }, player.queue.map((card) => roman(card, { small: true, entered: queued.has(card.id) }))) : "empty",
+            ),
             h(
               "div",
               { class: "hand small", "data-testid": `hand-${player.seat}` },
               player.handVisible
-                ? ["Hand: ", player.hand.length ? player.hand.map((card) => h("span", { class: "card action" }, cardName(card.kind))) : "empty"]
-                : `Hand: ${player.handCount} ${player.handCount === 1 ? "card" : "cards"}, hidden`,
+                ? [h("span", { class: "row-label" }, "Hand: "), player.hand.length ? h("span", { class: "cards" }, player.hand.map((card) => actionCard(cardName(card.kind)))) : "empty"]
+                : [
+                    h("span", { class: "row-label" }, `Hand: ${player.handCount} ${player.handCount === 1 ? "card" : "cards"}, hidden`),
+                    h("span", { class: "backs" }, Array.from({ length: Math.min(player.handCount, 12) }, () => cardBack())),
+                  ],
             ),
-          ),
-        ),
+          );
+        }),
       ),
     );
   },
