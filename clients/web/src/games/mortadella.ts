@@ -2,7 +2,7 @@
 // (yours, or a face-up one, or all at the end), the dice of the turn, the Lombard token.
 import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
-import { Effect, Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
+import { Effect, EndReason, Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
 import type { Ctx, GameRenderer } from "./api";
 
 // The role cards as the rulebook names them.
@@ -18,6 +18,17 @@ const ROLE_NAMES: Partial<Record<Role, string>> = {
 const role = (value: Role) => ROLE_NAMES[value] ?? words(Role[value]);
 
 // Who decides now and what about, by phase.
+// The rule that decided the end, and for a victory row how a tie is settled (RULINGS.md).
+const END_RULES: Partial<Record<EndReason, string>> = {
+  [EndReason.VICTORY_ROW]:
+    "A victory row was met (rule M14). Rows are checked for the active player after each effect, and for everyone after Porchetta and Earthquake; when several meet theirs at once, the first in turn order from the active player wins (rule M15).",
+  [EndReason.LAST_STANDING]: "Everyone else was out of the game: the last player left wins (rule M15).",
+  [EndReason.MASTER_GUESS]: "The Master met his row and named another player's role right: he wins (rule M16).",
+  [EndReason.TWO_PLAYER_GUESS]: "With two players, guessing the opponent's role right wins (rule M19).",
+  [EndReason.TURN_LIMIT]: "The table's turn limit was reached: nobody wins (rule M21).",
+  [EndReason.ALL_ELIMINATED]: "Every player was eliminated at once: nobody wins.",
+};
+
 const PHASES: Partial<Record<Phase, string>> = {
   [Phase.SETUP_TOKEN]: "choose a starting token",
   [Phase.PRE_ROLL]: "roll",
@@ -149,6 +160,7 @@ export const mortadella: GameRenderer = {
           ),
         ),
       ),
+      END_RULES[view.endReason] ? h("p", { class: "tie", "data-testid": "end-rule" }, END_RULES[view.endReason]) : null,
     );
   },
 };
