@@ -116,7 +116,7 @@ export class LeaderboardPage {
         h(
           "table",
           { class: "board-table" },
-          h("caption", {}, `${game.displayName}: ${page.total} rated player${page.total === 1 ? "" : "s"} and bot${page.total === 1 ? "" : "s"}`),
+          h("caption", {}, `${game.displayName}: ${page.total} on the board`),
           h(
             "thead",
             {},

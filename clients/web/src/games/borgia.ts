@@ -175,7 +175,7 @@ function scoreText(result: FinalResult, seat: number, puppets: Cardinal[]): stri
   if (result.eliminatedSeats.includes(seat)) return " — eliminated (a rumor in front of them named their puppet)";
   const bonus = result.bonuses.filter((b) => puppets.includes(b.cardinal)).reduce((sum, b) => sum + b.delta, 0);
   const dice = result.diceCounts[seat] ?? 0;
-  const from = bonus ? ` (${bonus > 0 ? "+" : ""}${bonus} from ${dice} ${dice === 1 ? "die" : "dice"} left)` : "";
+  const from = bonus ? ` (${bonus > 0 ? "+" : ""}${bonus} from ${dice} ${dice === 1 ? "die" : "dice"} left)` : dice ? "" : " (no dice left: no bonus)";
   return ` — final influence ${result.scores[seat] ?? 0}${from}`;
 }
 
