@@ -63,7 +63,9 @@ def people(web_stack, stubs) -> Iterator[dict[str, pl.CreatePlayerResponse]]:
     Borgia and Pecunia and on Pecunia's board, as the rating script would leave them."""
     _, players = stubs
     suffix = uuid.uuid4().hex[:6]
-    made = {key: players.CreatePlayer(pl.CreatePlayerRequest(display_name=f"{key} {suffix}")) for key in ("Lena", "Ugo")}
+    made = {
+        key: players.CreatePlayer(pl.CreatePlayerRequest(display_name=f"{key} {suffix}")) for key in ("Lena", "Ugo")
+    }
     keys = ratings.Keys(web_stack.key_prefix)
     client = redis.Redis.from_url(web_stack.redis_url)
     standings = {
@@ -125,7 +127,7 @@ def test_lobby_rows_say_who_plays_how_strong_with_which_rules_and_since_when(ope
         row = page.page.wait_for_selector(f".table-row[data-table='{table_id}']")
         text = row.inner_text()
         assert ugo.player.display_name in text and "1,260" not in text  # the rating, not the board's score
-        assert "1,800 ± 180" in text  # Ugo: mu 30, sigma 3 (×60)
+        assert "1,800 ± 180" in text  # Ugo: mu 30, sigma 3, times 60
         assert "random" in text and "bot" in text and "1,440 ± 120" in text  # the bot, rated
         assert "free seat" in text and "1 seat free" in text
         assert "Flame of thy tongue" in text and "no time limit" in text
@@ -141,9 +143,7 @@ def test_lobby_rows_say_who_plays_how_strong_with_which_rules_and_since_when(ope
     assert page.page.input_value("#timer") == "120"
 
 
-def test_the_leaderboard_lists_provisional_players_and_bots_and_finds_a_provisional_player(
-    open_page, base_url, people
-):
+def test_the_leaderboard_lists_provisional_players_and_bots_and_finds_a_provisional_player(open_page, base_url, people):
     lena, ugo = people["Lena"], people["Ugo"]
     for width in WIDTHS:
         page = open_page(width=width, height=800, name=f"board-{width}", locale="en-US")
@@ -173,7 +173,8 @@ def play_tied_borgia(gateway) -> str:
     playout = random_playout(game, 2, {}, TIE_SEED)
     result = score(playout.state)
     assert result.scores == (20, 20) and result.winners == (1,)
-    created = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2, seed=TIE_SEED, replay_mode=True))
+    request = gw.CreateTableRequest(game_id="borgia", player_count=2, seed=TIE_SEED, replay_mode=True)
+    created = gateway.CreateTable(request)
     table_id = created.table.table_id
     tokens = [
         gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=seat, display_name=name)).seat_token
