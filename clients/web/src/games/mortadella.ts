@@ -18,10 +18,20 @@ const ROLE_NAMES: Partial<Record<Role, string>> = {
 const role = (value: Role) => ROLE_NAMES[value] ?? words(Role[value]);
 
 // Who decides now and what about, by phase.
-// The rule that decided the end, and for a victory row how a tie is settled (RULINGS.md).
+/** The rule that decided the end; at a victory row met by several at once (the view's
+ * rowsMet, in turn order from the active player), the one that broke the tie (M15). */
+function endRule(view: View, ctx: Ctx): string {
+  if (view.endReason === EndReason.VICTORY_ROW && view.rowsMet.length > 1) {
+    const names = view.rowsMet.map((seat) => ctx.seats.name(seat));
+    const listed = `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+    return `${listed} met their victory rows at once. When several do (after Porchetta or Earthquake), the first in turn order from the player whose turn it is wins (rule M15): ${names[0]}.`;
+  }
+  return END_RULES[view.endReason] ?? "";
+}
+
+// The rule that decided each kind of end (RULINGS.md).
 const END_RULES: Partial<Record<EndReason, string>> = {
-  [EndReason.VICTORY_ROW]:
-    "A victory row was met (rule M14). Rows are checked for the active player after each effect, and for everyone after Porchetta and Earthquake; when several meet theirs at once, the first in turn order from the active player wins (rule M15).",
+  [EndReason.VICTORY_ROW]: "A victory row was met, on the winner's own turn or after an effect (rules M14, M15).",
   [EndReason.LAST_STANDING]: "Everyone else was out of the game: the last player left wins (rule M15).",
   [EndReason.MASTER_GUESS]: "The Master met his row and named another player's role right: he wins (rule M16).",
   [EndReason.TWO_PLAYER_GUESS]: "With two players, guessing the opponent's role right wins (rule M19).",
@@ -143,6 +153,7 @@ export const mortadella: GameRenderer = {
   ending(message: Message, ctx: Ctx): HTMLElement | undefined {
     const view = message as View;
     if (view.phase !== Phase.OVER) return undefined;
+    const rule = endRule(view, ctx);
     return h(
       "div",
       {},
@@ -160,7 +171,7 @@ export const mortadella: GameRenderer = {
           ),
         ),
       ),
-      END_RULES[view.endReason] ? h("p", { class: "tie", "data-testid": "end-rule" }, END_RULES[view.endReason]) : null,
+      rule ? h("p", { class: "tie", "data-testid": "end-rule" }, rule) : null,
     );
   },
 };
