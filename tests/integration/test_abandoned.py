@@ -3,22 +3,25 @@ lobby's lists hold live tables only; a timed table goes on. Short settings: the 
 half second, a table abandoned after 2 seconds."""
 
 import time
+import uuid
 from collections.abc import Iterator
 
 import grpc
 import pytest
+import redis
 
-from common import auth
+from common import auth, ratings
 from deploy.stack import NO_QUOTAS, Stack
 from tavola.gateway.v1 import gateway_pb2 as gw
-from tavola.gateway.v1 import gateway_pb2_grpc
+from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
+from tavola.gateway.v1 import players_pb2 as pl
 from tests.integration.conftest import HumanTable
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def gateway(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[gateway_pb2_grpc.GatewayServiceStub]:
+def stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
     with Stack(
         redis_url=redis_url,
         key_prefix=f"{key_prefix}-abandon",
@@ -33,10 +36,20 @@ def gateway(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[gatew
             "TAVOLA_LOBBY_DECISION_SECONDS": "45",
         },
         log_dir=tmp_path_factory.mktemp("abandon"),
-    ) as stack:
-        with grpc.insecure_channel(stack.gateway_address) as channel:
-            yield gateway_pb2_grpc.GatewayServiceStub(channel)
-        stack.delete_keys()
+    ) as running:
+        yield running
+        running.delete_keys()
+
+
+@pytest.fixture(scope="module")
+def channel(stack: Stack) -> Iterator[grpc.Channel]:
+    with grpc.insecure_channel(stack.gateway_address) as open_channel:
+        yield open_channel
+
+
+@pytest.fixture(scope="module")
+def gateway(channel: grpc.Channel) -> gateway_pb2_grpc.GatewayServiceStub:
+    return gateway_pb2_grpc.GatewayServiceStub(channel)
 
 
 def finished(table: HumanTable, within: float = 60.0) -> gw.Table:
@@ -108,3 +121,26 @@ def test_an_open_table_never_started_is_closed_with_an_event(gateway):
 
 def test_list_games_tells_the_operators_lobby_decision_timer(gateway):
     assert gateway.ListGames(gw.ListGamesRequest()).lobby_decision_seconds == 45
+
+
+def test_an_abandoned_rated_table_is_not_rated(stack: Stack, channel: grpc.Channel, gateway):
+    players = players_pb2_grpc.PlayerServiceStub(channel)
+    suffix = uuid.uuid4().hex[:6]
+    tokens = [
+        players.CreatePlayer(pl.CreatePlayerRequest(display_name=f"Idle {name} {suffix}")).player_token
+        for name in ("Ivo", "Ines")
+    ]
+    created = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2, rated=True, auto_start=True))
+    table_id = created.table.table_id
+    for seat, token in enumerate(tokens):
+        gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=seat), metadata=auth.metadata(token))
+    deadline = time.monotonic() + 60
+    while not (summary := gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table).abandoned:
+        assert time.monotonic() < deadline, "the rated table was not ended"
+        time.sleep(0.1)
+    assert summary.rated and summary.status == gw.TABLE_STATUS_FINISHED and summary.version > 3  # it had started
+    # Nobody played it out: no rating job was written.
+    client = redis.Redis.from_url(stack.redis_url)
+    keys = ratings.Keys(stack.key_prefix)
+    assert not client.hexists(keys.jobs, table_id) and client.zscore(keys.pending, table_id) is None
+    client.close()
