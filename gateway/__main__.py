@@ -167,7 +167,8 @@ async def compose(settings: Settings) -> Gateway:
         players.store,
         settings.rating_resend_seconds,
     )
-    servicer = GatewayServicer(core, players, rating_book, settings.lobby_decision_seconds)
+    servicer = GatewayServicer(core, players, rating_book)
+    servicer.lobby_decision_seconds = settings.lobby_decision_seconds
     add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
     action_servicer = ActionServicer(servicer)
     add_to_server(action_servicer, "ActionService", server.grpc, settings.request_limits)

@@ -255,17 +255,13 @@ def require_token(context) -> str:
 class GatewayServicer:
     """The public API (tavola.gateway.v1.GatewayService)."""
 
-    def __init__(
-        self,
-        core: TableCore,
-        players: Players | None = None,
-        ratings: Ratings | None = None,
-        lobby_decision_seconds: int = 0,
-    ):
+    # The timer ListGames suggests for a table opened by hand (TAVOLA_LOBBY_DECISION_SECONDS).
+    lobby_decision_seconds = 0
+
+    def __init__(self, core: TableCore, players: Players | None = None, ratings: Ratings | None = None):
         self.core = core
         self.players = players
         self.ratings = ratings
-        self.lobby_decision_seconds = lobby_decision_seconds
 
     async def ListGames(self, request, context):
         games = await self.core.rules.describe_all()

@@ -1,9 +1,10 @@
 """What a player chooses by, in a real browser against a real stack: the lobby's rows (who
 sits there with their ratings, bots by name and level, options in words, timer, age, free
 seats), a leaderboard with provisional players and bots on it (and "Around me" for a
-provisional player), and a Borgia end screen that shows the ladder after the dice bonus and
-says which rule broke the tie. Each at a phone's width (375 px) and a desktop's (1280 px),
-screenshots kept in .artifacts/web/, axe-core clean.
+provisional player), a Borgia end screen that shows the ladder after the dice bonus and
+says which rule broke the tie, and the end of a table nobody played on. Each at a phone's
+width (375 px) and a desktop's (1280 px), screenshots kept in .artifacts/web/, axe-core
+clean.
 
 Ratings are written to Redis as the rating worker leaves them (common/ratings.py), so that a
 provisional player, an established one and a bot exist without playing dozens of games.
@@ -45,7 +46,13 @@ def web_stack(redis_url: str, key_prefix: str, tmp_path_factory, web_bundle) -> 
         bots=("random",),
         with_worker=False,
         log_dir=tmp_path_factory.mktemp("web-choose-stack"),
-        gateway_env={**NO_QUOTAS, "TAVOLA_WEB_STATIC": str(web_bundle)},
+        # A game with no timer that nobody plays for 3 s is ended (the walk every half second).
+        gateway_env={
+            **NO_QUOTAS,
+            "TAVOLA_WEB_STATIC": str(web_bundle),
+            "TAVOLA_SWEEP_SECONDS": "0.5",
+            "TAVOLA_ABANDON_IDLE_SECONDS": "3",
+        },
     ) as running:
         yield running
         running.delete_keys()
@@ -216,3 +223,26 @@ def test_a_seeded_random_playout_is_the_tie_this_module_plays():
     result = score(playout.state)
     tied = [c for c in result.ladder if result.influence[c] == result.influence[result.pope]]
     assert len(tied) == 2 and result.scores == (20, 20) and result.winners == (1,)
+
+
+def test_a_table_nobody_plays_on_ends_in_words_for_its_seat(open_page, base_url, stubs):
+    gateway, _ = stubs
+    created = gateway.CreateTable(gw.CreateTableRequest(game_id="pecunia", player_count=2, auto_start=True))
+    table_id = created.table.table_id
+    tokens = [
+        gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=seat, display_name=name)).seat_token
+        for seat, name in enumerate(("Idris", "Oona"))
+    ]
+    page = open_page(width=375, height=800, name="abandoned-375", locale="en-US")
+    page.page.goto(base_url)
+    seat = json.dumps(json.dumps({"seat": 0, "token": tokens[0]}))
+    page.page.evaluate(f"localStorage.setItem('tavola.seat.{table_id}', {seat})")
+    page.page.goto(f"{base_url}#/table/{table_id}")
+    headline = page.page.wait_for_selector("[data-testid=ending] [data-testid=headline]", timeout=60_000)
+    assert headline.inner_text() == "Nobody played on: the table is over."
+    why = page.page.locator("[data-testid=ending] [data-testid=why]").inner_text()
+    assert why.startswith("The table is ended: nobody played for") and "not rated" in why
+    assert page.page.locator("[data-testid=seed-verdict]").count() == 0
+    page.shot("end")
+    page.axe("end")
+    no_sideways_scroll(page, 375)
