@@ -20,7 +20,8 @@ touch all of them on a Redis Cluster:
   digest of the settings its rating was earned with (``services.bot_specs.settings_digest``):
   when the bot's settings change (a level's preset moves), its rating starts again;
 - ``board:<game>`` (sorted set: player -> conservative rating): the leaderboard, holding
-  established players only;
+  every rated player and bot; a provisional one's score is ``PROVISIONAL_BELOW`` lower, so
+  that they are listed (and marked, when it is read) below every established one;
 - ``recent:<player>`` (list of JSON): the player's latest rated tables;
   ``games:<player>`` (set): the games the player has a rating at;
 - ``bots:<game>`` (set): the bot settings rated at the game, for ListBots.
@@ -31,8 +32,8 @@ accounts of its own. Two rules keep that cheap farm off the leaderboard:
 - a player is *established* at a game after ``provisional_games()`` qualifying games: games
   with at least one opponent that counts fully for it (``counts_fully``: an established
   opponent, or, for a bot, another bot: bots play the platform's code, which no account
-  steers, so their games among themselves root the rest). Only established players are on
-  the leaderboard;
+  steers, so their games among themselves root the rest). The leaderboard lists the others
+  too, marked provisional, below every established player: a farm never tops it;
 - a result moves a rating by its full OpenSkill update only against opponents that count
   fully; against the others (provisional players) its mean moves by ``PROVISIONAL_WEIGHT``
   of the update and its uncertainty not at all (``shares``, ``damped``). So beating fresh
@@ -60,6 +61,9 @@ BOT_PREFIX = "bot:"
 # count fully (provisional players): a tenth, so a win over a fresh account is worth a
 # tenth of one over an established player of the same rating.
 PROVISIONAL_WEIGHT = 0.1
+# How much lower a provisional player's leaderboard score is than its conservative rating:
+# more than any rating spans, so the board lists them after every established player.
+PROVISIONAL_BELOW = 1_000_000.0
 
 
 def provisional_games() -> int:
@@ -225,13 +229,12 @@ FIELDS = ["mu", "sigma", "games", "wins", "v", "d", "q"]
 # ARGV: table id, done TTL, provisional games, game id, recent kept, then per participant:
 # player id, expected version, mu, sigma, won (0/1), recent entry, conservative rating,
 # settings digest ("" for a person), restart (1: a bot whose settings changed: its games,
-# wins and qualifying games start again and it leaves the leaderboard until it is
-# established anew), qualifying (1: the game counts toward establishment). The leaderboard
-# holds a player once it is established, and never before (a rating written before
-# qualifying games were counted leaves it at its next game). Returns 1 applied, 0 applied
+# wins and qualifying games start again, provisional anew), qualifying (1: the game counts
+# toward establishment). The leaderboard holds every rated player from its first rated
+# game on, a provisional one PROVISIONAL_BELOW lower. Returns 1 applied, 0 applied
 # before (the job is cleared), -1 a rating moved since it was read (nothing written: read
 # again and recompute).
-APPLY_SCRIPT = """
+APPLY_SCRIPT = f"""
 local per = 10
 local count = (#ARGV - 5) / per
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -249,7 +252,6 @@ for i = 0, count - 1 do
   local rating = KEYS[5 + 3 * i]
   if ARGV[a + 8] == '1' then
     redis.call('HSET', rating, 'games', 0, 'wins', 0, 'q', 0)
-    redis.call('ZREM', KEYS[4], ARGV[a])
   end
   if ARGV[a + 7] ~= '' then redis.call('HSET', rating, 'd', ARGV[a + 7]) end
   redis.call('HSET', rating, 'mu', ARGV[a + 2], 'sigma', ARGV[a + 3])
@@ -260,11 +262,9 @@ for i = 0, count - 1 do
   redis.call('LPUSH', KEYS[6 + 3 * i], ARGV[a + 5])
   redis.call('LTRIM', KEYS[6 + 3 * i], 0, tonumber(ARGV[5]) - 1)
   redis.call('SADD', KEYS[7 + 3 * i], ARGV[4])
-  if qualified >= provisional then
-    redis.call('ZADD', KEYS[4], ARGV[a + 6], ARGV[a])
-  else
-    redis.call('ZREM', KEYS[4], ARGV[a])
-  end
+  local score = tonumber(ARGV[a + 6])
+  if qualified < provisional then score = score - {PROVISIONAL_BELOW!r} end
+  redis.call('ZADD', KEYS[4], score, ARGV[a])
 end
 redis.call('SET', KEYS[1], '1', 'EX', tonumber(ARGV[2]))
 redis.call('HDEL', KEYS[2], ARGV[1])
@@ -275,15 +275,15 @@ return 1
 
 # A bot's rating earned with other settings starts again, before any table needs it (the
 # rating worker runs it at its start for every rated bot). KEYS: the rating, the board.
-# ARGV: the bot's player id, its settings digest now. Returns 1 restarted, 0 current or
-# no rating.
+# ARGV: the bot's player id, its settings digest now. Returns 1 restarted (back on the board
+# as a new, provisional player), 0 current or no rating.
 RESTART_SCRIPT = f"""
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[1], 'd') == ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], 'mu', '{DEFAULT_MU!r}', 'sigma', '{DEFAULT_SIGMA!r}', 'games', 0, 'wins', 0, 'q', 0,
   'd', ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'v', 1)
-redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[2], '{(DEFAULT_MU - 3 * DEFAULT_SIGMA) * SCALE - PROVISIONAL_BELOW!r}', ARGV[1])
 return 1
 """
 

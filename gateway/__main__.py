@@ -25,6 +25,7 @@ from common.settings import ConfigError, exit_on_bad_config
 from common.settings import check as check_settings
 from common.tasks import celery_app
 from gateway import metrics
+from gateway.abandoned import Abandonment
 from gateway.archive import Archive, migrate, sqlalchemy_url
 from gateway.archiver import Archiver
 from gateway.bots import BotCatalog, read_declarations
@@ -170,6 +171,7 @@ async def compose(settings: Settings) -> Gateway:
         settings.rating_resend_seconds,
     )
     servicer = GatewayServicer(core, players, rating_book)
+    servicer.lobby_decision_seconds = settings.lobby_decision_seconds
     add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
     action_servicer = ActionServicer(servicer)
     add_to_server(action_servicer, "ActionService", server.grpc, settings.request_limits)
@@ -216,7 +218,8 @@ async def compose(settings: Settings) -> Gateway:
         )
 
     core.wakeups.grace_seconds = settings.task_grace_seconds
-    sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds)
+    abandonment = Abandonment(core, settings.abandon_open_seconds, settings.abandon_idle_seconds)
+    sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds, abandonment)
     sweeper.start()
 
     async def tell_health(game: str, up: bool) -> None:

@@ -179,9 +179,11 @@ class Commit:
 
     @property
     def finishes_rated(self) -> bool:
-        """Whether this commit ends a rated table's game (its rating job goes with it)."""
+        """Whether this commit ends a rated table's game (its rating job goes with it): not
+        when the platform ended it unplayed (gateway/abandoned.py)."""
         table = self.record.table
-        return table.rated and self.status_changed and table.status == gw.TABLE_STATUS_FINISHED
+        finished = self.status_changed and table.status == gw.TABLE_STATUS_FINISHED
+        return table.rated and finished and not table.abandoned  # nobody played an abandoned one out
 
 
 def set_deadline(record: store_pb2.TableRecord) -> None:

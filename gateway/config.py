@@ -91,6 +91,9 @@ class Settings:
     timer_port: int = 50052
     timer_port_file: str = ""
     rating_resend_seconds: float = 30.0
+    abandon_open_seconds: float = 1800.0
+    abandon_idle_seconds: float = 86400.0
+    lobby_decision_seconds: int = 120
     rules_health_seconds: float = 2.0
     # The browser protocol's port (gateway/web.py); None: none.
     web: WebSettings | None = None
@@ -146,6 +149,9 @@ class Settings:
             timer_port=settings.port("TAVOLA_TIMER_PORT", env=env) or 0,
             timer_port_file=settings.text("TAVOLA_TIMER_PORT_FILE", env),
             rating_resend_seconds=seconds("TAVOLA_RATING_RESEND_SECONDS"),
+            abandon_open_seconds=seconds("TAVOLA_ABANDON_OPEN_SECONDS"),
+            abandon_idle_seconds=seconds("TAVOLA_ABANDON_IDLE_SECONDS"),
+            lobby_decision_seconds=count("TAVOLA_LOBBY_DECISION_SECONDS"),
             rules_health_seconds=seconds("TAVOLA_RULES_HEALTH_SECONDS"),
             web=WebSettings.from_env(env),
             quick_play=QuickPlay.from_env(env),

@@ -23,6 +23,7 @@ job written twice is harmless: its table's done marker makes the second a no-op.
 import asyncio
 import json
 import time
+from collections.abc import Sequence
 from typing import cast
 
 import grpc
@@ -167,6 +168,32 @@ class Ratings:
                 )
             )
         return by_bot
+
+    async def rate_seats(self, tables: "Sequence[gw.Table]") -> None:
+        """Sets each seat's rating (Seat.rating) where its participant has one at the
+        table's game: public, as on the leaderboard; one pipeline for the page."""
+        wanted = [
+            (seat, table.game_id, participant)
+            for table in tables
+            for seat in table.seats
+            if (participant := ratings.participant(seat)) is not None
+        ]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for _, game_id, participant in wanted:
+                pipe.hmget(self.keys.rating(game_id, participant), ratings.FIELDS)
+            replies = await pipe.execute()
+        for (seat, _, _), fields in zip(wanted, replies, strict=True):
+            if fields[0] is None:  # no rated game of this game yet
+                continue
+            standing = ratings.Standing.of(fields)
+            seat.rating.CopyFrom(
+                gw.SeatRating(
+                    rating=round(standing.rating, 1),
+                    uncertainty=round(standing.uncertainty, 1),
+                    games=standing.games,
+                    provisional=not standing.established,
+                )
+            )
 
     async def player_page(self, player_id: str, recent: int) -> pl.GetPlayerResponse:
         if recent < 0:

@@ -101,7 +101,7 @@ class TableReads:
         """The token's seat's GetViewResponse, serialized (grpc sends it as it is)."""
         record, _ = await self.load(table_id)
         seat = self.authorise_seat(record, token)
-        if record.table.status == gw.TABLE_STATUS_OPEN:
+        if not record.HasField("state"):  # never dealt: open, or closed unstarted
             self.require_status(record, gw.TABLE_STATUS_IN_PROGRESS)
         # The seat's view at this very version, if the command that made it brought it (the
         # version names the state: every commit changes it, through one compare-and-set).
@@ -117,7 +117,7 @@ class TableReads:
     async def table(self, table_id: str) -> gw.GetTableResponse:
         record, _ = await self.load(table_id)
         response = gw.GetTableResponse(table=record.table)
-        if record.table.status != gw.TABLE_STATUS_OPEN:
+        if record.HasField("state"):  # dealt (an open table, or one closed unstarted, is not)
             view = await self.rules.view_if_up(record.table.game_id, rules_pb2.GetViewRequest(state=record.state))
             if view is None:
                 response.view_unavailable = True

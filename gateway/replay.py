@@ -127,7 +127,7 @@ async def logged(reads: TableReads, table_id: str, seat: int | None, token: str 
             if finished or taken.seat == seat:
                 step.actor = taken.seat
                 step.action.CopyFrom(taken.action)
-    if table.status != gw.TABLE_STATUS_OPEN:
+    if record.HasField("state"):  # dealt: not an open table, nor one closed unstarted
         view = await reads.rules.view_if_up(table.game_id, rules_pb2.GetViewRequest(state=record.state, seat=seat))
         if view is None:
             response.view_unavailable = True

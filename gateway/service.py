@@ -255,13 +255,17 @@ def require_token(context) -> str:
 class GatewayServicer:
     """The public API (tavola.gateway.v1.GatewayService)."""
 
+    # The timer ListGames suggests for a table opened by hand (TAVOLA_LOBBY_DECISION_SECONDS).
+    lobby_decision_seconds = 0
+
     def __init__(self, core: TableCore, players: Players | None = None, ratings: Ratings | None = None):
         self.core = core
         self.players = players
         self.ratings = ratings
 
     async def ListGames(self, request, context):
-        return gw.ListGamesResponse(games=await self.core.rules.describe_all())
+        games = await self.core.rules.describe_all()
+        return gw.ListGamesResponse(games=games, lobby_decision_seconds=self.lobby_decision_seconds)
 
     async def ListBots(self, request: gw.ListBotsRequest, context) -> gw.ListBotsResponse:
         bots = self.core.bots.describe(request.game_id)
@@ -279,7 +283,12 @@ class GatewayServicer:
         return await self.core.reads.table(request.table_id)
 
     async def ListTables(self, request: gw.ListTablesRequest, context) -> gw.ListTablesResponse:
-        return await self.core.reads.list_tables(request.status, request.game_id, request.page_size, request.page_token)
+        listed = await self.core.reads.list_tables(
+            request.status, request.game_id, request.page_size, request.page_token
+        )
+        if self.ratings is not None:  # who sits there, and how strong, to choose a table by
+            await self.ratings.rate_seats(listed.tables)
+        return listed
 
     async def TakeSeat(self, request, context):
         wanted = request.seat if request.HasField("seat") else None

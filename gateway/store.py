@@ -777,6 +777,11 @@ class TableStore:
         raw = cast("list[bytes]", await self.redis.zrevrange(self._index(status), offset, offset + count - 1))
         return [table_id.decode() for table_id in raw]
 
+    async def opened_before(self, when: float, count: int) -> list[str]:
+        """Up to ``count`` open tables filed as open before ``when``, the oldest first."""
+        raw = cast("list[bytes]", await self.redis.zrangebyscore(self._index("open"), "-inf", when, start=0, num=count))
+        return [table_id.decode() for table_id in raw]
+
     async def load_many(self, table_ids: list[str]) -> list[store_pb2.TableRecord | None]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for table_id in table_ids:

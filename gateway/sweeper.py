@@ -37,6 +37,7 @@ from redis.exceptions import RedisError
 
 from common.tasks import ALL_BOT_PRIORITY, ALL_BOT_UNDER_WAY_PRIORITY, queue_for, queue_key
 from gateway import metrics
+from gateway.abandoned import Abandonment
 from gateway.commands import TableCore
 from gateway.publisher import Backlog
 from gateway.wakeups import awaits_begin, due_time, waiting_bot_seats
@@ -62,8 +63,12 @@ RESENT_KEPT = 100_000
 
 
 class Sweeper:
-    def __init__(self, core: TableCore, interval: float, due_interval: float = 1.0):
+    def __init__(
+        self, core: TableCore, interval: float, due_interval: float = 1.0, abandonment: Abandonment | None = None
+    ):
         self.core = core
+        # Ends the tables nobody plays (gateway/abandoned.py), as the walk comes by them.
+        self.abandonment = abandonment
         self.interval = interval
         self.due_interval = due_interval
         self.tasks: list[asyncio.Task] = []
@@ -204,10 +209,14 @@ class Sweeper:
                 if record is not None and record.table.status == gw.TABLE_STATUS_FINISHED:
                     await store.file_finished(table_id)  # a cluster's outbox, the same way
                 await store.index(table_id, None, 0)  # expired or finished: no longer played
+            elif self.abandonment is not None and await self.abandonment.check(record):
+                continue
             elif due is None and record.table.update_time.ToNanoseconds() / 1e9 < quiet_before:
                 await self.core.wakeups.wake(record)
                 self._sent_again(table_id, time.time())
                 woken += 1
+        if self.abandonment is not None:
+            await self.abandonment.close_open()
         if woken:
             metrics.SWEPT.inc(woken)
             log.info("swept", tables=len(batch), woken=woken)

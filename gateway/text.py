@@ -98,10 +98,24 @@ def platform_text(names: dict[int, str], **body) -> str:
         if expired.policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT:
             return f"{who}'s decision time ran out: a bot takes the seat."
         return f"{who}'s decision time ran out: a random action is played."
+    if "table_abandoned" in body:
+        abandoned: gw.TableAbandoned = body["table_abandoned"]
+        waited = duration_text(abandoned.idle_seconds)
+        if abandoned.reason == gw.TableAbandoned.REASON_NEVER_STARTED:
+            return f"The table is closed: nobody started it in the {waited} since it was opened."
+        return f"The table is ended: nobody played for {waited}. Nobody wins, and it is not rated."
     if "game_finished" in body:
         finished: gw.GameFinished = body["game_finished"]
         return f"Game over: {outcome_text(finished.outcome, names)}. The seed is revealed: {finished.seed_reveal.seed}."
     return ""
+
+
+def duration_text(seconds: int) -> str:
+    """45 -> "45 seconds", 600 -> "10 minutes", 86400 -> "24 hours"."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds // size} {unit}s"
+    return f"{seconds} second{'' if seconds == 1 else 's'}"
 
 
 def outcome_text(outcome: rules_pb2.GameOutcome, names: dict[int, str]) -> str:

@@ -155,8 +155,8 @@ def earned_with_other_settings(client, keys: ratings.Keys, bot: str, game="borgi
 def test_a_bot_whose_settings_changed_starts_its_rating_again_at_its_next_table(store):
     """``ismcts:level=4`` keeps its string when its level's preset moves; the rating earned
     with the old settings does not carry over: the next table rates it as a new player, it
-    leaves the leaderboard until its provisional games are played again, and the version
-    only counts on."""
+    is listed provisional (below every established player) until its provisional games are
+    played again, and the version only counts on."""
     client, keys = store
     earned_with_other_settings(client, keys, "ismcts:level=4")
     table, seed, salt = finished_table(["alice", "bot:ismcts:level=4"], winners=(1,))
@@ -166,7 +166,7 @@ def test_a_bot_whose_settings_changed_starts_its_rating_again_at_its_next_table(
     assert (bot.games, bot.wins, bot.qualified, bot.version) == (1, 1, 0, 13)
     assert bot.settings == bot_specs.settings_digest("ismcts:level=4", "borgia")
     assert ratings.DEFAULT_MU < bot.mu < 31.0 and bot.sigma > 2.0  # a new player's step, from 25
-    assert client.zscore(keys.board("borgia"), "bot:ismcts:level=4") is None
+    assert client.zscore(keys.board("borgia"), "bot:ismcts:level=4") < -ratings.PROVISIONAL_BELOW / 2
     # With its settings unchanged, the next table goes on from there.
     table, seed, salt = finished_table(["alice", "bot:ismcts:level=4"], winners=(0,))
     queue(client, keys, table, seed, salt)
@@ -196,7 +196,8 @@ def test_a_worker_starting_restarts_only_the_ratings_earned_with_other_settings(
         13,
     )
     assert level_2.settings == bot_specs.settings_digest("ismcts:level=2", "pecunia")
-    assert client.zscore(keys.board("pecunia"), "bot:ismcts:level=2") is None
+    # Back on the board as a new player's, provisional: below every established one.
+    assert client.zscore(keys.board("pecunia"), "bot:ismcts:level=2") == -ratings.PROVISIONAL_BELOW
     assert {bot: standing(client, keys, "bot:" + bot, "pecunia") for bot in current} == current
     assert rating_tasks.restart_stale_bots(client, keys) == []  # once
 
@@ -244,7 +245,9 @@ def test_a_player_beating_fresh_accounts_is_never_established_by_them(store):
     farmer = standing(client, keys, "farmer")
     assert (farmer.games, farmer.wins, farmer.qualified) == (played, played, 0)
     assert farmer.sigma == ratings.DEFAULT_SIGMA  # no surer for it
-    assert not farmer.established and client.zcard(keys.board("borgia")) == 0
+    assert not farmer.established
+    # Listed (provisional), below where any established player stands.
+    assert client.zscore(keys.board("borgia"), "farmer") < -ratings.PROVISIONAL_BELOW / 2
     # Fifteen wins moved it about as far as two would have in full.
     model = PlackettLuce()
     first_win = model.rate([[model.rating()], [model.rating()]], ranks=[1, 2])[0][0].mu - ratings.DEFAULT_MU
@@ -261,14 +264,16 @@ def test_games_against_established_players_establish_a_player(store):
         assert rating_tasks.apply(client, keys, table.table_id) == "applied"
         newcomer = standing(client, keys, "newcomer")
         assert newcomer.qualified == index + 1
-        assert (client.zscore(keys.board("borgia"), "newcomer") is not None) == newcomer.established
+        # Listed from its first game, below every established player until it is one.
+        listed_established = client.zscore(keys.board("borgia"), "newcomer") > -ratings.PROVISIONAL_BELOW / 2
+        assert listed_established == newcomer.established
     assert newcomer.established
     # The regular played a newcomer each time: listed throughout, its games not qualifying.
     regular = standing(client, keys, "regular")
     assert regular.qualified == provisional and client.zscore(keys.board("borgia"), "regular") is not None
 
 
-def test_a_rating_written_before_qualifying_games_leaves_the_leaderboard_at_its_next_game(store):
+def test_a_rating_written_before_qualifying_games_is_listed_provisional_at_its_next_game(store):
     client, keys = store
     games = ratings.provisional_games() + 3
     client.hset(keys.rating("borgia", "old"), mapping={"mu": 30.0, "sigma": 3.0, "games": games, "wins": 9})
@@ -276,7 +281,7 @@ def test_a_rating_written_before_qualifying_games_leaves_the_leaderboard_at_its_
     table, seed, salt = finished_table(["old", "fresh"], winners=(0,))
     queue(client, keys, table, seed, salt)
     assert rating_tasks.apply(client, keys, table.table_id) == "applied"
-    assert client.zscore(keys.board("borgia"), "old") is None
+    assert client.zscore(keys.board("borgia"), "old") < -ratings.PROVISIONAL_BELOW / 2
     assert standing(client, keys, "old").qualified == 0
 
 

@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                     around = players.GetPlayer(pl.GetPlayerRequest(), metadata=auth.metadata(saved_token())).player
                     around = around.player_id
                 listed = players.ListLeaderboard(pl.ListLeaderboardRequest(game_id=args.game, around_player_id=around))
-                print(f"{args.game}: {listed.total} players past their provisional games")
+                print(f"{args.game}: {listed.total} rated players and bots (provisional ones last)")
                 for entry in listed.entries:
                     mark = " <" if entry.player.player_id == around else ""
                     name = printable(entry.player.display_name)

@@ -174,6 +174,17 @@ def _order_from(in_game: Sequence[bool], start: int) -> list[int]:
     return [(start + k) % n for k in range(n) if in_game[(start + k) % n]]
 
 
+def _rows_met(state: State) -> tuple[int, ...]:
+    """M15: the seats whose victory row is met, in turn order from the active player, whose
+    first wins a tie. Project decision (M16): the Master's row, which needs his guess, is not
+    among them."""
+    return tuple(
+        seat
+        for seat in _order_from(state.in_game, state.active)
+        if not ROLE_INFO[state.roles[seat]].requires_guess and meets_row(state.roles[seat], state.tokens[seat])
+    )
+
+
 def _next_in_game(in_game: Sequence[bool], seat: int) -> int | None:
     """The next seat on ``seat``'s left still in play (M8), ``seat`` itself excluded."""
     n = len(in_game)
@@ -1267,6 +1278,7 @@ class MortadellaEngine:
             winners=state.winners,
             end_reason=state.end_reason,
             wrong_guesses=state.wrong_guesses,
+            rows_met=_rows_met(state) if over and state.end_reason is EndReason.VICTORY_ROW else (),
         )
 
     def sample(self, view: View, seat: int, rng: Rng) -> State:

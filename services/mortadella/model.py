@@ -594,6 +594,7 @@ class View:
     winners: tuple[int, ...]
     end_reason: EndReason | None
     wrong_guesses: tuple[WrongGuess, ...]  # public (M16, M19); empty once the game is over
+    rows_met: tuple[int, ...]  # at a victory-row end, the seats whose row is met, the winner first (M15)
 
 
 fast_inits(__name__)  # every value above is built at each decision

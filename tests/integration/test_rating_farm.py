@@ -1,6 +1,7 @@
 """The ratings farm through real processes: one player beating fresh accounts of its own (one
-CreatePlayer each) at rated tables is never on the leaderboard for it, and its rating moves
-little; bots rated among themselves, and a player established against them, are on it.
+CreatePlayer each) at rated tables is listed only as provisional, below every established
+player, and its rating moves little; bots rated among themselves, and a player established
+against them, are established on it.
 
 Provisional periods are TAVOLA_PROVISIONAL_GAMES=3 here (read by the gateway and the rating
 worker). The farm uses the bench's own (bench/farm.py): Pecunia for two to one sesterce,
@@ -68,17 +69,18 @@ def farm_tables(farm: Farm, farmer_id: str, farmer_token: str, wins: int, tables
     return {line.table_id: line.rating_change for line in page.recent_tables[:played]}
 
 
-def test_a_player_beating_fresh_accounts_never_reaches_the_leaderboard_for_it(farm: Farm):
+def test_a_player_beating_fresh_accounts_is_never_established_by_it(farm: Farm):
     farmer_id, farmer_token = farm.new_player("farmer")
     changes = farm_tables(farm, farmer_id, farmer_token, wins=PROVISIONAL, tables=2 * PROVISIONAL)
     rating = farm.rating(farmer_id)
     assert rating.games == len(changes) >= 2 * PROVISIONAL
     # Past its provisional games twice over, yet provisional: none was against an
-    # established player, so it is on no leaderboard.
+    # established player, so it is listed as provisional, below every established player.
     assert rating.provisional
-    assert farm.rank(farmer_id) is None
     board = farm.players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="pecunia", page_size=100))
-    assert farmer_id not in {entry.player.player_id for entry in board.entries}
+    listed = {entry.player.player_id: entry for entry in board.entries}
+    assert listed[farmer_id].rating.provisional and farm.rank(farmer_id) == listed[farmer_id].rank
+    assert all(entry.rank < listed[farmer_id].rank for entry in board.entries if not entry.rating.provisional)
     # And no table moved its rating much: a win over a new player moves a new player's
     # rating by about 150 in full; here by a tenth of that.
     full = full_first_win(pl.Rating())
@@ -98,6 +100,10 @@ def test_bots_and_a_player_established_against_them_reach_the_leaderboard(farm: 
     rating = farm.rating(player_id)
     assert rating.games == PROVISIONAL and not rating.provisional
     assert farm.rank(player_id) is not None
+    # The established first, then the provisional (the farm's accounts), each marked.
+    board = farm.players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="pecunia", page_size=100))
+    marks = [entry.rating.provisional for entry in board.entries]
+    assert marks == sorted(marks) and marks.count(False) >= len(BOTS) + 1 and True in marks
 
 
 def test_an_established_player_beating_fresh_accounts_moves_little(farm: Farm):

@@ -115,11 +115,13 @@ def test_a_rating_update_survives_kill_9_of_its_worker_and_counts_once(rated_sta
         listed = {bot.name: bot for bot in gateway.ListBots(gw.ListBotsRequest(game_id="borgia")).bots}
         assert [(r.bot, r.games) for r in listed[BOTS[0]].ratings] == [(BOTS[0], 1)]
         assert listed[BOTS[0]].ratings[0].uncertainty > 0
-        # Still provisional (2 games here): on no leaderboard.
-        assert players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="borgia")).total == 0
+        # Still provisional (2 games here): listed, and marked so.
+        board = players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="borgia"))
+        assert board.total == 2 and all(entry.rating.provisional and entry.player.bot for entry in board.entries)
 
         play_rated_bot_table(gateway)
-        wait_for(lambda: redis.zcard(keys.board("borgia")) == 2, 30, "the second update")
+        established = ratings.PROVISIONAL_BELOW / 2
+        wait_for(lambda: redis.zcount(keys.board("borgia"), -established, "+inf") == 2, 30, "the second update")
         board = players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="borgia"))
         assert board.total == 2 and [entry.rank for entry in board.entries] == [1, 2]
         assert board.entries[0].rating.conservative >= board.entries[1].rating.conservative
@@ -240,7 +242,7 @@ def killed_after_a_rated_finish(store_url: str, broker_url: str, prefix: str, lo
 def test_a_rating_worker_starting_restarts_the_bot_ratings_earned_with_other_settings(rated_stack: Stack):
     """``ismcts:level=2`` keeps its string when its level's preset moves: a worker that
     applies ratings starts, before anything else, every bot rating whose settings digest is
-    not the bot's now again (a new player's, off the leaderboard), so neither quick play nor
+    not the bot's now again (a new player's, provisional on the leaderboard), so neither quick play nor
     ListBots goes on with it. Its Pecunia keys are this test's alone."""
     from services.bot_specs import settings_digest
 
@@ -258,7 +260,7 @@ def test_a_rating_worker_starting_restarts_the_bot_ratings_earned_with_other_set
         restarted = ratings.Standing.of(redis.hmget(keys.rating("pecunia", stale), ratings.FIELDS))
         assert restarted.settings == settings_digest("ismcts:level=2", "pecunia")
         assert (restarted.mu, restarted.games, restarted.wins, restarted.version) == (ratings.DEFAULT_MU, 0, 0, 41)
-        assert redis.zscore(keys.board("pecunia"), stale) is None
+        assert redis.zscore(keys.board("pecunia"), stale) == -ratings.PROVISIONAL_BELOW
         kept = ratings.Standing.of(redis.hmget(keys.rating("pecunia", current), ratings.FIELDS))
         assert (kept.mu, kept.games, kept.version) == (30.0, 40, 40)
         assert redis.zscore(keys.board("pecunia"), current) == 1380.0

@@ -515,6 +515,22 @@ def test_m11_porchetta_win_goes_to_the_first_in_turn_order_from_the_active_playe
     assert new.phase is Phase.OVER and new.winners == (2,) and new.end_reason is EndReason.VICTORY_ROW
 
 
+def test_m15_the_view_at_a_tied_end_lists_every_row_met_the_winner_first():
+    """M15: the seats whose rows Porchetta met at once, in turn order from the active player
+    (seat 1), so that a client can say why the first of them won (View.rows_met)."""
+    state = lombard(
+        (P, P, P, P, P),
+        holder=3,
+        active=1,
+        tokens={0: (1, 2, 2, 5), 2: (3, 6, 0, 0), 3: (4, 0, 0, 4)},
+    )
+    new, _ = act(state, 3, UseLombard(False))
+    met = ENGINE.view(new, None).rows_met
+    assert met == (2, 3, 0) and new.winners == met[:1]
+    assert all(ENGINE.view(new, seat).rows_met == met for seat in range(4))  # public: the roles are revealed
+    assert ENGINE.view(state, None).rows_met == ()  # only at the end
+
+
 def test_m11_the_masters_row_met_by_porchetta_on_another_turn_is_no_win():
     state = lombard((M, M, M, M, M), n=6, holder=5, active=0, tokens={5: (3, 0, 3, 2)})
     new, _ = act(state, 5, UseLombard(False))

@@ -24,8 +24,11 @@ GAMES = {"borgia": {}, "mortadella": {"max_turns": "6"}, "pecunia": PECUNIA_SHOR
 MOVE_SELECTOR = ".actions .choices button:not(.secondary)"
 
 
-def create_table(page, base_url: str, game: str, name: str, seats: list[str], options=None, query: str = "") -> str:
-    """Through the lobby's form: a table of len(seats) + 1 players, seat 0 for this page."""
+def create_table(
+    page, base_url: str, game: str, name: str, seats: list[str], options=None, query: str = "", timer: str = "0"
+) -> str:
+    """Through the lobby's form: a table of len(seats) + 1 players, seat 0 for this page;
+    untimed unless asked (the form suggests the platform's timer: 0 takes it away)."""
     page.page.goto(f"{base_url}{query}#/")
     page.page.fill("#player-name", name)
     page.page.click(f"[data-testid=new-{game}]")
@@ -34,6 +37,7 @@ def create_table(page, base_url: str, game: str, name: str, seats: list[str], op
         page.page.select_option(f"#seat-{index}", choice)
     for option, value in (options or {}).items():
         page.page.fill(f"#opt-{option}", value)
+    page.page.fill("#timer", timer)
     page.page.click("[data-testid=create]")
     page.page.wait_for_url("**#/table/*")
     page.page.wait_for_selector("[data-testid=history] li")

@@ -19,19 +19,14 @@ function timeOf(ms: number, text: string): HTMLElement {
   return h("time", { datetime: new Date(ms).toISOString() }, text);
 }
 
-function playerLink(playerId: string, name: string, bot: boolean): HTMLElement {
-  return h(
-    "a",
-    { class: "name", href: `#/player/${encodeURIComponent(playerId)}`, title: name || playerId },
-    name || playerId,
-    bot && !/\bbot$/.test(name) ? h("span", { class: "level" }, " (bot)") : null,
-  );
+function playerLink(playerId: string, name: string): HTMLElement {
+  return h("a", { class: "name", href: `#/player/${encodeURIComponent(playerId)}`, title: name || playerId }, name || playerId);
 }
 
-/** Whether the player has an established rating at the game, which puts them on its board. */
-async function established(playerId: string, gameId: string): Promise<boolean> {
+/** Whether the player has a rating at the game, which puts them on its board. */
+async function rated(playerId: string, gameId: string): Promise<boolean> {
   const page = await players.getPlayer({ playerId, recentTables: 1 });
-  return page.ratings.some((rating) => rating.gameId === gameId && !rating.provisional);
+  return page.ratings.some((rating) => rating.gameId === gameId);
 }
 
 export class LeaderboardPage {
@@ -90,7 +85,7 @@ export class LeaderboardPage {
       h(
         "p",
         { class: "small muted" },
-        "Sorted by the conservative rating (rating − 3 × uncertainty), so a player is listed high only once the rating is sure. Players appear after their provisional rated games, played against established players or bots.",
+        "Sorted by the conservative rating (rating − 3 × uncertainty), so a player is listed high only once the rating is sure. Players still in their provisional rated games (against established players or bots) are marked provisional and listed after every established one.",
       ),
       me ? h("p", {}, mode(false, `Top ${PAGE}`), mode(true, "Around me")) : null,
       board,
@@ -103,12 +98,12 @@ export class LeaderboardPage {
       h(
         "p",
         { class: "note", role: "status", "data-testid": "not-listed" },
-        `You are not on the ${game.displayName} leaderboard yet: players appear after their provisional rated games, played against established players or bots.`,
+        `You are not on the ${game.displayName} leaderboard yet: players appear from their first rated game of it.`,
       );
     try {
-      // Only established players are on a board: one who is not is told so without asking
-      // for the page around them, which the gateway answers NOT_ON_LEADERBOARD.
-      if (this.around && me && !(await established(me, game.gameId))) {
+      // Only rated players are on a board: one who is not is told so without asking for
+      // the page around them, which the gateway answers NOT_ON_LEADERBOARD.
+      if (this.around && me && !(await rated(me, game.gameId))) {
         fill(board, notListed());
         return;
       }
@@ -122,7 +117,7 @@ export class LeaderboardPage {
         h(
           "table",
           { class: "board-table" },
-          h("caption", {}, `${game.displayName}: ${page.total} player${page.total === 1 ? "" : "s"} ranked`),
+          h("caption", {}, `${game.displayName}: ${page.total} on the board`),
           h(
             "thead",
             {},
@@ -132,7 +127,7 @@ export class LeaderboardPage {
         ),
       );
     } catch (error) {
-      // Established a moment ago, and not yet on the board: the same answer.
+      // Rated a moment ago, and not yet on the board: the same answer.
       if (codeOf(error) === Code.NotFound && this.around) fill(board, notListed());
       else fill(board, h("p", { class: "error", role: "alert" }, `The leaderboard could not be read: ${failure(error)}`));
     }
@@ -144,9 +139,16 @@ export class LeaderboardPage {
     const mine = player?.playerId === me;
     return h(
       "tr",
-      { class: mine ? "me" : "", "data-player": player?.playerId ?? "" },
+      { class: [mine ? "me" : "", rating?.provisional ? "provisional" : ""].join(" ").trim(), "data-player": player?.playerId ?? "" },
       h("td", { class: "num" }, whole(entry.rank)),
-      h("td", {}, player ? playerLink(player.playerId, player.displayName, player.bot) : "?", mine ? h("span", { class: "you" }, " (you)") : null),
+      h(
+        "td",
+        {},
+        player ? playerLink(player.playerId, player.displayName) : "?",
+        mine ? h("span", { class: "you" }, " (you)") : null,
+        player?.bot ? h("span", { class: "badge", title: "a bot: one of the platform's players, at one setting" }, "bot") : null,
+        rating?.provisional ? h("span", { class: "badge", title: "fewer rated games against established players or bots than it takes to rank among them" }, "provisional") : null,
+      ),
       h("td", {}, rating ? ratingText(rating) : ""),
       h("td", { class: "num" }, rating ? whole(rating.conservative) : ""),
       h("td", { class: "num" }, rating ? whole(rating.games) : ""),
@@ -205,7 +207,7 @@ export class PlayerPage {
                     h("td", { title: "rating ± one standard deviation" }, ratingText(r)),
                     h("td", { class: "num" }, whole(r.games)),
                     h("td", { class: "num" }, whole(r.wins)),
-                    h("td", { class: "small muted" }, r.provisional ? "provisional: not on the leaderboard yet" : ""),
+                    h("td", { class: "small muted" }, r.provisional ? "provisional: listed after the established players" : ""),
                   ),
                 ),
               ),

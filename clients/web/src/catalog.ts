@@ -1,14 +1,23 @@
 // The games and bots the gateway offers, asked once a page.
 import { gateway } from "./api";
-import type { BotDescription } from "./gen/tavola/gateway/v1/gateway_pb";
+import type { BotDescription, ListGamesResponse } from "./gen/tavola/gateway/v1/gateway_pb";
 import type { GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 
-let games: Promise<GameDescription[]> | undefined;
+let catalog: Promise<ListGamesResponse> | undefined;
 const bots = new Map<string, Promise<BotDescription[]>>();
 
+function gamesCatalog(): Promise<ListGamesResponse> {
+  catalog ??= gateway.listGames({});
+  return catalog;
+}
+
 export function listGames(): Promise<GameDescription[]> {
-  games ??= gateway.listGames({}).then((response) => response.games);
-  return games;
+  return gamesCatalog().then((response) => response.games);
+}
+
+/** The decision timer the platform suggests for a table opened by hand (0: none). */
+export function lobbyDecisionSeconds(): Promise<number> {
+  return gamesCatalog().then((response) => response.lobbyDecisionSeconds);
 }
 
 /** The bots that play a game, strongest first ("" for every bot). */

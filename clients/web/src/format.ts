@@ -24,3 +24,21 @@ export function dateText(ms: number): string {
 export function dateTimeText(ms: number): string {
   return dayAndTime.format(ms);
 }
+
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+const AGE_STEPS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["second", 60],
+  ["minute", 60],
+  ["hour", 24],
+  ["day", Infinity],
+];
+
+/** How long ago, in the largest whole unit: "3 minutes ago" (en), "vor 3 Minuten" (de). */
+export function agoText(ms: number, now: number = Date.now()): string {
+  let amount = Math.max(0, (now - ms) / 1000);
+  for (const [unit, size] of AGE_STEPS) {
+    if (amount < size) return relative.format(-Math.floor(amount), unit);
+    amount /= size;
+  }
+  return relative.format(-Math.floor(amount), "day");
+}

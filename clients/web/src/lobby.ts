@@ -1,11 +1,12 @@
 // The lobby: the games, a form to open a table with bots and options, the open tables to
 // join, the tables in progress to watch, and the tables this browser holds a seat at.
 import { failure, gateway } from "./api";
-import { listBots, listGames } from "./catalog";
-import { fill, h, phrase, plural } from "./dom";
+import { botsByName, listBots, listGames, lobbyDecisionSeconds } from "./catalog";
+import { fill, h, phrase } from "./dom";
 import { SeatKind, TableStatus, TimeoutPolicy, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { level } from "./names";
+import { tableSummary, type RowContext } from "./rows";
 import { asPlayer, keepSeat, playerName, seatKey, seatedTables, setPlayerName } from "./storage";
 
 export class Lobby {
@@ -129,7 +130,7 @@ export class Lobby {
         row: h("p", { title: option.description }, h("label", { for: id, title: option.name }, `${phrase(option.name)} `), input, h("span", { class: "small muted" }, ` ${option.description}`)),
       };
     });
-    const timer = h("input", { id: "timer", type: "number", value: "0", min: "0", max: "3600" });
+    const timer = h("input", { id: "timer", type: "number", value: String(await lobbyDecisionSeconds()), min: "0", max: "3600" });
     const replay = h("input", { id: "replay", type: "checkbox" });
     const seed = h("input", { id: "seed", type: "number", min: "0", placeholder: "seed" });
     const form = h(
@@ -143,7 +144,7 @@ export class Lobby {
             players: Number(count.value),
             seats: Array.from(seatRows.querySelectorAll("select"), (s) => s.value),
             options: Object.fromEntries(options.map((o) => [o.name, o.read()])),
-            timer: Number(timer.value) || 0,
+            timer: Math.max(0, Number(timer.value) || 0),
             replay: replay.checked,
             seed: seed.value,
           });
@@ -209,11 +210,12 @@ export class Lobby {
 
   private async loadTables(): Promise<void> {
     try {
-      const games = new Map((await listGames()).map((g) => [g.gameId, g.displayName]));
+      const games = new Map((await listGames()).map((g) => [g.gameId, g]));
       const [open, playing] = await Promise.all([
         gateway.listTables({ status: TableStatus.OPEN, pageSize: 20 }),
         gateway.listTables({ status: TableStatus.IN_PROGRESS, pageSize: 20 }),
       ]);
+      const context: RowContext = { games, bots: await botsByName(), now: Date.now() };
       const row = (table: Table, joinable: boolean) => {
         const humans = table.seats.filter((s) => s.kind === SeatKind.HUMAN);
         const free = humans.filter((s) => !s.taken).length;
@@ -221,11 +223,7 @@ export class Lobby {
         return h(
           "li",
           { class: "table-row", "data-table": table.tableId },
-          h("strong", {}, games.get(table.gameId) ?? table.gameId),
-          h("span", { class: "small" }, ` ${table.playerCount} players · ${plural(table.seats.filter((s) => s.kind === SeatKind.BOT).length, "bot")}`),
-          // An open table of bots only waits for a bot worker to begin it.
-          joinable ? h("span", { class: "small" }, humans.length ? ` · ${plural(free, "seat")} free` : " · about to begin") : null,
-          table.replayMode ? h("span", { class: "badge warn", title: "its creator knows every secret" }, "replay mode: its creator knows every secret") : null,
+          tableSummary(table, joinable, context),
           h(
             "span",
             { class: "row-buttons" },

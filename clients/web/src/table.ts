@@ -459,6 +459,13 @@ export class TablePage {
   }
 
   private ending(table: Table, ctx: Ctx): HTMLElement {
+    if (table.abandoned) {
+      // Ended by the platform, not the game: its event says why; no winner, no seed to check.
+      const why = [...this.log].reverse().find((event) => event.body.case === "tableAbandoned")?.text;
+      const back = h("p", {}, h("a", { href: "#/" }, "Back to the lobby"));
+      const said = why ? h("p", { class: "summary", "data-testid": "why" }, why) : null;
+      return h("section", { class: "panel ending", "data-testid": "ending", "aria-label": "Table over" }, h("h2", { "data-testid": "headline" }, "Nobody played on: the table is over."), said, back);
+    }
     const winners = table.outcome?.winners ?? [];
     const me = this.key?.seat;
     const headline =

@@ -129,6 +129,8 @@ function status(view: View, ctx: Ctx): HTMLElement {
   );
 }
 
+/** The ladder as it stands; at the end, the final one: after the dice bonus and every
+ * penalty, without the cardinals that left it (B9, B10), as the pope was chosen from. */
 function ladder(view: View, mine: Set<Cardinal>): HTMLElement {
   // At the end, the final ladder: the remaining dice's influence added, eliminated cardinals gone.
   const final = view.result;
@@ -136,8 +138,8 @@ function ladder(view: View, mine: Set<Cardinal>): HTMLElement {
   const mats = (final ?? view).ladder.map((c) => ({ name: cardinal(c), influence: influence.get(c) ?? 0, antipope: view.antipope === c, mine: mine.has(c), pope: final?.pope === c }));
   return h(
     "section",
-    { class: "ladder", "aria-label": "Ladder, top first" },
-    h("h2", {}, "Ladder (top first)"),
+    { class: "ladder", "aria-label": final ? "Final ladder, top first" : "Ladder, top first" },
+    h("h2", {}, final ? "Final ladder (after the dice bonus)" : "Ladder (top first)"),
     ladderPicture(mats),
     view.centreRumors.length ? h("p", { class: "small" }, `Rumors in the centre: ${view.centreRumors.map(cardinal).join(", ")}`) : null,
   );
@@ -183,11 +185,40 @@ function seatsPanel(view: View, ctx: Ctx): HTMLElement {
   );
 }
 
+/** Each cardinal's final influence (after the dice bonus and penalties). */
+function finalInfluence(result: FinalResult): Map<Cardinal, number> {
+  return new Map(result.influence.map((item) => [item.cardinal, item.influence]));
+}
+
+/** Why the pope is pope when others have as much influence: B9, ties go to the cardinal
+ * higher on the ladder. Undefined when the pope has the most alone. */
+export function tieText(result: FinalResult): string | undefined {
+  if (result.pope === Cardinal.UNSPECIFIED) return undefined;
+  const influence = finalInfluence(result);
+  const most = influence.get(result.pope) ?? 0;
+  const tied = result.ladder.filter((c) => (influence.get(c) ?? 0) === most);
+  if (tied.length < 2) return undefined;
+  const names = tied.map(cardinal);
+  const listed = `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+  return `${listed} are tied with ${most} influence. A tie goes to the cardinal higher on the ladder (rule B9), so ${cardinal(result.pope)}, highest of them, is pope.`;
+}
+
+/** A seat's final line: its score (its puppets' final influence) and the dice bonus in it. */
+function scoreText(result: FinalResult, seat: number, puppets: Cardinal[]): string {
+  if (result.eliminatedSeats.includes(seat)) return " — eliminated (a rumor in front of them named their puppet)";
+  const bonus = result.bonuses.filter((b) => puppets.includes(b.cardinal)).reduce((sum, b) => sum + b.delta, 0);
+  const dice = result.diceCounts[seat] ?? 0;
+  const from = bonus ? ` (${bonus > 0 ? "+" : ""}${bonus} from ${dice} ${dice === 1 ? "die" : "dice"} left)` : dice ? "" : " (no dice left: no bonus)";
+  return ` — final influence ${result.scores[seat] ?? 0}${from}`;
+}
+
 function ending(view: View, ctx: Ctx): HTMLElement | undefined {
   const result: FinalResult | undefined = view.result;
   if (!result) return undefined;
+  const tie = tieText(result);
   const rows: (HTMLElement | null)[] = [
     result.pope === Cardinal.UNSPECIFIED ? h("p", {}, "No cardinal is left to be pope, so nobody wins.") : null,
+    tie ? h("p", { class: "tie", "data-testid": "tie-rule" }, tie) : null,
     h(
       "ul",
       { class: "plain" },
@@ -197,13 +228,13 @@ function ending(view: View, ctx: Ctx): HTMLElement | undefined {
           {},
           ctx.seats.tag(p.seat),
           ` held ${p.puppets.map(cardinal).join(" and ") || "no puppet"}`,
-          result.eliminatedSeats.includes(p.seat) ? " — eliminated (a rumor in front of them named their puppet)" : ` — score ${result.scores[p.seat] ?? 0}`,
+          scoreText(result, p.seat, p.puppets),
         ),
       ),
     ),
     // Bonuses, penalties, eliminations and cardinals leaving the ladder are in the game's
     // own sentence above (the why); the list and the final ladder sum them up.
-    h("p", { class: "small" }, `Final ladder: ${result.ladder.map((c) => `${cardinal(c)} ${result.influence.find((i) => i.cardinal === c)?.influence ?? 0}`).join(" · ")}`),
+    h("p", { class: "small" }, `Final ladder, after the dice bonus: ${result.ladder.map((c) => `${cardinal(c)} ${finalInfluence(result).get(c) ?? 0}`).join(" · ")}`),
   ];
   return h("div", {}, rows);
 }

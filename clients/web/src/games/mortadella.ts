@@ -2,7 +2,7 @@
 // (yours, or a face-up one, or all at the end), the dice of the turn, the Lombard token.
 import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
-import { Effect, Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
+import { Effect, EndReason, Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
 import { die } from "../pictures/dice";
 import { MORTADELLA_GLYPHS } from "../pictures/glyphs";
 import { beginDrawing, changed } from "../pictures/motion";
@@ -23,6 +23,27 @@ const ROLE_NAMES: Partial<Record<Role, string>> = {
 const role = (value: Role) => ROLE_NAMES[value] ?? words(Role[value]);
 
 // Who decides now and what about, by phase.
+/** The rule that decided the end; at a victory row met by several at once (the view's
+ * rowsMet, in turn order from the active player), the one that broke the tie (M15). */
+function endRule(view: View, ctx: Ctx): string {
+  if (view.endReason === EndReason.VICTORY_ROW && view.rowsMet.length > 1) {
+    const names = view.rowsMet.map((seat) => ctx.seats.name(seat));
+    const listed = `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+    return `${listed} met their victory rows at once. When several do (after Porchetta or Earthquake), the first in turn order from the player whose turn it is wins (rule M15): ${names[0]}.`;
+  }
+  return END_RULES[view.endReason] ?? "";
+}
+
+// The rule that decided each kind of end (RULINGS.md).
+const END_RULES: Partial<Record<EndReason, string>> = {
+  [EndReason.VICTORY_ROW]: "A victory row was met, on the winner's own turn or after an effect (rules M14, M15).",
+  [EndReason.LAST_STANDING]: "Everyone else was out of the game: the last player left wins (rule M15).",
+  [EndReason.MASTER_GUESS]: "The Master met his row and named another player's role right: he wins (rule M16).",
+  [EndReason.TWO_PLAYER_GUESS]: "With two players, guessing the opponent's role right wins (rule M19).",
+  [EndReason.TURN_LIMIT]: "The table's turn limit was reached: nobody wins (rule M21).",
+  [EndReason.ALL_ELIMINATED]: "Every player was eliminated at once: nobody wins.",
+};
+
 const PHASES: Partial<Record<Phase, string>> = {
   [Phase.SETUP_TOKEN]: "choose a starting token",
   [Phase.PRE_ROLL]: "roll",
@@ -155,6 +176,7 @@ export const mortadella: GameRenderer = {
   ending(message: Message, ctx: Ctx): HTMLElement | undefined {
     const view = message as View;
     if (view.phase !== Phase.OVER) return undefined;
+    const rule = endRule(view, ctx);
     return h(
       "div",
       {},
@@ -172,6 +194,7 @@ export const mortadella: GameRenderer = {
           ),
         ),
       ),
+      rule ? h("p", { class: "tie", "data-testid": "end-rule" }, rule) : null,
     );
   },
 };

@@ -4,6 +4,7 @@ import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
 import {
   ActionCardKind,
+  EndReason,
   Phase,
   RomanKind,
   SeatPosition,
@@ -34,6 +35,17 @@ function arrivals(key: string, ids: number[]): Set<number> {
   if (was === undefined) return new Set();
   const old = new Set(was.split(",").filter(Boolean).map(Number));
   return new Set(ids.filter((id) => !old.has(id)));
+}
+
+/** The rule that decided the end, and how a tie was settled. */
+function endRule(view: View, ctx: Ctx): string {
+  const names = view.winners.map((seat) => ctx.seats.name(seat));
+  if (view.endReason === EndReason.TURN_LIMIT) {
+    const most = Math.max(...view.players.map((p) => p.sesterces));
+    const shared = names.length > 1 ? ` ${names.join(" and ")} are tied with ${sesterces(most)} and share the win.` : "";
+    return `The turn limit (${view.turnLimit} turns) was reached: the most sesterces win, and players tied on the most share the win (rule P8).${shared}`;
+  }
+  return `The game ends the moment a player's sesterces reach the target, ${sesterces(view.target)} (rule P7): the first to reach it wins, whatever the others hold.`;
 }
 
 // Where the active player's turn stands, in the rulebook's steps (P4).
@@ -155,6 +167,7 @@ export const pecunia: GameRenderer = {
         { class: "plain" },
         [...view.players].sort((a, b) => b.sesterces - a.sesterces).map((p) => h("li", {}, ctx.seats.tag(p.seat), ` ${sesterces(p.sesterces)}`)),
       ),
+      h("p", { class: "tie", "data-testid": "end-rule" }, endRule(view, ctx)),
     );
   },
 };
