@@ -34,6 +34,7 @@ from common.name_rules import skeletons
 from common.names import bot_display_name, shown_names
 from gateway import metrics
 from gateway.bots import BotCatalog
+from gateway.clocks import seat_deadline_ns, timed
 from gateway.commit import (
     Change,
     Commit,
@@ -60,7 +61,6 @@ from gateway.store import (
     TableMissing,
     TableStore,
     VersionConflict,
-    nanos,
 )
 from gateway.streams import TableStreams
 from gateway.wakeups import Wakeups, awaits_begin, next_of_same_bot
@@ -488,9 +488,9 @@ class TableCore:
                 and table.version == version
                 and seat in table.deciding_seats
                 and table.seats[seat].kind == gw.SEAT_KIND_HUMAN
-                and table.decision_timer.seconds > 0
-                and table.HasField("decision_deadline")
-                and nanos(table.decision_deadline) <= time.time_ns()
+                and timed(table)
+                and (deadline := seat_deadline_ns(table, seat)) is not None
+                and deadline <= time.time_ns()
             )
             if not overdue:
                 raise NothingToDo

@@ -17,6 +17,7 @@ from google.protobuf import any_pb2, timestamp_pb2
 
 from common.errors import ApiError
 from common.names import for_viewer
+from gateway import clocks
 from gateway.rules import RulesDirectory
 from gateway.store import LogEntry, RequestKey, TableStore
 from gateway.text import game_text, platform_text
@@ -185,8 +186,12 @@ class Commit:
 
 
 def set_deadline(record: store_pb2.TableRecord) -> None:
-    """A timed table gives the human seats that must decide now a common deadline."""
+    """A timed table gives the human seats that must decide now a common deadline; a table
+    with a clock runs each seat's own (gateway/clocks.py)."""
     table = record.table
+    if table.HasField("clock"):
+        clocks.run(table)
+        return
     table.ClearField("decision_deadline")
     timed = table.decision_timer.seconds > 0 and table.status == gw.TABLE_STATUS_IN_PROGRESS
     if timed and any(table.seats[seat].kind == gw.SEAT_KIND_HUMAN for seat in table.deciding_seats):

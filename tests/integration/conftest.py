@@ -7,8 +7,8 @@ import pytest
 
 from common import auth
 from deploy.stack import Stack
+from tavola.gateway.v1 import clocks_pb2, gateway_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
-from tavola.gateway.v1 import gateway_pb2_grpc
 
 pytestmark = pytest.mark.integration
 
@@ -59,6 +59,7 @@ class HumanTable:
         game="borgia",
         decision_timer: gw.DecisionTimer | None = None,
         replay_mode: bool | None = None,
+        clock: clocks_pb2.TableClock | None = None,
     ):
         bots = bots or {}
         self.stub = stub
@@ -72,6 +73,7 @@ class HumanTable:
                 replay_mode=seed is not None if replay_mode is None else replay_mode,
                 bot_seats=[gw.BotSeat(seat=seat, bot=bot) for seat, bot in bots.items()],
                 decision_timer=decision_timer,
+                clock=clock,
             )
         )
         self.table_id = created.table.table_id
