@@ -40,9 +40,10 @@ from gateway.rules import HEALTH_PREFIX, RulesDirectory
 from gateway.service import ActionServicer, GatewayServicer, PlayerServicer, TimerServicer, add_to_server
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
+from gateway.turn_service import serve_turns
 from gateway.web import WebServer, build_app
 from services.registry import game_proto_files
-from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2
+from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2, turns_pb2
 
 log = structlog.get_logger()
 
@@ -149,6 +150,7 @@ async def compose(settings: Settings) -> Gateway:
         services["GatewayService"],
         players_pb2.DESCRIPTOR.services_by_name["PlayerService"],
         actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
+        turns_pb2.DESCRIPTOR.services_by_name["TurnService"],
     )
     server = Server(
         [service.full_name for service in public],
@@ -176,6 +178,9 @@ async def compose(settings: Settings) -> Gateway:
     player_servicer = PlayerServicer(players, rating_book, matchmaker)
     player_servicer.leaving = AccountDeletion(client, settings.key_prefix, players.store, archiver)
     add_to_server(player_servicer, "PlayerService", server.grpc, settings.request_limits)
+    turn_servicer, digest = serve_turns(client, settings.key_prefix, core, players)
+    add_to_server(turn_servicer, "TurnService", server.grpc, settings.request_limits)
+    player_servicer.leaving.forgetters.append(turn_servicer.forget_player)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = settings.timer_host
@@ -190,7 +195,7 @@ async def compose(settings: Settings) -> Gateway:
     web_server = None
     if web_settings is not None:
         web_app = build_app(
-            {"GatewayService": servicer, "PlayerService": player_servicer},
+            {"GatewayService": servicer, "PlayerService": player_servicer, "TurnService": turn_servicer},
             settings.request_limits,
             web_settings.origins,
             web_settings.static_dir,
@@ -209,6 +214,7 @@ async def compose(settings: Settings) -> Gateway:
     core.wakeups.grace_seconds = settings.task_grace_seconds
     sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds)
     sweeper.start()
+    digest.start()
 
     async def tell_health(game: str, up: bool) -> None:
         status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
@@ -230,6 +236,7 @@ async def compose(settings: Settings) -> Gateway:
             await web_server.stop()
         await timer_server.stop()
         await sweeper.stop()
+        await digest.stop()
         await rating_book.stop()
         await matchmaker.stop()
         if archiver is not None:

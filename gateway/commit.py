@@ -46,6 +46,8 @@ class Commit:
         self.stamp = now()
         # A new table (version 0) has no status yet: its first commit files it.
         self.status_before = record.table.status if record.table.version else gw.TABLE_STATUS_UNSPECIFIED
+        # Who had to decide before it: the seats whose turn it begins are told (gateway/turns.py).
+        self.deciding_before = tuple(record.table.deciding_seats)
         self.finished = False
         # The rules service's views of the seats that must decide after this command, by
         # seat, when it sent them with the applied action: a bot's goes in its task (the

@@ -18,6 +18,8 @@ names go when they are archived. Without an archive (no TAVOLA_DATABASE_URL) the
 archived games to rename: steps 2 and 3 alone.
 """
 
+from collections.abc import Awaitable, Callable
+
 import grpc
 import structlog
 from redis.asyncio import Redis
@@ -38,6 +40,8 @@ class AccountDeletion:
         self.keys = ratings.Keys(key_prefix)
         self.players = players
         self.archiver = archiver
+        # What else keeps something of a player: each forgets it (its push subscriptions, its digest).
+        self.forgetters: list[Callable[[str], Awaitable[None]]] = []
 
     async def delete(self, player_id: str, confirmed_id: str) -> pl.DeletePlayerResponse:
         """Deletes the account of ``player_id`` (the token's), if ``confirmed_id`` names it."""
@@ -60,6 +64,8 @@ class AccountDeletion:
                 pipe.zrem(self.keys.board(game_id), player_id)
             pipe.delete(self.keys.recent(player_id), self.keys.games(player_id))
             await pipe.execute()
+        for forget in self.forgetters:
+            await forget(player_id)
         if not await self.players.forget(player_id):
             raise ApiError(grpc.StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", "this account was deleted already")
         log.info("player_deleted", player_id=player_id, archived_tables=renamed)

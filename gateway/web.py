@@ -69,6 +69,7 @@ from gateway.service import stream_rpc, unary_rpc
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1.gateway_connect import GatewayServiceASGIApplication
 from tavola.gateway.v1.players_connect import PlayerServiceASGIApplication
+from tavola.gateway.v1.turns_connect import TurnServiceASGIApplication
 
 log = structlog.get_logger()
 
@@ -76,6 +77,7 @@ log = structlog.get_logger()
 APPLICATIONS: dict[str, Any] = {
     "GatewayService": GatewayServiceASGIApplication,
     "PlayerService": PlayerServiceASGIApplication,
+    "TurnService": TurnServiceASGIApplication,
 }
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,6 +7,7 @@ import pytest
 
 from common import auth
 from deploy.stack import Stack
+from gateway.push import new_vapid_keys
 from tavola.gateway.v1 import clocks_pb2, gateway_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
 
@@ -30,6 +31,12 @@ def stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
             "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": "0",
             # The one other site allowed to call the web port (test_web_bridge.py).
             "TAVOLA_WEB_ORIGINS": "https://tables.example",
+            # Web Push to the tests' own local endpoints, and digests as files checked each
+            # second (test_turns.py).
+            "TAVOLA_PUSH_VAPID_PRIVATE_KEY": new_vapid_keys()[0],
+            "TAVOLA_PUSH_ALLOW_PRIVATE": "true",
+            "TAVOLA_DIGEST_DIR": str(tmp_path_factory.mktemp("digests")),
+            "TAVOLA_DIGEST_CHECK_SECONDS": "1",
         },
     ) as running:
         yield running
