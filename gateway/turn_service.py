@@ -97,7 +97,7 @@ def serve_turns(redis, key_prefix: str, core, players: Players) -> tuple[TurnSer
     daily digest (not started), from the environment's settings."""
     subscriptions = PushSubscriptions(redis, key_prefix)
     pusher = Pusher(subscriptions, PushSettings.from_env())
-    turns = Turns(redis, key_prefix, players.game_name, pusher)
+    turns = Turns(redis, core.hub, key_prefix, players.game_name, pusher)
     core.turns = turns
     core.streams.present = turns.present
     digests = DigestStore(redis, key_prefix)

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import structlog
 
+from gateway.hub import Hub
 from gateway.push import Pusher
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
@@ -26,7 +27,8 @@ log = structlog.get_logger()
 # A presence count outlives a gateway that died holding it by this much at most.
 PRESENCE_TTL_SECONDS = 6 * 3600
 TOLD_TTL_SECONDS = 30 * 24 * 3600  # as long as a correspondence turn may last
-WATCH_POLL_SECONDS = 30.0
+WATCH_POLL_SECONDS = 60.0
+TOLD_KEPT = 1000  # turns a stream remembers having told
 
 
 def your_turn(table: gw.Table, seat: int) -> bool:
@@ -57,8 +59,11 @@ def turn_text(game_name: str, table: gw.Table, seat: int) -> str:
 
 
 class Turns:
-    def __init__(self, redis, key_prefix: str, game_name: Callable[[str], Awaitable[str]], pusher: Pusher | None):
+    def __init__(
+        self, redis, hub: Hub, key_prefix: str, game_name: Callable[[str], Awaitable[str]], pusher: Pusher | None
+    ):
         self.redis = redis
+        self.hub = hub
         self.key_prefix = key_prefix
         self.game_name = game_name
         self.pusher = pusher
@@ -136,25 +141,28 @@ class Turns:
         one: Callable[[str], Awaitable[pl.MyTable | None]],
         send: Callable[[pl.MyTable], Awaitable[None]],
     ) -> None:
-        """WatchMyTurns: subscribed first, then every table where it is the player's turn
+        """WatchMyTurns: listening first, then every table where it is the player's turn
         now (``current``), then each that becomes so (``one`` reads it, None once it is no
-        longer their turn), until the client leaves."""
-        pubsub = self.redis.pubsub()
-        await pubsub.subscribe(self.channel(player_id))
-        try:
-            sent: set[tuple[str, int]] = set()
-            for now in await current():
-                sent.add((now.table.table_id, now.table.version))
-                await send(now)
+        longer their turn), until the client leaves. A quiet while reads ``current``
+        again: a message lost to a Redis reconnect is made up for."""
+        told: set[tuple[str, int]] = set()
+
+        async def tell(mine: pl.MyTable | None) -> None:
+            if mine is None or (mine.table.table_id, mine.table.version) in told:
+                return
+            if len(told) >= TOLD_KEPT:
+                told.clear()  # a turn told again, at worst
+            told.add((mine.table.table_id, mine.table.version))
+            await send(mine)
+
+        async with self.hub.listen(self.channel(player_id)) as published:
             while True:
-                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=WATCH_POLL_SECONDS)
-                if message is None or message.get("type") != "message":
+                for mine in await current():
+                    await tell(mine)
+                try:
+                    while True:
+                        data = await asyncio.wait_for(published.get(), WATCH_POLL_SECONDS)
+                        table_id, _seat = json.loads(data)
+                        await tell(await one(table_id))
+                except TimeoutError:
                     continue
-                table_id, _seat = json.loads(message["data"])
-                mine = await one(table_id)
-                if mine is not None and (mine.table.table_id, mine.table.version) not in sent:
-                    sent.add((mine.table.table_id, mine.table.version))
-                    await send(mine)
-        finally:
-            with contextlib.suppress(Exception):
-                await pubsub.aclose()
