@@ -1,11 +1,14 @@
 """A push endpoint is an address a client chooses for the gateway to POST to: outside
 development only https on a public address passes (gateway/push.py check_endpoint)."""
 
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 import grpc
 import pytest
 
 from common.errors import ApiError
-from gateway.push import check_endpoint, new_vapid_keys
+from gateway.push import ANSWER_BYTES, _PushSession, check_endpoint, new_vapid_keys
 
 
 @pytest.mark.parametrize(
@@ -50,3 +53,41 @@ def test_a_public_https_endpoint_passes_and_development_allows_local_ones():
 def test_vapid_keys_are_a_p256_pair_in_base64url():
     private, public = new_vapid_keys()
     assert len(private) == 43 and len(public) == 87 and "=" not in private + public
+
+
+class _Answers(BaseHTTPRequestHandler):
+    """/moved redirects to /elsewhere; /big answers 1 MB; every path taken is noted."""
+
+    taken: list[str] = []
+
+    def do_POST(self):
+        self.taken.append(self.path)
+        self.rfile.read(int(self.headers.get("content-length", 0)))
+        if self.path == "/moved":
+            self.send_response(307)
+            self.send_header("Location", "/elsewhere")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        body = b"x" * 1_000_000 if self.path == "/big" else b""
+        self.send_response(400 if body else 201)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_push_service_is_never_followed_elsewhere_nor_read_past_a_bound():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Answers)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        with _PushSession() as session:
+            moved = session.post(f"{base}/moved", data=b"push", timeout=5)
+            big = session.post(f"{base}/big", data=b"push", timeout=5)
+    finally:
+        server.shutdown()
+    assert moved.status_code == 307 and _Answers.taken == ["/moved", "/big"]  # never /elsewhere
+    assert big.status_code == 400 and len(big.content) == ANSWER_BYTES
