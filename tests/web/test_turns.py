@@ -129,3 +129,23 @@ def test_the_service_worker_shows_a_pushed_turn(open_page, base_url):
             "url": f"{base_url}#/table/t123",
         }
     ]
+
+
+def test_an_open_page_is_told_of_a_turn_by_the_stream(open_page, base_url, stubs):
+    gateway, players = stubs
+    ada_id, ada_token, ada_name = new_player(players, "Liveada")
+    _, bea_token, bea_name = new_player(players, "Livebea")
+    table_id, tokens, table = duel(gateway, ada_token, bea_token, seed=61)
+    table = play_until_turn_of(gateway, table_id, tokens, table, 0, mine=False)
+    page = open_page()
+    page.page.goto(base_url)
+    key = json.dumps({"token": ada_token, "playerId": ada_id, "name": ada_name})
+    page.page.evaluate(f"localStorage.setItem('tavola.player', {json.dumps(key)})")
+    page.page.goto(f"{base_url}#/leaderboard")
+    page.page.reload()
+    page.page.get_by_test_id("nav-me").wait_for()
+    play_until_turn_of(gateway, table_id, tokens, table, 0, mine=True)
+    told = page.page.get_by_test_id("turn-told").get_by_role("link")
+    told.wait_for()
+    assert told.inner_text() == f"Your turn at House of Borgia with {bea_name}."
+    assert told.get_attribute("href") == f"#/table/{table_id}"

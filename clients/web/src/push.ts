@@ -3,7 +3,7 @@
 // the subscription (TurnService.AddPushSubscription).
 import { failure, turns } from "./api";
 import { h } from "./dom";
-import { asPlayer } from "./storage";
+import { asPlayer, playerKey } from "./storage";
 
 function b64url(buffer: ArrayBuffer | null): string {
   const bytes = new Uint8Array(buffer ?? new ArrayBuffer(0));
@@ -55,14 +55,48 @@ export function pushOffer(): HTMLElement {
   return h("p", { class: "push-offer" }, button, " ", said);
 }
 
-/** A push the worker passed to this open page: a line at the top, linking to the table. */
+/** A turn told on the open page: a line above it, linking to the table (not while at it). */
+function show(shown: HTMLElement, text: string, url: string): void {
+  if (location.hash === url) return;
+  shown.replaceChildren(h("a", { href: url.startsWith("#/table/") ? url : "#/" }, text));
+  shown.hidden = false;
+}
+
+/** Turns while a page is open: pushes the worker passes on, and with a player the
+ * gateway's WatchMyTurns stream (each table as it becomes the player's turn). */
 export function listenForTurns(shown: HTMLElement): void {
-  if (!("serviceWorker" in navigator)) return;
-  navigator.serviceWorker.addEventListener("message", (event: MessageEvent) => {
-    const data = event.data as { kind?: string; body?: string; url?: string } | undefined;
-    if (data?.kind !== "your_turn") return;
-    const link = h("a", { href: data.url?.startsWith("#/table/") ? data.url : "#/" }, data.body ?? "Your turn");
-    shown.replaceChildren(link);
-    shown.hidden = false;
-  });
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.addEventListener("message", (event: MessageEvent) => {
+      const data = event.data as { kind?: string; body?: string; url?: string } | undefined;
+      if (data?.kind === "your_turn") show(shown, data.body ?? "Your turn", data.url ?? "#/");
+    });
+  }
+  void followTurns(shown);
+}
+
+let following: AbortController | undefined;
+
+/** Holds WatchMyTurns for this browser's player (again after a drop, or a new player). */
+async function followTurns(shown: HTMLElement): Promise<void> {
+  following?.abort();
+  const abort = (following = new AbortController());
+  window.addEventListener("tavola-player", () => void followTurns(shown), { once: true });
+  let delay = 1000;
+  while (!abort.signal.aborted && playerKey()) {
+    try {
+      for await (const response of turns.watchMyTurns({}, { ...asPlayer(), signal: abort.signal })) {
+        const mine = response.table;
+        const table = mine?.table;
+        if (!mine || !table) continue;
+        const others = table.seats.filter((s) => s.seat !== mine.seat).map((s) => s.displayName);
+        const url = `#/table/${table.tableId}`;
+        show(shown, `Your turn at ${mine.gameName}${others.length ? ` with ${others.join(", ")}` : ""}.`, url);
+        delay = 1000;
+      }
+    } catch {
+      // A drop, or the player's token revoked: tried again a little later.
+    }
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, 60_000);
+  }
 }
