@@ -61,21 +61,23 @@ class TurnServicer:
             watch = self.turns.watch(player_id, lambda: self.waiting(player_id), one, send)
             await self.players.while_signed_in(player_id, token, watch)
 
-    async def GetPushKey(self, request: tn.GetPushKeyRequest, context) -> tn.GetPushKeyResponse:
+    def _require_push(self) -> None:
         if not self.pusher.public_key:
             raise ApiError(
                 grpc.StatusCode.FAILED_PRECONDITION,
                 "PUSH_NOT_CONFIGURED",
                 "this platform sends no push notifications (no TAVOLA_PUSH_VAPID_PRIVATE_KEY)",
             )
+
+    async def GetPushKey(self, request: tn.GetPushKeyRequest, context) -> tn.GetPushKeyResponse:
+        self._require_push()
         return tn.GetPushKeyResponse(public_key=self.pusher.public_key)
 
     async def AddPushSubscription(
         self, request: tn.AddPushSubscriptionRequest, context
     ) -> tn.AddPushSubscriptionResponse:
         player_id = await self._caller(context)
-        if not self.pusher.public_key:
-            await self.GetPushKey(tn.GetPushKeyRequest(), context)  # refuses: nothing would be sent
+        self._require_push()  # a subscription nothing would be sent to is refused
         check_keys(request.p256dh, request.auth)
         await asyncio.to_thread(check_endpoint, request.endpoint, self.pusher.settings.allow_private)
         count = await self.subscriptions.add(player_id, request.endpoint, request.p256dh, request.auth)

@@ -50,12 +50,11 @@ def new_turns(table: gw.Table, deciding_before: tuple[int, ...]) -> list[int]:
 
 
 def turn_text(game_name: str, table: gw.Table, seat: int) -> str:
-    """'Your turn at Borgia with Ada and Bruno.'"""
+    """'Your turn at House of Borgia with Ada and Bruno.'"""
     others = [info.display_name for info in table.seats if info.seat != seat and info.display_name]
-    with_whom = f" with {', '.join(others[:-1])} and {others[-1]}" if len(others) > 1 else ""
-    if len(others) == 1:
-        with_whom = f" with {others[0]}"
-    return f"Your turn at {game_name}{with_whom}."
+    if len(others) > 1:
+        return f"Your turn at {game_name} with {', '.join(others[:-1])} and {others[-1]}."
+    return f"Your turn at {game_name} with {others[0]}." if others else f"Your turn at {game_name}."
 
 
 class Turns:
