@@ -156,9 +156,15 @@ class DigestStore:
         cursor, found = await self.redis.hscan(self.key, cursor, count=BATCH)
         return int(cursor), {_text(key): _text(value) for key, value in found.items()}
 
+    def _sent_key(self, player_id: str) -> str:
+        return f"{self.key_prefix}:digest-sent:{player_id}"
+
+    async def sent_lately(self, player_id: str) -> bool:
+        return bool(await self.redis.exists(self._sent_key(player_id)))
+
     async def claim_day(self, player_id: str, every_seconds: float) -> bool:
         """True once per ``every_seconds`` for a player, on whichever gateway asks first."""
-        key = f"{self.key_prefix}:digest-sent:{player_id}"
+        key = self._sent_key(player_id)
         return bool(await self.redis.set(key, int(time.time()), nx=True, ex=max(1, int(every_seconds))))
 
 
@@ -211,17 +217,23 @@ class Digest:
         while True:
             cursor, opted = await self.store.batch(cursor)
             for player_id, email in opted.items():
-                waiting = await self.waiting(player_id)
-                if not waiting or not await self.store.claim_day(player_id, self.config.every_seconds):
-                    continue
-                message = compose(self.config, email, await self.player_name(player_id), waiting)
                 try:
-                    await asyncio.to_thread(self.sender.send, message)
-                    sent += 1
-                except Exception:
+                    sent += await self._one(player_id, email)
+                except Exception:  # one player's failure (a mail server's refusal) is not the others'
                     log.warning("digest_not_sent", player_id=player_id, exc_info=True)
             if cursor == 0:
                 break
         if sent:
             log.info("digests_sent", mails=sent)
         return sent
+
+    async def _one(self, player_id: str, email: str) -> int:
+        """Mails the player when tables wait for them and no digest went today: 1, else 0."""
+        if await self.store.sent_lately(player_id):  # before reading their tables
+            return 0
+        waiting = await self.waiting(player_id)
+        if not waiting or not await self.store.claim_day(player_id, self.config.every_seconds):
+            return 0
+        message = compose(self.config, email, await self.player_name(player_id), waiting)
+        await asyncio.to_thread(self.sender.send, message)
+        return 1
