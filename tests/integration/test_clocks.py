@@ -7,6 +7,7 @@ import grpc
 import pytest
 
 from common.errors import reason_of
+from common.redis_client import connect
 from tavola.gateway.v1 import clocks_pb2 as ck
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.conftest import HumanTable
@@ -63,14 +64,23 @@ def test_each_seat_has_its_own_bank_shown_in_the_table(gateway):
         assert after.clock.deadline_unix_ms[seat] == 0
 
 
-def test_a_correspondence_clock_runs_for_days(gateway):
+def test_a_correspondence_clock_runs_for_days_and_its_table_is_due_then(gateway, stack):
     clock = ck.TableClock(mode=CORRESPONDENCE, move_seconds=3 * 86400)
     table = HumanTable(gateway, players=3, seed=12, clock=clock, decision_timer=RANDOM)
     started = table.start()
     seat = started.deciding_seats[0]
-    left = started.clock.deadline_unix_ms[seat] - time.time() * 1000
+    deadline = started.clock.deadline_unix_ms[seat]
+    left = deadline - time.time() * 1000
     assert 3 * 86400_000 - 60_000 < left <= 3 * 86400_000
     assert started.clock.remaining_ms[seat] == 3 * 86400_000
+    # No timer task holds three days: the due sweep wakes the table at its deadline (plus
+    # the grace), and its timer goes then.
+    client = connect(stack.redis_url)
+    try:
+        due = client.zscore(f"{stack.key_prefix}:due", table.table_id)
+    finally:
+        client.close()
+    assert due is not None and deadline / 1000 <= due <= deadline / 1000 + 60
 
 
 def test_a_move_clock_that_runs_out_plays_the_timeout_policy(gateway):
