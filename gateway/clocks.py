@@ -71,6 +71,21 @@ def new_clock(request: gw.CreateTableRequest, seats: int) -> ck.TableClock:
     return clock
 
 
+def _charge(clock: ck.TableClock, seat: int, now_ms: int) -> None:
+    """Stops the seat's running time: a bank keeps what was left, plus the increment."""
+    running = clock.deadline_unix_ms[seat]
+    if clock.bank_seconds:
+        clock.remaining_ms[seat] = max(0, running - now_ms) + clock.increment_seconds * 1000
+    clock.deadline_unix_ms[seat] = 0
+
+
+def decided(table: gw.Table, seat: int, now_ms: int | None = None) -> None:
+    """A seat's decision is made: its time stops (``run`` starts it afresh should the seat
+    still have to decide: each decision is a move, its increment and its move time)."""
+    if table.HasField("clock") and seat < len(table.clock.deadline_unix_ms) and table.clock.deadline_unix_ms[seat]:
+        _charge(table.clock, seat, time.time_ns() // 1_000_000 if now_ms is None else now_ms)
+
+
 def run(table: gw.Table, now_ms: int | None = None) -> None:
     """Charges the seats that stopped deciding, starts the time of the human seats that
     began, and sets the table's decision_deadline to the earliest running deadline."""
@@ -81,11 +96,8 @@ def run(table: gw.Table, now_ms: int | None = None) -> None:
     for seat, info in enumerate(table.seats):
         running = clock.deadline_unix_ms[seat]
         must = seat in deciding and info.kind == gw.SEAT_KIND_HUMAN
-        if running and not must:  # its decision is made (or taken from it): charge it
-            if clock.bank_seconds:
-                left = max(0, running - now_ms) + clock.increment_seconds * 1000
-                clock.remaining_ms[seat] = left
-            clock.deadline_unix_ms[seat] = 0
+        if running and not must:  # it need not decide any more (a bot took its seat...)
+            _charge(clock, seat, now_ms)
         elif must and not running:
             if clock.move_seconds:
                 clock.remaining_ms[seat] = clock.move_seconds * 1000

@@ -154,6 +154,7 @@ class Commit:
             self.entries.append(LogEntry(spectator=b""))
         # Kept in the log for replays and for checking the game once it is over.
         self.entries[first].action = store_pb2.SeatAction(seat=seat, action=action).SerializeToString()
+        clocks.decided(record.table, seat)
         self.apply_status(applied.status)
         return applied
 

@@ -38,6 +38,20 @@ def test_a_bank_is_spent_while_deciding_and_gains_its_increment_after():
     assert table.clock.remaining_ms[0] == 5_000
 
 
+def test_a_seat_that_decides_again_at_once_starts_a_new_move():
+    table = table_with(ck.TableClock(mode=ck.CLOCK_MODE_REAL_TIME, bank_seconds=60, increment_seconds=5))
+    decide(table, [0], START)
+    clocks.decided(table, 0, START + 10_000)  # its action, and it must decide again
+    decide(table, [0], START + 10_000)
+    assert table.clock.remaining_ms[0] == 55_000
+    assert table.clock.deadline_unix_ms[0] == START + 10_000 + 55_000
+    moves = table_with(ck.TableClock(mode=ck.CLOCK_MODE_REAL_TIME, move_seconds=30))
+    decide(moves, [1], START)
+    clocks.decided(moves, 1, START + 29_000)
+    decide(moves, [1], START + 29_000)
+    assert moves.clock.deadline_unix_ms[1] == START + 29_000 + 30_000
+
+
 def test_a_fixed_time_per_move_starts_afresh_each_decision():
     table = table_with(ck.TableClock(mode=ck.CLOCK_MODE_CORRESPONDENCE, move_seconds=86_400))
     decide(table, [0], START)
