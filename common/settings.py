@@ -145,6 +145,70 @@ VARIABLES: tuple[Variable, ...] = (
         "unset; `true` lets a development machine run on the development secret (logged as a warning)",
     ),
     Variable(
+        "TAVOLA_PUSH_VAPID_PRIVATE_KEY",
+        "str",
+        "",
+        "gateway",
+        "unset: no Web Push; the VAPID private key (base64url P-256 scalar) the gateway signs its pushes with, telling players away from a table that it is their turn; `python -m gateway.push` prints a fresh pair",
+    ),
+    Variable(
+        "TAVOLA_PUSH_VAPID_SUBJECT",
+        "str",
+        "mailto:operator@tavola.invalid",
+        "gateway",
+        "`mailto:operator@tavola.invalid`: the contact push services see in each push (VAPID `sub`): set the operator's own",
+    ),
+    Variable(
+        "TAVOLA_PUSH_ALLOW_PRIVATE",
+        "bool",
+        False,
+        "gateway",
+        "false; `true` (development and tests only) accepts push endpoints on http and on local or private addresses, which are otherwise refused: the gateway would post where a client points it",
+    ),
+    Variable(
+        "TAVOLA_DIGEST_SENDER",
+        "str",
+        "file",
+        "gateway",
+        "`file`: the daily digest emails go as files into `TAVOLA_DIGEST_DIR` (development); `smtp`: through `TAVOLA_SMTP_HOST`",
+    ),
+    Variable(
+        "TAVOLA_DIGEST_DIR", "str", "digests", "gateway", "`digests`: where the `file` sender writes each mail (.eml)"
+    ),
+    Variable("TAVOLA_DIGEST_FROM", "str", "tavola <tables@tavola.invalid>", "gateway", "the digest's From address"),
+    Variable(
+        "TAVOLA_DIGEST_CHECK_SECONDS",
+        "float",
+        600.0,
+        "gateway",
+        "600: how often one gateway looks for opted-in players with tables waiting; 0 turns digests off",
+        minimum=0,
+    ),
+    Variable(
+        "TAVOLA_DIGEST_EVERY_SECONDS",
+        "float",
+        86400.0,
+        "gateway",
+        "86400: a player gets at most one digest in this long",
+        minimum=1,
+    ),
+    Variable(
+        "TAVOLA_SITE_URL",
+        "str",
+        "",
+        "gateway",
+        "unset: the digest's links are relative; the web client's address, e.g. `https://tables.example`",
+    ),
+    Variable("TAVOLA_SMTP_HOST", "str", "", "gateway", "unset; the SMTP server the `smtp` digest sender uses"),
+    Variable("TAVOLA_SMTP_PORT", "port", 587, "gateway", "587: its port"),
+    Variable(
+        "TAVOLA_SMTP_USER", "str", "", "gateway", "unset: no login; else the SMTP login, with `TAVOLA_SMTP_PASSWORD`"
+    ),
+    Variable("TAVOLA_SMTP_PASSWORD", "str", "", "gateway", "unset; the SMTP password"),
+    Variable(
+        "TAVOLA_SMTP_STARTTLS", "bool", True, "gateway", "true: STARTTLS before the login; false for a local relay"
+    ),
+    Variable(
         "TAVOLA_BOT_KEY",
         "str",
         "",

@@ -43,9 +43,10 @@ from gateway.service import ActionServicer, GatewayServicer, PlayerServicer, Tim
 from gateway.social import Social, SocialServicer
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
+from gateway.turn_service import serve_turns
 from gateway.web import WebServer, build_app
 from services.registry import game_proto_files
-from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2, social_pb2
+from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2, social_pb2, turns_pb2
 
 log = structlog.get_logger()
 
@@ -153,6 +154,7 @@ async def compose(settings: Settings) -> Gateway:
         players_pb2.DESCRIPTOR.services_by_name["PlayerService"],
         actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
         social_pb2.DESCRIPTOR.services_by_name["SocialService"],
+        turns_pb2.DESCRIPTOR.services_by_name["TurnService"],
     )
     server = Server(
         [service.full_name for service in public],
@@ -184,9 +186,12 @@ async def compose(settings: Settings) -> Gateway:
     presence = PresenceBook(client, settings.key_prefix)
     social = Social(client, settings.key_prefix, players.store, core.reads, presence, hub)
     matchmaker.social = social
-    player_servicer.leaving.social = social
+    player_servicer.leaving.forgetters.append(social.forget)
     social_servicer = SocialServicer(social, players)
     add_to_server(social_servicer, "SocialService", server.grpc, settings.request_limits)
+    turn_servicer, digest = serve_turns(client, settings.key_prefix, core, players)
+    add_to_server(turn_servicer, "TurnService", server.grpc, settings.request_limits)
+    player_servicer.leaving.forgetters.append(turn_servicer.forget_player)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = settings.timer_host
@@ -201,7 +206,12 @@ async def compose(settings: Settings) -> Gateway:
     web_server = None
     if web_settings is not None:
         web_app = build_app(
-            {"GatewayService": servicer, "PlayerService": player_servicer, "SocialService": social_servicer},
+            {
+                "GatewayService": servicer,
+                "PlayerService": player_servicer,
+                "SocialService": social_servicer,
+                "TurnService": turn_servicer,
+            },
             settings.request_limits,
             web_settings.origins,
             web_settings.static_dir,
@@ -221,6 +231,7 @@ async def compose(settings: Settings) -> Gateway:
     abandonment = Abandonment(core, settings.abandon_open_seconds, settings.abandon_idle_seconds)
     sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds, abandonment)
     sweeper.start()
+    digest.start()
 
     async def tell_health(game: str, up: bool) -> None:
         status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
@@ -243,6 +254,7 @@ async def compose(settings: Settings) -> Gateway:
             await web_server.stop()
         await timer_server.stop()
         await sweeper.stop()
+        await digest.stop()
         await rating_book.stop()
         await matchmaker.stop()
         await presence.stop()

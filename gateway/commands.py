@@ -34,6 +34,7 @@ from common.name_rules import skeletons
 from common.names import bot_display_name, shown_names
 from gateway import metrics
 from gateway.bots import BotCatalog
+from gateway.clocks import seat_deadline_ns, timed
 from gateway.commit import (
     Change,
     Commit,
@@ -60,9 +61,9 @@ from gateway.store import (
     TableMissing,
     TableStore,
     VersionConflict,
-    nanos,
 )
 from gateway.streams import TableStreams
+from gateway.turns import Turns
 from gateway.wakeups import Wakeups, awaits_begin, next_of_same_bot
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
@@ -103,6 +104,8 @@ class TableCore:
         # answers whether the job is in Redis now.
         self.rating_job: Callable[[store_pb2.TableRecord], RatingJobWrite] | None = None
         self.on_rated_finish: Callable[[store_pb2.TableRecord, bool], Awaitable[bool]] | None = None
+        # Tells players the turns a commit begins (gateway/turns.py), when set.
+        self.turns: Turns | None = None
 
     def bot_seat_digest(self, bot: str, table_id: str, seat: int) -> bytes:
         """SHA-256 of a bot seat's token, derived from that bot's own key."""
@@ -193,6 +196,8 @@ class TableCore:
         )
         if commit.views and table.status == gw.TABLE_STATUS_IN_PROGRESS:
             self.reads.keep_views(table, commit.views)
+        if self.turns is not None:
+            await self.turns.committed(commit.record, commit.deciding_before)
         if commit.status_changed and table.status == gw.TABLE_STATUS_FINISHED:
             log.info(
                 "game_finished",
@@ -488,9 +493,9 @@ class TableCore:
                 and table.version == version
                 and seat in table.deciding_seats
                 and table.seats[seat].kind == gw.SEAT_KIND_HUMAN
-                and table.decision_timer.seconds > 0
-                and table.HasField("decision_deadline")
-                and nanos(table.decision_deadline) <= time.time_ns()
+                and timed(table)
+                and (deadline := seat_deadline_ns(table, seat)) is not None
+                and deadline <= time.time_ns()
             )
             if not overdue:
                 raise NothingToDo

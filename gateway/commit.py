@@ -17,6 +17,7 @@ from google.protobuf import any_pb2, timestamp_pb2
 
 from common.errors import ApiError
 from common.names import for_viewer
+from gateway import clocks
 from gateway.rules import RulesDirectory
 from gateway.store import LogEntry, RequestKey, TableStore
 from gateway.text import game_text, platform_text
@@ -45,6 +46,8 @@ class Commit:
         self.stamp = now()
         # A new table (version 0) has no status yet: its first commit files it.
         self.status_before = record.table.status if record.table.version else gw.TABLE_STATUS_UNSPECIFIED
+        # Who had to decide before it: the seats whose turn it begins are told (gateway/turns.py).
+        self.deciding_before = tuple(record.table.deciding_seats)
         self.finished = False
         # The rules service's views of the seats that must decide after this command, by
         # seat, when it sent them with the applied action: a bot's goes in its task (the
@@ -151,6 +154,7 @@ class Commit:
             self.entries.append(LogEntry(spectator=b""))
         # Kept in the log for replays and for checking the game once it is over.
         self.entries[first].action = store_pb2.SeatAction(seat=seat, action=action).SerializeToString()
+        clocks.decided(record.table, seat)
         self.apply_status(applied.status)
         return applied
 
@@ -187,8 +191,12 @@ class Commit:
 
 
 def set_deadline(record: store_pb2.TableRecord) -> None:
-    """A timed table gives the human seats that must decide now a common deadline."""
+    """A timed table gives the human seats that must decide now a common deadline; a table
+    with a clock runs each seat's own (gateway/clocks.py)."""
     table = record.table
+    if table.HasField("clock"):
+        clocks.run(table)
+        return
     table.ClearField("decision_deadline")
     timed = table.decision_timer.seconds > 0 and table.status == gw.TABLE_STATUS_IN_PROGRESS
     if timed and any(table.seats[seat].kind == gw.SEAT_KIND_HUMAN for seat in table.deciding_seats):

@@ -35,7 +35,7 @@ messages name a player; the streams that player's token opened here (FindGame) w
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import TypeVar
 
 import redis.asyncio as redis
@@ -49,6 +49,8 @@ log = structlog.get_logger()
 BUFFER_ENTRIES = 512
 # The most entries one read returns: a full page means there may be more to read.
 READ_PAGE = 500
+# Messages a listener (``listen``) may leave unread before later ones are dropped.
+LISTEN_QUEUE = 64
 
 # The log-read counters, looked up once (a labels() call takes a lock each time).
 _SHARED_READS = metrics.LOG_READS.labels("shared")
@@ -125,6 +127,8 @@ class Hub:
         self.tables: dict[str, _Table] = {}
         # The streams open here that a player token opened, by player: set when it is revoked.
         self.player_streams: dict[str, set[asyncio.Event]] = {}
+        # Other channels listened to here (a player's turns, gateway/turns.py): their queues.
+        self.listeners: dict[str, set[asyncio.Queue]] = {}
         self.pubsub = client.pubsub(ignore_subscribe_messages=True)
         self.task: asyncio.Task | None = None
         self.lock = asyncio.Lock()
@@ -164,6 +168,10 @@ class Hub:
             elif channel == self.revoked_players_channel:
                 for revoked in self.player_streams.get(message["data"].decode(), ()):
                     revoked.set()
+            else:
+                for queue in self.listeners.get(channel, ()):
+                    if not queue.full():  # a listener that lags re-reads on its own timeout
+                        queue.put_nowait(message["data"])
 
     @staticmethod
     def _known(table: _Table, data: bytes) -> bool:
@@ -190,6 +198,27 @@ class Hub:
             streams.discard(revoked)
             if not streams and self.player_streams.get(player_id) is streams:
                 del self.player_streams[player_id]
+
+    @contextlib.asynccontextmanager
+    async def listen(self, channel: str) -> AsyncIterator[asyncio.Queue]:
+        """The messages published on ``channel`` while the block runs, in a queue, over
+        this gateway's one pub/sub connection (however many listen)."""
+        queue: asyncio.Queue = asyncio.Queue(maxsize=LISTEN_QUEUE)
+        async with self.lock:
+            listeners = self.listeners.get(channel)
+            if listeners is None:
+                listeners = self.listeners[channel] = set()
+                await self.pubsub.subscribe(channel)
+            listeners.add(queue)
+        try:
+            yield queue
+        finally:
+            async with self.lock:
+                listeners.discard(queue)
+                if not listeners and self.listeners.get(channel) is listeners:
+                    del self.listeners[channel]
+                    with contextlib.suppress(Exception):  # as in leave
+                        await self.pubsub.unsubscribe(channel)
 
     async def announce_revoked(self, player_id: str) -> None:
         """Tells every gateway that a token of ``player_id`` was revoked."""

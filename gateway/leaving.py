@@ -18,7 +18,7 @@ names go when they are archived. Without an archive (no TAVOLA_DATABASE_URL) the
 archived games to rename: steps 2 and 3 alone.
 """
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 
 import grpc
 import structlog
@@ -31,21 +31,17 @@ from gateway.archiver import Archiver
 from gateway.players import KEPT_TABLES, PlayerStore, text
 from tavola.gateway.v1 import players_pb2 as pl
 
-if TYPE_CHECKING:
-    from gateway.social import Social
-
 log = structlog.get_logger()
 
 
 class AccountDeletion:
-    # The player's follows, blocks and invitations (gateway/social.py): set by the gateway's start.
-    social: "Social | None" = None
-
     def __init__(self, redis: "Redis | RedisCluster", key_prefix: str, players: PlayerStore, archiver: Archiver | None):
         self.redis = redis
         self.keys = ratings.Keys(key_prefix)
         self.players = players
         self.archiver = archiver
+        # What else keeps something of a player: each forgets it (its push subscriptions, its digest).
+        self.forgetters: list[Callable[[str], Awaitable[None]]] = []
 
     async def delete(self, player_id: str, confirmed_id: str) -> pl.DeletePlayerResponse:
         """Deletes the account of ``player_id`` (the token's), if ``confirmed_id`` names it."""
@@ -68,9 +64,9 @@ class AccountDeletion:
                 pipe.zrem(self.keys.board(game_id), player_id)
             pipe.delete(self.keys.recent(player_id), self.keys.games(player_id))
             await pipe.execute()
+        for forget in self.forgetters:
+            await forget(player_id)
         if not await self.players.forget(player_id):
             raise ApiError(grpc.StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", "this account was deleted already")
-        if self.social is not None:
-            await self.social.forget(player_id)
         log.info("player_deleted", player_id=player_id, archived_tables=renamed)
         return pl.DeletePlayerResponse(archived_tables=renamed)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from common import settings
 from common.errors import invalid
 from common.shapes import MAX_BOT
+from gateway.clocks import check_clock
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 MAX_ID = 64  # table_id, game_id, option names
@@ -84,6 +85,7 @@ def check_table_request(request: gw.CreateTableRequest) -> None:
         raise invalid("UNKNOWN_BOT", f"a bot is named in at most {MAX_BOT} characters")
     if request.rated and request.replay_mode:
         raise invalid("RATED_REPLAY", "a rated table is never in replay mode: its creator would know every secret")
+    check_clock(request)
     timer = request.decision_timer
     if not 0 <= timer.seconds <= MAX_TIMER_SECONDS or (
         timer.seconds > 0 and timer.policy == gw.TIMEOUT_POLICY_UNSPECIFIED

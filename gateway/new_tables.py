@@ -9,6 +9,7 @@ from common import auth
 from common.commitment import commitment
 from common.errors import invalid
 from common.names import bot_display_name
+from gateway.clocks import new_clock
 from gateway.commit import now
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
@@ -50,6 +51,8 @@ def new_record(
         seed_commitment=commitment(seed, salt),
         rated=request.rated,
     )
+    if request.HasField("clock"):
+        table.clock.CopyFrom(new_clock(request, request.player_count))
     record = store_pb2.TableRecord(
         table=table,
         seed=seed,

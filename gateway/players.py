@@ -46,6 +46,7 @@ from gateway.commit import Commit, NothingToDo
 from gateway.names import NameIndex
 from gateway.quotas import PLAYERS, Client
 from gateway.store import LogEntry
+from gateway.turns import your_turn
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.store.v1 import store_pb2
@@ -272,22 +273,46 @@ class Players:
         player, token = await self.store.create(display_name)
         return pl.CreatePlayerResponse(player=player, player_token=token)
 
-    async def my_tables(self, player_id: str, page_size: int) -> pl.ListMyTablesResponse:
+    async def my_tables(self, player_id: str, page_size: int, your_turn_only: bool = False) -> pl.ListMyTablesResponse:
+        """The player's tables that still exist (of the last KEPT_TABLES), those where it is
+        their turn first, then newest first, each with its game's name."""
         if page_size < 0:
             raise invalid("BAD_PAGE_SIZE", "page_size must not be negative")
         count = min(page_size or 20, MAX_PAGE_SIZE)
-        table_ids = await self.store.tables(player_id, count)
+        table_ids = await self.store.tables(player_id, KEPT_TABLES)
         records = await self.core.store.load_many(table_ids)
-        response = pl.ListMyTablesResponse()
+        mine: list[pl.MyTable] = []
         gone = []
         for table_id, record in zip(table_ids, records, strict=True):
             seat = None if record is None else seat_of_player(record.table, player_id)
             if record is None or seat is None:
                 gone.append(table_id)
                 continue
-            response.tables.add(table=record.table, seat=seat)
+            turn = your_turn(record.table, seat)
+            if turn or not your_turn_only:
+                mine.append(pl.MyTable(table=record.table, seat=seat, your_turn=turn))
         await self.store.forget_tables(player_id, gone)
+        mine.sort(key=lambda table: not table.your_turn)  # stable: newest first within each
+        response = pl.ListMyTablesResponse(tables=mine[:count])
+        for table in response.tables:
+            table.game_name = await self.game_name(table.table.game_id)
         return response
+
+    async def my_table(self, player_id: str, table_id: str) -> pl.MyTable | None:
+        """The player's table when it is their turn there now; None otherwise."""
+        record = (await self.core.store.load_many([table_id]))[0]
+        seat = None if record is None else seat_of_player(record.table, player_id)
+        if record is None or seat is None or not your_turn(record.table, seat):
+            return None
+        name = await self.game_name(record.table.game_id)
+        return pl.MyTable(table=record.table, seat=seat, your_turn=True, game_name=name)
+
+    async def game_name(self, game_id: str) -> str:
+        """The game's display name; its id while its rules service does not answer."""
+        try:
+            return (await self.core.rules.describe(game_id)).display_name or game_id
+        except ApiError:
+            return game_id
 
     async def rejoin(self, player_id: str, table_id: str) -> pl.RejoinSeatResponse:
         """A new token for the player's seat; the seat's previous token stops working: the

@@ -495,7 +495,7 @@ class PlayerServicer:
 
     async def ListMyTables(self, request: pl.ListMyTablesRequest, context) -> pl.ListMyTablesResponse:
         player_id = await self.players.caller(auth.token_from(context))
-        return await self.players.my_tables(player_id, request.page_size)
+        return await self.players.my_tables(player_id, request.page_size, request.your_turn_only)
 
     async def RejoinSeat(self, request: pl.RejoinSeatRequest, context) -> pl.RejoinSeatResponse:
         token = require_token(context)

@@ -4,7 +4,9 @@ The watchers of a table on this gateway share its reads and its serialized event
 (``gateway/hub.py``): one read of the log per event, one serialization per viewer.
 """
 
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 
 import grpc
 
@@ -25,12 +27,19 @@ BATCH_EVENTS = 100
 BEHIND_PAGE = 16
 
 
+@contextlib.asynccontextmanager
+async def _nowhere(table_id: str, seat: int | None) -> AsyncIterator[None]:
+    yield
+
+
 class TableStreams:
     def __init__(self, reads: TableReads, hub: Hub, quotas: Quotas):
         self.reads = reads
         self.store = reads.store
         self.hub = hub
         self.quotas = quotas
+        # Around a person's stream: their player is at the table (gateway/turns.py).
+        self.present: Callable[[str, int | None], AbstractAsyncContextManager[None]] = _nowhere
 
     async def stream(
         self,
@@ -81,41 +90,43 @@ class TableStreams:
             joined = parts[0] if len(parts) == 1 else b"".join(parts)
             return joined, entry.seq, entry.is_end, entry.revokes(seat)
 
-        if seat is not None and record.table.seats[seat].kind == gw.SEAT_KIND_BOT:
+        human = seat is not None and record.table.seats[seat].kind == gw.SEAT_KIND_HUMAN
+        if seat is not None and not human:
             client = None  # the platform's own bots are never limited
         with self.quotas.stream(client):
-            await self.hub.join(channel)
-            try:
-                last = after_seq
-                while True:
-                    batch = self.hub.batch_after(channel, last, seat, make) if batched else None
-                    if batch is None:
-                        # Shared with every watcher of the table on this gateway: one read per event.
-                        entries, generation = await self.hub.entries_after(channel, last, read, read_behind)
-                        if batched and entries:  # behind the buffer: its own read
-                            batch = make(entries)
-                    if batch is not None:
-                        data, last, end, revoked = batch
-                        if data:
-                            await send(data)
-                        if end:
-                            return
-                        if revoked:
-                            await self._check_token(table_id, seat, token)
-                        continue
-                    for entry in entries:
-                        last = entry.seq
-                        data = entry.framed_for_viewer(seat)
-                        if data:
-                            await send(data)
-                        if entry.is_end:
-                            return
-                        if entry.revokes(seat):
-                            await self._check_token(table_id, seat, token)
-                    if not entries:
-                        await self.hub.wait(channel, generation, WATCH_POLL_SECONDS)
-            finally:
-                await self.hub.leave(channel)
+            async with self.present(table_id, seat if human else None):
+                await self.hub.join(channel)
+                try:
+                    last = after_seq
+                    while True:
+                        batch = self.hub.batch_after(channel, last, seat, make) if batched else None
+                        if batch is None:
+                            # Shared with every watcher of the table on this gateway: one read per event.
+                            entries, generation = await self.hub.entries_after(channel, last, read, read_behind)
+                            if batched and entries:  # behind the buffer: its own read
+                                batch = make(entries)
+                        if batch is not None:
+                            data, last, end, revoked = batch
+                            if data:
+                                await send(data)
+                            if end:
+                                return
+                            if revoked:
+                                await self._check_token(table_id, seat, token)
+                            continue
+                        for entry in entries:
+                            last = entry.seq
+                            data = entry.framed_for_viewer(seat)
+                            if data:
+                                await send(data)
+                            if entry.is_end:
+                                return
+                            if entry.revokes(seat):
+                                await self._check_token(table_id, seat, token)
+                        if not entries:
+                            await self.hub.wait(channel, generation, WATCH_POLL_SECONDS)
+                finally:
+                    await self.hub.leave(channel)
 
     async def _check_token(self, table_id: str, seat: int | None, token: str | None) -> None:
         """At a log entry that revokes the stream's seat's token (a bot took the seat, its

@@ -23,6 +23,7 @@ from common.tasks import (
 )
 from gateway import metrics
 from gateway.bots import BotCatalog
+from gateway.clocks import seat_deadline_ns
 from gateway.publisher import Tasks
 from gateway.reads import view_response
 from gateway.rules import RulesDirectory
@@ -32,6 +33,11 @@ from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import store_pb2
 
 log = structlog.get_logger()
+
+# A timer task waits in a worker's memory until its deadline; one further off than this is
+# not sent: the table's due time (its deadline plus the grace) wakes it then, and the
+# timer goes with no wait (a correspondence clock's days would outlast a worker).
+TIMER_HORIZON_SECONDS = 3600.0
 
 
 def awaits_begin(record: store_pb2.TableRecord) -> bool:
@@ -74,8 +80,8 @@ def due_time(record: store_pb2.TableRecord, grace: float, thinking: Callable[[st
         info = table.seats[seat]
         if info.kind == gw.SEAT_KIND_BOT:
             times.append(changed + grace + 2 * thinking(info.bot))
-        elif table.HasField("decision_deadline"):
-            times.append(nanos(table.decision_deadline) / 1e9 + grace)
+        elif (deadline := seat_deadline_ns(table, seat)) is not None:
+            times.append(deadline / 1e9 + grace)
     return min(times, default=None)
 
 
@@ -159,8 +165,10 @@ class Wakeups:
                     continue
                 kwargs = {"view": base64.b64encode(view).decode()} if view is not None else {}
                 await self.tasks.publish(DECIDE_TASK, table.table_id, seat, queue_for(info.bot), args, kwargs, priority)
-            elif table.HasField("decision_deadline"):
-                countdown = max(0.0, nanos(table.decision_deadline) / 1e9 - time.time())
+            elif (deadline := seat_deadline_ns(table, seat)) is not None:
+                countdown = max(0.0, deadline / 1e9 - time.time())
+                if countdown > TIMER_HORIZON_SECONDS:
+                    continue  # a clock of days: the due sweep wakes the table at its deadline
                 task = {"args": [table.table_id, seat, table.version], "queue": TIMER_QUEUE, "countdown": countdown}
                 await self.tasks.enqueue(EXPIRE_TASK, table.table_id, seat, **task)
         return kept

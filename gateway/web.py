@@ -70,6 +70,7 @@ from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1.gateway_connect import GatewayServiceASGIApplication
 from tavola.gateway.v1.players_connect import PlayerServiceASGIApplication
 from tavola.gateway.v1.social_connect import SocialServiceASGIApplication
+from tavola.gateway.v1.turns_connect import TurnServiceASGIApplication
 
 log = structlog.get_logger()
 
@@ -78,6 +79,7 @@ APPLICATIONS: dict[str, Any] = {
     "GatewayService": GatewayServiceASGIApplication,
     "PlayerService": PlayerServiceASGIApplication,
     "SocialService": SocialServiceASGIApplication,
+    "TurnService": TurnServiceASGIApplication,
 }
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,6 +19,7 @@ from services.registry import game_ids
 from tavola.gateway.v1 import actions_pb2
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
+from tavola.gateway.v1 import turns_pb2 as tn
 
 KEY_CHARACTERS = set(":{}*?[]\\ .\x00\n")
 
@@ -144,12 +145,19 @@ def test_a_request_id_is_printable_ascii_without_spaces(text):
 NOT_IDS = {
     "display_name",  # a person's name (gateway/players.py check_display_name)
     "seat_token",  # SubmitActionsRequest's, checked as a token per message (gateway/service.py)
+    # TurnService's: a push endpoint, its keys (gateway/push.py check_endpoint, check_keys)
+    # and an email address (gateway/digest.py check_email).
+    "endpoint",
+    "p256dh",
+    "auth",
+    "email",
 }
 PUBLIC = [
     gw.DESCRIPTOR.services_by_name["GatewayService"],
     gw.DESCRIPTOR.services_by_name["TimerService"],
     pl.DESCRIPTOR.services_by_name["PlayerService"],
     actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
+    tn.DESCRIPTOR.services_by_name["TurnService"],
 ]
 
 

@@ -7,8 +7,9 @@ import pytest
 
 from common import auth
 from deploy.stack import Stack
+from gateway.push import new_vapid_keys
+from tavola.gateway.v1 import clocks_pb2, gateway_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
-from tavola.gateway.v1 import gateway_pb2_grpc
 
 pytestmark = pytest.mark.integration
 
@@ -30,6 +31,12 @@ def stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
             "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": "0",
             # The one other site allowed to call the web port (test_web_bridge.py).
             "TAVOLA_WEB_ORIGINS": "https://tables.example",
+            # Web Push to the tests' own local endpoints, and digests as files checked each
+            # second (test_turns.py).
+            "TAVOLA_PUSH_VAPID_PRIVATE_KEY": new_vapid_keys()[0],
+            "TAVOLA_PUSH_ALLOW_PRIVATE": "true",
+            "TAVOLA_DIGEST_DIR": str(tmp_path_factory.mktemp("digests")),
+            "TAVOLA_DIGEST_CHECK_SECONDS": "1",
         },
     ) as running:
         yield running
@@ -59,6 +66,7 @@ class HumanTable:
         game="borgia",
         decision_timer: gw.DecisionTimer | None = None,
         replay_mode: bool | None = None,
+        clock: clocks_pb2.TableClock | None = None,
     ):
         bots = bots or {}
         self.stub = stub
@@ -72,6 +80,7 @@ class HumanTable:
                 replay_mode=seed is not None if replay_mode is None else replay_mode,
                 bot_seats=[gw.BotSeat(seat=seat, bot=bot) for seat, bot in bots.items()],
                 decision_timer=decision_timer,
+                clock=clock,
             )
         )
         self.table_id = created.table.table_id

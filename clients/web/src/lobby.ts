@@ -7,7 +7,8 @@ import { SeatKind, TableStatus, TimeoutPolicy, type Table } from "./gen/tavola/g
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { level } from "./names";
 import { tableSummary, type RowContext } from "./rows";
-import { asPlayer, keepSeat, playerName, seatKey, seatedTables, setPlayerName } from "./storage";
+import { yourSeats } from "./seats";
+import { asPlayer, keepSeat, playerName, seatKey, setPlayerName } from "./storage";
 
 export class Lobby {
   private readonly root = h("main", { class: "lobby" });
@@ -236,14 +237,12 @@ export class Lobby {
           ),
         );
       };
-      const yours = seatedTables();
+      const yours = await yourSeats(games).catch(() => null);
       fill(
         this.tables,
         h("section", { "aria-label": "Open tables" }, h("h2", {}, "Open tables"), open.tables.length ? h("ul", { class: "plain" }, open.tables.map((t) => row(t, true))) : h("p", { class: "muted" }, "None: create one above.")),
         h("section", { "aria-label": "Tables in progress" }, h("h2", {}, "Being played"), playing.tables.length ? h("ul", { class: "plain" }, playing.tables.map((t) => row(t, false))) : h("p", { class: "muted" }, "None right now.")),
-        yours.length
-          ? h("section", { "aria-label": "Your tables" }, h("h2", {}, "Your seats"), h("ul", { class: "plain" }, yours.slice(-10).map((id) => h("li", {}, h("a", { href: `#/table/${id}` }, `Table ${id}`)))))
-          : null,
+        yours,
       );
     } catch (error) {
       this.error.textContent = `The tables could not be listed: ${failure(error)}`;

@@ -7,6 +7,7 @@ import { LeaderboardPage, PlayerPage } from "./boards";
 import { fill, h } from "./dom";
 import { Lobby } from "./lobby";
 import { MePage } from "./me";
+import { listenForTurns, registerWorker } from "./push";
 import { QuickPlayPage } from "./quick";
 import { FriendsPage, SocialLink } from "./social";
 import { playerKey } from "./storage";
@@ -85,6 +86,12 @@ function route(): void {
 }
 
 window.addEventListener("hashchange", route);
+// Told of a turn by a push while a page is open: a line above the page, to the table.
+const told = h("p", { class: "turn-told", role: "status", "data-testid": "turn-told" });
+told.hidden = true;
+document.body.prepend(told);
+listenForTurns(told);
+void registerWorker();
 // The name in the header follows a player made, renamed or forgotten on any page.
 window.addEventListener("tavola-player", () => {
   app.querySelector("header.site")?.replaceWith(nav(location.hash.match(/^#\/(\w+)/)?.[1] ?? "lobby"));

@@ -5,6 +5,7 @@ import type { Message } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { bearer, Code, codeOf, failure, gateway, requestId, schemaOf, unpack } from "./api";
 import { botsByName, listGames } from "./catalog";
+import { seatClock } from "./clocks";
 import { eventWords } from "./describe";
 import { fill, h, plural } from "./dom";
 import {
@@ -277,6 +278,7 @@ export class TablePage {
             seats.tag(seat.seat),
             seats.rating(seat.seat),
             table.decidingSeats.includes(seat.seat) ? h("span", { class: "turn-mark", title: "deciding now" }, " ● to decide") : null,
+            seatClock(table, seat.seat),
           ),
         ),
       ),
