@@ -237,7 +237,7 @@ export class Lobby {
           ),
         );
       };
-      const yours = await yourSeats(games).catch(() => null);
+      const yours = await yourSeats(new Map([...games].map(([id, game]) => [id, game.displayName]))).catch(() => null);
       fill(
         this.tables,
         h("section", { "aria-label": "Open tables" }, h("h2", {}, "Open tables"), open.tables.length ? h("ul", { class: "plain" }, open.tables.map((t) => row(t, true))) : h("p", { class: "muted" }, "None: create one above.")),
