@@ -171,18 +171,19 @@ def test_bids_and_rolls_animate_unless_reduced_motion_is_asked(open_page, base_u
     if reduced:
         page.page.emulate_media(reduced_motion="reduce")
     page.page.add_init_script(COUNT_ANIMATIONS)
-    create_table(page, base_url, "borgia", f"Motion {reduced}", ["bot:random"])
+    create_table(page, base_url, "borgia", f"Motion {reduced}", ["bot:random", "bot:random"])
     deadline = time.monotonic() + 120
 
     def enough() -> bool:
         if reduced:  # changes that animate with motion on: a few of them
-            return page.page.evaluate("window.animatedDrawn") >= 3
+            return page.page.evaluate("window.animatedDrawn") >= 2
         return page.page.evaluate("window.animationsStarted") > 0
 
     while not enough():
         assert time.monotonic() < deadline, "no animated change in time"
         if page.page.locator("[data-testid=ending]").count():
-            pytest.skip("the game ended before its changes were seen")  # a 2-seat game: rare
+            counts = page.page.evaluate("[window.animationsStarted, window.animatedDrawn]")
+            pytest.skip(f"the game ended before its changes were seen (started, drawn: {counts})")
         if not click_a_move(page):
             time.sleep(0.1)
     if reduced:
