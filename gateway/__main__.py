@@ -28,6 +28,8 @@ from gateway import metrics
 from gateway.archive import Archive, migrate, sqlalchemy_url
 from gateway.archiver import Archiver
 from gateway.bots import BotCatalog, read_declarations
+from gateway.chat import ChatBook, ChatServicer
+from gateway.chat_store import ChatStore
 from gateway.commands import TableCore
 from gateway.config import Settings
 from gateway.hub import Hub
@@ -42,7 +44,7 @@ from gateway.store import TableStore
 from gateway.sweeper import Sweeper
 from gateway.web import WebServer, build_app
 from services.registry import game_proto_files
-from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2
+from tavola.gateway.v1 import actions_pb2, chat_pb2, gateway_pb2, players_pb2
 
 log = structlog.get_logger()
 
@@ -149,6 +151,7 @@ async def compose(settings: Settings) -> Gateway:
         services["GatewayService"],
         players_pb2.DESCRIPTOR.services_by_name["PlayerService"],
         actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
+        chat_pb2.DESCRIPTOR.services_by_name["ChatService"],
     )
     server = Server(
         [service.full_name for service in public],
@@ -176,6 +179,9 @@ async def compose(settings: Settings) -> Gateway:
     player_servicer = PlayerServicer(players, rating_book, matchmaker)
     player_servicer.leaving = AccountDeletion(client, settings.key_prefix, players.store, archiver)
     add_to_server(player_servicer, "PlayerService", server.grpc, settings.request_limits)
+    chat_store = ChatStore(client, settings.key_prefix, settings.chat.history, settings.table_ttl_seconds)
+    chat_servicer = ChatServicer(ChatBook(core, players.store, chat_store, settings.chat))
+    add_to_server(chat_servicer, "ChatService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = settings.timer_host
@@ -190,7 +196,7 @@ async def compose(settings: Settings) -> Gateway:
     web_server = None
     if web_settings is not None:
         web_app = build_app(
-            {"GatewayService": servicer, "PlayerService": player_servicer},
+            {"GatewayService": servicer, "PlayerService": player_servicer, "ChatService": chat_servicer},
             settings.request_limits,
             web_settings.origins,
             web_settings.static_dir,
