@@ -95,7 +95,7 @@ def test_control_format_and_bidi_characters_are_refused_by_name(table, chat_stub
 
 
 def test_nfkc_and_plain_text_links_and_markup(table, chat_stub):
-    sent = send(chat_stub, table.token(0), table.table_id, PLAYERS, "  ｆｕｌｌ width ﬁ  ")
+    sent = send(chat_stub, table.token(0), table.table_id, PLAYERS, "  \uff46\uff55\uff4c\uff4c width \ufb01  ")
     assert sent.text == "full width fi"
     link = 'see https://example.org/?a=<b>&c="d" <script>alert(1)</script> 👍🏽 👩‍👩‍👧'
     assert send(chat_stub, table.token(1), table.table_id, PLAYERS, link).text == link
