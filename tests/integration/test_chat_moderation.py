@@ -41,9 +41,8 @@ def moderated(stack, tmp_path_factory):
             "TAVOLA_CHAT_FILTER": "tests.integration.chat_filter:calm",
             "TAVOLA_CHAT_TABLES": "pecunia:*=off,borgia:rated=spectators",
         },
-    ) as running:
-        with grpc.insecure_channel(running.gateway_address) as channel:
-            yield running, channel
+    ) as running, grpc.insecure_channel(running.gateway_address) as channel:
+        yield running, channel
 
 
 @pytest.fixture(scope="module")
