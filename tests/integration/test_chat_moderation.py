@@ -24,24 +24,27 @@ def moderated(stack, tmp_path_factory):
     folder: Path = tmp_path_factory.mktemp("chat")
     words = folder / "words.txt"
     words.write_text("# refused words\nturnip\n", encoding="utf-8")
-    with Stack(
-        redis_url=stack.redis_url,
-        key_prefix=stack.key_prefix,
-        games=(),
-        external_rules=stack.rules_addresses,
-        with_worker=False,
-        bots=("random",),
-        log_dir=folder / "stack",
-        gateway_env={
-            "TAVOLA_QUOTA_CREATE_PER_MINUTE": "0",
-            "TAVOLA_QUOTA_SEATS_PER_MINUTE": "0",
-            "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": "0",
-            "TAVOLA_CHAT_LOBBY": "true",
-            "TAVOLA_CHAT_WORDS": str(words),
-            "TAVOLA_CHAT_FILTER": "tests.integration.chat_filter:calm",
-            "TAVOLA_CHAT_TABLES": "pecunia:*=off,borgia:rated=spectators",
-        },
-    ) as running, grpc.insecure_channel(running.gateway_address) as channel:
+    with (
+        Stack(
+            redis_url=stack.redis_url,
+            key_prefix=stack.key_prefix,
+            games=(),
+            external_rules=stack.rules_addresses,
+            with_worker=False,
+            bots=("random",),
+            log_dir=folder / "stack",
+            gateway_env={
+                "TAVOLA_QUOTA_CREATE_PER_MINUTE": "0",
+                "TAVOLA_QUOTA_SEATS_PER_MINUTE": "0",
+                "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": "0",
+                "TAVOLA_CHAT_LOBBY": "true",
+                "TAVOLA_CHAT_WORDS": str(words),
+                "TAVOLA_CHAT_FILTER": "tests.integration.chat_filter:calm",
+                "TAVOLA_CHAT_TABLES": "pecunia:*=off,borgia:rated=spectators",
+            },
+        ) as running,
+        grpc.insecure_channel(running.gateway_address) as channel,
+    ):
         yield running, channel
 
 
