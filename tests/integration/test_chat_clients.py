@@ -1,5 +1,10 @@
-"""The terminal's chat command against a real gateway: a player saved by the terminal
-says something at their table, and another seat reads it."""
+"""The clients' chat against a real gateway: the terminal's chat command (a player saved by
+the terminal says something at their table, another seat reads it, a mute), and the Node.js
+example's chat stream."""
+
+import json
+import shutil
+import subprocess
 
 import pytest
 
@@ -10,6 +15,7 @@ from tavola.gateway.v1 import chat_pb2 as chat
 from tavola.gateway.v1 import chat_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.chat_tables import PLAYERS, new_player, texts
+from tests.integration.test_node_client import NODE_CLIENT
 
 pytestmark = pytest.mark.integration
 
@@ -36,3 +42,26 @@ def test_the_terminal_says_and_mutes(stack, gateway, channel, tmp_path, monkeypa
         chat.SendChatRequest(table_id=table_id, channel=PLAYERS, text="hi"), metadata=auth.metadata(other_token)
     )
     assert texts(stub, auth.metadata(players_cli.saved_token()), table_id, PLAYERS) == ["hello <b>there</b>"]
+
+
+@pytest.fixture(scope="module")
+def node_client():
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("node and npm are not installed: the Node.js client is not tested")
+    if not (NODE_CLIENT / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        installed = subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund"], cwd=NODE_CLIENT, capture_output=True, text=True, timeout=300
+        )
+        assert installed.returncode == 0, f"npm ci failed:\n{installed.stderr[-2000:]}"
+    return NODE_CLIENT
+
+
+def test_the_node_client_shows_chat_on_a_stream(stack, node_client):
+    argv = ["node", "client.js", "--gateway", stack.gateway_address, "--game", "borgia", "--players", "2"]
+    ran = subprocess.run(
+        [*argv, "--chat", "good luck <b>all</b>"], cwd=node_client, capture_output=True, text=True, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr
+    result = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert result["chat_seen"] == "good luck <b>all</b>" and result["outcome"]["summary"]
+    assert "chat: node " in ran.stderr and '"good luck <b>all</b>"' in ran.stderr
