@@ -18,6 +18,7 @@ import {
 import type { LegalAction } from "./gen/tavola/rules/v1/rules_pb";
 import type { Ctx, GameRenderer } from "./games/api";
 import { rendererFor } from "./games";
+import { tableChat, type ChatPanel } from "./chat";
 import { buildMenu, wordPaths, type Choice } from "./menu";
 import { Seats } from "./names";
 import { seatRatings, type SeatRating } from "./ratings";
@@ -49,6 +50,7 @@ export class TablePage {
   private ratings = new Map<number, SeatRating>();
   private ratingsFor = ""; // the seats (and status) the ratings were read for
   private renderer: GameRenderer | undefined;
+  private chat: ChatPanel | undefined; // made once the table is read: its channel depends on the seat
   private readonly abort = new AbortController();
   private readonly timer: number;
   private readonly root = h("main", { class: "table-page" });
@@ -68,8 +70,10 @@ export class TablePage {
 
   stop(): void {
     this.abort.abort();
+    this.chat?.stop();
     window.clearInterval(this.timer);
   }
+
 
   async start(): Promise<void> {
     fill(this.root, h("p", {}, "Loading the table…"));
@@ -81,6 +85,7 @@ export class TablePage {
       fill(this.root, h("h1", {}, "Table"), h("p", { role: "alert", class: "error" }, `This table cannot be shown: ${failure(error)}`), h("a", { href: "#/" }, "Back to the lobby"));
       return;
     }
+    if (this.table) this.chat ??= tableChat(this.table);
     this.render();
     void this.follow();
   }
@@ -224,6 +229,7 @@ export class TablePage {
       table.status === TableStatus.OPEN ? this.waiting(table) : null,
       this.actions(ctx),
       this.view ? this.renderer.board(this.view, ctx) : null,
+      this.chat?.element(),
       this.history(ctx),
     );
     this.tick();
