@@ -6,7 +6,8 @@ Per table, under its hash tag (so on a cluster they share its slot) and beside i
                                   and "s" on a shadow-muted sender's message
   <prefix>:{id}:chat-wake:<channel>   pub/sub: published on every message
 Each stream keeps the newest ``history`` messages, and takes its table's TTL at every
-message (the script reads it), so it goes when the table goes; a table that Redis keeps
+message (the script reads it), so it goes with the table, at most that TTL later (every
+read loads the table first: a gone table's chat is never read); a table that Redis keeps
 without a TTL (finished, waiting for the archive) gives its chat ``fallback_ttl``.
 The lobby: ``<prefix>:chat:lobby`` and ``<prefix>:chat-wake:lobby``, newest ``history``.
 
