@@ -150,7 +150,10 @@ class ChatBook:
                     page = await self.store.read(table_id, channel, after)
                     if page:
                         after = page[-1][0].message_id
-                        if channel == SPECTATORS_CHANNEL:  # its reader may have taken a seat since
+                        # The token may have been revoked since (SignOutEverywhere), and a
+                        # spectator may have taken a seat: each batch is read as a new call would be.
+                        await self._caller(token)
+                        if channel == SPECTATORS_CHANNEL:
                             await self._access(player_id, table_id, channel, writing=False)
                         shown = visible(page, player_id, await self.store.muted_by(player_id))
                         if shown:

@@ -28,6 +28,8 @@ from redis.asyncio.cluster import RedisCluster
 from tavola.gateway.v1 import chat_pb2
 
 PAGE = 100
+# The newest reports kept (each holds a replay): the operator reads them as they come.
+KEPT_REPORTS = 10_000
 MESSAGE_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
 
 # KEYS: the chat stream, its table's record (absent for the lobby); ARGV: the message,
@@ -154,7 +156,10 @@ class ChatStore:
 
     async def file_report(self, report: dict[str, object]) -> str:
         report = {**report, "time": time.time()}
-        return _text(await self.redis.xadd(self.reports_key, {"r": json.dumps(report)}))
+        added = await self.redis.xadd(
+            self.reports_key, {"r": json.dumps(report)}, maxlen=KEPT_REPORTS, approximate=True
+        )
+        return _text(added)
 
 
 def visible(

@@ -5,8 +5,10 @@ stays with the table."""
 import grpc
 import pytest
 
+from common.errors import reason_of
 from tavola.gateway.v1 import chat_pb2 as chat
 from tavola.gateway.v1 import chat_pb2_grpc, players_pb2_grpc
+from tavola.gateway.v1 import players_pb2 as pl
 from tests.integration.chat_tables import PLAYERS, SPECTATORS, ChatTable, new_player, refused, send, texts
 
 pytestmark = pytest.mark.integration
@@ -152,3 +154,16 @@ def test_the_chat_keys_live_under_the_table_and_go_with_it(gateway, players, cha
         assert client.xlen(key) == 1
     finally:
         client.close()
+
+
+def test_signing_out_everywhere_ends_the_chat_stream_its_token_opened(gateway, players, chat_stub):
+    table = ChatTable.make(gateway, players)
+    stream = watch(chat_stub, table.token(1), table.table_id, PLAYERS)
+    send(chat_stub, table.token(0), table.table_id, PLAYERS, "first")
+    assert first_texts(stream) == ["first"]
+    players.SignOutEverywhere(pl.SignOutEverywhereRequest(), metadata=table.token(1))
+    send(chat_stub, table.token(0), table.table_id, PLAYERS, "after the sign-out")
+    with pytest.raises(grpc.RpcError) as caught:
+        next(stream)
+    assert caught.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert reason_of(caught.value) == "PLAYER_TOKEN_INVALID"
