@@ -24,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote
 
 import grpc
@@ -135,7 +136,7 @@ class Quotas:
         self.prefix = f"{key_prefix}:quota"
         self.limits = limits
         self.open: Counter[str] = Counter()
-        self._bucket = redis.register_script(_BUCKET)
+        self._bucket: Any = None  # the token bucket's script, registered at its first use
 
     async def take(self, quota: str, owner: str, per_minute: int, burst: int) -> None:
         """Takes one token of ``owner``'s bucket of ``quota`` (``burst`` at most, refilled
@@ -143,6 +144,8 @@ class Quotas:
         of 0 turns it off."""
         if per_minute <= 0:
             return
+        if self._bucket is None:
+            self._bucket = self.redis.register_script(_BUCKET)
         wait = float(await self._bucket(keys=[f"{self.prefix}:{quota}:{owner}"], args=[per_minute / 60, burst]))
         if wait > 0:
             raise exceeded(quota, per_minute, wait)
