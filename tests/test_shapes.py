@@ -16,7 +16,7 @@ from gateway.bots import BotCatalog
 from gateway.players import PlayerStore
 from services.bot_specs import load_bots
 from services.registry import game_ids
-from tavola.gateway.v1 import actions_pb2
+from tavola.gateway.v1 import actions_pb2, chat_pb2
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 
@@ -144,12 +144,17 @@ def test_a_request_id_is_printable_ascii_without_spaces(text):
 NOT_IDS = {
     "display_name",  # a person's name (gateway/players.py check_display_name)
     "seat_token",  # SubmitActionsRequest's, checked as a token per message (gateway/service.py)
+    "text",  # a chat message (gateway/chat_policy.py ChatSettings.clean)
+    "reason",  # a chat report's words, by the same policy
+    "after_id",  # a chat message's id, by its pattern before it names a key (gateway/chat.py)
+    "message_id",  # the same
 }
 PUBLIC = [
     gw.DESCRIPTOR.services_by_name["GatewayService"],
     gw.DESCRIPTOR.services_by_name["TimerService"],
     pl.DESCRIPTOR.services_by_name["PlayerService"],
     actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
+    chat_pb2.DESCRIPTOR.services_by_name["ChatService"],
 ]
 
 
