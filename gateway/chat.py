@@ -16,12 +16,14 @@ channel, the text's policy (gateway/chat_policy.py), the player's token bucket
 
 import base64
 from collections.abc import Awaitable, Callable
+from typing import cast
 
 import grpc
 import structlog
 
 from common import auth
 from common.errors import ApiError, failed, invalid
+from gateway.archive import Archive
 from gateway.chat_policy import OFF, SPECTATORS, ChatContext, ChatSettings
 from gateway.chat_store import MESSAGE_ID, ChatStore, channel_name, visible
 from gateway.commands import TableCore
@@ -45,6 +47,12 @@ PLAYERS, SPECTATORS_CHANNEL, LOBBY = (
     chat.CHAT_CHANNEL_SPECTATORS,
     chat.CHAT_CHANNEL_LOBBY,
 )
+
+
+def _id_key(message_id: str) -> tuple[int, int]:
+    """A message_id ('<milliseconds>-<n>') in its order; "" before every one."""
+    milliseconds, _, number = message_id.partition("-")
+    return (int(milliseconds), int(number)) if message_id else (-1, -1)
 
 
 def _denied(reason: str, message: str) -> ApiError:
@@ -119,10 +127,47 @@ class ChatBook:
         log.info("chat_sent", table_id=request.table_id or None, channel=context.channel, shadow=shadow or None)
         return message
 
+    async def _archived(
+        self, record: store_pb2.TableRecord | None, channel: int, player_id: str
+    ) -> list[chat.ChatMessage] | None:
+        """The channel's messages from the archive, for a table it holds and Redis no
+        longer does; None otherwise (the table's chat is in Redis)."""
+        archive = self.core.store.archive
+        if record is None or not isinstance(archive, Archive):
+            return None
+        table = record.table
+        if await self.store.table_exists(table.table_id):
+            return None
+        rows = await archive.chat(table.table_id)
+        muted = await self.store.muted_by(player_id)
+        spectators = await self.players.names([row.player_id for row in rows if row.seat is None])
+        found = []
+        for seq, row in enumerate(rows, 1):
+            if (row.seat is not None) != (channel == PLAYERS) or row.player_id in muted:
+                continue
+            message = chat.ChatMessage(
+                message_id=f"{int(row.sent_at * 1000)}-{seq}",
+                channel=cast(chat.ChatChannel, channel),
+                table_id=table.table_id,
+                player_id=row.player_id,
+                text=row.text,
+            )
+            if row.seat is not None:
+                message.seat = row.seat
+                message.display_name = table.seats[row.seat].display_name
+            elif row.player_id in spectators:
+                message.display_name = spectators[row.player_id].display_name
+            message.send_time.FromNanoseconds(int(row.sent_at * 1e9))
+            found.append(message)
+        return found
+
     async def history(self, token: str | None, table_id: str, channel: int) -> list[chat.ChatMessage]:
         """Every kept message of the channel that the caller may read."""
         player_id = await self._caller(token)
-        await self._access(player_id, table_id, channel, writing=False)
+        record, _ = await self._access(player_id, table_id, channel, writing=False)
+        archived = await self._archived(record, channel, player_id)
+        if archived is not None:
+            return archived
         muted = await self.store.muted_by(player_id)
         found: list[chat.ChatMessage] = []
         after = ""
@@ -138,7 +183,14 @@ class ChatBook:
         table_id, channel = request.table_id, request.channel
         if request.after_id and not MESSAGE_ID.fullmatch(request.after_id):
             raise invalid("BAD_AFTER_ID", "after_id is a message_id ('<milliseconds>-<n>')")
-        await self._access(player_id, table_id, channel, writing=False)
+        record, _ = await self._access(player_id, table_id, channel, writing=False)
+        archived = await self._archived(record, channel, player_id)
+        if archived is not None:  # a table the archive holds: its chat is over
+            after_key = _id_key(request.after_id)
+            shown = [message for message in archived if _id_key(message.message_id) > after_key]
+            if shown:
+                await send(chat.WatchChatResponse(messages=shown).SerializeToString())
+            return
         hub = self.core.hub
         wake = self.store.wake_channel(table_id, channel)
         after = request.after_id

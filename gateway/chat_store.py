@@ -20,7 +20,7 @@ import json
 import re
 import time
 from collections.abc import Iterable
-from typing import cast
+from typing import Any, NamedTuple, cast
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
@@ -52,6 +52,16 @@ return id
 """
 
 
+class ArchivedMessage(NamedTuple):
+    """A row of the archive's ``archived_chat``: the sender's seat in the players'
+    channel, None in the spectators' (the row's channel)."""
+
+    seat: int | None
+    player_id: str
+    sent_at: float  # seconds since the epoch
+    text: str
+
+
 _CHANNEL_NAMES: dict[int, str] = {
     chat_pb2.CHAT_CHANNEL_PLAYERS: "players",
     chat_pb2.CHAT_CHANNEL_SPECTATORS: "spectators",
@@ -81,7 +91,7 @@ class ChatStore:
         self.prefix = key_prefix
         self.history = history
         self.fallback_ttl = fallback_ttl
-        self._append = redis.register_script(_APPEND)
+        self._append: Any = None  # the script, registered at its first use
         self.shadow_key = f"{key_prefix}:chat:shadow-muted"
         self.reports_key = f"{key_prefix}:chat:reports"
 
@@ -114,6 +124,8 @@ class ChatStore:
             self.fallback_ttl,
             self.wake_channel(table_id, channel),
         ]
+        if self._append is None:
+            self._append = self.redis.register_script(_APPEND)
         return _text(await self._append(keys=keys, args=args))
 
     async def read(
@@ -129,6 +141,26 @@ class ChatStore:
         key = self.key(table_id, channel)
         replies = cast(_Entries, await self.redis.xrange(key, message_id, message_id, count=1))
         return _message(*replies[0]) if replies else None
+
+    async def to_archive(self, table_id: str) -> list[ArchivedMessage]:
+        """A finished table's chat as the archive keeps it (gateway/archive.py): both
+        channels in the order they were sent, a shadow-muted sender's messages left out."""
+        found: list[ArchivedMessage] = []
+        for channel in (chat_pb2.CHAT_CHANNEL_PLAYERS, chat_pb2.CHAT_CHANNEL_SPECTATORS):
+            after = ""
+            while page := await self.read(table_id, channel, after):
+                after = page[-1][0].message_id
+                found += [
+                    ArchivedMessage(
+                        message.seat if channel == chat_pb2.CHAT_CHANNEL_PLAYERS else None,
+                        message.player_id,
+                        message.send_time.ToNanoseconds() / 1e9,
+                        message.text,
+                    )
+                    for message, shadow in page
+                    if not shadow
+                ]
+        return sorted(found, key=lambda message: message.sent_at)
 
     async def table_exists(self, table_id: str) -> bool:
         return bool(await self.redis.exists(self.table_key(table_id)))
