@@ -2,6 +2,7 @@
 the terminal says something at their table, another seat reads it, a mute), and the Node.js
 example's chat stream."""
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -65,3 +66,45 @@ def test_the_node_client_shows_chat_on_a_stream(stack, node_client):
     result = json.loads(ran.stdout.strip().splitlines()[-1])
     assert result["chat_seen"] == "good luck <b>all</b>" and result["outcome"]["summary"]
     assert "chat: node " in ran.stderr and '"good luck <b>all</b>"' in ran.stderr
+
+
+def test_the_terminal_clients_chat_screen_shows_text_and_sends(stack, gateway, channel):
+    """The chat screen (key c of the terminal client) on its own, in Textual's pilot: the
+    players' channel of the saved player's table, markup shown as typed, Enter sends."""
+    from textual.app import App
+
+    from clients.terminal.chat_screen import ChatScreen
+
+    players = players_pb2_grpc.PlayerServiceStub(channel)
+    (_, mine), (_, theirs) = new_player(players, "Screen Chatter"), new_player(players, "Screen Other")
+    table_id = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2)).table.table_id
+    for seat, token in enumerate((mine, theirs)):
+        gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=seat), metadata=auth.metadata(token))
+    seats = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table.seats
+    stub = chat_pb2_grpc.ChatServiceStub(channel)
+    stub.SendChat(
+        chat.SendChatRequest(table_id=table_id, channel=PLAYERS, text="[bold red]not markup[/] <i>x</i>"),
+        metadata=auth.metadata(theirs),
+    )
+    screen = ChatScreen(channel, table_id, mine, seats)
+
+    class Host(App):
+        def on_mount(self) -> None:
+            self.push_screen(screen)
+
+    async def scenario() -> None:
+        async with Host().run_test(size=(100, 30)) as pilot:
+            for _ in range(400):
+                if screen.lines:
+                    break
+                await pilot.pause(0.05)
+            assert screen.lines[0].endswith("(Seat 2): [bold red]not markup[/] <i>x</i>")
+            await pilot.press(*"hello", "enter")
+            for _ in range(400):
+                if len(screen.lines) == 2:
+                    break
+                await pilot.pause(0.05)
+            assert screen.lines[1].endswith("(Seat 1): hello")
+
+    asyncio.run(scenario())
+    assert texts(stub, auth.metadata(theirs), table_id, PLAYERS) == ["[bold red]not markup[/] <i>x</i>", "hello"]
