@@ -5,7 +5,7 @@ Environment: the variables common/settings.py declares for the gateway, read at 
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
 reachable only from inside the deployment (the timer workers). The web port, when set,
-serves GatewayService and PlayerService to browsers (Connect and gRPC-Web) through the
+serves GatewayService, PlayerService and ChatService to browsers (Connect and gRPC-Web) through the
 same handlers.
 """
 
