@@ -35,7 +35,7 @@ from common import auth, shapes
 from common.errors import reason_of
 from common.redis_client import connect as connect_redis
 from gateway.store import KEY_SUFFIXES
-from tavola.gateway.v1 import actions_pb2, players_pb2_grpc
+from tavola.gateway.v1 import actions_pb2, chat_pb2, players_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 from tests.integration.conftest import HumanTable
@@ -262,6 +262,7 @@ ALLOWED = {
     "RESOURCE_EXHAUSTED",  # REQUEST_TOO_LARGE only
 }
 ACTIONS = "tavola.gateway.v1.ActionService"
+CHAT = "tavola.gateway.v1.ChatService"
 
 
 def _varint(number: int) -> bytes:
@@ -374,6 +375,26 @@ class Victim:
             ),
             Call(PLAYERS, "FindGame", pl.FindGameRequest(min_players=2), player, ("game_id", "token"), "stream"),
             Call(ACTIONS, "SubmitActions", gw.SubmitActionRequest(table_id=t), seat, FIELDS_OF_A_MESSAGE, "bidi"),
+            # The victim is seated at a running table: each of these is refused (the
+            # spectators' channel, a message that is not there) or changes nothing.
+            Call(CHAT, "SendChat", chat_pb2.SendChatRequest(table_id=t, channel=SPECTATORS, text="x"), player, TT),
+            Call(CHAT, "ListChat", chat_pb2.ListChatRequest(table_id=t, channel=SPECTATORS), player, TT),
+            Call(
+                CHAT,
+                "WatchChat",
+                chat_pb2.WatchChatRequest(table_id=t, channel=SPECTATORS),
+                player,
+                ("table_id", "after_id", "token"),
+                "stream",
+            ),
+            Call(CHAT, "MutePlayer", chat_pb2.MutePlayerRequest(muted=True), player, ("player_id", "token")),
+            Call(
+                CHAT,
+                "ReportChat",
+                chat_pb2.ReportChatRequest(table_id=t, channel=chat_pb2.CHAT_CHANNEL_PLAYERS, message_id="1-0"),
+                player,
+                ("table_id", "message_id", "token"),
+            ),
         ]
 
     def key_like(self) -> list[str]:
@@ -401,6 +422,8 @@ class Victim:
 
 
 FIELDS_OF_A_MESSAGE = ("seat_token", "table_id", "request_id")
+TT = ("table_id", "token")
+SPECTATORS = chat_pb2.CHAT_CHANNEL_SPECTATORS
 NON_ASCII = ["p.ïd.sécret", "sécret", "ïd", "表", "\u202e", "x\x00y", "\x00", "e\u0301", "\x7f", "🂡"]
 LONG = ["a" * 300, "0" * 5000]
 
@@ -523,6 +546,7 @@ def test_the_fuzzer_calls_every_rpc_with_each_of_its_ids_and_tokens(victim):
         GATEWAY: gw.DESCRIPTOR.services_by_name["GatewayService"],
         PLAYERS: pl.DESCRIPTOR.services_by_name["PlayerService"],
         ACTIONS: actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
+        CHAT: chat_pb2.DESCRIPTOR.services_by_name["ChatService"],
     }
     every = {(name, method.name) for name, service in public.items() for method in service.methods}
     assert {(call.service, call.method) for call in victim.calls()} == every
