@@ -86,22 +86,7 @@ def clean_name(raw: str, *, what: str = "a name") -> str:
     # Every other space (NFKC leaves a few) is a plain one; tabs and newlines are refused below.
     spaced = "".join(" " if unicodedata.category(char) == "Zs" else char for char in normal)
     name = _SPACES.sub(" ", spaced).strip(" ")
-    marks = 0
-    for index, char in enumerate(name):
-        category = unicodedata.category(char)
-        if char == _ZWJ and 0 < index < len(name) - 1 and _is_symbol(name[index - 1]) and _is_symbol(name[index + 1]):
-            continue  # joins an emoji sequence
-        why = _REFUSED_CATEGORIES.get(category) or ("an invisible character" if char in _INVISIBLE else None)
-        if why:
-            raise _refused(f"{what} may not hold {character_name(char)} ({why})", char)
-        if category.startswith("M") and index == 0:
-            raise _refused(f"{what} may not begin with {character_name(char)} (a combining mark)", char)
-        if category in ("Mn", "Me"):
-            marks += 1
-            if marks > MAX_MARKS:
-                raise _refused(f"{what} may have at most {MAX_MARKS} combining marks on one letter", char)
-        else:
-            marks = 0
+    check_characters(name, what=what, reason="BAD_DISPLAY_NAME")
     if len(name) > MAX_CHARACTERS:
         raise invalid("BAD_DISPLAY_NAME", f"{what} has at most {MAX_CHARACTERS} characters (this one {len(name)})")
     width = max(wcswidth(name), len(name))  # -1 for a character it does not know
@@ -112,12 +97,33 @@ def clean_name(raw: str, *, what: str = "a name") -> str:
     return name
 
 
+def check_characters(text: str, *, what: str, reason: str) -> None:
+    """The one check of the characters a viewer reads (names, chat): INVALID_ARGUMENT
+    (``reason``) naming the first character refused and why. ``text`` is already NFKC."""
+    marks = 0
+    for index, char in enumerate(text):
+        category = unicodedata.category(char)
+        if char == _ZWJ and 0 < index < len(text) - 1 and _is_symbol(text[index - 1]) and _is_symbol(text[index + 1]):
+            continue  # joins an emoji sequence
+        why = _REFUSED_CATEGORIES.get(category) or ("an invisible character" if char in _INVISIBLE else None)
+        if why:
+            raise _refused(f"{what} may not hold {character_name(char)} ({why})", char, reason)
+        if category.startswith("M") and index == 0:
+            raise _refused(f"{what} may not begin with {character_name(char)} (a combining mark)", char, reason)
+        if category in ("Mn", "Me"):
+            marks += 1
+            if marks > MAX_MARKS:
+                raise _refused(f"{what} may have at most {MAX_MARKS} combining marks on one letter", char, reason)
+        else:
+            marks = 0
+
+
 def _is_symbol(char: str) -> bool:
     return unicodedata.category(char) == "So" or "\U0001f3fb" <= char <= "\U0001f3ff"  # skin tones are Sk
 
 
-def _refused(message: str, char: str) -> Exception:
-    return invalid("BAD_DISPLAY_NAME", message, character=f"U+{ord(char):04X}")
+def _refused(message: str, char: str, reason: str) -> Exception:
+    return invalid(reason, message, character=f"U+{ord(char):04X}")
 
 
 def skeleton(name: str) -> str:

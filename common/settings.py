@@ -414,6 +414,50 @@ VARIABLES: tuple[Variable, ...] = (
         minimum=0,
     ),
     Variable(
+        "TAVOLA_CHAT_TABLES",
+        "str",
+        "borgia:rated=spectators,mortadella:rated=spectators",
+        "gateway",
+        "`borgia:rated=spectators,mortadella:rated=spectators`: which chat channels each table has, as `<game or *>:<rated, unrated or *>=<on, spectators or off>` rules, the last that matches deciding (none matches: `on`, both channels); `spectators` keeps the spectators' channel and turns the players' off ([why](#chat))",
+    ),
+    Variable(
+        "TAVOLA_CHAT_LOBBY", "bool", False, "gateway", "false: no lobby chat; true: a lobby channel for every player"
+    ),
+    Variable(
+        "TAVOLA_CHAT_PER_MINUTE",
+        "int",
+        20,
+        "gateway",
+        "20, 5: chat messages one player may send a minute, in bursts of up to 5 (a token bucket shared by every gateway); 0 turns it off",
+        minimum=0,
+    ),
+    Variable("TAVOLA_CHAT_BURST", "int", 5, "gateway", "see `TAVOLA_CHAT_PER_MINUTE`", minimum=1),
+    Variable(
+        "TAVOLA_CHAT_MAX_CHARACTERS", "int", 500, "gateway", "500: the longest chat message, in characters", minimum=1
+    ),
+    Variable(
+        "TAVOLA_CHAT_HISTORY",
+        "int",
+        500,
+        "gateway",
+        "500: the messages each channel keeps (a table's go with its keys; older ones drop off)",
+        minimum=1,
+    ),
+    Variable(
+        "TAVOLA_CHAT_FILTER",
+        "str",
+        "",
+        "gateway",
+        "unset: every message passes; `module:callable`, called with each message's text and a `ChatContext` (gateway/chat_policy.py) before it is kept: it returns the text to keep (it may rewrite it) or `None` to refuse it (`CHAT_FILTERED`)",
+    ),
+    Variable(
+        "TAVOLA_CHAT_WORDS",
+        "str",
+        "",
+        "gateway",
+        "unset; a file of words, one a line (`#` comments): a message holding one of them as a word, case folded, is refused (`CHAT_FILTERED`); checked before `TAVOLA_CHAT_FILTER`",
+    ),
+    Variable(
         "TAVOLA_METRICS_PORT",
         "port",
         None,

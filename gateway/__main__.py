@@ -5,7 +5,7 @@ Environment: the variables common/settings.py declares for the gateway, read at 
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be
 reachable only from inside the deployment (the timer workers). The web port, when set,
-serves GatewayService and PlayerService to browsers (Connect and gRPC-Web) through the
+serves GatewayService, PlayerService and ChatService to browsers (Connect and gRPC-Web) through the
 same handlers.
 """
 
@@ -29,6 +29,8 @@ from gateway.abandoned import Abandonment
 from gateway.archive import Archive, migrate, sqlalchemy_url
 from gateway.archiver import Archiver
 from gateway.bots import BotCatalog, read_declarations
+from gateway.chat import ChatBook, ChatServicer
+from gateway.chat_store import ChatStore
 from gateway.commands import TableCore
 from gateway.config import Settings
 from gateway.hub import Hub
@@ -46,7 +48,7 @@ from gateway.sweeper import Sweeper
 from gateway.turn_service import serve_turns
 from gateway.web import WebServer, build_app
 from services.registry import game_proto_files
-from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2, social_pb2, turns_pb2
+from tavola.gateway.v1 import actions_pb2, chat_pb2, gateway_pb2, players_pb2, social_pb2, turns_pb2
 
 log = structlog.get_logger()
 
@@ -155,6 +157,7 @@ async def compose(settings: Settings) -> Gateway:
         actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
         social_pb2.DESCRIPTOR.services_by_name["SocialService"],
         turns_pb2.DESCRIPTOR.services_by_name["TurnService"],
+        chat_pb2.DESCRIPTOR.services_by_name["ChatService"],
     )
     server = Server(
         [service.full_name for service in public],
@@ -192,6 +195,9 @@ async def compose(settings: Settings) -> Gateway:
     turn_servicer, digest = serve_turns(client, settings.key_prefix, core, players)
     add_to_server(turn_servicer, "TurnService", server.grpc, settings.request_limits)
     player_servicer.leaving.forgetters.append(turn_servicer.forget_player)
+    chat_store = ChatStore(client, settings.key_prefix, settings.chat.history, settings.table_ttl_seconds)
+    chat_servicer = ChatServicer(ChatBook(core, players.store, chat_store, settings.chat))
+    add_to_server(chat_servicer, "ChatService", server.grpc, settings.request_limits)
     timer_server = Server([services["TimerService"].full_name], interceptors=tracing.server_interceptors())
     add_to_server(TimerServicer(core), "TimerService", timer_server.grpc)
     timer_host = settings.timer_host
@@ -211,6 +217,7 @@ async def compose(settings: Settings) -> Gateway:
                 "PlayerService": player_servicer,
                 "SocialService": social_servicer,
                 "TurnService": turn_servicer,
+                "ChatService": chat_servicer,
             },
             settings.request_limits,
             web_settings.origins,

@@ -23,6 +23,7 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from common import ratings
 from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError
+from gateway.chat_store import ArchivedMessage
 from gateway.store import FinishedTable
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
@@ -170,10 +171,21 @@ class Archive:
 
     # -- writes (gateway/archiver.py) ----------------------------------------------------
 
-    async def copy(self, finished: FinishedTable, rating_changes: dict[int, float]) -> bool:
-        """Writes the table, in one transaction, unless the archive holds this version or a
-        later one already (a copy made before a crash, or by another gateway). Whether it
-        wrote. Raises psycopg's errors (the archiver tries again later)."""
+    async def chat(self, table_id: str) -> list[ArchivedMessage]:
+        """An archived table's chat (both channels: a row with a seat is the players')."""
+        rows = await self._rows(
+            "SELECT seat, player_id, extract(epoch FROM sent_at), body FROM archived_chat "
+            "WHERE table_id = %s ORDER BY seq",
+            (table_id,),
+        )
+        return [ArchivedMessage(seat, player_id or "", float(sent_at), body) for seat, player_id, sent_at, body in rows]
+
+    async def copy(
+        self, finished: FinishedTable, rating_changes: dict[int, float], chat: Sequence[ArchivedMessage] = ()
+    ) -> bool:
+        """Writes the table and its chat, in one transaction, unless the archive holds this
+        version or a later one already (a copy made before a crash, or by another gateway).
+        Whether it wrote. Raises psycopg's errors (the archiver tries again later)."""
         table = finished.record.table
         record = finished.record
         places = ratings.places(table)
@@ -224,6 +236,7 @@ class Archive:
             if not written[0]:  # a newer version of a table copied before: its log again
                 await connection.execute("DELETE FROM archived_log WHERE table_id = %s", (table.table_id,))
                 await connection.execute("DELETE FROM archived_seats WHERE table_id = %s", (table.table_id,))
+                await connection.execute("DELETE FROM archived_chat WHERE table_id = %s", (table.table_id,))
             async with connection.cursor() as seats:
                 await seats.executemany(
                     "INSERT INTO archived_seats (table_id, seat, player_id, display_name, kind, place, rating_change) "
@@ -248,6 +261,16 @@ class Archive:
                 copy.set_types(["text", "int8", "bytea"])
                 for seq, entry in entries:
                     await copy.write_row((table.table_id, seq, entry))
+            async with connection.cursor() as rows:
+                await rows.executemany(
+                    "INSERT INTO archived_chat (table_id, seq, seat, player_id, sent_at, body) "
+                    "VALUES (%s, %s, %s, %s, to_timestamp(%s), %s)",
+                    [
+                        (table.table_id, seq, message.seat, message.player_id or None, message.sent_at, message.text)
+                        for seq, message in enumerate(chat, 1)
+                        if message.player_id not in deleted
+                    ],
+                )
         return True
 
     async def forget_player(self, player_id: str) -> int:

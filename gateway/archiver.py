@@ -43,6 +43,7 @@ from psycopg_pool import PoolTimeout
 from common import ratings
 from common.errors import ApiError
 from gateway.archive import Archive, migrate
+from gateway.chat_store import ChatStore
 from gateway.store import TableStore, outbox_key
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
@@ -83,6 +84,7 @@ class Archiver:
         self.outbox = outbox_key(store.prefix)
         self.trim_set = f"{store.prefix}:archive:trim"
         self.rating_keys = ratings.Keys(store.prefix)
+        self.chat = ChatStore(store.redis, store.prefix, history=0, fallback_ttl=0)  # read only
         self._claim_one = self.redis.register_script(_CLAIM)
         # The archive's URL while its schema waits to be brought up to date (PostgreSQL was
         # away as the gateway started): done before the first copy.
@@ -142,7 +144,7 @@ class Archiver:
         changes = await self._rating_changes(finished)
         if changes is None:  # its lease runs out and it is tried again
             return False
-        written = await self.archive.copy(finished, changes)
+        written = await self.archive.copy(finished, changes, await self.chat.to_archive(table_id))
         if written:
             log.info("table_archived", table_id=table_id, version=finished.version)
         finish = finished.record.table.update_time.seconds
@@ -175,7 +177,8 @@ class Archiver:
         finished = await self.store.snapshot(table_id)
         if finished is None:
             return False
-        copied = await self.archive.copy(finished, await self._rating_changes(finished) or {})
+        changes = await self._rating_changes(finished) or {}
+        copied = await self.archive.copy(finished, changes, await self.chat.to_archive(table_id))
         version = await self.archive.version(table_id)
         if version is None or await self.store.trim(table_id, version) == "newer":
             await self.redis.zadd(self.outbox, {table_id: time.time()})

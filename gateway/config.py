@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 from common import defaults, redis_client, settings
 from common.settings import ConfigError
+from gateway.chat_policy import ChatSettings
 from gateway.limits import RequestLimits
 from gateway.matchmaking import Settings as QuickPlay
 from gateway.quotas import Limits
@@ -98,6 +99,8 @@ class Settings:
     # The browser protocol's port (gateway/web.py); None: none.
     web: WebSettings | None = None
     quick_play: QuickPlay = field(default_factory=QuickPlay)
+    # Chat (gateway/chat.py, gateway/chat_policy.py).
+    chat: ChatSettings = field(default_factory=ChatSettings)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -155,4 +158,5 @@ class Settings:
             rules_health_seconds=seconds("TAVOLA_RULES_HEALTH_SECONDS"),
             web=WebSettings.from_env(env),
             quick_play=QuickPlay.from_env(env),
+            chat=ChatSettings.from_env(env),
         )

@@ -186,7 +186,8 @@ class PlayerStore:
         """Deletes the player's account (its hash, so its token, and its list of tables) and
         frees its name for others; False when there was none."""
         name, held = await self.redis.hmget(self._key(player_id), ["name", "skeletons"])
-        await self.redis.delete(self._tables_key(player_id))
+        # Its tables, and the players it muted (gateway/chat_store.py).
+        await self.redis.delete(self._tables_key(player_id), f"{self.prefix}:{player_id}:muted")
         if not await self.redis.delete(self._key(player_id)):
             return False
         keys = text(held).split("\n") if held is not None else skeletons(text(name)) if name else ()

@@ -11,6 +11,10 @@ counted in this process's memory, since a stream lives on one gateway. A limit o
 that quota off; event streams and action streams (a bot worker's) are counted apart. A
 refused call is RESOURCE_EXHAUSTED (QUOTA_EXCEEDED) with a RetryInfo,
 and is refused before it changes anything.
+
+What a person does often and in bursts (chat) is limited by a token bucket instead
+(``take``): a burst at once, then a steady rate, kept in one Redis hash per player and
+quota and refilled by Redis's own clock, so every gateway shares it.
 """
 
 import contextlib
@@ -20,6 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote
 
 import grpc
@@ -108,12 +113,42 @@ def exceeded(quota: str, limit: int, retry_after: float) -> ApiError:
     )
 
 
+# A token bucket: KEYS[1] a hash (tokens, at: microseconds); ARGV rate per second, burst.
+# Returns 0 when a token was taken, else the seconds until one is there (as a string).
+_BUCKET = """
+local now = redis.call('TIME')
+local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])
+local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1]) or burst
+local at = tonumber(state[2]) or micros
+tokens = math.min(burst, tokens + math.max(0, micros - at) / 1000000 * rate)
+if tokens < 1 then return tostring((1 - tokens) / rate) end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'at', tostring(micros))
+redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate) + 5)
+return '0'
+"""
+
+
 class Quotas:
     def __init__(self, redis: "Redis | RedisCluster", key_prefix: str, limits: Limits):
         self.redis = redis
         self.prefix = f"{key_prefix}:quota"
         self.limits = limits
         self.open: Counter[str] = Counter()
+        self._bucket: Any = None  # the token bucket's script, registered at its first use
+
+    async def take(self, quota: str, owner: str, per_minute: int, burst: int) -> None:
+        """Takes one token of ``owner``'s bucket of ``quota`` (``burst`` at most, refilled
+        at ``per_minute``), or raises QUOTA_EXCEEDED with the wait for the next one. A rate
+        of 0 turns it off."""
+        if per_minute <= 0:
+            return
+        if self._bucket is None:
+            self._bucket = self.redis.register_script(_BUCKET)
+        wait = float(await self._bucket(keys=[f"{self.prefix}:{quota}:{owner}"], args=[per_minute / 60, burst]))
+        if wait > 0:
+            raise exceeded(quota, per_minute, wait)
 
     async def charge(self, quota: str, client: Client | None) -> None:
         """Counts one call of ``quota`` for ``client`` (None: the platform, never limited),

@@ -98,16 +98,19 @@ async def replay(
     return response
 
 
-async def logged(reads: TableReads, table_id: str, seat: int | None, token: str | None) -> gw.GetReplayResponse:
+async def logged(
+    reads: TableReads, table_id: str, seat: int | None, token: str | None, *, seat_checked: bool = False
+) -> gw.GetReplayResponse:
     """The log as ``seat`` (None: a spectator) saw it, with the actions it may know:
     its own, and every one once the game is over. While the game runs a seat's replay
-    needs that seat's token."""
+    needs that seat's token (``seat_checked``: the caller proved the seat its own way, as a
+    chat report does with the seat's player token)."""
     record, _ = await reads.load(table_id)
     table = record.table
     if seat is not None and not 0 <= seat < len(table.seats):
         raise invalid("BAD_SEAT", f"no seat {seat}")
     finished = table.status == gw.TABLE_STATUS_FINISHED
-    if seat is not None and not finished:
+    if seat is not None and not finished and not seat_checked:
         if token is None:
             raise ApiError(
                 grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MISSING", "a seat's replay needs its token until the end"

@@ -1,4 +1,4 @@
-"""The browser protocol: the public services (GatewayService, PlayerService) over the
+"""The browser protocol: the public services (GatewayService, PlayerService, ChatService) over the
 Connect protocol and gRPC-Web, served by the gateway process itself on a port of its own
 (TAVOLA_WEB_PORT).
 
@@ -67,6 +67,7 @@ from common.errors import ApiError
 from gateway.limits import RequestLimits
 from gateway.service import stream_rpc, unary_rpc
 from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1.chat_connect import ChatServiceASGIApplication
 from tavola.gateway.v1.gateway_connect import GatewayServiceASGIApplication
 from tavola.gateway.v1.players_connect import PlayerServiceASGIApplication
 from tavola.gateway.v1.social_connect import SocialServiceASGIApplication
@@ -80,6 +81,7 @@ APPLICATIONS: dict[str, Any] = {
     "PlayerService": PlayerServiceASGIApplication,
     "SocialService": SocialServiceASGIApplication,
     "TurnService": TurnServiceASGIApplication,
+    "ChatService": ChatServiceASGIApplication,
 }
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ from gateway.bots import BotCatalog
 from gateway.players import PlayerStore
 from services.bot_specs import load_bots
 from services.registry import game_ids
-from tavola.gateway.v1 import actions_pb2
+from tavola.gateway.v1 import actions_pb2, chat_pb2
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.gateway.v1 import turns_pb2 as tn
@@ -151,6 +151,10 @@ NOT_IDS = {
     "p256dh",
     "auth",
     "email",
+    "text",  # a chat message (gateway/chat_policy.py ChatSettings.clean)
+    "reason",  # a chat report's words, by the same policy
+    "after_id",  # a chat message's id, by its pattern before it names a key (gateway/chat.py)
+    "message_id",  # the same
 }
 PUBLIC = [
     gw.DESCRIPTOR.services_by_name["GatewayService"],
@@ -158,6 +162,7 @@ PUBLIC = [
     pl.DESCRIPTOR.services_by_name["PlayerService"],
     actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
     tn.DESCRIPTOR.services_by_name["TurnService"],
+    chat_pb2.DESCRIPTOR.services_by_name["ChatService"],
 ]
 
 

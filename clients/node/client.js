@@ -4,6 +4,8 @@
 // values the gateway sent.
 //
 //   npm ci && node client.js --gateway 127.0.0.1:50051 --game borgia --players 2
+//   node client.js --chat "good luck"   # also: a player takes the seat, watches the
+//                                       # players' channel (ChatService.WatchChat) and says so
 //
 // Prints one JSON line: the table, the decisions made, the events seen, the outcome; and on
 // stderr the spectators' history in words, each event's text as the gateway sends it (the
@@ -26,6 +28,7 @@ function parseArgs(argv) {
     bot: "random",
     seed: null,
     options: {},
+    chat: null,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const [key, value] = [argv[i].replace(/^--/, ""), argv[i + 1]];
@@ -45,7 +48,10 @@ function parseArgs(argv) {
 }
 
 function loadGateway() {
-  const definition = protoLoader.loadSync(path.join(PROTO_ROOT, "tavola/gateway/v1/gateway.proto"), {
+  const files = ["gateway.proto", "players.proto", "chat.proto"].map((name) =>
+    path.join(PROTO_ROOT, "tavola/gateway/v1", name),
+  );
+  const definition = protoLoader.loadSync(files, {
     includeDirs: [PROTO_ROOT],
     keepCase: true,
     longs: Number,
@@ -90,6 +96,23 @@ function spectate(client, tableId) {
   });
 }
 
+// The players' channel of the table, as a player reads it: each message is written as
+// text (here to stderr; a page would set textContent, never innerHTML). Resolves with the
+// first message seen, once the stream is open and has one.
+function watchChat(chat, tableId, metadata) {
+  const stream = chat.WatchChat({ table_id: tableId, channel: "CHAT_CHANNEL_PLAYERS" }, metadata);
+  const first = new Promise((resolve, reject) => {
+    stream.on("data", (response) => {
+      for (const message of response.messages) {
+        process.stderr.write(`chat: ${message.display_name}: ${JSON.stringify(message.text)}\n`);
+        resolve(message);
+      }
+    });
+    stream.on("error", (error) => (error.code === grpc.status.CANCELLED ? null : reject(error)));
+  });
+  return { stream, first };
+}
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main() {
@@ -109,9 +132,28 @@ async function main() {
   const tableId = created.table.table_id;
   const watching = spectate(client, tableId);
 
-  const taken = await call(client, "TakeSeat", { table_id: tableId, seat: 0, display_name: "node" });
+  // With --chat, a player (chat needs one) takes the seat, and says args.chat at the table.
+  let chatSeen = null;
+  const seatedBy = new grpc.Metadata();
+  let chatClient = null;
+  if (args.chat !== null) {
+    const players = new gateway.PlayerService(args.gateway, grpc.credentials.createInsecure());
+    const name = `node ${crypto.randomBytes(4).toString("hex")}`;
+    const player = await call(players, "CreatePlayer", { display_name: name });
+    players.close();
+    seatedBy.set("authorization", `Bearer ${player.player_token}`);
+    chatClient = new gateway.ChatService(args.gateway, grpc.credentials.createInsecure());
+  }
+  const taken = await call(client, "TakeSeat", { table_id: tableId, seat: 0, display_name: "node" }, seatedBy);
   const metadata = new grpc.Metadata();
   metadata.set("authorization", `Bearer ${taken.seat_token}`);
+  if (chatClient !== null) {
+    const watched = watchChat(chatClient, tableId, seatedBy);
+    await call(chatClient, "SendChat", { table_id: tableId, channel: "CHAT_CHANNEL_PLAYERS", text: args.chat }, seatedBy);
+    chatSeen = (await watched.first).text;
+    watched.stream.cancel();
+    chatClient.close();
+  }
   await call(client, "StartTable", { table_id: tableId }, metadata);
 
   let decisions = 0;
@@ -133,6 +175,7 @@ async function main() {
         spectator_texts: seen.texts,
         ending: seen.ending,
         outcome: view.table.outcome,
+        chat_seen: chatSeen,
       };
       console.log(JSON.stringify(result));
       client.close();

@@ -142,6 +142,7 @@ class TableApp(App[int]):
         Binding("h", "focus_history", "History", show=False),
         Binding("r", "result", "Result", show=False),
         Binding("v", "replay", "Replay"),
+        Binding("c", "chat", "Chat"),
         *[Binding(str(n), f"pick({n})", show=False) for n in range(1, 10)],
     ]
 
@@ -605,6 +606,14 @@ class TableApp(App[int]):
     def action_result(self) -> None:
         if self.finished and self.snap is not None:
             self.push_screen(EndScreen(*self._outcome(self.snap)))
+
+    def action_chat(self) -> None:
+        # Imported here: the chat's module reaches the players' commands, which start this app.
+        from clients.terminal.chat_screen import ChatScreen, saved_player_token
+
+        if self.session is not None and self.snap is not None and not isinstance(self.screen, ChatScreen):
+            seats = self.snap.table.seats
+            self.push_screen(ChatScreen(self.session.channel, self.session.table_id, saved_player_token(), seats))
 
     def action_replay(self) -> None:
         if self.session is not None and self.session.game is not None and not isinstance(self.screen, ReplayScreen):

@@ -35,7 +35,7 @@ from common import auth, shapes
 from common.errors import reason_of
 from common.redis_client import connect as connect_redis
 from gateway.store import KEY_SUFFIXES
-from tavola.gateway.v1 import actions_pb2, players_pb2_grpc
+from tavola.gateway.v1 import actions_pb2, chat_pb2, players_pb2_grpc
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.gateway.v1 import social_pb2 as so
@@ -264,6 +264,7 @@ ALLOWED = {
 }
 ACTIONS = "tavola.gateway.v1.ActionService"
 SOCIAL = "tavola.gateway.v1.SocialService"
+CHAT = "tavola.gateway.v1.ChatService"
 
 
 def _varint(number: int) -> bytes:
@@ -376,6 +377,26 @@ class Victim:
             ),
             Call(PLAYERS, "FindGame", pl.FindGameRequest(min_players=2), player, ("game_id", "token"), "stream"),
             Call(ACTIONS, "SubmitActions", gw.SubmitActionRequest(table_id=t), seat, FIELDS_OF_A_MESSAGE, "bidi"),
+            # The victim is seated at a running table: each of these is refused (the
+            # spectators' channel, a message that is not there) or changes nothing.
+            Call(CHAT, "SendChat", chat_pb2.SendChatRequest(table_id=t, channel=SPECTATORS, text="x"), player, TT),
+            Call(CHAT, "ListChat", chat_pb2.ListChatRequest(table_id=t, channel=SPECTATORS), player, TT),
+            Call(
+                CHAT,
+                "WatchChat",
+                chat_pb2.WatchChatRequest(table_id=t, channel=SPECTATORS),
+                player,
+                ("table_id", "after_id", "token"),
+                "stream",
+            ),
+            Call(CHAT, "MutePlayer", chat_pb2.MutePlayerRequest(muted=True), player, ("player_id", "token")),
+            Call(
+                CHAT,
+                "ReportChat",
+                chat_pb2.ReportChatRequest(table_id=t, channel=chat_pb2.CHAT_CHANNEL_PLAYERS, message_id="1-0"),
+                player,
+                ("table_id", "message_id", "token"),
+            ),
             *self.social_calls(),
         ]
 
@@ -432,6 +453,8 @@ class Victim:
 
 
 FIELDS_OF_A_MESSAGE = ("seat_token", "table_id", "request_id")
+TT = ("table_id", "token")
+SPECTATORS = chat_pb2.CHAT_CHANNEL_SPECTATORS
 NON_ASCII = ["p.ïd.sécret", "sécret", "ïd", "表", "\u202e", "x\x00y", "\x00", "e\u0301", "\x7f", "🂡"]
 LONG = ["a" * 300, "0" * 5000]
 
@@ -555,6 +578,7 @@ def test_the_fuzzer_calls_every_rpc_with_each_of_its_ids_and_tokens(victim):
         PLAYERS: pl.DESCRIPTOR.services_by_name["PlayerService"],
         ACTIONS: actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
         SOCIAL: so.DESCRIPTOR.services_by_name["SocialService"],
+        CHAT: chat_pb2.DESCRIPTOR.services_by_name["ChatService"],
     }
     every = {(name, method.name) for name, service in public.items() for method in service.methods}
     assert {(call.service, call.method) for call in victim.calls()} == every

@@ -6,6 +6,7 @@ import { Code, ConnectError, createClient, type Client } from "@connectrpc/conne
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { file_tavola_borgia_v1_borgia } from "./gen/tavola/borgia/v1/borgia_pb";
 import { GatewayService, file_tavola_gateway_v1_gateway } from "./gen/tavola/gateway/v1/gateway_pb";
+import { ChatService } from "./gen/tavola/gateway/v1/chat_pb";
 import { PlayerService } from "./gen/tavola/gateway/v1/players_pb";
 import { TurnService } from "./gen/tavola/gateway/v1/turns_pb";
 import { file_tavola_mortadella_v1_mortadella } from "./gen/tavola/mortadella/v1/mortadella_pb";
@@ -34,6 +35,7 @@ export const transport =
 export const gateway: Client<typeof GatewayService> = createClient(GatewayService, transport);
 export const players: Client<typeof PlayerService> = createClient(PlayerService, transport);
 export const turns: Client<typeof TurnService> = createClient(TurnService, transport);
+export const chat: Client<typeof ChatService> = createClient(ChatService, transport);
 
 export function bearer(token: string): { headers: Record<string, string> } {
   return { headers: { authorization: `Bearer ${token}` } };

@@ -19,6 +19,7 @@ import {
 import type { LegalAction } from "./gen/tavola/rules/v1/rules_pb";
 import type { Ctx, GameRenderer } from "./games/api";
 import { rendererFor } from "./games";
+import { tableChat, type ChatPanel } from "./chat";
 import { buildMenu, wordPaths, type Choice } from "./menu";
 import { Seats } from "./names";
 import { seatRatings, type SeatRating } from "./ratings";
@@ -50,6 +51,7 @@ export class TablePage {
   private ratings = new Map<number, SeatRating>();
   private ratingsFor = ""; // the seats (and status) the ratings were read for
   private renderer: GameRenderer | undefined;
+  private chat: ChatPanel | undefined; // made once the table is read: its channel depends on the seat
   private readonly abort = new AbortController();
   private readonly timer: number;
   private readonly root = h("main", { class: "table-page" });
@@ -69,8 +71,10 @@ export class TablePage {
 
   stop(): void {
     this.abort.abort();
+    this.chat?.stop();
     window.clearInterval(this.timer);
   }
+
 
   async start(): Promise<void> {
     fill(this.root, h("p", {}, "Loading the table…"));
@@ -82,6 +86,7 @@ export class TablePage {
       fill(this.root, h("h1", {}, "Table"), h("p", { role: "alert", class: "error" }, `This table cannot be shown: ${failure(error)}`), h("a", { href: "#/" }, "Back to the lobby"));
       return;
     }
+    if (this.table) this.chat ??= tableChat(this.table);
     this.render();
     void this.follow();
   }
@@ -225,6 +230,7 @@ export class TablePage {
       table.status === TableStatus.OPEN ? this.waiting(table) : null,
       this.actions(ctx),
       this.view ? this.renderer.board(this.view, ctx) : null,
+      this.chat?.element(),
       this.history(ctx),
     );
     this.tick();
