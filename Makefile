@@ -111,7 +111,7 @@ lint: setup ## buf lint, ruff check, ruff format --check, mypy
 # The whole suite: engine rules and property tests, and integration tests against a real
 # Redis, real gRPC servers on free ports and a real Celery worker, on two processes
 # (pyproject.toml's addopts: one runs the integration tests in order, both the rest).
-test: setup web browser ## set up and run the whole suite
+test: setup web browser bench-peer ## set up and run the whole suite
 	$(PY) -m pytest
 
 # The deploy files that name games or bots (compose, Prometheus, Kubernetes games.yaml,
