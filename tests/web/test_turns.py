@@ -178,3 +178,22 @@ def test_a_tables_seats_show_their_clocks_and_a_running_one_counts_down(open_pag
         "([id, before]) => document.querySelector(`[data-testid=${id}]`).textContent !== before",
         arg=[f"clock-{quick.deciding_seats[0]}", shown],
     )
+
+
+def test_the_player_page_turns_the_daily_digest_on_and_off(open_page, base_url, stubs):
+    _, players = stubs
+    ada_id, ada_token, ada_name = new_player(players, "Mailada")
+    page = open_page()
+    page.page.goto(base_url)
+    key = json.dumps({"token": ada_token, "playerId": ada_id, "name": ada_name})
+    page.page.evaluate(f"localStorage.setItem('tavola.player', {json.dumps(key)})")
+    page.page.goto(f"{base_url}#/me")
+    said = page.page.get_by_test_id("digest-status")
+    page.page.get_by_label("Email").fill("ada@example.org")
+    page.page.get_by_test_id("digest-save").click()
+    page.page.wait_for_function("document.querySelector('[data-testid=digest-status]').textContent !== ''")
+    assert said.inner_text() == "A digest goes to ada@example.org once a day when tables wait for you."
+    page.page.get_by_label("Email").fill("")
+    page.page.get_by_test_id("digest-save").click()
+    page.page.wait_for_function("document.querySelector('[data-testid=digest-status]').textContent === 'No digest.'")
+    page.axe("digest")
