@@ -173,7 +173,11 @@ VARIABLES: tuple[Variable, ...] = (
         "`file`: the daily digest emails go as files into `TAVOLA_DIGEST_DIR` (development); `smtp`: through `TAVOLA_SMTP_HOST`",
     ),
     Variable(
-        "TAVOLA_DIGEST_DIR", "str", "digests", "gateway", "`digests`: where the `file` sender writes each mail (.eml)"
+        "TAVOLA_DIGEST_DIR",
+        "str",
+        ".run/digests",
+        "gateway",
+        "`.run/digests` (git-ignored): where the `file` sender writes each mail (.eml)",
     ),
     Variable("TAVOLA_DIGEST_FROM", "str", "tavola <tables@tavola.invalid>", "gateway", "the digest's From address"),
     Variable(

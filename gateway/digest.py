@@ -38,7 +38,7 @@ BATCH = 200  # opted-in players looked at per round
 @dataclass(frozen=True)
 class DigestSettings:
     sender: str = "file"  # "file" or "smtp"
-    directory: str = "digests"
+    directory: str = ".run/digests"
     mail_from: str = "tavola <tables@tavola.invalid>"
     smtp_host: str = ""
     smtp_port: int = 587

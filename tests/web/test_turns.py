@@ -29,8 +29,8 @@ def new_player(players, stem: str) -> tuple[str, str, str]:
     return created.player.player_id, created.player_token, name
 
 
-def duel(gateway, token0: str, token1: str, seed: int) -> tuple[str, dict[int, str], gw.Table]:
-    clock = ck.TableClock(mode=ck.CLOCK_MODE_CORRESPONDENCE, move_seconds=2 * 86400)
+def duel(gateway, token0: str, token1: str, seed: int, clock=None) -> tuple[str, dict[int, str], gw.Table]:
+    clock = clock or ck.TableClock(mode=ck.CLOCK_MODE_CORRESPONDENCE, move_seconds=2 * 86400)
     request = gw.CreateTableRequest(
         game_id="borgia",
         player_count=2,
@@ -149,3 +149,51 @@ def test_an_open_page_is_told_of_a_turn_by_the_stream(open_page, base_url, stubs
     told.wait_for()
     assert told.inner_text() == f"Your turn at House of Borgia with {bea_name}."
     assert told.get_attribute("href") == f"#/table/{table_id}"
+
+
+def test_a_tables_seats_show_their_clocks_and_a_running_one_counts_down(open_page, base_url, stubs):
+    gateway, players = stubs
+    _, ada_token, _ = new_player(players, "Clockada")
+    _, bea_token, _ = new_player(players, "Clockbea")
+    table_id, _, table = duel(gateway, ada_token, bea_token, seed=71)
+    page = open_page()
+    page.page.goto(f"{base_url}#/watch/{table_id}")
+    deciding = table.deciding_seats[0]
+    running = page.page.get_by_test_id(f"clock-{deciding}")
+    running.wait_for()
+    assert running.inner_text().strip().startswith("⏱ 1d 23h")
+    waiting = [seat for seat in range(2) if seat not in table.deciding_seats]
+    for seat in waiting:
+        assert page.page.get_by_test_id(f"clock-{seat}").inner_text().strip() == "⏱ 2d 0h"
+    page.axe("clocks")
+    # A real-time bank counts down on the page, second by second.
+    bank = ck.TableClock(mode=ck.CLOCK_MODE_REAL_TIME, bank_seconds=600, increment_seconds=10)
+    quick_id, _, quick = duel(gateway, ada_token, bea_token, seed=72, clock=bank)
+    page.page.goto(f"{base_url}#/watch/{quick_id}")
+    ticking = page.page.get_by_test_id(f"clock-{quick.deciding_seats[0]}")
+    ticking.wait_for()
+    shown = ticking.inner_text()
+    assert shown.strip().startswith("⏱ 9:") or shown.strip() == "⏱ 10:00"
+    page.page.wait_for_function(
+        "([id, before]) => document.querySelector(`[data-testid=${id}]`).textContent !== before",
+        arg=[f"clock-{quick.deciding_seats[0]}", shown],
+    )
+
+
+def test_the_player_page_turns_the_daily_digest_on_and_off(open_page, base_url, stubs):
+    _, players = stubs
+    ada_id, ada_token, ada_name = new_player(players, "Mailada")
+    page = open_page()
+    page.page.goto(base_url)
+    key = json.dumps({"token": ada_token, "playerId": ada_id, "name": ada_name})
+    page.page.evaluate(f"localStorage.setItem('tavola.player', {json.dumps(key)})")
+    page.page.goto(f"{base_url}#/me")
+    said = page.page.get_by_test_id("digest-status")
+    page.page.get_by_label("Email").fill("ada@example.org")
+    page.page.get_by_test_id("digest-save").click()
+    page.page.wait_for_function("document.querySelector('[data-testid=digest-status]').textContent !== ''")
+    assert said.inner_text() == "A digest goes to ada@example.org once a day when tables wait for you."
+    page.page.get_by_label("Email").fill("")
+    page.page.get_by_test_id("digest-save").click()
+    page.page.wait_for_function("document.querySelector('[data-testid=digest-status]').textContent === 'No digest.'")
+    page.axe("digest")

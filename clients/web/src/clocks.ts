@@ -27,3 +27,12 @@ export function seatClock(table: Table, seat: number): HTMLElement | null {
   const running = Number(table.clock?.deadlineUnixMs[seat] ?? 0n) > 0;
   return h("span", { class: `seat-clock${running ? " running" : ""}`, "data-testid": `clock-${seat}`, title: running ? "time left for this decision" : "time left on this seat's clock" }, ` ⏱ ${span(left)}`);
 }
+
+/** Each running seat clock under ``root`` shows its time left now (the page's tick). */
+export function tickClocks(root: HTMLElement, table: Table): void {
+  for (const element of root.querySelectorAll<HTMLElement>(".seat-clock.running")) {
+    const seat = Number(element.dataset.testid?.slice("clock-".length));
+    const left = timeLeft(table, seat);
+    if (left !== undefined) element.textContent = ` ⏱ ${span(left)}`;
+  }
+}

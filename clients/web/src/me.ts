@@ -5,6 +5,7 @@ import { bearer, Code, codeOf, failure, players } from "./api";
 import { listGames } from "./catalog";
 import { fill, h } from "./dom";
 import { TableStatus, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
+import { notificationPanel } from "./push";
 import { ratingText } from "./ratings";
 import { forgetPlayer, keepPlayer, keepSeat, playerIdOf, playerKey, playerName, seatKey, type PlayerKey } from "./storage";
 
@@ -203,6 +204,7 @@ export class MePage {
         " ",
         h("button", { type: "submit", "data-testid": "rename-button" }, "Rename"),
       ),
+      notificationPanel(),
       h(
         "section",
         { class: "panel", "aria-labelledby": "token-section" },

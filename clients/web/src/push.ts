@@ -44,7 +44,7 @@ export async function subscribe(): Promise<string> {
 /** The offer under "Your seats": a button that subscribes, and what came of it. */
 export function pushOffer(): HTMLElement {
   const said = h("span", { class: "small", role: "status", "data-testid": "push-status" });
-  const button = h("button", { class: "secondary", "data-testid": "push-subscribe" }, "Tell me when it is my turn");
+  const button = h("button", { type: "button", class: "secondary", "data-testid": "push-subscribe" }, "Tell me when it is my turn");
   button.addEventListener("click", () => {
     said.textContent = "…";
     subscribe().then(
@@ -99,4 +99,30 @@ async function followTurns(shown: HTMLElement): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, delay));
     delay = Math.min(delay * 2, 60_000);
   }
+}
+
+/** The player page's "Your turn" panel: notifications in this browser, and the daily digest. */
+export function notificationPanel(): HTMLElement {
+  const email = h("input", { id: "digest-email", type: "email", autocomplete: "email", maxlength: "254", placeholder: "you@example.org" });
+  const said = h("p", { class: "small", role: "status", "data-testid": "digest-status" });
+  const save = (event: Event) => {
+    event.preventDefault();
+    const address = email.value.trim();
+    turns.setDigest({ email: address }, asPlayer()).then(
+      (answer) => (said.textContent = answer.enabled ? `A digest goes to ${address} once a day when tables wait for you.` : "No digest."),
+      (error: unknown) => (said.textContent = `Not saved: ${failure(error)}`),
+    );
+  };
+  return h(
+    "form",
+    { class: "panel", "aria-labelledby": "turns-title", onsubmit: save },
+    h("h2", { id: "turns-title" }, "When it is your turn"),
+    pushOffer(),
+    h("p", { class: "small" }, "A daily email lists the tables waiting for you: one a day at most, never one a move. Leave the address empty to stop it."),
+    h("label", { for: "digest-email" }, "Email "),
+    email,
+    " ",
+    h("button", { type: "submit", "data-testid": "digest-save" }, "Save"),
+    said,
+  );
 }

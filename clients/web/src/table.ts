@@ -5,7 +5,7 @@ import type { Message } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { bearer, Code, codeOf, failure, gateway, requestId, schemaOf, unpack } from "./api";
 import { botsByName, listGames } from "./catalog";
-import { seatClock } from "./clocks";
+import { seatClock, tickClocks } from "./clocks";
 import { eventWords } from "./describe";
 import { fill, h, plural } from "./dom";
 import {
@@ -293,6 +293,7 @@ export class TablePage {
 
   private tick(): void {
     const table = this.table;
+    if (table) tickClocks(this.root, table);
     const deadline = table?.decisionDeadline;
     if (!table || !deadline || table.status !== TableStatus.IN_PROGRESS) {
       this.countdown.textContent = "";
