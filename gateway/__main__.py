@@ -30,6 +30,7 @@ from gateway.archiver import Archiver
 from gateway.bots import BotCatalog, read_declarations
 from gateway.commands import TableCore
 from gateway.config import Settings
+from gateway.handlers import add_to_server
 from gateway.hub import Hub
 from gateway.leaving import AccountDeletion
 from gateway.matchmaking import Matchmaker
@@ -37,12 +38,13 @@ from gateway.players import Players, PlayerStore
 from gateway.quotas import Quotas
 from gateway.ratings import Ratings
 from gateway.rules import HEALTH_PREFIX, RulesDirectory
-from gateway.service import ActionServicer, GatewayServicer, PlayerServicer, TimerServicer, add_to_server
+from gateway.service import ActionServicer, GatewayServicer, PlayerServicer, TimerServicer
+from gateway.sessions import SessionServicer
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
 from gateway.web import WebServer, build_app
 from services.registry import game_proto_files
-from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2
+from tavola.gateway.v1 import actions_pb2, gateway_pb2, players_pb2, sessions_pb2
 
 log = structlog.get_logger()
 
@@ -149,6 +151,7 @@ async def compose(settings: Settings) -> Gateway:
         services["GatewayService"],
         players_pb2.DESCRIPTOR.services_by_name["PlayerService"],
         actions_pb2.DESCRIPTOR.services_by_name["ActionService"],
+        sessions_pb2.DESCRIPTOR.services_by_name["SessionService"],
     )
     server = Server(
         [service.full_name for service in public],
@@ -170,6 +173,7 @@ async def compose(settings: Settings) -> Gateway:
     add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
     action_servicer = ActionServicer(servicer)
     add_to_server(action_servicer, "ActionService", server.grpc, settings.request_limits)
+    add_to_server(SessionServicer(core), "SessionService", server.grpc, settings.request_limits)
     core.rating_job = rating_book.job
     core.on_rated_finish = rating_book.table_finished
     matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, settings.quick_play)
