@@ -78,6 +78,7 @@ class Moves:
         applied_label: list[str] = []
         seat_of: list[int] = []
         commits: list[Commit] = []
+        views_of: list[int] = []  # the seat whose view the answer carries
 
         response = gw.SubmitActionResponse()
 
@@ -99,7 +100,10 @@ class Moves:
                     current_version=record.table.version,
                     seat=seat,
                 )
-            watched = self.watched(table_id, seat) if with_view else self.watched(table_id)
+            # A bot seat's worker reads no view of its own move (next_decision is its next).
+            viewed = with_view and record.table.seats[seat].kind == gw.SEAT_KIND_HUMAN
+            views_of[:] = [seat] if viewed else []
+            watched = self.watched(table_id, seat) if viewed else self.watched(table_id)
             applied = await commit.apply(self.rules, seat, action, watched)
             applied_label[:] = [applied.action_label]
             seat_of[:] = [seat]
@@ -125,8 +129,8 @@ class Moves:
         commit = commits[0]
         if commit.kept_view is not None:
             response.next_decision.MergeFromString(commit.kept_view)
-        if with_view:
-            response.view.MergeFromString(await self.view_after(commit, seat_of[0]))
+        if views_of:
+            response.view.MergeFromString(await self.view_after(commit, views_of[0]))
         return response
 
     async def view_after(self, commit: Commit, seat: int) -> bytes:
