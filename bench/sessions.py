@@ -5,7 +5,8 @@ Each client plays tables of human seats, one at a time, with a session open for 
 seat: it sends the deciding seat's action on that seat's session and times it until the
 update that answers it; every other seat's session gets its update of the move too, and
 the client reads them before the next move. The tables are made and started before the
-clock starts, as the unary bench's are; the sessions are opened inside the window.
+clock starts, as the unary bench's are, and so are the sessions of each client's first
+table; those of a table made in the window are opened in it.
 """
 
 import asyncio
@@ -22,15 +23,21 @@ from tavola.gateway.v1 import gateway_pb2_grpc, sessions_pb2_grpc
 from tavola.gateway.v1 import sessions_pb2 as ss
 
 
-async def _play_table(stub, table: _Table, chooser: random.Random, deadline: float, limit: int, latencies: list) -> int:
-    """Plays the table over sessions until its end, the deadline or ``limit`` moves; the moves made."""
+async def _open(stub, table: _Table) -> tuple[dict, dict[int, ss.PlayResponse]]:
+    """A session for every seat of the table, and each one's first update (its view)."""
     calls = {}
-    latest: dict[int, ss.PlayResponse] = {}
     for seat, metadata in table.metadata.items():
         call = calls[seat] = stub.Play(metadata=metadata)
         await call.write(ss.PlayRequest(open=ss.FollowRequest(table_id=table.table_id)))
-    for seat, call in calls.items():
-        latest[seat] = await call.read()
+    return calls, {seat: await call.read() for seat, call in calls.items()}
+
+
+async def _play_table(
+    stub, table: _Table, chooser: random.Random, deadline: float, limit: int, latencies: list, opened=None
+) -> int:
+    """Plays the table over sessions (``opened``: already open) until its end, the deadline
+    or ``limit`` moves; the moves made."""
+    calls, latest = opened or await _open(stub, table)
     moves = 0
     try:
         while time.perf_counter() < deadline and moves < limit:
@@ -58,12 +65,14 @@ async def _play_table(stub, table: _Table, chooser: random.Random, deadline: flo
     return moves
 
 
-async def _client(stub, gateway, game, players, index, tables, deadline, limit, latencies) -> None:
+async def _client(stub, gateway, game, players, index, tables, deadline, limit, latencies, opened=None) -> None:
+    """Plays its tables in turn: ``opened``, the sessions of the last of ``tables``, open already."""
     chooser = random.Random(index)
     count = 0
     while time.perf_counter() < deadline and count < limit:
         table = tables.pop() if tables else await _new_table(gateway, game, players, index * 1000 + count)
-        count += await _play_table(stub, table, chooser, deadline, limit - count, latencies)
+        count += await _play_table(stub, table, chooser, deadline, limit - count, latencies, opened)
+        opened = None
 
 
 async def session_moves(
@@ -84,12 +93,14 @@ async def session_moves(
             [await _new_table(gateway, game, players, 200_000 * (index + 1) + made) for made in range(min(each, limit))]
             for index in range(clients)
         ]
+        # Each client's first table's sessions opened before the clock, as its tables were made.
+        opened = await asyncio.gather(*(_open(stub, tables[index][-1]) for index in range(clients)))
         meter = CpuMeter.with_client(pids or {})
         started = time.perf_counter()
         deadline = started + seconds
         await asyncio.gather(
             *(
-                _client(stub, gateway, game, players, index, tables[index], deadline, limit, latencies)
+                _client(stub, gateway, game, players, index, tables[index], deadline, limit, latencies, opened[index])
                 for index in range(clients)
             )
         )
