@@ -60,8 +60,28 @@ class Moves:
         continue_as_bot: bool = False,
         with_view: bool = True,
     ) -> gw.SubmitActionResponse:
-        """One seat's action. The same request id with the same action answers the first
-        response, whatever ``expected_version`` says and however many copies race.
+        """``submit_parts``' answer, its view in it."""
+        response, view = await self.submit_parts(
+            table_id, token, action, expected_version, request_id, continue_as_bot, with_view
+        )
+        if view:
+            response.view.MergeFromString(view)
+        return response
+
+    async def submit_parts(
+        self,
+        table_id: str,
+        token: str,
+        action: any_pb2.Any,
+        expected_version: int | None,
+        request_id: str,
+        continue_as_bot: bool = False,
+        with_view: bool = True,
+    ) -> tuple[gw.SubmitActionResponse, bytes]:
+        """One seat's action: its answer, and apart the seat's view after it (a
+        GetViewResponse's bytes, b'' for none), which a unary answer sends as it is. The
+        same request id with the same action answers the first response, whatever
+        ``expected_version`` says and however many copies race.
 
         ``continue_as_bot``: the caller, a bot seat's worker, would play the next decision of
         a seat of the same bot: when the action leaves one to decide, its view is answered
@@ -121,17 +141,14 @@ class Moves:
         try:
             record, _ = await self.transact(table_id, change, idempotency, recent=True)
         except Replay as replay:
-            if with_view:  # the seat's view now (a retry is rare: a read of its own)
-                replay.response.view.MergeFromString(await self.reads.seat_view(table_id, token))
-            return replay.response
+            # The seat's view now (a retry is rare: a read of its own).
+            return replay.response, await self.reads.seat_view(table_id, token) if with_view else b""
         # Debug only: an info line per action was a noticeable share of the gateway's CPU.
         log.debug("action_applied", seat=seat_of[0], label=applied_label[0], version=record.table.version)
         commit = commits[0]
         if commit.kept_view is not None:
             response.next_decision.MergeFromString(commit.kept_view)
-        if views_of:
-            response.view.MergeFromString(await self.view_after(commit, views_of[0]))
-        return response
+        return response, await self.view_after(commit, views_of[0]) if views_of else b""
 
     async def view_after(self, commit: Commit, seat: int) -> bytes:
         """``seat``'s GetViewResponse after the commit, serialized: the one the rules

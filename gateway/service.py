@@ -24,6 +24,7 @@ from gateway.players import Players, is_player_token
 from gateway.quotas import ACTION_STREAMS, client_of
 from gateway.ratings import Ratings
 from gateway.replay import replay
+from gateway.store import varint
 from tavola.gateway.v1 import actions_pb2
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
@@ -85,8 +86,19 @@ class GatewayServicer:
     async def GetView(self, request, context):
         return await self.core.reads.seat_view(request.table_id, require_token(context))
 
-    async def SubmitAction(self, request: gw.SubmitActionRequest, context) -> gw.SubmitActionResponse:
-        return await self.submit(request, require_token(context))
+    async def SubmitAction(self, request: gw.SubmitActionRequest, context) -> bytes:
+        expected = request.expected_version if request.HasField("expected_version") else None
+        with bound(request_id=request.request_id[:128] or None):
+            response, view = await self.core.submit_parts(
+                request.table_id,
+                require_token(context),
+                request.action,
+                expected,
+                request.request_id,
+                request.continue_as_bot,
+            )
+        # The seat's view goes as the bytes it is (SubmitActionResponse.view, field 5).
+        return response.SerializeToString() + (b"\x2a" + varint(len(view)) + view if view else b"")
 
     async def submit(self, request: gw.SubmitActionRequest, token: str) -> gw.SubmitActionResponse:
         """A SubmitAction with the seat's token, whether it came as a call or on a stream."""

@@ -98,8 +98,8 @@ class SeatSession:
             record, _ = await core.reads.load(self.table_id)
             core.session_records[self.table_id] = record
         table = record.table
-        if table.last_seq != last_seq:
-            return None
+        if table.last_seq != last_seq or table.status == gw.TABLE_STATUS_OPEN:
+            return None  # more events follow, or no game is dealt yet
         view = core.reads.kept_views.get((self.table_id, table.version, self.seat))
         if view is None:  # a command of another gateway, or the game's start: ask
             view = await core.rules.call(
@@ -241,9 +241,7 @@ class SessionServicer:
         # The first update: the backlog, and the view now (even with no event to tell).
         if session.sent == record.table.last_seq:
             core.session_records.setdefault(session.table_id, record)
-            view = await session._view_at(session.sent)
-            if view is not None:
-                await send(update_bytes(view, b""))
+            await send(update_bytes(await session._view_at(session.sent), b""))
         if await session.push(send):
             return
         reading = asyncio.ensure_future(anext(actions, None)) if actions is not None else None
