@@ -113,6 +113,8 @@ class SeatSession:
         Returns whether the game is over (its last event sent)."""
         while (batch := await self._next_batch(until)) is not None:
             events, last, end, revoked = batch
+            if revoked:  # the token must still hold the seat before anything of it goes out
+                await self.core.streams.check_token(self.table_id, self.seat, self.token)
             self.sent = last
             view = await self._view_at(last)
             answering = answers if answers and last >= until else 0
@@ -122,8 +124,6 @@ class SeatSession:
                     answers = 0
             if end:
                 return True
-            if revoked:
-                await self.core.streams.check_token(self.table_id, self.seat, self.token)
         return False
 
     async def act(self, message: sessions.SessionAction, send: Callable[[bytes], Coroutine[Any, Any, None]]) -> bool:

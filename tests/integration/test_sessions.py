@@ -5,6 +5,7 @@ session never carries what its seat may not see; a hostile stream is closed with
 right status. SubmitAction's answer carries the seat's view, GetView's."""
 
 import queue
+import secrets
 from collections.abc import Iterator
 
 import grpc
@@ -15,8 +16,9 @@ from google.rpc import error_details_pb2, status_pb2
 from common import auth
 from common.errors import reason_of
 from tavola.gateway.v1 import gateway_pb2 as gw
+from tavola.gateway.v1 import players_pb2 as pl
+from tavola.gateway.v1 import players_pb2_grpc, sessions_pb2_grpc
 from tavola.gateway.v1 import sessions_pb2 as ss
-from tavola.gateway.v1 import sessions_pb2_grpc
 from tests.integration.conftest import HumanTable
 
 
@@ -218,3 +220,30 @@ def test_a_message_that_does_not_decode_or_is_too_large_closes_the_session(gatew
                 pass
         assert failed.value.code() == code and reason_of(failed.value) == reason
     assert table.table().version == 1 or table.table().status == gw.TABLE_STATUS_IN_PROGRESS
+
+
+def test_a_session_ends_when_its_seat_is_rejoined_from_another_device(gateway, channel, sessions):
+    """The old device's session ends PERMISSION_DENIED (SEAT_REJOINED) at the rejoin, and
+    carries nothing of the seat after it; the new token's session plays on."""
+    players = players_pb2_grpc.PlayerServiceStub(channel)
+    player = players.CreatePlayer(pl.CreatePlayerRequest(display_name=f"Sessions {secrets.token_hex(4)}"))
+    created = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=3, auto_start=True))
+    table_id = created.table.table_id
+    seat = gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id), metadata=auth.metadata(player.player_token))
+    for _ in range(2):
+        gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, display_name=f"guest {secrets.token_hex(3)}"))
+    old = Session(channel, seat.seat_token, table_id)
+    sessions.append(old)
+    assert old.next().view.seat == seat.seat
+    rejoined = players.RejoinSeat(pl.RejoinSeatRequest(table_id=table_id), metadata=auth.metadata(player.player_token))
+    with pytest.raises(grpc.RpcError) as ended:
+        while True:
+            assert not old.next().HasField("view")  # nothing of the seat after the rejoin
+    assert ended.value.code() == grpc.StatusCode.PERMISSION_DENIED and reason_of(ended.value) == "SEAT_REJOINED"
+    new = Session(channel, rejoined.seat_token, table_id)
+    sessions.append(new)
+    update = new.next()
+    assert update.view.seat == seat.seat
+    assert update.view == gateway.GetView(
+        gw.GetViewRequest(table_id=table_id), metadata=auth.metadata(rejoined.seat_token)
+    )
