@@ -6,7 +6,9 @@
 - bot strength: the arena's (bots.arena) 2-player win rates of each game's heuristic bot
   and of the search bot against a random bot, beside the fair share;
 - SubmitAction at 1, 16 and 64 clients, beside the bare pipeline of bench/bare.py (the
-  same hops with no tavola code);
+  same hops with no tavola code); and the same moves over seat sessions (bench/sessions.py:
+  one message in, an update out to each seat), beside the unary path (a GetView and a
+  SubmitAction a move);
 - the bot path: CPU per bot action of every process, bot actions/s and turn latency,
   beside the bare pipeline's CPU (its client standing for the bot worker) and latency
   for a view and a submit, and beside the floor (bench/echo.py, measured just before and

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from bench.bare import BarePipeline, run_clients
 from bench.echo import Floor, combine_floors
 from bench.gateway import combined, submit_action
+from bench.sessions import session_moves, session_rows
 from bench.replies import bot_replies
 from bench.report import LIVE_MIX, SLICES, Profile, Report, run_dir, stack_errors
 from bench.tables import print_progress, run_tables, stack_pids
@@ -28,7 +29,7 @@ def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
         bare_pids = {**bare.pids, **{name: pid for name, pid in tavola_pids.items() if name == "redis"}}
         for clients in profile.clients:
             # In turn, in short slices: a machine whose load drifts weighs on both alike.
-            bare_slices, slices = [], []
+            bare_slices, slices, session_slices = [], [], []
             for _ in range(SLICES):
                 bare_slices.append(
                     asyncio.run(
@@ -40,6 +41,11 @@ def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
                 slices.append(
                     asyncio.run(
                         submit_action(stack.gateway_address, "borgia", 3, clients, slice_seconds, 20_000, tavola_pids)
+                    )
+                )
+                session_slices.append(
+                    asyncio.run(
+                        session_moves(stack.gateway_address, "borgia", 3, clients, slice_seconds, 20_000, tavola_pids)
                     )
                 )
             reference, figures = combined(bare_slices), combined(slices)
@@ -94,6 +100,8 @@ def submits(report: Report, profile: Profile, stack: Stack) -> dict[int, dict]:
                         bare_cpu[bare_name] * 1000 / max(1, reference.submits),
                         f"bare {bare_name}",
                     )
+            # The same moves over seat sessions (no GetView), beside the unary path.
+            session_rows(report, clients, combined(session_slices), figures)
             # How often each process waits for a wakeup (voluntary switches) and is preempted
             # (involuntary), per submit: on a busy host each wakeup waits for a core.
             for name, bare_name in (("gateway", "gateway"), ("rules-borgia", "rules"), ("client", "client")):

@@ -33,6 +33,7 @@ from gateway.chat import ChatBook, ChatServicer
 from gateway.chat_store import ChatStore
 from gateway.commands import TableCore
 from gateway.config import Settings
+from gateway.handlers import add_to_server
 from gateway.hub import Hub
 from gateway.leaving import AccountDeletion
 from gateway.matchmaking import Matchmaker
@@ -41,14 +42,15 @@ from gateway.presence import PresenceBook
 from gateway.quotas import Quotas
 from gateway.ratings import Ratings
 from gateway.rules import HEALTH_PREFIX, RulesDirectory
-from gateway.service import ActionServicer, GatewayServicer, PlayerServicer, TimerServicer, add_to_server
+from gateway.service import ActionServicer, GatewayServicer, PlayerServicer, TimerServicer
+from gateway.sessions import SessionServicer
 from gateway.social import Social, SocialServicer
 from gateway.store import TableStore
 from gateway.sweeper import Sweeper
 from gateway.turn_service import serve_turns
 from gateway.web import WebServer, build_app
 from services.registry import game_proto_files
-from tavola.gateway.v1 import actions_pb2, chat_pb2, gateway_pb2, players_pb2, social_pb2, turns_pb2
+from tavola.gateway.v1 import actions_pb2, chat_pb2, gateway_pb2, players_pb2, sessions_pb2, social_pb2, turns_pb2
 
 log = structlog.get_logger()
 
@@ -158,6 +160,7 @@ async def compose(settings: Settings) -> Gateway:
         social_pb2.DESCRIPTOR.services_by_name["SocialService"],
         turns_pb2.DESCRIPTOR.services_by_name["TurnService"],
         chat_pb2.DESCRIPTOR.services_by_name["ChatService"],
+        sessions_pb2.DESCRIPTOR.services_by_name["SessionService"],
     )
     server = Server(
         [service.full_name for service in public],
@@ -180,6 +183,7 @@ async def compose(settings: Settings) -> Gateway:
     add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
     action_servicer = ActionServicer(servicer)
     add_to_server(action_servicer, "ActionService", server.grpc, settings.request_limits)
+    add_to_server(SessionServicer(core), "SessionService", server.grpc, settings.request_limits)
     core.rating_job = rating_book.job
     core.on_rated_finish = rating_book.table_finished
     matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, settings.quick_play)

@@ -12,20 +12,19 @@ After a commit the table is filed by its status and who must act is woken
 
 ``TableCore`` also holds the gateway's other rooms, built over the same store and rules
 services: the reads (``gateway/reads.py``), the streams (``gateway/streams.py``) and the
-wake-ups. The gRPC servicers (``gateway/service.py``), the timer service and the sweeper
-are thin callers of their public methods.
+wake-ups; a seat's moves are in ``gateway/moves.py``. The gRPC servicers
+(``gateway/service.py``, ``gateway/sessions.py``), the timer service and the sweeper are
+thin callers of their public methods.
 """
 
-import hashlib
 import hmac
-import random
 import secrets
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 
 import grpc
 import structlog
-from google.protobuf import any_pb2
 
 from common import auth
 from common.errors import RETRY_CONTENTION_SECONDS, ApiError, failed, invalid
@@ -41,12 +40,12 @@ from gateway.commit import (
     Idempotency,
     NothingToDo,
     Replay,
-    compact_response,
     replayed,
     set_deadline,
 )
 from gateway.hub import Hub
-from gateway.limits import MAX_REQUEST_ID, check_table_request
+from gateway.limits import check_table_request
+from gateway.moves import Moves
 from gateway.names import NameIndex, name_taken
 from gateway.new_tables import draw_seed, new_record
 from gateway.publisher import Tasks
@@ -55,7 +54,6 @@ from gateway.reads import INDEX_OF_STATUS, TableReads
 from gateway.rules import RulesDirectory
 from gateway.store import (
     RatingJobWrite,
-    RequestKey,
     RequestUsed,
     StoredEntry,
     TableMissing,
@@ -74,7 +72,7 @@ log = structlog.get_logger()
 MAX_RETRIES = 8
 
 
-class TableCore:
+class TableCore(Moves):
     def __init__(
         self,
         store: TableStore,
@@ -98,6 +96,10 @@ class TableCore:
         self.tasks = Tasks(celery_app)
         self.wakeups = Wakeups(store, rules, self.tasks, bots)
         self.streams = TableStreams(self.reads, hub, self.quotas)
+        # The seats with a session open here, by table (gateway/sessions.py): each command at
+        # the table brings their views; and the record its last commit here left.
+        self.session_seats: dict[str, Counter[int]] = {}
+        self.session_records: dict[str, store_pb2.TableRecord] = {}
         # A rated table's finishing commit writes its rating job (gateway/ratings.py), made by
         # ``rating_job``; ``on_rated_finish`` is then called with the record and whether the
         # commit's script wrote the job (a single Redis) or it is still to be written, and
@@ -164,6 +166,8 @@ class TableCore:
                 idempotency.check(used.stored)
                 current, _ = await self.reads.load(table_id)
                 raise Replay(await replayed(self.store, current, used.stored)) from None
+            if table_id in self.session_seats:  # the record its sessions' views are of
+                self.session_records[table_id] = record
             if written:  # watched here: its watchers get the entries now, with no read
                 self.hub.deliver(self.store.channel(table_id), written)
             await self._after_commit(commit)
@@ -194,8 +198,8 @@ class TableCore:
         commit.kept_view = await self.wakeups.wake(
             commit.record, views=commit.views, keep=commit.keep_seat, due_written=commit.due_written, starting=starting
         )
-        if commit.views and table.status == gw.TABLE_STATUS_IN_PROGRESS:
-            self.reads.keep_views(table, commit.views)
+        if commit.views:
+            self.reads.keep_views(table, commit.views, self.session_seats.get(table.table_id, ()))
         if self.turns is not None:
             await self.turns.committed(commit.record, commit.deciding_before)
         if commit.status_changed and table.status == gw.TABLE_STATUS_FINISHED:
@@ -403,123 +407,3 @@ class TableCore:
         with bound(table_id=table_id):
             log.info("table_started")
         return record, commits[0].kept_view
-
-    async def submit(
-        self,
-        table_id: str,
-        token: str,
-        action: any_pb2.Any,
-        expected_version: int | None,
-        request_id: str,
-        continue_as_bot: bool = False,
-    ) -> gw.SubmitActionResponse:
-        """One seat's action. The same request id with the same action answers the first
-        response, whatever ``expected_version`` says and however many copies race.
-
-        ``continue_as_bot``: the caller, a bot seat's worker, would play the next decision of
-        a seat of the same bot: when the action leaves one to decide, its view is answered
-        in ``next_decision`` and no task is sent for it (a bot worker thus plays several
-        decisions a task, without a trip through the broker each). Its due time is set as
-        for a task: should the worker not play it, the due sweep sends it."""
-        if len(request_id) > MAX_REQUEST_ID:
-            raise invalid("BAD_REQUEST_ID", f"at most {MAX_REQUEST_ID} characters")
-        if not action.type_url:
-            raise invalid("ACTION_REQUIRED", "action is required")
-        idempotency = None
-        if request_id:  # request ids are scoped to the caller's token
-            idempotency = Idempotency(key=RequestKey.of(auth.digest(token), request_id))
-        applied_label: list[str] = []
-        seat_of: list[int] = []
-        commits: list[Commit] = []
-
-        response = gw.SubmitActionResponse()
-
-        async def change(record: store_pb2.TableRecord, commit: Commit, stored) -> store_pb2.StoredResponse | None:
-            seat = self.reads.authorise_seat(record, token)
-            command = hashlib.sha256(f"{seat}:".encode() + action.SerializeToString()).digest()
-            if idempotency is not None:
-                idempotency.command_sha256 = command
-                if stored is not None:
-                    idempotency.check(stored)
-                    raise Replay(await replayed(self.store, record, stored))
-            self.reads.require_status(record, gw.TABLE_STATUS_IN_PROGRESS)
-            if expected_version is not None and expected_version != record.table.version:
-                raise ApiError(
-                    grpc.StatusCode.ABORTED,
-                    "VERSION_MISMATCH",
-                    f"the table is at version {record.table.version}, not {expected_version}",
-                    expected_version=expected_version,
-                    current_version=record.table.version,
-                    seat=seat,
-                )
-            applied = await commit.apply(self.rules, seat, action)
-            applied_label[:] = [applied.action_label]
-            seat_of[:] = [seat]
-            commits[:] = [commit]
-            if continue_as_bot:
-                commit.keep_seat = next_of_same_bot(record, seat)
-            commit.finish()
-            response.Clear()  # a change that runs again (from a load) answers afresh
-            response.table.CopyFrom(record.table)
-            commit.seen_by(seat, response.events)
-            if idempotency is None:
-                return None
-            return compact_response(command, seat, record.table, len(commit.entries))
-
-        try:
-            record, _ = await self.transact(table_id, change, idempotency, recent=True)
-        except Replay as replay:
-            return replay.response
-        # Debug only: an info line per action was a noticeable share of the gateway's CPU.
-        log.debug("action_applied", seat=seat_of[0], label=applied_label[0], version=record.table.version)
-        if commits and commits[0].kept_view is not None:
-            response.next_decision.MergeFromString(commits[0].kept_view)
-        return response
-
-    async def expire_decision(
-        self, table_id: str, seat: int, version: int, token: str
-    ) -> tuple[bool, store_pb2.TableRecord]:
-        """Applies the table's timeout policy to an overdue decision of a human seat; does
-        nothing if the seat decided in time or its deadline has not passed."""
-        if not hmac.compare_digest(token, auth.timer_token(self.bot_secret, table_id)):
-            raise ApiError(
-                grpc.StatusCode.PERMISSION_DENIED, "NOT_A_TIMER", "only the platform's timers expire decisions"
-            )
-
-        async def change(record: store_pb2.TableRecord, commit: Commit, _stored) -> None:
-            table = record.table
-            overdue = (
-                table.status == gw.TABLE_STATUS_IN_PROGRESS
-                and table.version == version
-                and seat in table.deciding_seats
-                and table.seats[seat].kind == gw.SEAT_KIND_HUMAN
-                and timed(table)
-                and (deadline := seat_deadline_ns(table, seat)) is not None
-                and deadline <= time.time_ns()
-            )
-            if not overdue:
-                raise NothingToDo
-            policy = table.decision_timer.policy
-            entry = commit.public(decision_expired=gw.DecisionExpired(seat=seat, policy=policy))
-            if policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT:
-                entry.revoked_seat = seat
-                table.seats[seat].kind = gw.SEAT_KIND_BOT
-                table.seats[seat].bot = "random"
-                record.seat_token_sha256[seat] = self.bot_seat_digest("random", table.table_id, seat)
-                set_deadline(record)
-                return
-            legal = await self.rules.call(
-                table.game_id, "ListLegalActions", rules_pb2.ListLegalActionsRequest(state=record.state, seat=seat)
-            )
-            chooser = random.Random(f"{table.table_id}:{seat}:{table.version}")
-            await commit.apply(self.rules, seat, chooser.choice(list(legal.legal_actions)).action)
-
-        try:
-            record, _ = await self.transact(table_id, change)
-            expired = True
-        except NothingToDo:
-            record, _ = await self.reads.load(table_id)
-            expired = False
-        with bound(table_id=table_id, seat=seat):
-            log.info("decision_timer", expired=expired, version=version)
-        return expired, record

@@ -9,7 +9,7 @@ it and the log (``replayed``) instead of applying the action again.
 
 import hmac
 import time
-from collections.abc import Awaitable, Callable, MutableSequence
+from collections.abc import Awaitable, Callable, MutableSequence, Sequence
 from dataclasses import dataclass
 
 import grpc
@@ -131,17 +131,22 @@ class Commit:
             self.public(game_finished=gw.GameFinished(outcome=status.outcome, seed_reveal=reveal)).end = True
         set_deadline(record)
 
-    async def apply(self, rules: RulesDirectory, seat: int, action: any_pb2.Any) -> rules_pb2.ApplyActionResponse:
+    async def apply(
+        self, rules: RulesDirectory, seat: int, action: any_pb2.Any, watched: Sequence[int] = ()
+    ) -> rules_pb2.ApplyActionResponse:
         """Ask the rules service to apply one seat's action; put the result in the record.
         The views of the seats that must decide next come with it: a bot's for its task, a
-        person's for the GetView that seat is about to ask."""
+        person's for the GetView that seat is about to ask; and those of the ``watched``
+        seats whether they decide or not (the acting seat's answer, the open sessions)."""
         record = self.record
         seats = range(len(record.table.seats))
         try:
             applied = await rules.call(
                 record.table.game_id,
                 "ApplyAction",
-                rules_pb2.ApplyActionRequest(state=record.state, seat=seat, action=action, view_seats=seats),
+                rules_pb2.ApplyActionRequest(
+                    state=record.state, seat=seat, action=action, view_seats=seats, watched_seats=watched
+                ),
             )
         except ApiError as error:
             error.metadata.setdefault("seat", str(seat))

@@ -6,6 +6,7 @@ are kept here (``keep_views``) for the GetView each of them is about to ask.
 """
 
 import hmac
+from collections.abc import Collection
 
 import grpc
 
@@ -87,12 +88,16 @@ class TableReads:
         reason, message = reasons[status]
         raise failed(reason, message, table_id=record.table.table_id)
 
-    def keep_views(self, table: gw.Table, views: dict[int, rules_pb2.GetViewResponse]) -> None:
-        """Keeps the views of the people who must decide at the table's new version, which
-        the rules service sent with the applied action, for their next GetView."""
+    def keep_views(
+        self, table: gw.Table, views: dict[int, rules_pb2.GetViewResponse], sessions: Collection[int] = ()
+    ) -> None:
+        """Keeps the views at the table's new version that the rules service sent with the
+        applied action: of the people who must decide, for their next GetView, and of the
+        seats with a session open here (``sessions``), for its next update."""
         kept = self.kept_views
+        playing = table.status == gw.TABLE_STATUS_IN_PROGRESS
         for seat, view in views.items():
-            if table.seats[seat].kind == gw.SEAT_KIND_HUMAN:
+            if seat in sessions or (playing and table.seats[seat].kind == gw.SEAT_KIND_HUMAN):
                 while len(kept) >= KEPT_VIEWS:
                     del kept[next(iter(kept))]  # the oldest
                 kept[(table.table_id, table.version, seat)] = view

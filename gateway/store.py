@@ -355,7 +355,7 @@ def archived_entries(archive: bytes) -> list[tuple[int, bytes]]:
     return entries
 
 
-def _varint(value: int) -> bytes:
+def varint(value: int) -> bytes:
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
@@ -447,7 +447,7 @@ class StoredEntry:
         framed = self._framed.get(seat)
         if framed is None:
             data = self.for_viewer(seat)
-            framed = self._framed[seat] = b"\x0a" + _varint(len(data)) + data if data else b""
+            framed = self._framed[seat] = b"\x0a" + varint(len(data)) + data if data else b""
         return framed
 
     def framed_in_batch(self, seat: int | None) -> bytes:
@@ -457,7 +457,7 @@ class StoredEntry:
         framed = self._framed_in_batch.get(seat)
         if framed is None:
             data = self.for_viewer(seat)
-            framed = self._framed_in_batch[seat] = b"\x12" + _varint(len(data)) + data if data else b""
+            framed = self._framed_in_batch[seat] = b"\x12" + varint(len(data)) + data if data else b""
         return framed
 
     def seen(self) -> bytes:

@@ -32,6 +32,27 @@ async def _nowhere(table_id: str, seat: int | None) -> AsyncIterator[None]:
     yield
 
 
+# A batched response: (its bytes, b'' when the viewer sees none of its entries; the last
+# seq it covers; whether that entry ends the stream, and whether it revokes the seat).
+Batch = tuple[bytes, int, bool, bool]
+
+
+def batch_of(entries: list[StoredEntry], seat: int | None) -> Batch:
+    """A batched response of ``entries`` as ``seat`` sees them, up to the game's end, a
+    revocation of the seat or BATCH_EVENTS (its events: ``repeated TableEvent events = 2``).
+    The hub keeps it for every batched stream of the same viewer at the same seq, WatchTable's
+    and a session's alike (``Hub.batch_after``)."""
+    parts: list[bytes] = []
+    for entry in entries:
+        data = entry.framed_in_batch(seat)
+        if data:
+            parts.append(data)
+        if entry.is_end or entry.revokes(seat) or len(parts) >= BATCH_EVENTS:
+            break
+    joined = parts[0] if len(parts) == 1 else b"".join(parts)
+    return joined, entry.seq, entry.is_end, entry.revokes(seat)
+
+
 class TableStreams:
     def __init__(self, reads: TableReads, hub: Hub, quotas: Quotas):
         self.reads = reads
@@ -75,20 +96,8 @@ class TableStreams:
         async def read_behind(after: int) -> list[StoredEntry]:
             return await self.store.read_log(table_id, after, BEHIND_PAGE)
 
-        def make(entries: list[StoredEntry]) -> tuple[bytes, int, bool, bool]:
-            """A batched response of ``entries`` as ``seat`` sees them, up to the game's end,
-            a revocation of the seat or BATCH_EVENTS: (its bytes, b'' when the seat sees
-            none of them; the last seq it covers; whether that entry ends the stream, and
-            whether it revokes the seat)."""
-            parts: list[bytes] = []
-            for entry in entries:
-                data = entry.framed_in_batch(seat)
-                if data:
-                    parts.append(data)
-                if entry.is_end or entry.revokes(seat) or len(parts) >= BATCH_EVENTS:
-                    break
-            joined = parts[0] if len(parts) == 1 else b"".join(parts)
-            return joined, entry.seq, entry.is_end, entry.revokes(seat)
+        def make(entries: list[StoredEntry]) -> Batch:
+            return batch_of(entries, seat)
 
         human = seat is not None and record.table.seats[seat].kind == gw.SEAT_KIND_HUMAN
         if seat is not None and not human:
@@ -112,7 +121,7 @@ class TableStreams:
                             if end:
                                 return
                             if revoked:
-                                await self._check_token(table_id, seat, token)
+                                await self.check_token(table_id, seat, token)
                             continue
                         for entry in entries:
                             last = entry.seq
@@ -122,13 +131,13 @@ class TableStreams:
                             if entry.is_end:
                                 return
                             if entry.revokes(seat):
-                                await self._check_token(table_id, seat, token)
+                                await self.check_token(table_id, seat, token)
                         if not entries:
                             await self.hub.wait(channel, generation, WATCH_POLL_SECONDS)
                 finally:
                     await self.hub.leave(channel)
 
-    async def _check_token(self, table_id: str, seat: int | None, token: str | None) -> None:
+    async def check_token(self, table_id: str, seat: int | None, token: str | None) -> None:
         """At a log entry that revokes the stream's seat's token (a bot took the seat, its
         player rejoined it from another device or signed out everywhere): ends the stream
         unless its token still holds the seat (a stream opened with the rejoined token,

@@ -64,8 +64,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from common import settings, tracing
 from common.errors import ApiError
+from gateway.handlers import stream_rpc, unary_rpc
 from gateway.limits import RequestLimits
-from gateway.service import stream_rpc, unary_rpc
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1.chat_connect import ChatServiceASGIApplication
 from tavola.gateway.v1.gateway_connect import GatewayServiceASGIApplication

@@ -408,10 +408,13 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self._project(response.events, events, self.engine.player_count(new_state))
         # The views the caller would ask next (its bot seats'), without a call and a state
         # decoding of their own.
-        wanted = set(request.view_seats)
-        for seat in status.deciding_seats:
-            if seat in wanted:
-                self._fill_view(response.views.add(seat=seat).view, new_state, seat, status)
+        asked = set(request.view_seats)
+        seats = [seat for seat in status.deciding_seats if seat in asked]
+        if request.watched_seats:  # seats whose view goes back whether they decide or not
+            players = self.engine.player_count(new_state)
+            seats += sorted({seat for seat in request.watched_seats if 0 <= seat < players} - set(seats))
+        for seat in seats:
+            self._fill_view(response.views.add(seat=seat).view, new_state, seat, status)
         return response
 
     @rpc

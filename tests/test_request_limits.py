@@ -8,8 +8,8 @@ import grpc
 import pytest
 
 from common.errors import ApiError
+from gateway.handlers import unary_rpc
 from gateway.limits import DEFAULT_BYTES, RequestLimits, parse_limits
-from gateway.service import unary_rpc
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 

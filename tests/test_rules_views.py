@@ -44,6 +44,17 @@ async def _play(game_id: str, players: int, seed: int, steps: int) -> int:
             rules_pb2.ApplyActionRequest(state=request.state, seat=seat, action=action), None
         )
         assert not plain.views and plain.state == applied.state
+        # A watched seat's view comes whether it decides or not, after the deciders' (each once).
+        watched = await rules.ApplyAction(
+            rules_pb2.ApplyActionRequest(
+                state=request.state, seat=seat, action=action, view_seats=wanted, watched_seats=[1, seat, 99]
+            ),
+            None,
+        )
+        extra = sorted({1, seat} - set(expected))
+        assert [view.seat for view in watched.views] == expected + extra
+        for view in watched.views[len(expected) :]:
+            assert view.view == await rules.GetView(rules_pb2.GetViewRequest(state=state, seat=view.seat), None)
     return checked
 
 

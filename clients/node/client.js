@@ -1,6 +1,7 @@
 // A tavola client in Node.js, from the proto files alone: it creates a table with bots,
-// plays seat 0 to the end by choosing among the legal actions the gateway lists, and
-// watches the same table as a spectator. It knows no game: actions travel as the Any
+// plays seat 0 to the end over a seat session (SessionService.Play: its actions in, its
+// events and new view pushed after every move) by choosing among the legal actions the
+// gateway lists, and watches the same table as a spectator. It knows no game: actions travel as the Any
 // values the gateway sent.
 //
 //   npm ci && node client.js --gateway 127.0.0.1:50051 --game borgia --players 2
@@ -47,8 +48,8 @@ function parseArgs(argv) {
   return args;
 }
 
-function loadGateway() {
-  const files = ["gateway.proto", "players.proto", "chat.proto"].map((name) =>
+function loadProtos() {
+  const files = ["gateway.proto", "players.proto", "chat.proto", "sessions.proto"].map((name) =>
     path.join(PROTO_ROOT, "tavola/gateway/v1", name),
   );
   const definition = protoLoader.loadSync(files, {
@@ -113,11 +114,10 @@ function watchChat(chat, tableId, metadata) {
   return { stream, first };
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const gateway = loadGateway();
+  const gateway = loadProtos();
   // round_robin: a target naming several gateways (ipv4:host:p1,host:p2, or dns:/// of a
   // headless Service) spreads calls over all of them; pick_first, the default, loads one.
   const client = new gateway.GatewayService(args.gateway, grpc.credentials.createInsecure(), {
@@ -156,55 +156,69 @@ async function main() {
   }
   await call(client, "StartTable", { table_id: tableId }, metadata);
 
-  let decisions = 0;
-  let rejected = 0;
-  for (;;) {
-    const view = await call(client, "GetView", { table_id: tableId }, metadata);
-    if (view.table.status === "TABLE_STATUS_FINISHED") {
-      const seen = await watching;
-      const result = {
-        table_id: tableId,
-        game: args.game,
-        seat: taken.seat,
-        view_type: view.view.type_url,
-        decisions,
-        rejected,
-        spectator_events: seen.events,
-        spectator_messages: seen.messages,
-        spectator_saw_the_end: seen.finished !== null,
-        spectator_texts: seen.texts,
-        ending: seen.ending,
-        outcome: view.table.outcome,
-        chat_seen: chatSeen,
-      };
-      console.log(JSON.stringify(result));
-      client.close();
-      return;
-    }
-    if (!view.must_decide) {
-      await sleep(20);
-      continue;
-    }
-    const choice = view.legal_actions[crypto.randomInt(view.legal_actions.length)];
-    try {
-      await call(
-        client,
-        "SubmitAction",
-        {
-          table_id: tableId,
-          action: choice.action,
-          expected_version: view.table.version,
-          request_id: crypto.randomUUID(),
-        },
-        metadata,
-      );
-      decisions += 1;
-    } catch (error) {
-      // ABORTED: the table moved on (a bot acted first); look again and choose anew.
-      if (error.code !== grpc.status.ABORTED && error.code !== grpc.status.FAILED_PRECONDITION) throw error;
-      rejected += 1;
-    }
-  }
+  const sessions = new gateway.SessionService(args.gateway, grpc.credentials.createInsecure());
+  const played = await play(sessions, tableId, metadata);
+  const view = played.view;
+  const seen = await watching;
+  const result = {
+    table_id: tableId,
+    game: args.game,
+    seat: taken.seat,
+    view_type: view.view.type_url,
+    decisions: played.decisions,
+    rejected: played.rejected,
+    updates: played.updates,
+    spectator_events: seen.events,
+    spectator_messages: seen.messages,
+    spectator_saw_the_end: seen.finished !== null,
+    spectator_texts: seen.texts,
+    ending: seen.ending,
+    outcome: view.table.outcome,
+    chat_seen: chatSeen,
+  };
+  console.log(JSON.stringify(result));
+  sessions.close();
+  client.close();
+}
+
+// The seat's session, to the game's end: each update carries the seat's new view, so the
+// client answers a view that must decide with an action on the same stream (no GetView).
+// A refused action (the table moved on first) is answered with an error on the stream,
+// which goes on: the client chooses again from the newest view. The gateway ends the
+// stream (OK) after the game's last event.
+function play(sessions, tableId, metadata) {
+  return new Promise((resolve, reject) => {
+    const stream = sessions.Play(metadata);
+    const seen = { view: null, decisions: 0, rejected: 0, updates: 0 };
+    let pending = 0;
+    let nextId = 1;
+    const act = () => {
+      const view = seen.view;
+      if (pending || !view || !view.must_decide || view.table.status !== "TABLE_STATUS_IN_PROGRESS") return;
+      const choice = view.legal_actions[crypto.randomInt(view.legal_actions.length)];
+      pending = nextId++;
+      stream.write({
+        action: { id: pending, action: choice.action, expected_version: view.table.version, request_id: crypto.randomUUID() },
+      });
+    };
+    stream.on("data", (update) => {
+      seen.updates += 1;
+      if (update.view) seen.view = update.view;
+      if (pending && update.answers === pending) {
+        pending = 0;
+        if (update.error && update.error.length) seen.rejected += 1;
+        else seen.decisions += 1;
+        if (seen.rejected > 100) reject(new Error("the gateway refused 100 actions"));
+      }
+      act();
+    });
+    stream.on("error", reject);
+    stream.on("end", () => {
+      stream.end();
+      resolve(seen);
+    });
+    stream.write({ open: { table_id: tableId, after_seq: 0 } });
+  });
 }
 
 main().catch((error) => {

@@ -24,8 +24,9 @@ from common.channels import balanced_channel
 from common.errors import reason_of
 from common.ratings import participant
 from tavola.gateway.v1 import gateway_pb2 as gw
-from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
+from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc, sessions_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
+from tavola.gateway.v1 import sessions_pb2 as ss
 from tavola.rules.v1 import rules_pb2
 
 # Why a call failed, in words a player understands (the gateway's reasons, docs/clients.md#errors).
@@ -166,6 +167,10 @@ class Session:
         self.channel = balanced_channel(address)
         self.stub = gateway_pb2_grpc.GatewayServiceStub(self.channel)
         self.players = players_pb2_grpc.PlayerServiceStub(self.channel)
+        self.sessions = sessions_pb2_grpc.SessionServiceStub(self.channel)
+        # The seat's newest view, pushed by its session (Follow) or answered by SubmitAction:
+        # what snapshot shows, with no GetView a move.
+        self.latest: Snapshot | None = None
         self.table_id = ""
         self.seat: int | None = None
         self.token = ""
@@ -299,9 +304,17 @@ class Session:
         if self.seat is None:
             reply = await self._call(self.stub.GetTable, gw.GetTableRequest(table_id=self.table_id), timeout=10)
             return Snapshot(reply.table, reply.spectator_view, False, [])
+        if self.latest is not None:
+            return self.latest
         request = gw.GetViewRequest(table_id=self.table_id)
         reply = await self._call(self.stub.GetView, request, metadata=self.metadata, timeout=10)
+        self._keep(reply)
         return Snapshot(reply.table, reply.view, reply.must_decide, list(reply.legal_actions))
+
+    def _keep(self, reply: gw.GetViewResponse) -> None:
+        """Keeps a view of the seat, unless one of a newer version is kept already."""
+        if self.latest is None or reply.table.version >= self.latest.table.version:
+            self.latest = Snapshot(reply.table, reply.view, reply.must_decide, list(reply.legal_actions))
 
     async def ratings(self, table: gw.Table) -> dict[int, str]:
         """Each seat's rating at the table's game ("1523±210"), for the seats whose player,
@@ -332,7 +345,10 @@ class Session:
             expected_version=version,
             request_id=f"terminal-{uuid.uuid4().hex}",
         )
-        return await self._call(self.stub.SubmitAction, request, metadata=self.metadata, timeout=10)
+        response = await self._call(self.stub.SubmitAction, request, metadata=self.metadata, timeout=10)
+        if response.HasField("view"):
+            self._keep(response.view)
+        return response
 
     async def events(self, after_seq: int = 0) -> AsyncIterator[gw.TableEvent]:
         """The seat's (or the public) events from after_seq on, live until the game ends.
@@ -340,9 +356,9 @@ class Session:
         if self.seat is None:
             spectate = gw.SpectateTableRequest(table_id=self.table_id, after_seq=after_seq, batched=True)
             stream = self.stub.SpectateTable(spectate)
-        else:
-            request = gw.WatchTableRequest(table_id=self.table_id, after_seq=after_seq, batched=True)
-            stream = self.stub.WatchTable(request, metadata=self.metadata)
+        else:  # the seat's session: its events, and its new view with them
+            request = ss.FollowRequest(table_id=self.table_id, after_seq=after_seq)
+            stream = self.sessions.Follow(request, metadata=self.metadata)
         self._streams.append(stream)
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue = asyncio.Queue()
@@ -350,10 +366,13 @@ class Session:
         def pump() -> None:
             try:
                 for message in stream:  # batched: a command's events in one message
+                    if isinstance(message, ss.FollowResponse) and message.HasField("view"):
+                        loop.call_soon_threadsafe(self._keep, message.view)
                     for event in message.events:
                         loop.call_soon_threadsafe(queue.put_nowait, event)
                 loop.call_soon_threadsafe(queue.put_nowait, None)
             except grpc.RpcError as error:
+                self.latest = None  # the seat's view is read afresh (and tells a lost seat)
                 loop.call_soon_threadsafe(queue.put_nowait, error)
             except RuntimeError:  # the loop closed first: the client is gone
                 pass

@@ -36,6 +36,8 @@ def test_the_node_client_plays_and_watches_a_table(stack, node_client, game):
     assert result["game"] == game and result["seat"] == 0
     assert result["view_type"].endswith(f"tavola.{game}.v1.View")
     assert result["outcome"]["summary"]
+    # It played over a seat session: every move answered on it, and the bots' moves pushed.
+    assert result["decisions"] > 0 and result["updates"] > result["decisions"]
     assert result["spectator_saw_the_end"] and result["spectator_events"] > 2
     # Every event came with its text, and the game's last one says how it ended.
     assert result["spectator_texts"] == result["spectator_events"]

@@ -13,7 +13,15 @@ from common import auth
 from common.errors import details_of
 from deploy.stack import Stack
 from gateway.quotas import PEER_FACTOR, WINDOW_SECONDS
-from tavola.gateway.v1 import actions_pb2, actions_pb2_grpc, gateway_pb2_grpc, players_pb2, players_pb2_grpc
+from tavola.gateway.v1 import (
+    actions_pb2,
+    actions_pb2_grpc,
+    gateway_pb2_grpc,
+    players_pb2,
+    players_pb2_grpc,
+    sessions_pb2,
+    sessions_pb2_grpc,
+)
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 CREATE_LIMIT = 3
@@ -115,6 +123,7 @@ def test_seat_taking_beyond_the_limit_is_refused_and_takes_no_seat(limited):
 
 
 def test_streams_beyond_the_limit_are_refused_and_bots_are_not_limited(limited, quota_stack):
+    quota_channel = grpc.insecure_channel(quota_stack.gateway_address)
     created = create(limited, as_client(auth.new_token()), bot_seats=[gw.BotSeat(seat=0, bot="random")])
     table_id = created.table.table_id
     spectate = gw.SpectateTableRequest(table_id=table_id)
@@ -147,9 +156,22 @@ def test_streams_beyond_the_limit_are_refused_and_bots_are_not_limited(limited, 
                 if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED or time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
+
+        # A seat's session is one of its token's streams too (Follow and Play alike): the
+        # seat's client watches already; one session more reaches the limit.
+        sessions = sessions_pb2_grpc.SessionServiceStub(quota_channel)
+        follow = sessions_pb2.FollowRequest(table_id=table_id)
+        streams.append(sessions.Follow(follow, metadata=as_client(seat.seat_token), timeout=30))
+        first = next(streams[-1])  # the table's seat_taken events; no view before the deal
+        assert first.events and not first.HasField("view")
+        again = as_client(seat.seat_token)
+        exhausted(lambda: next(sessions.Follow(follow, metadata=again, timeout=30)), "open_streams", STREAMS_LIMIT, 10)
+        opening = iter([sessions_pb2.PlayRequest(open=follow)])
+        exhausted(lambda: next(sessions.Play(opening, metadata=again, timeout=30)), "open_streams", STREAMS_LIMIT, 10)
     finally:
         for stream in streams:
             stream.cancel()
+        quota_channel.close()
 
 
 def test_replays_with_views_beyond_the_limit_are_refused(limited):

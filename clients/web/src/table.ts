@@ -13,6 +13,7 @@ import {
   TableStatus,
   TimeoutPolicy,
   type GameFinished,
+  type GetViewResponse,
   type Table,
   type TableEvent,
 } from "./gen/tavola/gateway/v1/gateway_pb";
@@ -157,7 +158,8 @@ export class TablePage {
     return !!table && (!this.table || table.version >= this.table.version);
   }
 
-  private async refresh(): Promise<void> {
+  /** ``known``: the seat's view already in hand (SubmitAction answers it), read no more. */
+  private async refresh(known?: GetViewResponse): Promise<void> {
     // A seat's view exists from the deal on; before it, the public summary is all there is.
     const open = !this.table || this.table.status === TableStatus.OPEN;
     if (this.key && open) {
@@ -165,7 +167,7 @@ export class TablePage {
       if (this.newer(response.table)) this.table = response.table;
     }
     if (this.key && this.table?.status !== TableStatus.OPEN) {
-      const response = await gateway.getView({ tableId: this.tableId }, { ...bearer(this.key.token), ...this.readOptions() });
+      const response = known ?? (await gateway.getView({ tableId: this.tableId }, { ...bearer(this.key.token), ...this.readOptions() }));
       if (this.newer(response.table)) {
         this.table = response.table;
         this.view = unpack(response.view);
@@ -416,20 +418,22 @@ export class TablePage {
     this.submitting = true;
     this.error = "";
     this.render();
+    let known: GetViewResponse | undefined;
     try {
       const submitted = this.table.version;
-      await gateway.submitAction(
+      const answer = await gateway.submitAction(
         { tableId: this.tableId, action: chosen.action, expectedVersion: submitted, requestId: requestId() },
         bearer(this.key.token),
       );
       // The decision shown is made: none is offered again until a newer table is read
       // (this refresh's, or the stream's should this one's answer come back older).
       this.decidedAt = submitted;
+      known = answer.view; // the seat's new view: no GetView after the move
     } catch (error) {
       this.error = `Not accepted: ${failure(error)}`;
     }
     this.submitting = false;
-    await this.refresh().catch(() => undefined);
+    await this.refresh(known).catch(() => undefined);
     this.render();
   }
 
