@@ -7,9 +7,9 @@ from collections.abc import Callable
 from bench.bare import BarePipeline, run_clients
 from bench.echo import Floor, combine_floors
 from bench.gateway import combined, submit_action
-from bench.sessions import session_moves, session_rows
 from bench.replies import bot_replies
 from bench.report import LIVE_MIX, SLICES, Profile, Report, run_dir, stack_errors
+from bench.sessions import session_moves, session_rows
 from bench.tables import print_progress, run_tables, stack_pids
 from deploy.stack import Stack
 

@@ -19,6 +19,7 @@ import time
 
 import grpc
 
+from bench.turn_doubles import Browser, Duel, PushService
 from bench.watchers import percentile
 from common import auth
 from deploy.stack import NO_QUOTAS, Stack
@@ -26,7 +27,6 @@ from gateway.push import new_vapid_keys
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc, turns_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
-from tests.integration.test_turns import Browser, Duel, PushService
 
 
 def timed(call, count: int) -> list[float]:

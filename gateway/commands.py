@@ -33,7 +33,6 @@ from common.name_rules import skeletons
 from common.names import bot_display_name, shown_names
 from gateway import metrics
 from gateway.bots import BotCatalog
-from gateway.clocks import seat_deadline_ns, timed
 from gateway.commit import (
     Change,
     Commit,

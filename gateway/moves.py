@@ -26,7 +26,7 @@ from gateway.commit import Commit, Idempotency, NothingToDo, Replay, compact_res
 from gateway.limits import MAX_REQUEST_ID
 from gateway.reads import TableReads, view_response
 from gateway.rules import RulesDirectory
-from gateway.store import RequestKey, TableStore, nanos
+from gateway.store import RequestKey, TableStore
 from gateway.wakeups import next_of_same_bot
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2

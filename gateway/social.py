@@ -293,19 +293,19 @@ class SocialServicer:
     async def _caller(self, context) -> str:
         return await self.players.caller(auth.token_from(context))
 
-    async def Follow(self, request: so.FollowRequest, context) -> so.FollowResponse:
-        return so.FollowResponse(player=await self.social.follow(await self._caller(context), request.player_id))
+    async def FollowPlayer(self, request: so.FollowPlayerRequest, context) -> so.FollowPlayerResponse:
+        return so.FollowPlayerResponse(player=await self.social.follow(await self._caller(context), request.player_id))
 
-    async def Unfollow(self, request: so.UnfollowRequest, context) -> so.UnfollowResponse:
+    async def UnfollowPlayer(self, request: so.UnfollowPlayerRequest, context) -> so.UnfollowPlayerResponse:
         await self.social.unfollow(await self._caller(context), request.player_id)
-        return so.UnfollowResponse()
+        return so.UnfollowPlayerResponse()
 
-    async def Block(self, request: so.BlockRequest, context) -> so.BlockResponse:
-        return so.BlockResponse(player=await self.social.block(await self._caller(context), request.player_id))
+    async def BlockPlayer(self, request: so.BlockPlayerRequest, context) -> so.BlockPlayerResponse:
+        return so.BlockPlayerResponse(player=await self.social.block(await self._caller(context), request.player_id))
 
-    async def Unblock(self, request: so.UnblockRequest, context) -> so.UnblockResponse:
+    async def UnblockPlayer(self, request: so.UnblockPlayerRequest, context) -> so.UnblockPlayerResponse:
         await self.social.unblock(await self._caller(context), request.player_id)
-        return so.UnblockResponse()
+        return so.UnblockPlayerResponse()
 
     async def ListFriends(self, request, context) -> so.ListFriendsResponse:
         return await self.social.friends(await self._caller(context))

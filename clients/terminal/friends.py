@@ -82,15 +82,17 @@ def main(argv: list[str] | None = None) -> int:
                 for player in listed.blocked:
                     print(f"blocked: {player.player_id}  {printable(player.display_name)}")
             elif args.command in ("follow", "block"):
-                call = social.Follow if args.command == "follow" else social.Block
-                request = (so.FollowRequest if args.command == "follow" else so.BlockRequest)(player_id=args.player_id)
+                call = social.FollowPlayer if args.command == "follow" else social.BlockPlayer
+                request = (so.FollowPlayerRequest if args.command == "follow" else so.BlockPlayerRequest)(
+                    player_id=args.player_id
+                )
                 done = call(request, metadata=metadata)
                 print(f"{args.command}ed {printable(done.player.display_name)}")
             elif args.command == "unfollow":
-                social.Unfollow(so.UnfollowRequest(player_id=args.player_id), metadata=metadata)
+                social.UnfollowPlayer(so.UnfollowPlayerRequest(player_id=args.player_id), metadata=metadata)
                 print("unfollowed")
             elif args.command == "unblock":
-                social.Unblock(so.UnblockRequest(player_id=args.player_id), metadata=metadata)
+                social.UnblockPlayer(so.UnblockPlayerRequest(player_id=args.player_id), metadata=metadata)
                 print("unblocked")
             elif args.command == "invite":
                 sent = social.Invite(

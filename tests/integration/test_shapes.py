@@ -404,10 +404,10 @@ class Victim:
         t, player, pid = self.table_id, self.player_token, self.player_id
         at_table = so.SetPresenceRequest(state=so.PRESENCE_STATE_AT_TABLE, table_id=t)
         return [
-            Call(SOCIAL, "Follow", so.FollowRequest(player_id=pid), player, ("player_id", "token")),
-            Call(SOCIAL, "Unfollow", so.UnfollowRequest(player_id=pid), player, ("player_id", "token")),
-            Call(SOCIAL, "Block", so.BlockRequest(player_id=pid), player, ("player_id", "token")),
-            Call(SOCIAL, "Unblock", so.UnblockRequest(player_id=pid), player, ("player_id", "token")),
+            Call(SOCIAL, "FollowPlayer", so.FollowPlayerRequest(player_id=pid), player, ("player_id", "token")),
+            Call(SOCIAL, "UnfollowPlayer", so.UnfollowPlayerRequest(player_id=pid), player, ("player_id", "token")),
+            Call(SOCIAL, "BlockPlayer", so.BlockPlayerRequest(player_id=pid), player, ("player_id", "token")),
+            Call(SOCIAL, "UnblockPlayer", so.UnblockPlayerRequest(player_id=pid), player, ("player_id", "token")),
             Call(SOCIAL, "ListFriends", so.ListFriendsRequest(), None, ("token",)),
             Call(SOCIAL, "SetPresence", at_table, player, ("table_id", "token")),
             Call(

@@ -59,12 +59,12 @@ def open_table(gateway, host: Person, players: int = 2) -> gw.Table:
 
 def test_a_follow_alone_tells_nothing_friends_see_presence_and_tables(people, gateway):
     ada, bea = people("Ada"), people("Bea")
-    ada.call("Follow", so.FollowRequest(player_id=bea.id))
+    ada.call("FollowPlayer", so.FollowPlayerRequest(player_id=bea.id))
     bea.call("SetPresence", so.SetPresenceRequest(state=so.PRESENCE_STATE_AWAY))
     seen = ada.friends()[bea.id]
     assert not seen.follows_you
     assert seen.presence.state == so.PRESENCE_STATE_UNSPECIFIED and not seen.tables  # not told
-    bea.call("Follow", so.FollowRequest(player_id=ada.id))
+    bea.call("FollowPlayer", so.FollowPlayerRequest(player_id=ada.id))
     assert ada.friends()[bea.id].presence.state == so.PRESENCE_STATE_AWAY
     table = open_table(gateway, bea)
     bea.call("SetPresence", so.SetPresenceRequest(state=so.PRESENCE_STATE_AT_TABLE, table_id=table.table_id))
@@ -72,38 +72,42 @@ def test_a_follow_alone_tells_nothing_friends_see_presence_and_tables(people, ga
     assert friend.follows_you
     assert friend.presence.state == so.PRESENCE_STATE_AT_TABLE and friend.presence.table_id == table.table_id
     assert [t.table_id for t in friend.tables] == [table.table_id]
-    ada.call("Unfollow", so.UnfollowRequest(player_id=bea.id))
+    ada.call("UnfollowPlayer", so.UnfollowPlayerRequest(player_id=bea.id))
     assert bea.id not in ada.friends()
 
 
 def test_a_player_never_followed_or_never_online_is_offline(people):
     ada, bea = people("Ada"), people("Bea")
-    ada.call("Follow", so.FollowRequest(player_id=bea.id))
-    bea.call("Follow", so.FollowRequest(player_id=ada.id))
+    ada.call("FollowPlayer", so.FollowPlayerRequest(player_id=bea.id))
+    bea.call("FollowPlayer", so.FollowPlayerRequest(player_id=ada.id))
     assert ada.friends()[bea.id].presence.state == so.PRESENCE_STATE_OFFLINE
 
 
 def test_bad_requests_are_refused_with_their_status_and_change_nothing(people, gateway):
     ada, bea = people("Ada"), people("Bea")
     cases = [
-        (lambda: ada.call("Follow", so.FollowRequest(player_id=ada.id)), grpc.StatusCode.INVALID_ARGUMENT, "SELF"),
         (
-            lambda: ada.call("Follow", so.FollowRequest(player_id="bot:ismcts:level=4")),
+            lambda: ada.call("FollowPlayer", so.FollowPlayerRequest(player_id=ada.id)),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "SELF",
+        ),
+        (
+            lambda: ada.call("FollowPlayer", so.FollowPlayerRequest(player_id="bot:ismcts:level=4")),
             grpc.StatusCode.INVALID_ARGUMENT,
             "BOT_PLAYER",
         ),
         (
-            lambda: ada.call("Follow", so.FollowRequest(player_id="0123456789abcdef")),
+            lambda: ada.call("FollowPlayer", so.FollowPlayerRequest(player_id="0123456789abcdef")),
             grpc.StatusCode.NOT_FOUND,
             "PLAYER_NOT_FOUND",
         ),
         (
-            lambda: ada.call("Follow", so.FollowRequest(player_id="x:followers")),
+            lambda: ada.call("FollowPlayer", so.FollowPlayerRequest(player_id="x:followers")),
             grpc.StatusCode.INVALID_ARGUMENT,
             "BAD_PLAYER_ID",
         ),
         (
-            lambda: ada.social.Follow(so.FollowRequest(player_id=bea.id)),
+            lambda: ada.social.FollowPlayer(so.FollowPlayerRequest(player_id=bea.id)),
             grpc.StatusCode.UNAUTHENTICATED,
             "TOKEN_MISSING",
         ),
@@ -143,7 +147,7 @@ def test_an_invitation_reaches_the_stream_and_accepting_it_seats_the_player(peop
     # Only a player who follows you can be invited.
     invite = so.InviteRequest(player_id=bea.id, table_id=table.table_id)
     assert refused(lambda: ada.call("Invite", invite)) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_FOLLOWED")
-    bea.call("Follow", so.FollowRequest(player_id=ada.id))
+    bea.call("FollowPlayer", so.FollowPlayerRequest(player_id=ada.id))
     stream = bea.social.WatchInvitations(so.WatchInvitationsRequest(), metadata=bea.auth, timeout=30)
     received: list[so.Invitation] = []
     got = threading.Event()
@@ -165,7 +169,7 @@ def test_an_invitation_reaches_the_stream_and_accepting_it_seats_the_player(peop
     assert [i.invitation_id for i in received] == [sent.invitation_id]
     assert received[0].inviter.player_id == ada.id and received[0].table.table_id == table.table_id
     # Streaming made Bea online for her friends (Ada follows her back now).
-    ada.call("Follow", so.FollowRequest(player_id=bea.id))
+    ada.call("FollowPlayer", so.FollowPlayerRequest(player_id=bea.id))
     assert ada.friends()[bea.id].presence.state == so.PRESENCE_STATE_ONLINE
     assert refused(lambda: ada.call("Invite", invite)) == (grpc.StatusCode.ALREADY_EXISTS, "ALREADY_INVITED")
     answered = bea.call("AnswerInvitation", so.AnswerInvitationRequest(invitation_id=sent.invitation_id, accept=True))
@@ -175,35 +179,35 @@ def test_an_invitation_reaches_the_stream_and_accepting_it_seats_the_player(peop
     # Answered: gone; and the table, now full, takes no more invitations.
     assert not bea.call("ListInvitations", so.ListInvitationsRequest()).invitations
     carla = people("Carla")
-    carla.call("Follow", so.FollowRequest(player_id=ada.id))
+    carla.call("FollowPlayer", so.FollowPlayerRequest(player_id=ada.id))
     again = so.InviteRequest(player_id=carla.id, table_id=table.table_id)
     assert refused(lambda: ada.call("Invite", again)) == (grpc.StatusCode.FAILED_PRECONDITION, "NO_FREE_SEAT")
 
 
 def test_a_block_ends_follows_and_invitations_and_is_not_told(people, gateway):
     ada, bea = people("Ada"), people("Bea")
-    ada.call("Follow", so.FollowRequest(player_id=bea.id))
-    bea.call("Follow", so.FollowRequest(player_id=ada.id))
+    ada.call("FollowPlayer", so.FollowPlayerRequest(player_id=bea.id))
+    bea.call("FollowPlayer", so.FollowPlayerRequest(player_id=ada.id))
     table = open_table(gateway, ada, players=3)
     ada.call("Invite", so.InviteRequest(player_id=bea.id, table_id=table.table_id))
-    bea.call("Block", so.BlockRequest(player_id=ada.id))
+    bea.call("BlockPlayer", so.BlockPlayerRequest(player_id=ada.id))
     assert ada.id not in bea.friends() and bea.id not in ada.friends()
     assert [p.player_id for p in bea.call("ListFriends", so.ListFriendsRequest()).blocked] == [ada.id]
     assert not bea.call("ListInvitations", so.ListInvitationsRequest()).invitations
-    follow = so.FollowRequest(player_id=bea.id)
-    assert refused(lambda: ada.call("Follow", follow)) == (grpc.StatusCode.FAILED_PRECONDITION, "BLOCKED")
+    follow = so.FollowPlayerRequest(player_id=bea.id)
+    assert refused(lambda: ada.call("FollowPlayer", follow)) == (grpc.StatusCode.FAILED_PRECONDITION, "BLOCKED")
     # Inviting reads the same as inviting a stranger: the block is not told.
     invite = so.InviteRequest(player_id=bea.id, table_id=table.table_id)
     assert refused(lambda: ada.call("Invite", invite)) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_FOLLOWED")
-    bea.call("Unblock", so.UnblockRequest(player_id=ada.id))
-    ada.call("Follow", follow)  # allowed again; the ended follows stay ended
+    bea.call("UnblockPlayer", so.UnblockPlayerRequest(player_id=ada.id))
+    ada.call("FollowPlayer", follow)  # allowed again; the ended follows stay ended
     assert not ada.friends()[bea.id].follows_you
 
 
 def test_a_deleted_account_leaves_no_follow_presence_or_invitation(people, gateway):
     ada, bea = people("Ada"), people("Bea")
-    ada.call("Follow", so.FollowRequest(player_id=bea.id))
-    bea.call("Follow", so.FollowRequest(player_id=ada.id))
+    ada.call("FollowPlayer", so.FollowPlayerRequest(player_id=bea.id))
+    bea.call("FollowPlayer", so.FollowPlayerRequest(player_id=ada.id))
     bea.call("SetPresence", so.SetPresenceRequest(state=so.PRESENCE_STATE_ONLINE))
     table = open_table(gateway, bea, players=3)
     bea.call("Invite", so.InviteRequest(player_id=ada.id, table_id=table.table_id))
@@ -222,7 +226,7 @@ def test_the_terminal_lists_friends_and_invitations(people, gateway, stack, tmp_
     save_token(ada.token)
     address = ["--gateway", stack.gateway_address]
     assert terminal.main([*address, "follow", bea.id]) == 0
-    bea.call("Follow", so.FollowRequest(player_id=ada.id))
+    bea.call("FollowPlayer", so.FollowPlayerRequest(player_id=ada.id))
     bea.call("SetPresence", so.SetPresenceRequest(state=so.PRESENCE_STATE_AWAY))
     table = open_table(gateway, bea)
     bea.call("Invite", so.InviteRequest(player_id=ada.id, table_id=table.table_id))

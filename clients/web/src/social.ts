@@ -44,9 +44,9 @@ export function socialButtons(other: Player): HTMLElement | null {
   return h(
     "p",
     { class: "social-buttons", "data-testid": "social-buttons" },
-    act("Follow", () => social.follow({ playerId: other.playerId }, asPlayer()), " Followed: once they follow you back, you see each other online."),
+    act("Follow", () => social.followPlayer({ playerId: other.playerId }, asPlayer()), " Followed: once they follow you back, you see each other online."),
     " ",
-    act("Block", () => social.block({ playerId: other.playerId }, asPlayer()), " Blocked: they cannot invite you or be seated with you by quick play."),
+    act("Block", () => social.blockPlayer({ playerId: other.playerId }, asPlayer()), " Blocked: they cannot invite you or be seated with you by quick play."),
     said,
   );
 }
@@ -202,7 +202,7 @@ export class FriendsPage {
             "ul",
             { "data-testid": "blocked" },
             list.blocked.map((p) =>
-              h("li", {}, p.displayName, " ", h("button", { type: "button", class: "secondary", onclick: () => void social.unblock({ playerId: p.playerId }, asPlayer()).then(refresh) }, "Unblock")),
+              h("li", {}, p.displayName, " ", h("button", { type: "button", class: "secondary", onclick: () => void social.unblockPlayer({ playerId: p.playerId }, asPlayer()).then(refresh) }, "Unblock")),
             ),
           )
         : h("p", { class: "muted" }, "You blocked nobody."),
@@ -245,7 +245,7 @@ export class FriendsPage {
       { "data-testid": "friend", "data-presence": friend.followsYou ? String(friend.presence?.state ?? 0) : "hidden" },
       h("a", { href: `#/player/${encodeURIComponent(player.playerId)}` }, player.displayName),
       ` (${presenceText(friend)}) `,
-      h("button", { type: "button", class: "secondary", onclick: () => void social.unfollow({ playerId: player.playerId }, asPlayer()).then(refresh) }, "Unfollow"),
+      h("button", { type: "button", class: "secondary", onclick: () => void social.unfollowPlayer({ playerId: player.playerId }, asPlayer()).then(refresh) }, "Unfollow"),
       " ",
       invite,
       said,
