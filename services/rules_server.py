@@ -25,9 +25,11 @@ from common import generated, settings, tracing
 from common import logging as tavola_logging
 from common.errors import ApiError, abort
 from common.metrics import serve_from_env
+from common.phrase_wire import to_proto
+from common.phrases import po_texts
 from common.server import Server, collect_less, listen_address, serve_until_signal
 from common.settings import exit_on_bad_config
-from services.engine.api import Game, parse_options
+from services.engine.api import Game, Words, parse_options
 from services.engine.errors import EngineError, IllegalAction, InvalidConfig, MalformedAction, NotYourDecision
 from services.registry import game_ids, get_game, rules_port
 from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
@@ -143,6 +145,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         # Set as the server stops: an ApplyActions stream ends after the message at hand.
         self.stopping = False
         self._open_streams: set[asyncio.Queue] = set()  # each open stream's queue of answers
+        folder = getattr(self.words, "catalog", None)  # the game's words, as data
+        self.catalogs = (
+            [rules_pb2.MessageCatalog(locale=locale, po=po) for locale, po in po_texts(folder)] if folder else []
+        )
         info = self.engine.info
         self.description = rules_pb2.GameDescription(
             game_id=info.game_id,
@@ -241,6 +247,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         event or its text differs from the spectators' (the text does where it names the seat
         as "you")."""
         project = self.engine.project_event
+        if self.words is not None and hasattr(self.words, "event_phrase"):
+            self._project_phrases(into, events, player_count)
+            return
         text_of = self.words.event_text if self.words is not None else None
         for event in events:
             public = project(event, None)
@@ -259,6 +268,29 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 if seen is not None:
                     seat_event.event.CopyFrom(self._pack_event(seen))
                     seat_event.text = text
+
+    def _project_phrases(self, into, events, player_count: int) -> None:
+        """``_project`` for a game whose words are phrases: each projection with its phrase,
+        a seat's own where its event or its phrase differs from the spectators'."""
+        project, phrase_of = self.engine.project_event, cast(Words, self.words).event_phrase
+        for event in events:
+            public = project(event, None)
+            entry = into.add()
+            public_phrase = None
+            if public is not None:
+                entry.spectator.CopyFrom(self._pack_event(public))
+                public_phrase = phrase_of(public, None)
+                entry.spectator_phrase.CopyFrom(to_proto(public_phrase))
+            for seat in range(player_count):
+                seen = project(event, seat)
+                said = phrase_of(seen, seat) if seen is not None else None
+                if seen == public and said == public_phrase:
+                    continue
+                seat_event = entry.seats.add(seat=seat)
+                if seen is not None:
+                    seat_event.event.CopyFrom(self._pack_event(seen))
+                    if said is not None and said != public_phrase:
+                        seat_event.phrase.CopyFrom(to_proto(said))
 
     def _legal(self, state, seat: int) -> bytes:
         """The seat's legal actions, each packed in its Any with its label, serialized as the
@@ -288,6 +320,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """The action's packed bytes, and its entry of a GetViewResponse's legal_actions."""
         packed = self._pack_action(action)
         legal = rules_pb2.LegalAction(action=packed, label=self.engine.describe_action(action))
+        if self.words is not None and hasattr(self.words, "action_phrase"):
+            legal.label_phrase.CopyFrom(to_proto(self.words.action_phrase(action)))
         return packed.value, rules_pb2.GetViewResponse(legal_actions=[legal]).SerializeToString()
 
     def _fill_view(
@@ -304,7 +338,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     @rpc
     async def DescribeGame(self, request, context):
-        return rules_pb2.DescribeGameResponse(game=self.description)
+        return rules_pb2.DescribeGameResponse(game=self.description, catalogs=self.catalogs)
 
     @rpc
     async def NewGame(self, request, context):

@@ -12,7 +12,7 @@ from services.pecunia import ENGINE as PECUNIA
 from services.pecunia import model as p
 from services.pecunia import words as pecunia_words
 from services.registry import get_game
-from tests.engine_harness import random_playout
+from tests.engine_harness import random_playout, told
 
 
 def test_pecunia_labels_are_the_rulebooks_steps_and_cards():
@@ -120,11 +120,10 @@ def test_a_dealt_role_says_what_it_needs_to_win():
 
 def test_one_revealed_die_shows():
     from services.borgia import model as b
-    from services.borgia import words as borgia_words
 
     faces = ((b.Face.POISON,), (b.Face.BRIBE,))
     called = b.DiceRevealed(faces, bidder=0, caller=1, bid=b.Bid(3, b.Face.POISON), matching=1, truthful=False)
-    assert "1 shows Poison or Fate" in for_viewer(borgia_words.event_text(called, None), None)
+    assert "1 shows Poison or Fate" in told(get_game("borgia"), called, None)
 
 
 def test_a_group_is_named_by_every_word_its_members_share():

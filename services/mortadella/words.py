@@ -2,7 +2,7 @@
 ``services.engine.words``). A role card is named only where the projection carries it: the
 viewer's own, a face-up one, and every one at the end (M18)."""
 
-from services.engine.words import Voice, join, seat
+from services.engine.sentences import Voice, join, seat
 from services.mortadella.model import (
     ROLE_INFO,
     Action,

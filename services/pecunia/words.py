@@ -6,7 +6,7 @@ choices as in the event that tells it, in the rulebook's words."""
 
 from collections.abc import Callable
 
-from services.engine.words import Voice, join, plural, seat
+from services.engine.sentences import Voice, join, plural, seat
 from services.pecunia.model import (
     ACTION_LABELS,
     PLAY_KINDS,
