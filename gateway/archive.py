@@ -5,7 +5,7 @@ Redis holds live tables; once a game is over, gateway/archiver.py copies the tab
 window, deletes it from Redis. Reads of a table Redis no longer holds fall through to
 here (TableStore.use_archive): the archive keeps the TableRecord, its "types" field and
 every LogRecord as the bytes Redis held, so GetTable, GetReplay, ListMyTables and
-``gateway.verify`` answer for an archived table exactly as they did before.
+``services.verify`` answer for an archived table exactly as they did before.
 
 The schema is under Alembic migrations (gateway/migrations); ``migrate`` brings a
 database to the newest, and the gateway runs it as it starts. The driver is psycopg 3,

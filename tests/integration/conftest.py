@@ -30,6 +30,8 @@ def stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
             "TAVOLA_QUOTA_PLAYERS_PER_MINUTE": "0",
             # The one other site allowed to call the web port (test_web_bridge.py).
             "TAVOLA_WEB_ORIGINS": "https://tables.example",
+            # Every module the gateway imports, in its log (test_gateway_without_games.py).
+            "PYTHONPROFILEIMPORTTIME": "1",
         },
     ) as running:
         yield running
