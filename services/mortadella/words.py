@@ -162,10 +162,10 @@ def event_phrase(event: Event, viewer: int | None) -> Phrase:
             return phrase("mortadella.turn.passed", Seat(event.seat), event.turn, dice(event.passed))
         return phrase("mortadella.turn", Seat(event.seat), event.turn)
     if isinstance(event, TargetChosen):
-        told = (Seat(event.seat), Seat(event.target), effect_term(event.effect))
+        targeted = (Seat(event.seat), Seat(event.target), effect_term(event.effect))
         if event.symbol is not None:
-            return phrase("mortadella.targets.discard", *told, symbol(event.symbol))
-        return phrase("mortadella.targets", *told)
+            return phrase("mortadella.targets.discard", *targeted, symbol(event.symbol))
+        return phrase("mortadella.targets", *targeted)
     if isinstance(event, CancelDecided):
         return phrase(
             "mortadella.pays" if event.paid else "mortadella.lets", Seat(event.seat), effect_term(event.effect)
@@ -198,10 +198,10 @@ def event_phrase(event: Event, viewer: int | None) -> Phrase:
     if isinstance(event, RoleReplaced):
         if event.new_role is None:
             return phrase("mortadella.role-replaced.secret", Seat(event.seat))
-        told = (Seat(event.seat), role(event.new_role), victory_phrase(event.new_role))
+        replaced = (Seat(event.seat), role(event.new_role), victory_phrase(event.new_role))
         if event.old_role is not None:
-            return phrase("mortadella.role-replaced.instead", *told, role(event.old_role))
-        return phrase("mortadella.role-replaced", *told)
+            return phrase("mortadella.role-replaced.instead", *replaced, role(event.old_role))
+        return phrase("mortadella.role-replaced", *replaced)
     if isinstance(event, GuessMade):
         target = phrase("mortadella.is-the", Seat(event.target), role(event.role))
         right = Term("mortadella.right" if event.correct else "mortadella.wrong")
