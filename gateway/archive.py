@@ -76,8 +76,8 @@ def _renamed(text: str, names: set[str]) -> str:
 
 
 def _scrub_event(stored: store_pb2.StoredEvent, seats: set[int], names: set[str]) -> None:
-    if stored.text:
-        stored.text = _renamed(stored.text, names)
+    """A game event's phrase names no one (a seat is an argument, named from the seat
+    names as it is read); a platform event's text was written with names."""
     if stored.table_event:
         event = gw.TableEvent.FromString(stored.table_event)
         event.text = _renamed(event.text, names)

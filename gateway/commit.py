@@ -16,7 +16,7 @@ import grpc
 from google.protobuf import any_pb2, timestamp_pb2
 
 from common.errors import ApiError
-from common.names import for_viewer, with_names
+from common.names import for_viewer
 from gateway.rules import RulesDirectory
 from gateway.store import LogEntry, RequestKey, TableStore
 from gateway.text import names as text_names
@@ -74,24 +74,19 @@ class Commit:
     def game_events(self, projected: list[rules_pb2.ProjectedEvent]) -> None:
         """The rules service's projections of each event, each with its phrase for that
         viewer (told as the event is read, gateway/text.py)."""
-        names = text_names(self.record.table)
         for item in projected:
             seq = self.next_seq
             spectator = b""
             phrases: dict[int | None, bytes] = {}
             if item.HasField("spectator"):
-                text = with_names(item.spectator_text, names)  # a game still told in text
-                spectator = self._event(seq, game_event=item.spectator, text=text).SerializeToString()
+                spectator = self._event(seq, game_event=item.spectator).SerializeToString()
                 if item.HasField("spectator_phrase"):
                     phrases[None] = item.spectator_phrase.SerializeToString()
             seats = {}
             for seat_event in item.seats:
                 seats[seat_event.seat] = b""
                 if seat_event.HasField("event"):
-                    text = with_names(seat_event.text, names)
-                    seats[seat_event.seat] = self._event(
-                        seq, game_event=seat_event.event, text=text
-                    ).SerializeToString()
+                    seats[seat_event.seat] = self._event(seq, game_event=seat_event.event).SerializeToString()
                     if seat_event.HasField("phrase"):
                         phrases[seat_event.seat] = seat_event.phrase.SerializeToString()
             self.entries.append(LogEntry(spectator=spectator, seats=seats, phrases=phrases))

@@ -289,8 +289,6 @@ def _stored_event(
         stored.game_event = event.game_event.value
         stored.type_url = _type_index(type_urls, event.game_event.type_url)
         stored.phrase = phrase  # told as it is read (gateway/text.py)
-        if not phrase:
-            stored.text = event.text  # a game still told in text
     else:
         body = gw.TableEvent()
         body.CopyFrom(event)
@@ -332,8 +330,6 @@ class LogEntry:
                 event, stored = _stored_event(data, type_urls, self.phrases.get(seat, b""))
                 if stored.phrase == record.public.phrase:
                     stored.ClearField("phrase")  # read back from the public one (StoredEntry._event)
-                if stored.text == record.public.text:
-                    stored.ClearField("text")
                 seat_event.event.CopyFrom(stored)
                 heads.append(event)
         if any(event.version != version or nanos(event.time) != time_ns for event in heads):
@@ -403,10 +399,10 @@ class StoredEntry:
     def _text(self, stored: store_pb2.StoredEvent, projection: int | None, viewer: int | None) -> str:
         """A game event's words as ``viewer`` reads them: the phrase of the projection it is
         (``projection``: its seat, None for the public event), told with the names the seats
-        had when it was logged; the text a log written before phrases kept, else."""
+        had when it was logged ("" for an event without words)."""
         said = self._phrase(stored, projection)
         if said is None:
-            return for_viewer(stored.text or self._record.public.text, viewer)
+            return ""
         type_url = self.type_urls[stored.type_url]
         return tell(type_url, said, names_at(self.names, self.seq), viewer)
 
@@ -416,9 +412,7 @@ class StoredEntry:
         body = public.WhichOneof("body")
         if body == "game_event":
             said = self._phrase(public, None)
-            if said is None:
-                return has_choices(public.text)
-            return seat in seats_in(said)
+            return said is not None and seat in seats_in(said)
         if body == "table_event" and b"{" in public.table_event:  # a platform event's choices
             return has_choices(gw.TableEvent.FromString(public.table_event).text)
         return False

@@ -29,7 +29,7 @@ from common.phrase_wire import to_proto
 from common.phrases import po_texts
 from common.server import Server, collect_less, listen_address, serve_until_signal
 from common.settings import exit_on_bad_config
-from services.engine.api import Game, Words, parse_options
+from services.engine.api import Game, parse_options
 from services.engine.errors import EngineError, IllegalAction, InvalidConfig, MalformedAction, NotYourDecision
 from services.registry import game_ids, get_game, rules_port
 from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
@@ -145,7 +145,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         # Set as the server stops: an ApplyActions stream ends after the message at hand.
         self.stopping = False
         self._open_streams: set[asyncio.Queue] = set()  # each open stream's queue of answers
-        folder = getattr(self.words, "catalog", None)  # the game's words, as data
+        folder = self.words.catalog if self.words is not None else None  # the game's words, as data
         self.catalogs = (
             [rules_pb2.MessageCatalog(locale=locale, po=po) for locale, po in po_texts(folder)] if folder else []
         )
@@ -242,48 +242,24 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     def _project(self, into, events, player_count: int) -> None:
         """Each event as the spectators and each seat see it, added to ``into`` (a response's
         repeated field: filled in place, not built apart and copied in), each projection with
-        its text: the game's words for that viewer, made from that viewer's projection only,
-        so a text tells no more than its event. A seat gets an entry of its own where its
-        event or its text differs from the spectators' (the text does where it names the seat
-        as "you")."""
+        its phrase: the game's words for that viewer, made from that viewer's projection only,
+        so they tell no more than its event. A seat gets an entry of its own where its event
+        or its phrase differs from the spectators' (a phrase names seats as arguments: "you"
+        is the reader's, not an entry of its own)."""
         project = self.engine.project_event
-        if self.words is not None and hasattr(self.words, "event_phrase"):
-            self._project_phrases(into, events, player_count)
-            return
-        text_of = self.words.event_text if self.words is not None else None
-        for event in events:
-            public = project(event, None)
-            entry = into.add()
-            public_text = ""
-            if public is not None:
-                entry.spectator.CopyFrom(self._pack_event(public))
-                if text_of is not None:
-                    public_text = entry.spectator_text = text_of(public, None)
-            for seat in range(player_count):
-                seen = project(event, seat)
-                text = text_of(seen, seat) if text_of is not None and seen is not None else ""
-                if seen == public and text == public_text:
-                    continue
-                seat_event = entry.seats.add(seat=seat)
-                if seen is not None:
-                    seat_event.event.CopyFrom(self._pack_event(seen))
-                    seat_event.text = text
-
-    def _project_phrases(self, into, events, player_count: int) -> None:
-        """``_project`` for a game whose words are phrases: each projection with its phrase,
-        a seat's own where its event or its phrase differs from the spectators'."""
-        project, phrase_of = self.engine.project_event, cast(Words, self.words).event_phrase
+        phrase_of = self.words.event_phrase if self.words is not None else None
         for event in events:
             public = project(event, None)
             entry = into.add()
             public_phrase = None
             if public is not None:
                 entry.spectator.CopyFrom(self._pack_event(public))
-                public_phrase = phrase_of(public, None)
-                entry.spectator_phrase.CopyFrom(to_proto(public_phrase))
+                if phrase_of is not None:
+                    public_phrase = phrase_of(public, None)
+                    entry.spectator_phrase.CopyFrom(to_proto(public_phrase))
             for seat in range(player_count):
                 seen = project(event, seat)
-                said = phrase_of(seen, seat) if seen is not None else None
+                said = phrase_of(seen, seat) if phrase_of is not None and seen is not None else None
                 if seen == public and said == public_phrase:
                     continue
                 seat_event = entry.seats.add(seat=seat)
@@ -320,7 +296,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """The action's packed bytes, and its entry of a GetViewResponse's legal_actions."""
         packed = self._pack_action(action)
         legal = rules_pb2.LegalAction(action=packed, label=self.engine.describe_action(action))
-        if self.words is not None and hasattr(self.words, "action_phrase"):
+        if self.words is not None:
             legal.label_phrase.CopyFrom(to_proto(self.words.action_phrase(action)))
         return packed.value, rules_pb2.GetViewResponse(legal_actions=[legal]).SerializeToString()
 

@@ -90,11 +90,6 @@ def replay(game: Game, player_count: int, options: Mapping[str, str], seed: int,
 def told(game, projection, viewer: int | None) -> str:
     """A game's words for one viewer's projection of an event, in English as that viewer
     reads them, seats named "seat N" (as the gateway tells them before writing names in)."""
-    from common.names import for_viewer
-    from common.phrases import Teller, as_seats, english
+    from common.phrases import as_seats, english
 
-    words = game.words
-    if hasattr(words, "event_phrase"):
-        teller: Teller = english(words.catalog)
-        return teller.tell(words.event_phrase(projection, viewer), as_seats(), viewer)
-    return for_viewer(words.event_text(projection, viewer), viewer)
+    return english(game.words.catalog).tell(game.words.event_phrase(projection, viewer), as_seats(), viewer)

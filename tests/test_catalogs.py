@@ -11,7 +11,7 @@ from common.phrases import FALLBACK, Catalogs, Items, Phrase, Teller, as_seats, 
 from services.registry import get_game, player_counts
 from tests.engine_harness import random_playout
 
-GAMES = ("borgia", "mortadella")  # the games told in phrases
+GAMES = ("borgia", "mortadella", "pecunia")  # every game is told in phrases
 PLACEHOLDER = re.compile(r"\{(\d+)(?::[a-z]+)?\}")
 
 

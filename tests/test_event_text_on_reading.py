@@ -11,7 +11,7 @@ from services.registry import get_game, player_counts
 from services.rules_server import RulesServicer
 from tests.engine_harness import random_playout, told
 
-GAMES = ("borgia", "mortadella")  # the games told in phrases
+GAMES = ("borgia", "mortadella", "pecunia")  # every game is told in phrases
 TYPE_URL = "type.googleapis.com/"
 
 

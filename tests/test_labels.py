@@ -4,12 +4,11 @@ turn counted from 1 alike in its view and its history."""
 
 import re
 
-from common.names import for_viewer, with_names
+from common.names import with_names
 from services.mortadella import ENGINE as MORTADELLA
 from services.mortadella import model as m
 from services.pecunia import ENGINE as PECUNIA
 from services.pecunia import model as p
-from services.pecunia import words as pecunia_words
 from services.registry import get_game
 from tests.engine_harness import random_playout
 from tests.engine_harness import told as tell_event
@@ -44,7 +43,7 @@ def test_a_played_card_reads_as_its_label():
         p.PlaySwap(0, 1, 2),
     ):
         card = p.ActionCard(0, p.PLAY_KINDS[type(action)])
-        told = for_viewer(pecunia_words.event_text(p.ActionCardPlayed(0, card, action), 0), 0)
+        told = tell_event(get_game("pecunia"), p.ActionCardPlayed(0, card, action), 0)
         assert told == f"You play {PECUNIA.describe_action(action)}.", told
 
 
@@ -82,9 +81,9 @@ def test_pecunia_turns_count_from_1_in_the_view_and_the_history():
     state, events = PECUNIA.new_game(2, {}, 7)
     assert PECUNIA.view(state, 0).turn == PECUNIA.view(state, None).turn == 1
     started = [e for e in events if isinstance(e, p.TurnStarted)]
-    assert for_viewer(pecunia_words.event_text(started[0], None), None).startswith("Turn 1: ")
+    assert tell_event(get_game("pecunia"), started[0], None).startswith("Turn 1: ")
     playout = random_playout(game, 2, {}, 7, max_steps=400)
-    told = [for_viewer(pecunia_words.event_text(e, None), None) for e in playout.events if isinstance(e, p.TurnStarted)]
+    told = [tell_event(get_game("pecunia"), e, None) for e in playout.events if isinstance(e, p.TurnStarted)]
     numbers = [int(re.match(r"Turn (\d+):", text).group(1)) for text in told]  # type: ignore[union-attr]
     assert numbers == list(range(1, 1 + len(numbers)))  # the playout's events start with the deal's
     # The last turn started is the view's turn while the game goes on.

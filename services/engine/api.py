@@ -213,13 +213,6 @@ class Words(Protocol[EventIn]):
         ...
 
 
-class TextWords(Protocol[EventIn]):
-    """A game's events in English text, seats written "seat N" (the games not yet told in
-    phrases)."""
-
-    def event_text(self, event: EventIn, viewer: int | None) -> str: ...
-
-
 @dataclass(frozen=True)
 class Game(Generic[State, Action, Event, View]):
     """One playable game: its engine, its codec and, where it has them, its words. Each
@@ -228,12 +221,12 @@ class Game(Generic[State, Action, Event, View]):
     ``rules_port`` is the port its rules service listens on by default and in the deploy
     files: declared, it never moves when other games come and go (services/registry.py
     derives one from the game id when it is left out). Without ``words``, events go out
-    without text and clients fall back on their own."""
+    without words and clients fall back on their own."""
 
     engine: Engine[State, Action, Event, View]
     codec: Codec[State, Action, Event, View]
     rules_port: int | None = None
-    words: Words[Event] | TextWords[Event] | None = None
+    words: Words[Event] | None = None
 
 
 fast_inits(__name__)  # an Outcome is built at the end of every playout
