@@ -29,6 +29,7 @@ from gateway import metrics
 from gateway.commands import TableCore
 from gateway.leaving import AccountDeletion
 from gateway.limits import RequestLimits
+from gateway.locale import reading_in
 from gateway.matchmaking import Matchmaker
 from gateway.players import Players, is_player_token
 from gateway.quotas import ACTION_STREAMS, client_of
@@ -307,7 +308,8 @@ class GatewayServicer:
         return await self.core.reads.seat_view(request.table_id, require_token(context))
 
     async def SubmitAction(self, request: gw.SubmitActionRequest, context) -> gw.SubmitActionResponse:
-        return await self.submit(request, require_token(context))
+        with reading_in(context):
+            return await self.submit(request, require_token(context))
 
     async def submit(self, request: gw.SubmitActionRequest, token: str) -> gw.SubmitActionResponse:
         """A SubmitAction with the seat's token, whether it came as a call or on a stream."""
@@ -333,15 +335,16 @@ class GatewayServicer:
 
     async def GetReplay(self, request: gw.GetReplayRequest, context) -> gw.GetReplayResponse:
         seat = request.seat if request.HasField("seat") else None
-        return await replay(
-            self.core.reads,
-            self.core.quotas,
-            request.table_id,
-            seat,
-            auth.token_from(context),
-            request.with_views,
-            client_of(context),
-        )
+        with reading_in(context):
+            return await replay(
+                self.core.reads,
+                self.core.quotas,
+                request.table_id,
+                seat,
+                auth.token_from(context),
+                request.with_views,
+                client_of(context),
+            )
 
 
 class ActionServicer:

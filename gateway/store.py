@@ -60,6 +60,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
 from common.names import for_viewer, has_choices
+from gateway.locale import READER
 from gateway.text import names_list, read_phrase, seats_in, tell
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
@@ -380,7 +381,7 @@ class StoredEntry:
     type_urls: Sequence[str] = ()
     names: SeatNames = ()
     _record: store_pb2.LogRecord = field(init=False, repr=False, compare=False)
-    _seen: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _seen: dict[tuple[int | None, str], bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
     _framed: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
     _framed_in_batch: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
     # Each game event's phrase, read once, by whose projection it is (None: the public one).
@@ -442,11 +443,12 @@ class StoredEntry:
             any(seat_event.seat == seat for seat_event in record.seats) or self._viewer_dependent(seat)
         ):
             key = seat  # its own event, or its own words of the public one ("You bid")
-        seen = self._seen.get(key)
+        cached = (key, READER.get())  # each reader's language its own
+        seen = self._seen.get(cached)
         if seen is None:  # an entry read once is shown to every watcher of the table
             own = next((seat_event.event for seat_event in record.seats if seat_event.seat == key), None)
             seen = self._event(record.public, key, None) if own is None else self._event(own, key, key)
-            self._seen[key] = seen
+            self._seen[cached] = seen
         return seen
 
     def framed_for_viewer(self, seat: int | None) -> bytes:

@@ -18,6 +18,7 @@ from google.protobuf.message import DecodeError
 from common.names import in_text, seat_label, seat_names, with_names_marked
 from common.phrase_wire import from_proto
 from common.phrases import FALLBACK, Catalogs, Phrase, Seat, Teller, phrase
+from gateway.locale import READER
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 
@@ -80,10 +81,11 @@ def seats_in(said: Phrase) -> set[int]:
     return found
 
 
-def tell(type_url: str, said: Phrase, names: Mapping[int, str], viewer: int | None, locale: str = FALLBACK) -> str:
-    """A game's phrase in words as ``viewer`` reads it; "" for a game whose catalogs the
-    gateway has not learned, or words that cannot be told (logged)."""
-    found = teller(type_url, locale)
+def tell(type_url: str, said: Phrase, names: Mapping[int, str], viewer: int | None, locale: str | None = None) -> str:
+    """A game's phrase in words as ``viewer`` reads it, in ``locale`` (else the reader's,
+    gateway/locale.py); "" for a game whose catalogs the gateway has not learned, or words
+    that cannot be told (logged)."""
+    found = teller(type_url, locale or READER.get())
     if found is None:
         log.warning("no_catalog", type_url=type_url)
         return ""
