@@ -60,8 +60,10 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
 from common.names import for_viewer, has_choices
+from gateway import phrase_store
 from gateway.locale import READER
-from gateway.text import names_list, read_phrase, seats_in, tell
+from gateway.phrase_store import string_index
+from gateway.text import names_list, seats_in, tell
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 
@@ -268,15 +270,6 @@ def nanos(stamp) -> int:
     return stamp.seconds * 1_000_000_000 + stamp.nanos
 
 
-def _type_index(type_urls: MutableSequence[str], type_url: str) -> int:
-    """``type_url``'s index in the table's list, added at its first use."""
-    for index, known in enumerate(type_urls):
-        if known == type_url:
-            return index
-    type_urls.append(type_url)
-    return len(type_urls) - 1
-
-
 def _stored_event(
     data: bytes, type_urls: MutableSequence[str], phrase: bytes = b""
 ) -> tuple[gw.TableEvent, store_pb2.StoredEvent]:
@@ -288,8 +281,9 @@ def _stored_event(
         return event, stored
     if event.HasField("game_event"):
         stored.game_event = event.game_event.value
-        stored.type_url = _type_index(type_urls, event.game_event.type_url)
-        stored.phrase = phrase  # told as it is read (gateway/text.py)
+        stored.type_url = string_index(type_urls, event.game_event.type_url)
+        if phrase:  # told as it is read (gateway/text.py)
+            stored.phrase = phrase_store.stored(phrase, type_urls)
     else:
         body = gw.TableEvent()
         body.CopyFrom(event)
@@ -341,7 +335,7 @@ class LogEntry:
             taken = store_pb2.SeatAction.FromString(self.action)
             record.action.seat = taken.seat
             record.action.value = taken.action.value
-            record.action.type_url = _type_index(type_urls, taken.action.type_url)
+            record.action.type_url = string_index(type_urls, taken.action.type_url)
         return record
 
     def fields(self, type_urls: MutableSequence[str], version: int, time_ns: int) -> list[bytes | str]:
@@ -394,7 +388,7 @@ class StoredEntry:
         """A game event's phrase: its own, else the public event's (None: it has none)."""
         if projection not in self._phrases:
             data = stored.phrase or self._record.public.phrase
-            self._phrases[projection] = read_phrase(data) if data else None
+            self._phrases[projection] = phrase_store.read(data, self.type_urls) if data else None
         return self._phrases[projection]
 
     def _text(self, stored: store_pb2.StoredEvent, projection: int | None, viewer: int | None) -> str:
