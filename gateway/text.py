@@ -23,10 +23,12 @@ from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 
 log = structlog.get_logger()
+_TYPE_PREFIX = "type.googleapis.com/"
 
 # Each game's catalogs, by the full name of its Event message (GameDescription.event_type).
 _catalogs: dict[str, Catalogs] = {}
 _tellers: dict[tuple[str, str], Teller] = {}
+_unknown: set[str] = set()  # the event types told without a catalog, once logged
 
 
 def learn(description: rules_pb2.GameDescription, catalogs) -> None:
@@ -34,6 +36,7 @@ def learn(description: rules_pb2.GameDescription, catalogs) -> None:
     if not description.event_type:
         return
     _catalogs[description.event_type] = Catalogs.from_po_texts((c.locale, c.po) for c in catalogs)
+    _unknown.discard(_TYPE_PREFIX + description.event_type)
     for key in [key for key in _tellers if key[0] == description.event_type]:
         del _tellers[key]
 
@@ -87,7 +90,9 @@ def tell(type_url: str, said: Phrase, names: Mapping[int, str], viewer: int | No
     that cannot be told (logged)."""
     found = teller(type_url, locale or READER.get())
     if found is None:
-        log.warning("no_catalog", type_url=type_url)
+        if type_url not in _unknown:  # said once: an offline reader (the export) has none
+            _unknown.add(type_url)
+            log.warning("no_catalog", type_url=type_url)
         return ""
     try:
         return found.tell(said, names, viewer)
