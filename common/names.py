@@ -2,10 +2,11 @@
 
 A bot seat is named by its bot and level ("ismcts L8", "random"), never its whole option
 string (kept in ``Seat.bot``); two seats of one name are told apart by their number.
-People count seats from 1 (``seat_label``: "Seat 1" is seat 0); the API and game text count
-from 0. Game text names seats "seat N" (``services.engine.words``); ``with_names`` writes the
-names in when the event is logged. Words that depend on who reads them are a choice,
-"{2|You bid|Ada bids}": ``for_viewer`` picks each viewer's as the event is sent.
+People count seats from 1 (``seat_label``: "Seat 1" is seat 0); the API and labels count
+from 0, labels naming seats "seat N". A game's events name seats as phrase arguments
+(``common.phrases``), so their names are never text to escape. The platform's events are
+text: words that depend on who reads them are a choice, "{2|Ada (you)|Ada}" (an outcome's
+seats, ``with_names_marked``): ``for_viewer`` picks each viewer's as the event is sent.
 
 Names are data, never markup (``in_text``): written into text, a name's "{" is doubled,
 and inside a choice's words each "{", "}" and "|" of it is written in braces ("{|}"), and

@@ -285,7 +285,7 @@ VARIABLES: tuple[Variable, ...] = (
         "int",
         None,
         "gateway",
-        "without an archive: `TAVOLA_TABLE_TTL_SECONDS`, how long a finished table (its record and log, for GetTable, GetView, GetReplay and `gateway.verify`) is kept after its last event; 0: until deleted. With an archive (`TAVOLA_DATABASE_URL`) it does not apply: a finished table stays in Redis until it is archived and its retry window is over",
+        "without an archive: `TAVOLA_TABLE_TTL_SECONDS`, how long a finished table (its record and log, for GetTable, GetView, GetReplay and `services.verify`) is kept after its last event; 0: until deleted. With an archive (`TAVOLA_DATABASE_URL`) it does not apply: a finished table stays in Redis until it is archived and its retry window is over",
         minimum=1,
     ),
     Variable(

@@ -10,12 +10,15 @@ same handlers.
 """
 
 import asyncio
+import importlib
 import os
+import pkgutil
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import redis.asyncio as redis
 import structlog
+from google.protobuf.descriptor import FileDescriptor
 from grpc_health.v1 import health_pb2
 
 from common import auth, defaults, generated, redis_client, tracing
@@ -49,10 +52,27 @@ from gateway.store import TableStore
 from gateway.sweeper import Sweeper
 from gateway.turn_service import serve_turns
 from gateway.web import WebServer, build_app
-from services.registry import game_proto_files
 from tavola.gateway.v1 import actions_pb2, chat_pb2, gateway_pb2, players_pb2, sessions_pb2, social_pb2, turns_pb2
 
 log = structlog.get_logger()
+
+# The platform's own proto packages; every other one generated into tavola/ is a game's.
+PLATFORM_PACKAGES = frozenset(("gateway", "rules", "store"))
+
+
+def game_proto_files() -> list[FileDescriptor]:
+    """The proto files of the games' messages, from the generated modules (no game's code):
+    the gateway carries them in Any fields, and reflection clients (grpcurl, generic
+    clients) decode them from these."""
+    import tavola
+
+    files: dict[str, FileDescriptor] = {}
+    for module in pkgutil.walk_packages(tavola.__path__, "tavola."):
+        package = module.name.split(".")
+        if len(package) == 4 and package[1] not in PLATFORM_PACKAGES and package[3].endswith("_pb2"):
+            descriptor = importlib.import_module(module.name).DESCRIPTOR
+            files[descriptor.name] = descriptor
+    return list(files.values())
 
 
 async def open_archive(settings: Settings, store: TableStore) -> tuple[Archive | None, Archiver | None]:

@@ -5,7 +5,7 @@ Redis holds live tables; once a game is over, gateway/archiver.py copies the tab
 window, deletes it from Redis. Reads of a table Redis no longer holds fall through to
 here (TableStore.use_archive): the archive keeps the TableRecord, its "types" field and
 every LogRecord as the bytes Redis held, so GetTable, GetReplay, ListMyTables and
-``gateway.verify`` answer for an archived table exactly as they did before.
+``services.verify`` answer for an archived table exactly as they did before.
 
 The schema is under Alembic migrations (gateway/migrations); ``migrate`` brings a
 database to the newest, and the gateway runs it as it starts. The driver is psycopg 3,
@@ -77,8 +77,8 @@ def _renamed(text: str, names: set[str]) -> str:
 
 
 def _scrub_event(stored: store_pb2.StoredEvent, seats: set[int], names: set[str]) -> None:
-    if stored.text:
-        stored.text = _renamed(stored.text, names)
+    """A game event's phrase names no one (a seat is an argument, named from the seat
+    names as it is read); a platform event's text was written with names."""
     if stored.table_event:
         event = gw.TableEvent.FromString(stored.table_event)
         event.text = _renamed(event.text, names)

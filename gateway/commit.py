@@ -20,8 +20,8 @@ from common.names import for_viewer
 from gateway import clocks
 from gateway.rules import RulesDirectory
 from gateway.store import LogEntry, RequestKey, TableStore
-from gateway.text import game_text, platform_text
 from gateway.text import names as text_names
+from gateway.text import platform_text, read_phrase, tell
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import store_pb2
@@ -75,30 +75,29 @@ class Commit:
         return entry
 
     def game_events(self, projected: list[rules_pb2.ProjectedEvent]) -> None:
-        """The rules service's projections of each event, each with its text for that
-        viewer and the seats' names written in (every seat is taken once a game runs)."""
-        names = text_names(self.record.table)
+        """The rules service's projections of each event, each with its phrase for that
+        viewer (told as the event is read, gateway/text.py)."""
         for item in projected:
             seq = self.next_seq
             spectator = b""
+            phrases: dict[int | None, bytes] = {}
             if item.HasField("spectator"):
-                text = game_text(item.spectator_text, names)
-                spectator = self._event(seq, game_event=item.spectator, text=text).SerializeToString()
-            seats = {
-                seat_event.seat: (
-                    self._event(
-                        seq, game_event=seat_event.event, text=game_text(seat_event.text, names)
-                    ).SerializeToString()
-                    if seat_event.HasField("event")
-                    else b""
-                )
-                for seat_event in item.seats
-            }
-            self.entries.append(LogEntry(spectator=spectator, seats=seats))
+                spectator = self._event(seq, game_event=item.spectator).SerializeToString()
+                if item.HasField("spectator_phrase"):
+                    phrases[None] = item.spectator_phrase.SerializeToString()
+            seats = {}
+            for seat_event in item.seats:
+                seats[seat_event.seat] = b""
+                if seat_event.HasField("event"):
+                    seats[seat_event.seat] = self._event(seq, game_event=seat_event.event).SerializeToString()
+                    if seat_event.HasField("phrase"):
+                        phrases[seat_event.seat] = seat_event.phrase.SerializeToString()
+            self.entries.append(LogEntry(spectator=spectator, seats=seats, phrases=phrases))
 
     def seen_by(self, seat: int, events: MutableSequence[gw.TableEvent]) -> None:
         """Adds the entries' events as ``seat`` sees them to ``events`` (a response's), each
-        decoded into its place (no message of its own, copied in)."""
+        decoded into its place (no message of its own, copied in), with its words."""
+        names = None
         for entry in self.entries:
             data = entry.seats.get(seat, entry.spectator)
             if data:
@@ -106,6 +105,10 @@ class Commit:
                 event.MergeFromString(data)
                 if "{" in event.text:  # the seat's own words of the text's choices
                     event.text = for_viewer(event.text, seat)
+                phrase = entry.phrases.get(seat) or entry.phrases.get(None)
+                if phrase and event.HasField("game_event") and (said := read_phrase(phrase)) is not None:
+                    names = names or text_names(self.record.table)
+                    event.text = tell(event.game_event.type_url, said, names, seat)
 
     def finish(self) -> store_pb2.TableRecord:
         """Stamps the new version, last seq and update time on the record to be written

@@ -1,7 +1,10 @@
 """Gateway settings from the environment, with defaults that run locally."""
 
+import subprocess
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 
 from common import defaults, redis_client, settings
 from common.settings import ConfigError
@@ -12,11 +15,15 @@ from gateway.quotas import Limits
 from gateway.web import WebSettings
 
 
+@cache
 def default_rules() -> str:
-    """Every registered game's rules service at its default local port."""
-    from services.registry import game_ids, rules_port  # only when TAVOLA_RULES is unset
-
-    return ",".join(f"{game}=127.0.0.1:{rules_port(game)}" for game in game_ids())
+    """Every registered game's rules service at its default local port (``python -m
+    services.registry``), only when TAVOLA_RULES is unset: asked of a child process, so
+    that the gateway loads no game's code."""
+    listed = subprocess.run(
+        [sys.executable, "-m", "services.registry"], capture_output=True, text=True, check=True, timeout=120
+    )
+    return listed.stdout.strip()
 
 
 def parse_rules(text: str) -> dict[str, str]:

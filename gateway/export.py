@@ -3,7 +3,7 @@
 python -m gateway.export <game> <YYYY-MM> [--database URL] [--out FILE]
 
 One line per table finished that month (UTC), in the order they finished, holding what
-``python -m gateway.verify --export FILE`` needs to check it without any server: the
+``python -m services.verify --export FILE`` needs to check it without any server: the
 seed's commitment and reveal, options, actions in order, the game events every viewer was
 shown, and the outcome; the seats' display names and places. Nothing private is in it:
 no player id, no token, no chat; a deleted account's seats carry the name

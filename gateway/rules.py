@@ -10,6 +10,7 @@ and so is every service while traces are on (common/tracing.py).
 """
 
 import asyncio
+import contextlib
 import contextvars
 import itertools
 from collections.abc import Awaitable, Callable
@@ -21,7 +22,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from common import tracing
 from common.answered_stream import AnsweredStream, Unimplemented
 from common.errors import ApiError, from_rpc_error
-from gateway import metrics
+from gateway import metrics, text
 from tavola.rules.v1 import rules_pb2, rules_pb2_grpc
 
 log = structlog.get_logger()
@@ -85,6 +86,8 @@ class RulesDirectory:
         return stub
 
     async def call(self, game_id: str, method: str, request):
+        if method in ("NewGame", "ApplyAction") and game_id not in self.descriptions and game_id in self.stubs:
+            await self.describe(game_id)  # its catalogs, to tell the events this call makes
         if method == "ApplyAction" and game_id in self.streaming:
             return await self.apply(game_id, request)
         try:
@@ -95,6 +98,8 @@ class RulesDirectory:
     async def apply(self, game_id: str, request: rules_pb2.ApplyActionRequest) -> rules_pb2.ApplyActionResponse:
         """ApplyAction over one of the game's streams, in turn (opened, or opened again
         after a failure, here)."""
+        if game_id not in self.descriptions and game_id in self.stubs:
+            await self.describe(game_id)  # its catalogs, to tell the events this call makes
         streams = self.streams[game_id]
         index = next(self.turn) % len(streams)
         stream = streams[index]
@@ -141,6 +146,9 @@ class RulesDirectory:
             states = await asyncio.gather(*(self.answers(game) for game in self.channels))
             for game, up in zip(self.channels, states, strict=True):
                 metrics.RULES_UP.labels(game).set(int(up))
+                if up and game not in self.descriptions:  # its catalogs, to tell its events
+                    with contextlib.suppress(ApiError):
+                        await self.describe(game)
                 if known.get(game) == up:
                     continue
                 if not up:
@@ -154,6 +162,7 @@ class RulesDirectory:
     async def describe(self, game_id: str) -> rules_pb2.GameDescription:
         if game_id not in self.descriptions:
             response = await self.call(game_id, "DescribeGame", rules_pb2.DescribeGameRequest())
+            text.learn(response.game, response.catalogs)  # the game's words, as data
             self.descriptions[game_id] = response.game
         return self.descriptions[game_id]
 

@@ -19,6 +19,7 @@ from gateway import metrics
 from gateway.commands import TableCore
 from gateway.handlers import _about, _failure, _log_refusal, require_token
 from gateway.leaving import AccountDeletion
+from gateway.locale import reading_in
 from gateway.matchmaking import Matchmaker
 from gateway.players import Players, is_player_token
 from gateway.quotas import ACTION_STREAMS, client_of
@@ -97,7 +98,7 @@ class GatewayServicer:
 
     async def SubmitAction(self, request: gw.SubmitActionRequest, context) -> bytes:
         expected = request.expected_version if request.HasField("expected_version") else None
-        with bound(request_id=request.request_id[:128] or None):
+        with bound(request_id=request.request_id[:128] or None), reading_in(context):
             response, view = await self.core.submit_parts(
                 request.table_id,
                 require_token(context),
@@ -133,15 +134,16 @@ class GatewayServicer:
 
     async def GetReplay(self, request: gw.GetReplayRequest, context) -> gw.GetReplayResponse:
         seat = request.seat if request.HasField("seat") else None
-        return await replay(
-            self.core.reads,
-            self.core.quotas,
-            request.table_id,
-            seat,
-            auth.token_from(context),
-            request.with_views,
-            client_of(context),
-        )
+        with reading_in(context):
+            return await replay(
+                self.core.reads,
+                self.core.quotas,
+                request.table_id,
+                seat,
+                auth.token_from(context),
+                request.with_views,
+                client_of(context),
+            )
 
 
 class ActionServicer:

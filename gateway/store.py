@@ -59,8 +59,11 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
-from common.names import for_viewer, has_choices, with_names
-from gateway.text import game_words, names_list, teller
+from common.names import for_viewer, has_choices
+from gateway import phrase_store
+from gateway.locale import READER
+from gateway.phrase_store import string_index
+from gateway.text import names_list, seats_in, tell
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 
@@ -267,26 +270,20 @@ def nanos(stamp) -> int:
     return stamp.seconds * 1_000_000_000 + stamp.nanos
 
 
-def _type_index(type_urls: MutableSequence[str], type_url: str) -> int:
-    """``type_url``'s index in the table's list, added at its first use."""
-    for index, known in enumerate(type_urls):
-        if known == type_url:
-            return index
-    type_urls.append(type_url)
-    return len(type_urls) - 1
-
-
-def _stored_event(data: bytes, type_urls: MutableSequence[str]) -> tuple[gw.TableEvent, store_pb2.StoredEvent]:
-    """A viewer's TableEvent bytes (b'': it sees nothing), and its body as the log keeps it."""
+def _stored_event(
+    data: bytes, type_urls: MutableSequence[str], phrase: bytes = b""
+) -> tuple[gw.TableEvent, store_pb2.StoredEvent]:
+    """A viewer's TableEvent bytes (b'': it sees nothing) and its phrase (a game event's
+    words), and its body as the log keeps it."""
     event = gw.TableEvent.FromString(data)
     stored = store_pb2.StoredEvent()
     if not data:
         return event, stored
     if event.HasField("game_event"):
         stored.game_event = event.game_event.value
-        stored.type_url = _type_index(type_urls, event.game_event.type_url)
-        if teller(event.game_event.type_url) is None:  # else told as it is read (gateway/text.py)
-            stored.text = event.text
+        stored.type_url = string_index(type_urls, event.game_event.type_url)
+        if phrase:  # told as it is read (gateway/text.py)
+            stored.phrase = phrase_store.stored(phrase, type_urls)
     else:
         body = gw.TableEvent()
         body.CopyFrom(event)
@@ -307,6 +304,9 @@ class LogEntry:
     revoked_seat: int | None = None
     # The SeatAction that made this entry (bytes), read back only by replays.
     action: bytes = b""
+    # A game event's words (a serialized Phrase): the spectators' (None) and each seat's
+    # where it differs.
+    phrases: dict[int | None, bytes] = field(default_factory=dict)
 
     def record(self, type_urls: MutableSequence[str], version: int, time_ns: int) -> store_pb2.LogRecord:
         """The entry as the log stores it: the version and time of the command that made it
@@ -316,15 +316,15 @@ class LogEntry:
         record = store_pb2.LogRecord(version=version, time_ns=time_ns, end=self.end)
         heads: list[gw.TableEvent] = []
         if self.spectator:
-            event, public = _stored_event(self.spectator, type_urls)
+            event, public = _stored_event(self.spectator, type_urls, self.phrases.get(None, b""))
             record.public.CopyFrom(public)
             heads.append(event)
         for seat, data in sorted(self.seats.items()):
             seat_event = record.seats.add(seat=seat)
             if data:
-                event, stored = _stored_event(data, type_urls)
-                if stored.text == record.public.text:
-                    stored.ClearField("text")  # read back from the public one (StoredEntry._event)
+                event, stored = _stored_event(data, type_urls, self.phrases.get(seat, b""))
+                if stored.phrase == record.public.phrase:
+                    stored.ClearField("phrase")  # read back from the public one (StoredEntry._event)
                 seat_event.event.CopyFrom(stored)
                 heads.append(event)
         if any(event.version != version or nanos(event.time) != time_ns for event in heads):
@@ -335,7 +335,7 @@ class LogEntry:
             taken = store_pb2.SeatAction.FromString(self.action)
             record.action.seat = taken.seat
             record.action.value = taken.action.value
-            record.action.type_url = _type_index(type_urls, taken.action.type_url)
+            record.action.type_url = string_index(type_urls, taken.action.type_url)
         return record
 
     def fields(self, type_urls: MutableSequence[str], version: int, time_ns: int) -> list[bytes | str]:
@@ -375,37 +375,42 @@ class StoredEntry:
     type_urls: Sequence[str] = ()
     names: SeatNames = ()
     _record: store_pb2.LogRecord = field(init=False, repr=False, compare=False)
-    _seen: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _seen: dict[tuple[int | None, str], bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
     _framed: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
     _framed_in_batch: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
-    # Each game event's text, told once, by whose projection it is (None: the public one).
-    _told: dict[int | None, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # Each game event's phrase, read once, by whose projection it is (None: the public one).
+    _phrases: dict[int | None, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._record = store_pb2.LogRecord.FromString(self.data)
 
-    def _text(self, stored: store_pb2.StoredEvent, projection: int | None) -> str:
-        """A game event's text, its choices unmade: stored with it (a game whose words the
-        gateway lacks, or logged before text was told on reading), else the game's words for
-        the projection it is (``projection``: its seat, None for the public event), with the
-        names the seats had when it was logged."""
-        text = stored.text or self._record.public.text
-        if text:
-            return text
-        told = self._told.get(projection)
-        if told is None:
-            words = game_words(self.type_urls[stored.type_url], stored.game_event, projection)
-            told = self._told[projection] = with_names(words, names_at(self.names, self.seq))
-        return told
+    def _phrase(self, stored: store_pb2.StoredEvent, projection: int | None):
+        """A game event's phrase: its own, else the public event's (None: it has none)."""
+        if projection not in self._phrases:
+            data = stored.phrase or self._record.public.phrase
+            self._phrases[projection] = phrase_store.read(data, self.type_urls) if data else None
+        return self._phrases[projection]
 
-    def _public_text(self) -> str:
+    def _text(self, stored: store_pb2.StoredEvent, projection: int | None, viewer: int | None) -> str:
+        """A game event's words as ``viewer`` reads them: the phrase of the projection it is
+        (``projection``: its seat, None for the public event), told with the names the seats
+        had when it was logged ("" for an event without words)."""
+        said = self._phrase(stored, projection)
+        if said is None:
+            return ""
+        type_url = self.type_urls[stored.type_url]
+        return tell(type_url, said, names_at(self.names, self.seq), viewer)
+
+    def _viewer_dependent(self, seat: int) -> bool:
+        """Whether ``seat`` reads the public event its own way ("You bid")."""
         public = self._record.public
         body = public.WhichOneof("body")
         if body == "game_event":
-            return self._text(public, None)
+            said = self._phrase(public, None)
+            return said is not None and seat in seats_in(said)
         if body == "table_event" and b"{" in public.table_event:  # a platform event's choices
-            return gw.TableEvent.FromString(public.table_event).text
-        return ""
+            return has_choices(gw.TableEvent.FromString(public.table_event).text)
+        return False
 
     def _event(self, stored: store_pb2.StoredEvent, viewer: int | None, projection: int | None) -> bytes:
         body = stored.WhichOneof("body")
@@ -417,8 +422,7 @@ class StoredEntry:
         if body == "game_event":
             event.game_event.type_url = self.type_urls[stored.type_url]
             event.game_event.value = stored.game_event
-            text = self._text(stored, projection)
-            event.text = for_viewer(text, viewer)  # this viewer's words of the text's choices
+            event.text = self._text(stored, projection, viewer)
         else:
             event.MergeFromString(stored.table_event)
             if "{" in event.text:  # the game's end: "(you)" for the reader's own seat
@@ -430,14 +434,15 @@ class StoredEntry:
         record = self._record
         key = None
         if seat is not None and (
-            any(seat_event.seat == seat for seat_event in record.seats) or has_choices(self._public_text())
+            any(seat_event.seat == seat for seat_event in record.seats) or self._viewer_dependent(seat)
         ):
             key = seat  # its own event, or its own words of the public one ("You bid")
-        seen = self._seen.get(key)
+        cached = (key, READER.get())  # each reader's language its own
+        seen = self._seen.get(cached)
         if seen is None:  # an entry read once is shown to every watcher of the table
             own = next((seat_event.event for seat_event in record.seats if seat_event.seat == key), None)
             seen = self._event(record.public, key, None) if own is None else self._event(own, key, key)
-            self._seen[key] = seen
+            self._seen[cached] = seen
         return seen
 
     def framed_for_viewer(self, seat: int | None) -> bytes:

@@ -1,67 +1,102 @@
-"""The text of each TableEvent (``TableEvent.text``). A game event's is the game's own
-words for that viewer, from that viewer's projection, with the seats' names written in:
-told when the event is read (``game_words``), from the event the log keeps and the names
-the seats had when it was logged, so the log stores no text (a finished Borgia table held
-about 7 KB of it). The platform's events are told here when they are logged (a few a
-game); the game's end writes each seat of its outcome as a choice, so that its reader
-reads "Ada (you)". Every client reads the same sentence, and replays keep it.
+"""The text of each TableEvent (``TableEvent.text``), told from phrases and catalogs: the
+gateway holds no game's code and no game's words of its own.
 
-A game whose words the gateway does not have (a rules service in another language) has
-the rules service's text stored with each event instead, as made on the command's path.
+A game event's words are the phrase the rules service made from that viewer's projection
+(``tavola.rules.v1.Phrase``), which the log keeps; they are told when the event is read, in
+the reader's language, from the catalogs the game's rules service serves with DescribeGame
+(``learn``), with the names the seats had when it was logged. The platform's events are
+told from the platform's catalog (``common/catalog``) as they are logged (a few a game); the
+game's end writes each seat of its outcome as a choice, so that its reader reads "Ada
+(you)". Every client reads the same sentence, and replays keep it.
 """
 
-from collections.abc import Callable
-from functools import cache
+from collections.abc import Mapping
 
 import structlog
+from google.protobuf.message import DecodeError
 
-from common.names import in_text, seat_label, seat_names, with_names, with_names_marked
+from common.names import in_text, seat_label, seat_names, with_names_marked
+from common.phrase_wire import from_proto
+from common.phrases import FALLBACK, Catalogs, Phrase, Seat, Teller, phrase
+from gateway.locale import READER
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 
 log = structlog.get_logger()
+_TYPE_PREFIX = "type.googleapis.com/"
 
-# An event's serialized message and whose projection it is (None: the spectators') -> the
-# game's words for it, seats written "seat N" and the reader's choices unmade.
-Teller = Callable[[bytes, int | None], str]
-
-
-@cache
-def _tellers() -> dict[str, Teller]:
-    """Every registered game with words, by the full name of its Event message."""
-    from services.registry import load_games  # the gateway's games: loaded once, on first use
-
-    tellers: dict[str, Teller] = {}
-    for game in load_games().values():
-        words, codec = game.words, game.codec
-        decode = getattr(codec, "event_from_bytes", None)
-        event_type = getattr(codec, "event_type", None)
-        if words is None or decode is None or event_type is None:
-            continue
-
-        def tell(data: bytes, viewer: int | None, words=words, decode=decode) -> str:
-            return words.event_text(decode(data), viewer)
-
-        tellers[event_type().DESCRIPTOR.full_name] = tell
-    return tellers
+# Each game's catalogs, by the full name of its Event message (GameDescription.event_type).
+_catalogs: dict[str, Catalogs] = {}
+_tellers: dict[tuple[str, str], Teller] = {}
+_unknown: set[str] = set()  # the event types told without a catalog, once logged
 
 
-def teller(type_url: str) -> Teller | None:
-    """How the game whose events have ``type_url`` tells them; None: the gateway has no
-    words for it (their text is stored, as the rules service made it)."""
-    return _tellers().get(type_url.rpartition("/")[2])
+def learn(description: rules_pb2.GameDescription, catalogs) -> None:
+    """A game's catalogs (DescribeGameResponse.catalogs), as its rules service served them."""
+    if not description.event_type:
+        return
+    _catalogs[description.event_type] = Catalogs.from_po_texts((c.locale, c.po) for c in catalogs)
+    _unknown.discard(_TYPE_PREFIX + description.event_type)
+    for key in [key for key in _tellers if key[0] == description.event_type]:
+        del _tellers[key]
 
 
-def game_words(type_url: str, data: bytes, viewer: int | None) -> str:
-    """The game's words for one logged event (``viewer``: whose projection it is), "seat N"
-    and choices left in; "" for a game without words here, or an event they cannot read
-    (logged, since the log was written by the same games)."""
-    tell = teller(type_url)
-    if tell is None:
+def teller(type_url: str, locale: str = FALLBACK) -> Teller | None:
+    """How the game whose events have ``type_url`` is told in ``locale``; None: the gateway
+    has not learned its catalogs (its rules service has not answered DescribeGame yet)."""
+    event_type = type_url.rpartition("/")[2]
+    found = _tellers.get((event_type, locale))
+    if found is None:
+        catalogs = _catalogs.get(event_type)
+        if catalogs is None:
+            return None
+        found = _tellers[(event_type, locale)] = Teller(locale, catalogs)
+    return found
+
+
+def platform_teller(locale: str = FALLBACK) -> Teller:
+    found = _tellers.get(("", locale))
+    if found is None:
+        found = _tellers[("", locale)] = Teller(locale)
+    return found
+
+
+def read_phrase(data: bytes) -> Phrase | None:
+    try:
+        return from_proto(rules_pb2.Phrase.FromString(data))
+    except DecodeError:
+        log.warning("phrase_unreadable")
+        return None
+
+
+def seats_in(said: Phrase) -> set[int]:
+    """Every seat a phrase names, at any depth: the viewers who read it their own way."""
+    found: set[int] = set()
+    stack: list = list(said.args)
+    while stack:
+        arg = stack.pop()
+        if isinstance(arg, Seat):
+            found.add(arg.number)
+        elif isinstance(arg, Phrase):
+            stack.extend(arg.args)
+        elif hasattr(arg, "values"):
+            stack.extend(arg.values)
+    return found
+
+
+def tell(type_url: str, said: Phrase, names: Mapping[int, str], viewer: int | None, locale: str | None = None) -> str:
+    """A game's phrase in words as ``viewer`` reads it, in ``locale`` (else the reader's,
+    gateway/locale.py); "" for a game whose catalogs the gateway has not learned, or words
+    that cannot be told (logged)."""
+    found = teller(type_url, locale or READER.get())
+    if found is None:
+        if type_url not in _unknown:  # said once: an offline reader (the export) has none
+            _unknown.add(type_url)
+            log.warning("no_catalog", type_url=type_url)
         return ""
     try:
-        return tell(data, viewer)
-    except Exception:  # a damaged entry, or an engine changed since: the event goes without text
+        return found.tell(said, names, viewer)
+    except Exception:  # a damaged entry: the event goes without text
         log.exception("event_text_failed", type_url=type_url)
         return ""
 
@@ -77,36 +112,35 @@ def names(table: gw.Table) -> dict[int, str]:
     return seat_names(table.seats)
 
 
-def game_text(text: str, names: dict[int, str]) -> str:
-    """A game's words for one viewer, "seat N" replaced by the seat's name."""
-    return with_names(text, names)
-
-
 def platform_text(names: dict[int, str], **body) -> str:
-    """A platform event (the body of a TableEvent other than a game event) in words; each
-    name written in as ``in_text`` writes it, so that it never makes a choice."""
+    """A platform event (the body of a TableEvent other than a game event) in words, from
+    the platform's catalog; each name written in as ``in_text`` writes it, so that it never
+    makes a choice."""
+    say = platform_teller()
     if "seat_taken" in body:
         taken: gw.SeatTaken = body["seat_taken"]
-        return f"{in_text(names.get(taken.seat, taken.display_name))} sits down."
+        who = in_text(names.get(taken.seat, taken.display_name))
+        return say.tell(phrase("platform.seat-taken", who), {})
     if "table_started" in body:
         started: gw.TableStarted = body["table_started"]
         commitment = started.seed_commitment.hex()
-        return f"The game begins. Seed commitment (SHA-256): {commitment}." if commitment else "The game begins."
+        if commitment:
+            return say.tell(phrase("platform.started.commitment", commitment), {})
+        return say.tell(phrase("platform.started"), {})
     if "decision_expired" in body:
         expired: gw.DecisionExpired = body["decision_expired"]
         who = in_text(names.get(expired.seat, seat_label(expired.seat)))
-        if expired.policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT:
-            return f"{who}'s decision time ran out: a bot takes the seat."
-        return f"{who}'s decision time ran out: a random action is played."
+        bot = expired.policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT
+        return say.tell(phrase("platform.expired.bot" if bot else "platform.expired.random", who), {})
     if "table_abandoned" in body:
         abandoned: gw.TableAbandoned = body["table_abandoned"]
         waited = duration_text(abandoned.idle_seconds)
-        if abandoned.reason == gw.TableAbandoned.REASON_NEVER_STARTED:
-            return f"The table is closed: nobody started it in the {waited} since it was opened."
-        return f"The table is ended: nobody played for {waited}. Nobody wins, and it is not rated."
+        never = abandoned.reason == gw.TableAbandoned.REASON_NEVER_STARTED
+        return say.tell(phrase("platform.abandoned.never-started" if never else "platform.abandoned.idle", waited), {})
     if "game_finished" in body:
         finished: gw.GameFinished = body["game_finished"]
-        return f"Game over: {outcome_text(finished.outcome, names)}. The seed is revealed: {finished.seed_reveal.seed}."
+        outcome = outcome_text(finished.outcome, names)
+        return say.tell(phrase("platform.finished", outcome, str(finished.seed_reveal.seed)), {})
     return ""
 
 
@@ -127,4 +161,9 @@ def outcome_text(outcome: rules_pb2.GameOutcome, names: dict[int, str]) -> str:
     winners = [
         with_names_marked(f"seat {seat}", names) if seat in names else seat_label(seat) for seat in outcome.winners
     ]
-    return f"{' and '.join(winners)} won" if winners else "nobody won"
+    say = platform_teller()
+    return (
+        say.tell(phrase("platform.won", " and ".join(winners)), {})
+        if winners
+        else say.tell(phrase("platform.nobody-won"), {})
+    )

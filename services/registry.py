@@ -116,3 +116,13 @@ def _check_ports(ports: dict[str, int]) -> None:
                 f"with Game(..., rules_port=N) in one of them"
             )
         owners[port] = game_id
+
+
+def local_routes() -> str:
+    """Every registered game's rules service at its default local port, as TAVOLA_RULES
+    names them ("borgia=127.0.0.1:50061,...")."""
+    return ",".join(f"{game}=127.0.0.1:{rules_port(game)}" for game in game_ids())
+
+
+if __name__ == "__main__":  # the gateway's default routes, asked without loading a game into it
+    print(local_routes())

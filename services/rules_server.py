@@ -25,6 +25,8 @@ from common import generated, settings, tracing
 from common import logging as tavola_logging
 from common.errors import ApiError, abort
 from common.metrics import serve_from_env
+from common.phrase_wire import to_proto
+from common.phrases import po_texts
 from common.server import Server, collect_less, listen_address, serve_until_signal
 from common.settings import exit_on_bad_config
 from services.engine.api import Game, parse_options
@@ -143,6 +145,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         # Set as the server stops: an ApplyActions stream ends after the message at hand.
         self.stopping = False
         self._open_streams: set[asyncio.Queue] = set()  # each open stream's queue of answers
+        folder = self.words.catalog if self.words is not None else None  # the game's words, as data
+        self.catalogs = (
+            [rules_pb2.MessageCatalog(locale=locale, po=po) for locale, po in po_texts(folder)] if folder else []
+        )
         info = self.engine.info
         self.description = rules_pb2.GameDescription(
             game_id=info.game_id,
@@ -236,29 +242,31 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     def _project(self, into, events, player_count: int) -> None:
         """Each event as the spectators and each seat see it, added to ``into`` (a response's
         repeated field: filled in place, not built apart and copied in), each projection with
-        its text: the game's words for that viewer, made from that viewer's projection only,
-        so a text tells no more than its event. A seat gets an entry of its own where its
-        event or its text differs from the spectators' (the text does where it names the seat
-        as "you")."""
+        its phrase: the game's words for that viewer, made from that viewer's projection only,
+        so they tell no more than its event. A seat gets an entry of its own where its event
+        or its phrase differs from the spectators' (a phrase names seats as arguments: "you"
+        is the reader's, not an entry of its own)."""
         project = self.engine.project_event
-        text_of = self.words.event_text if self.words is not None else None
+        phrase_of = self.words.event_phrase if self.words is not None else None
         for event in events:
             public = project(event, None)
             entry = into.add()
-            public_text = ""
+            public_phrase = None
             if public is not None:
                 entry.spectator.CopyFrom(self._pack_event(public))
-                if text_of is not None:
-                    public_text = entry.spectator_text = text_of(public, None)
+                if phrase_of is not None:
+                    public_phrase = phrase_of(public, None)
+                    entry.spectator_phrase.CopyFrom(to_proto(public_phrase))
             for seat in range(player_count):
                 seen = project(event, seat)
-                text = text_of(seen, seat) if text_of is not None and seen is not None else ""
-                if seen == public and text == public_text:
+                said = phrase_of(seen, seat) if phrase_of is not None and seen is not None else None
+                if seen == public and said == public_phrase:
                     continue
                 seat_event = entry.seats.add(seat=seat)
                 if seen is not None:
                     seat_event.event.CopyFrom(self._pack_event(seen))
-                    seat_event.text = text
+                    if said is not None and said != public_phrase:
+                        seat_event.phrase.CopyFrom(to_proto(said))
 
     def _legal(self, state, seat: int) -> bytes:
         """The seat's legal actions, each packed in its Any with its label, serialized as the
@@ -304,7 +312,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     @rpc
     async def DescribeGame(self, request, context):
-        return rules_pb2.DescribeGameResponse(game=self.description)
+        return rules_pb2.DescribeGameResponse(game=self.description, catalogs=self.catalogs)
 
     @rpc
     async def NewGame(self, request, context):

@@ -85,3 +85,11 @@ def replay(game: Game, player_count: int, options: Mapping[str, str], seed: int,
         state, events = game.engine.apply(state, seat, action)
         all_events.extend(events)
     return state, all_events
+
+
+def told(game, projection, viewer: int | None) -> str:
+    """A game's words for one viewer's projection of an event, in English as that viewer
+    reads them, seats named "seat N" (as the gateway tells them before writing names in)."""
+    from common.phrases import as_seats, english
+
+    return english(game.words.catalog).tell(game.words.event_phrase(projection, viewer), as_seats(), viewer)

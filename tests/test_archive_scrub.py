@@ -2,6 +2,8 @@
 seats' names everywhere the record, the names list and the log write them, and nothing of
 the other seats or of the game itself."""
 
+from common.phrase_wire import to_proto
+from common.phrases import Seat, Term, phrase
 from gateway.archive import DELETED_NAME, scrub
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
@@ -20,12 +22,11 @@ def _table() -> tuple[bytes, bytes, list[tuple[int, bytes]]]:
         log = store_pb2.LogRecord(version=seq)
         log.public.table_event = event.SerializeToString()
         entries.append((seq, log.SerializeToString()))
-    told = store_pb2.LogRecord(version=3)  # a game event with its text stored (a game without words here)
+    told = store_pb2.LogRecord(version=3)  # a game event: its phrase names seats by number only
     told.public.game_event = b"\x08\x01"
-    told.public.text = "Ottoline bids 3 against bea."
-    seat_own = told.seats.add(seat=0)
-    seat_own.event.game_event = b"\x08\x02"
-    seat_own.event.text = "Ottoline (you) bids 3."
+    told.public.phrase = to_proto(
+        phrase("borgia.bid-made", Seat(0), phrase("borgia.bid", 3, Term("borgia.face.bribe")))
+    ).SerializeToString()
     entries.append((3, told.SerializeToString()))
     return record.SerializeToString(), types.SerializeToString(), entries
 
@@ -37,13 +38,11 @@ def test_the_players_names_go_and_nothing_else_changes():
     assert [(s.display_name, s.player_id) for s in record.table.seats] == [(DELETED_NAME, ""), ("bea", "p2")]
     assert record.seed == 42
     assert list(store_pb2.TypeUrls.FromString(new_types).seat_names[0].names) == [DELETED_NAME, "bea"]
-    assert [seq for seq, _ in changed] == [1, 3]  # the other seat's entry is untouched
+    # The other seat's entry is untouched, and so is the game event: its phrase names the
+    # seat by number, and the names it is told with are the scrubbed list's.
+    assert [seq for seq, _ in changed] == [1]
     joined = gw.TableEvent.FromString(store_pb2.LogRecord.FromString(changed[0][1]).public.table_event)
     assert (joined.text, joined.seat_taken.display_name) == (f"{DELETED_NAME} sits down.", DELETED_NAME)
-    told = store_pb2.LogRecord.FromString(changed[1][1])
-    assert told.public.text == f"{DELETED_NAME} bids 3 against bea."
-    assert told.seats[0].event.text == f"{DELETED_NAME} (you) bids 3."
-    assert (told.public.game_event, told.seats[0].event.game_event) == (b"\x08\x01", b"\x08\x02")
     assert "Ottoline" not in repr((new_data, new_types, changed))
 
 

@@ -268,7 +268,7 @@ MADE_BY_A_RUN = {"deploy/.env", "clients/web/dist"}
 
 
 def named_paths() -> list[tuple[str, str]]:
-    """Repository paths the pages name in code spans (`gateway/verify.py`), placeholders aside."""
+    """Repository paths the pages name in code spans (`services/verify.py`), placeholders aside."""
     folders = {path.name for path in ROOT.iterdir() if path.is_dir() and not path.name.startswith(".")}
     found = []
     for page in PAGES:

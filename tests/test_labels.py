@@ -4,15 +4,14 @@ turn counted from 1 alike in its view and its history."""
 
 import re
 
-from common.names import for_viewer, with_names
+from common.names import with_names
 from services.mortadella import ENGINE as MORTADELLA
 from services.mortadella import model as m
-from services.mortadella import words as mortadella_words
 from services.pecunia import ENGINE as PECUNIA
 from services.pecunia import model as p
-from services.pecunia import words as pecunia_words
 from services.registry import get_game
 from tests.engine_harness import random_playout
+from tests.engine_harness import told as tell_event
 
 
 def test_pecunia_labels_are_the_rulebooks_steps_and_cards():
@@ -44,7 +43,7 @@ def test_a_played_card_reads_as_its_label():
         p.PlaySwap(0, 1, 2),
     ):
         card = p.ActionCard(0, p.PLAY_KINDS[type(action)])
-        told = for_viewer(pecunia_words.event_text(p.ActionCardPlayed(0, card, action), 0), 0)
+        told = tell_event(get_game("pecunia"), p.ActionCardPlayed(0, card, action), 0)
         assert told == f"You play {PECUNIA.describe_action(action)}.", told
 
 
@@ -66,14 +65,14 @@ def test_mortadella_labels_are_the_rulebooks_words():
 
 def test_a_resolved_effect_reads_as_its_label():
     for dice, effect in (((m.Symbol.TOWER,), m.Effect.ACQUIRE_TOWER), ((m.Symbol.BOOK,), m.Effect.PLAGUE)):
-        told = for_viewer(mortadella_words.event_text(m.EffectChosen(0, dice, effect), 0), 0)
+        told = tell_event(get_game("mortadella"), m.EffectChosen(0, dice, effect), 0)
         assert told == f"You {MORTADELLA.describe_action(m.ResolveEffect(dice, effect))}.", told
 
 
 def test_no_effect_names_whose_effect_it_was():
     # NoEffect's seat is the one resolving; "has no effect for <that seat>" read as if it
     # were the target.
-    told = for_viewer(mortadella_words.event_text(m.NoEffect(2, m.Effect.DRUNKENNESS), None), None)
+    told = tell_event(get_game("mortadella"), m.NoEffect(2, m.Effect.DRUNKENNESS), None)
     assert told == "seat 2's Drunkenness has no effect."
 
 
@@ -82,9 +81,9 @@ def test_pecunia_turns_count_from_1_in_the_view_and_the_history():
     state, events = PECUNIA.new_game(2, {}, 7)
     assert PECUNIA.view(state, 0).turn == PECUNIA.view(state, None).turn == 1
     started = [e for e in events if isinstance(e, p.TurnStarted)]
-    assert for_viewer(pecunia_words.event_text(started[0], None), None).startswith("Turn 1: ")
+    assert tell_event(get_game("pecunia"), started[0], None).startswith("Turn 1: ")
     playout = random_playout(game, 2, {}, 7, max_steps=400)
-    told = [for_viewer(pecunia_words.event_text(e, None), None) for e in playout.events if isinstance(e, p.TurnStarted)]
+    told = [tell_event(get_game("pecunia"), e, None) for e in playout.events if isinstance(e, p.TurnStarted)]
     numbers = [int(re.match(r"Turn (\d+):", text).group(1)) for text in told]  # type: ignore[union-attr]
     assert numbers == list(range(1, 1 + len(numbers)))  # the playout's events start with the deal's
     # The last turn started is the view's turn while the game goes on.
@@ -104,27 +103,23 @@ def test_a_submenu_says_what_its_parent_said_once():
 
 
 def test_a_dealt_role_says_what_it_needs_to_win():
-    told = for_viewer(mortadella_words.event_text(m.RoleDealt(0, m.Role.MASTER), 0), 0)
+    told = tell_event(get_game("mortadella"), m.RoleDealt(0, m.Role.MASTER), 0)
     assert told == (
         "Your role: Master of the Innkeepers. To win: at least 3 People, 3 Book and 3 Mortadella,"
         " and a right guess of a role."
     )
-    lord = for_viewer(mortadella_words.event_text(m.RoleReplaced(1, m.Role.PRINCE, m.Role.LORD), 1), 1)
+    lord = tell_event(get_game("mortadella"), m.RoleReplaced(1, m.Role.PRINCE, m.Role.LORD), 1)
     assert lord.endswith("To win: at least 4 People and 6 Tower, with no Mortadella.")
     # Nobody else reads the role, nor what it needs.
-    assert (
-        for_viewer(mortadella_words.event_text(m.RoleDealt(0, None), None), None)
-        == "seat 0 is dealt a secret role card."
-    )
+    assert tell_event(get_game("mortadella"), m.RoleDealt(0, None), None) == "seat 0 is dealt a secret role card."
 
 
 def test_one_revealed_die_shows():
     from services.borgia import model as b
-    from services.borgia import words as borgia_words
 
     faces = ((b.Face.POISON,), (b.Face.BRIBE,))
     called = b.DiceRevealed(faces, bidder=0, caller=1, bid=b.Bid(3, b.Face.POISON), matching=1, truthful=False)
-    assert "1 shows Poison or Fate" in for_viewer(borgia_words.event_text(called, None), None)
+    assert "1 shows Poison or Fate" in tell_event(get_game("borgia"), called, None)
 
 
 def test_a_group_is_named_by_every_word_its_members_share():
@@ -149,6 +144,6 @@ def test_table_options_are_described_to_players_without_ruling_numbers():
 
 
 def test_mortadella_words_for_a_declined_cancel_and_the_turn_limit():
-    told = for_viewer(mortadella_words.event_text(m.CancelDecided(1, m.Effect.DRUNKENNESS, False), None), None)
+    told = tell_event(get_game("mortadella"), m.CancelDecided(1, m.Effect.DRUNKENNESS, False), None)
     assert told == "seat 1 lets Drunkenness take effect."
     assert MORTADELLA.describe_action(m.PayCancel(False)) == "let it take effect"

@@ -5,7 +5,7 @@ import asyncio
 import pytest
 from google.protobuf import any_pb2
 
-from gateway.verify import ReplayRefused, _hex, _replay
+from services.verify import ReplayRefused, _hex, _replay
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 

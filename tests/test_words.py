@@ -5,15 +5,11 @@ import re
 
 import pytest
 
-from common.names import for_viewer
 from services.borgia import model as borgia
-from services.borgia.words import event_text as borgia_text
-from services.engine.words import Voice
 from services.mortadella import model as mortadella
 from services.pecunia import model as pecunia
-from services.pecunia.words import event_text as pecunia_text
 from services.registry import get_game, player_counts
-from tests.engine_harness import random_playout
+from tests.engine_harness import random_playout, told
 
 GAMES = ("borgia", "mortadella", "pecunia")
 SEEDS = (1,)
@@ -33,7 +29,7 @@ def playout_texts(game_id: str, players: int, seed: int):
         for viewer in (None, *range(players)):
             seen = engine.project_event(event, viewer)
             if seen is not None:
-                yield event, viewer, seen, for_viewer(game.words.event_text(seen, viewer), viewer)
+                yield event, viewer, seen, told(game, seen, viewer)
 
 
 @pytest.mark.parametrize("game_id", GAMES)
@@ -55,15 +51,13 @@ def test_every_event_of_every_player_count_has_text(game_id):
 
 
 def test_the_viewer_is_you_with_the_verb_to_match():
-    bid = borgia_text(borgia.BidMade(1, 3, borgia.Face.BRIBE), None)
-    assert bid == "{1|You bid|seat 1 bids} 3 x Bribe."  # one text, a choice per reader
-    assert for_viewer(bid, 1) == "You bid 3 x Bribe."
-    assert for_viewer(bid, 0) == for_viewer(bid, None) == "seat 1 bids 3 x Bribe."
-    queue = pecunia_text(pecunia.QueueChanged(2, ()), None)
-    assert for_viewer(queue, 2).startswith("Your queue")  # never "You's queue"
-    assert for_viewer(queue, None).startswith("seat 2's queue")
-    assert for_viewer(Voice(None).does(0, "pass"), 0) == "You pass"
-    assert for_viewer(Voice(None).does(0, "pass"), 1) == "seat 0 passes"
+    borgia_game = get_game("borgia")
+    bid = borgia.BidMade(1, 3, borgia.Face.BRIBE)  # one phrase, told to each reader
+    assert told(borgia_game, bid, 1) == "You bid 3 x Bribe."
+    assert told(borgia_game, bid, 0) == told(borgia_game, bid, None) == "seat 1 bids 3 x Bribe."
+    queue = pecunia.QueueChanged(2, ())
+    assert told(get_game("pecunia"), queue, 2).startswith("Your queue")  # never "You's queue"
+    assert told(get_game("pecunia"), queue, None).startswith("seat 2's queue")
 
 
 def test_borgia_never_tells_a_seat_anothers_puppet_or_dice():
@@ -121,7 +115,7 @@ def test_borgia_ending_says_why():
         winners=(0,),
         scores=(9, 0),
     )
-    text = for_viewer(borgia_text(borgia.GameEnded(result), 0), 0)
+    text = told(get_game("borgia"), borgia.GameEnded(result), 0)
     assert "Puppets revealed: You: Medici; seat 1: Orsini." in text
     assert "Medici +4" in text
     assert (
@@ -132,9 +126,10 @@ def test_borgia_ending_says_why():
 
 
 @pytest.mark.parametrize("game_id", GAMES)
-def test_the_rules_service_sends_each_viewer_the_text_of_its_own_projection(game_id):
-    """A seat's text is made from that seat's projection: a seat with an entry of its own
-    reads its own text, every other seat the spectators'."""
+def test_the_rules_service_sends_each_viewer_the_phrase_of_its_own_projection(game_id):
+    """A seat's phrase is made from that seat's projection: a seat with an entry of its own
+    reads its own phrase, every other seat the spectators'."""
+    from common.phrase_wire import to_proto
     from services.rules_server import RulesServicer
     from tavola.rules.v1 import rules_pb2
 
@@ -147,16 +142,20 @@ def test_the_rules_service_sends_each_viewer_the_text_of_its_own_projection(game
     response = rules_pb2.NewGameResponse()
     servicer._project(response.events, events, players)
     own_texts = 0
+
+    def words_of(seen, viewer):
+        return to_proto(game.words.event_phrase(seen, viewer)) if seen is not None else rules_pb2.Phrase()
+
     for event, projected in zip(events, response.events, strict=True):
         public = game.engine.project_event(event, None)
-        expected = game.words.event_text(public, None) if public is not None else ""
-        assert projected.spectator_text == expected
+        assert projected.spectator_phrase == words_of(public, None)
         entries = {entry.seat: entry for entry in projected.seats}
         for seat in range(players):
             seen = game.engine.project_event(event, seat)
-            text = entries[seat].text if seat in entries else projected.spectator_text
-            assert text == (game.words.event_text(seen, seat) if seen is not None else "")
+            own = entries.get(seat)
+            said = own.phrase if own is not None and own.HasField("phrase") else projected.spectator_phrase
+            assert said == words_of(seen, seat)
             own_texts += seat in entries
-    # Only a seat that sees an event otherwise has a text of its own ("you" is a choice
-    # in the one text): none in Mortadella's public play after the deal.
+    # Only a seat that sees an event otherwise has a phrase of its own ("you" is told to
+    # each reader from the one phrase): none in Mortadella's public play after the deal.
     assert own_texts < len(events) * players / 4

@@ -1,13 +1,11 @@
-"""House of Borgia in words: each event as one viewer's projection of it reads (see
-``services.engine.words``). Only what the projection holds is told: a seat's own dice and
-puppet, everyone's once revealed. The labels of the legal actions are said here too
-(``action_label``, which the engine's ``describe_action`` gives): an action reads the same
-in a seat's choices as in the event that tells it was performed."""
+"""House of Borgia in words: each event as one viewer's projection of it reads, as a phrase
+of the game's catalog (``catalog/<locale>.po``, see ``common.phrases``). Only what the
+projection holds is told: a seat's own dice and puppet, everyone's once revealed. The labels
+of the legal actions are phrases too (``action_phrase``): an action reads the same in a
+seat's choices as in the event that tells it was performed."""
 
-from collections.abc import Callable
-
+from common.phrases import Phrase, Seat, Term, items, phrase
 from services.borgia.model import (
-    CARDINAL_NAMES,
     Accuse,
     ActionPerformed,
     Allow,
@@ -36,162 +34,159 @@ from services.borgia.model import (
     RoundStarted,
     Rumor,
 )
-from services.engine.words import Voice, choice, join, plural, seat
+from services.engine.words import GameWords
 
-VARIANT_NAMES = {
-    "shadow_puppets": "Shadow Puppets",
-    "flame_of_thy_tongue": "Flame of Thy Tongue",
-    "poisoned_dice": "Poisoned Dice",
-}
+WORDS = GameWords(__file__)
+VARIANTS = ("shadow_puppets", "flame_of_thy_tongue", "poisoned_dice")
 
 
-def cardinal(value: Cardinal) -> str:
-    return CARDINAL_NAMES[Cardinal(value)]
+def cardinal(value: Cardinal) -> Term:
+    return Term(f"borgia.cardinal.{Cardinal(value).name.lower()}")
 
 
-def face(value: Face) -> str:
-    return Face(value).name.title()
+def face(value: Face) -> Term:
+    return Term(f"borgia.face.{Face(value).name.lower()}")
 
 
-def bid(count: int, action: Face) -> str:
+def bid(count: int, action: Face) -> Phrase:
     """ "3 x Bribe"."""
-    return f"{count} x {face(action)}"
+    return phrase("borgia.bid", count, face(action))
 
 
-def dice(faces) -> str:
-    return " ".join(f"[{face(f)}]" for f in faces) or "no dice"
-
-
-def perform(action: BorgiaAction, whom: Callable[[int], str] = seat) -> str:
-    """A bid's action, as a clause ("Bribe: Medici to the top"): what a seat performed
-    (``whom``: how the text names a seat it targets, ``Voice.whom`` in an event), and the
-    label of that action among a seat's choices (``action_label``)."""
+def perform(action: BorgiaAction) -> Phrase:
+    """A bid's action, as a clause ("Bribe: Medici to the top"): what a seat performed, and
+    the label of that action among a seat's choices (``action_phrase``)."""
     if isinstance(action, Bribe):
         where = "top" if action.direction == Direction.TOP else "bottom"
-        return f"Bribe: {cardinal(action.cardinal)} to the {where}"
+        return phrase(f"borgia.bribe.{where}", cardinal(action.cardinal))
     if isinstance(action, Poison):
         if action.first == action.second:
-            return f"Poison: 2 from {cardinal(action.first)}"
-        return f"Poison: 1 from {cardinal(action.first)} and 1 from {cardinal(action.second)}"
+            return phrase("borgia.poison.two", cardinal(action.first))
+        return phrase("borgia.poison", cardinal(action.first), cardinal(action.second))
     if isinstance(action, JudgementPair):
-        return f"Judgement: 2 from {cardinal(action.source)} to {cardinal(action.target)}"
+        return phrase("borgia.judgement.pair", cardinal(action.source), cardinal(action.target))
     if isinstance(action, JudgementSplit):
         (a, b), (c, d) = action.sources, action.targets
-        return f"Judgement: 1 each from {cardinal(a)} and {cardinal(b)} to {cardinal(c)} and {cardinal(d)}"
+        return phrase("borgia.judgement.split", cardinal(a), cardinal(b), cardinal(c), cardinal(d))
     if isinstance(action, Accuse):
-        return f"Accusation: {cardinal(action.cardinal)} is the Antipope"
+        return phrase("borgia.accuse", cardinal(action.cardinal))
     if isinstance(action, Rumor):
-        text = f"Rumor: {cardinal(action.card)} in front of {whom(action.target)}"
-        return text + (f", {cardinal(action.returned)} back to the centre" if action.returned is not None else "")
+        if action.returned is None:
+            return phrase("borgia.rumor", cardinal(action.card), Seat(action.target))
+        return phrase("borgia.rumor.returned", cardinal(action.card), Seat(action.target), cardinal(action.returned))
     if isinstance(action, PerformNothing):
-        return "nothing (no legal target)"
+        return phrase("borgia.nothing")
     if isinstance(action, Bid):
-        return f"bid {bid(action.count, action.action)}"
-    return type(action).__name__
+        return phrase("borgia.bid.action", bid(action.count, action.action))
+    return phrase(type(action).__name__)
 
 
-def action_label(action: BorgiaAction) -> str:
-    """A legal action's label (``LegalAction.label``): "bid 3 x Poison", "call", "allow", or
-    the action a bid performs as events tell it ("Bribe: Medici to the top"). Seats are
-    written "seat N": a label is read by the seat that may take it, and clients write the
-    names in (a seat's own as "you")."""
+def action_phrase(action: BorgiaAction) -> Phrase:
+    """A legal action's label: "bid 3 x Poison", "call", "allow", or the action a bid
+    performs as events tell it ("Bribe: Medici to the top")."""
     if isinstance(action, Call):
-        return "call"
+        return phrase("borgia.call")
     if isinstance(action, Allow):
-        return "allow"
+        return phrase("borgia.allow")
     return perform(action)
 
 
-def _changes(changes) -> str:
-    return ", ".join(f"{cardinal(c.cardinal)} {c.delta:+d}" for c in changes if c.delta)
+def action_label(action: BorgiaAction) -> str:
+    """The label in English, seats written "seat N" (``Engine.describe_action``)."""
+    return WORDS.english(action_phrase(action))
 
 
-def event_text(event: BorgiaEvent, viewer: int | None) -> str:
-    voice = Voice(viewer)
+def _changes(changes):
+    """ "Medici +1, Sforza -2", each change that is one; None when none is."""
+    told = [phrase("borgia.change", cardinal(c.cardinal), c.delta) for c in changes if c.delta]
+    return items(told, "unit") if told else None
+
+
+def event_phrase(event: BorgiaEvent, viewer: int | None) -> Phrase:
     if isinstance(event, BidMade):
-        return f"{voice.does(event.seat, 'bid')} {bid(event.count, event.action)}."
+        return phrase("borgia.bid-made", Seat(event.seat), bid(event.count, event.action))
     if isinstance(event, Allowed):
-        return f"{voice.does(event.seat, 'allow')} the bid."
+        return phrase("borgia.allowed", Seat(event.seat))
     if isinstance(event, Called):
-        return f"{voice.does(event.seat, 'call')} the bid a bluff!"
+        return phrase("borgia.called", Seat(event.seat))
     if isinstance(event, ActionPerformed):
         changes = _changes(event.influence_changes)
-        text = f"{voice.who(event.seat)} performed {perform(event.action, voice.whom)}"
-        return text + (f" ({changes})." if changes else ".")
+        if changes is None:
+            return phrase("borgia.performed", Seat(event.seat), perform(event.action))
+        return phrase("borgia.performed.changes", Seat(event.seat), perform(event.action), changes)
     if isinstance(event, DieLost):
-        return f"{voice.does(event.seat, 'lose')} a die ({event.remaining} left)."
-    if isinstance(event, RoundStarted):
-        return _round_started(event, voice)
+        return phrase("borgia.die-lost", Seat(event.seat), event.remaining)
+    if isinstance(event, RoundStarted):  # each seat sees its own dice on its board, not here
+        return phrase("borgia.round-started", Seat(event.starter), event.round_number)
     if isinstance(event, DiceRevealed):
-        truth = "true" if event.truthful else "a bluff"
-        counts = ", ".join(
-            f"{voice.whom(s)} {sum(1 for f in faces if f in (event.bid.action, Face.FATE))}"
-            for s, faces in enumerate(event.dice)
+        counts = items(
+            (
+                phrase("borgia.seat-count", Seat(s), sum(1 for f in faces if f in (event.bid.action, Face.FATE)))
+                for s, faces in enumerate(event.dice)
+            ),
+            "unit",
         )
-        return (
-            f"Every die is revealed: {event.matching} {'shows' if event.matching == 1 else 'show'}"
-            f" {face(event.bid.action)} or Fate ({counts});"
-            f" {voice.whose(event.bidder, start=False)} bid of {bid(event.bid.count, event.bid.action)} was {truth}."
-        )
+        whose = phrase("borgia.bid-of", Seat(event.bidder), bid(event.bid.count, event.bid.action))
+        truth = Term("borgia.true" if event.truthful else "borgia.bluff")
+        return phrase("borgia.dice-revealed", event.matching, face(event.bid.action), counts, whose, truth)
     if isinstance(event, Rallied):
-        return f"Rally: {_changes(event.gains) or 'no gains'}."
+        gains = _changes(event.gains)
+        return phrase("borgia.rallied", gains) if gains else phrase("borgia.rallied.none")
     if isinstance(event, GameStarted):
-        variants = [name for field, name in VARIANT_NAMES.items() if getattr(event, field)]
-        extra = f" Variants: {', '.join(variants)}." if variants else ""
-        dice_each = ", ".join(sorted({str(count) for count in event.dice_counts}))
-        return f"House of Borgia, {event.player_count} players, {dice_each} dice each.{extra}"
+        dice_each = items((int(count) for count in sorted({str(count) for count in event.dice_counts})), "unit")
+        variants = [Term(f"borgia.variant.{name}") for name in VARIANTS if getattr(event, name)]
+        if variants:
+            return phrase("borgia.game-started.variants", event.player_count, dice_each, items(variants, "unit"))
+        return phrase("borgia.game-started", event.player_count, dice_each)
     if isinstance(event, PuppetsDealt):
         own = event.puppets[viewer] if viewer is not None and viewer < len(event.puppets) else None
         if own:
-            return f"The puppets are dealt in secret. Your puppet: {join(cardinal(c) for c in own)}."
-        return "The puppets are dealt in secret."
+            return phrase("borgia.puppets-dealt.own", items(cardinal(c) for c in own))
+        return phrase("borgia.puppets-dealt")
     if isinstance(event, RollOff):
-        rounds = len(event.rounds)
-        again = f" after {plural(rounds, 'roll')}" if rounds > 1 else ""
-        return f"{voice.who(event.starter)} rolled the most Fate{again} and {voice.verb(event.starter, 'start')}."
+        if len(event.rounds) > 1:
+            return phrase("borgia.roll-off.again", Seat(event.starter), len(event.rounds))
+        return phrase("borgia.roll-off", Seat(event.starter))
     if isinstance(event, GameEnded):
-        return _game_ended(event, voice)
-    return type(event).__name__
+        return _game_ended(event)
+    return phrase(type(event).__name__)
 
 
-def _round_started(event: RoundStarted, voice: Voice) -> str:
-    """One text for every seat: each sees its own dice on its board, not again here."""
-    return f"Round {event.round_number}: everyone rolls; {voice.does(event.starter, 'bid', start=False)} first."
-
-
-def _game_ended(event: GameEnded, voice: Voice) -> str:
-    """Why the game ended as it did, step by step as B9/B10 score it."""
+def _game_ended(event: GameEnded) -> Phrase:
+    """Why the game ended as it did, step by step as B9/B10 score it: one line a step."""
     result = event.result
-    lines = ["The game ends: a player has no dice left."]
-    puppets = "; ".join(f"{voice.who(s)}: {join(cardinal(c) for c in cards)}" for s, cards in enumerate(result.puppets))
-    lines.append(f"Puppets revealed: {puppets}.")
+    lines = [phrase("borgia.ended")]
+    puppets = (
+        phrase("borgia.puppets-of", Seat(s), items(cardinal(c) for c in cards))
+        for s, cards in enumerate(result.puppets)
+    )
+    lines.append(phrase("borgia.puppets-revealed", items(puppets, "semicolon")))
     if result.bonuses:
-        lines.append(f"Remaining dice to the puppets: {_changes(result.bonuses) or 'nothing'}.")
+        bonuses = _changes(result.bonuses)
+        lines.append(phrase("borgia.bonuses", bonuses) if bonuses else phrase("borgia.bonuses.none"))
     if result.penalties:
-        lines.append(f"Rumors naming their own puppet cost: {_changes(result.penalties)}.")
-    for s in result.eliminated:
-        them = choice(s, "you", "them")  # the seat was just named: "in front of them"
-        lines.append(f"{voice.is_(s)} eliminated: the rumor in front of {them} names {voice.their(s)} puppet.")
+        lines.append(phrase("borgia.penalties", _changes(result.penalties) or ""))
+    lines += [phrase("borgia.eliminated", Seat(s)) for s in result.eliminated]
     if result.removed:
-        lines.append(
-            f"{join(cardinal(c) for c in result.removed)} {'leaves' if len(result.removed) == 1 else 'leave'}"
-            " the ladder."
-        )
+        lines.append(phrase("borgia.removed", items(cardinal(c) for c in result.removed)))
     if result.pope is None:
-        lines.append("No pope is elected: nobody wins.")
+        lines.append(phrase("borgia.no-pope"))
     else:
-        pope = f"{cardinal(result.pope)} is elected pope with {result.influence[result.pope]} influence"
-        if result.winners:
-            lines.append(f"{pope}: {join(voice.whom(s) for s in result.winners)} {_win(result.winners, voice)}.")
+        pope, influence = cardinal(result.pope), result.influence[result.pope]
+        if len(result.winners) == 1:
+            lines.append(phrase("borgia.pope.winner", Seat(result.winners[0]), pope, influence))
+        elif result.winners:
+            lines.append(phrase("borgia.pope.winners", pope, influence, items(Seat(s) for s in result.winners)))
         else:
-            lines.append(f"{pope}, whom no player still in the game holds: nobody wins.")
-    return "\n".join(lines)
-
-
-def _win(winners, voice: Voice) -> str:
-    return voice.verb(winners[0], "win") if len(winners) == 1 else "win"
+            lines.append(phrase("borgia.pope.nobody", pope, influence))
+    return phrase("lines", items(lines, "lines"))
 
 
 class BorgiaWords:
-    def event_text(self, event: BorgiaEvent, viewer: int | None) -> str:
-        return event_text(event, viewer)
+    catalog = WORDS.folder
+
+    def event_phrase(self, event: BorgiaEvent, viewer: int | None) -> Phrase:
+        return event_phrase(event, viewer)
+
+    def action_phrase(self, action: BorgiaAction) -> Phrase:
+        return action_phrase(action)

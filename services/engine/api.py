@@ -13,8 +13,10 @@ empty exactly when the game is over.
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
+from common.phrases import Phrase
 from services.engine.errors import InvalidConfig
 from services.engine.rng import Rng
 from services.engine.values import fast_inits
@@ -194,14 +196,20 @@ class Codec(Protocol, Generic[State, Action, EventIn, View]):
 
 
 class Words(Protocol[EventIn]):
-    """A game's events in words (``services/<game>/words.py``): the one text every client
-    shows, sent with each event a viewer receives (``TableEvent.text``)."""
+    """A game's events in words (``services/<game>/words.py``): phrases of the game's
+    catalogs (``catalog``, a folder of ``<locale>.po``), which the gateway tells in each
+    reader's language (``TableEvent.text``)."""
 
-    def event_text(self, event: EventIn, viewer: int | None) -> str:
+    catalog: Path
+
+    def event_phrase(self, event: EventIn, viewer: int | None) -> Phrase:
         """``event`` as ``viewer`` (None: a spectator) reads it. ``event`` is that viewer's
-        projection (``Engine.project_event``), and the text tells nothing the projection
-        does not hold. Never empty. Seats are written "seat N" (the gateway writes each
-        seat's name in, as clients do in action labels), the viewer's own as "you"."""
+        projection (``Engine.project_event``), and the phrase tells nothing the projection
+        does not hold. Seats are its arguments: each reader reads its own as "you"."""
+        ...
+
+    def action_phrase(self, action: Any) -> Phrase:
+        """A legal action's label (``LegalAction.label_phrase``)."""
         ...
 
 
@@ -213,7 +221,7 @@ class Game(Generic[State, Action, Event, View]):
     ``rules_port`` is the port its rules service listens on by default and in the deploy
     files: declared, it never moves when other games come and go (services/registry.py
     derives one from the game id when it is left out). Without ``words``, events go out
-    without text and clients fall back on their own."""
+    without words and clients fall back on their own."""
 
     engine: Engine[State, Action, Event, View]
     codec: Codec[State, Action, Event, View]

@@ -1,14 +1,12 @@
-"""Pecunia non olet in words: each event as one viewer's projection of it reads (see
-``services.engine.words``). Hands are secret (P7): the cards a seat draws are named only
-in that seat's own text. The labels of the legal actions are said here too (``action_label``,
-which the engine's ``describe_action`` gives): an action reads the same among a seat's
-choices as in the event that tells it, in the rulebook's words."""
+"""Pecunia non olet in words: each event as one viewer's projection of it reads, as a
+phrase of the game's catalog (``catalog/<locale>.po``, see ``services.engine.words``).
+Hands are secret (P7): the cards a seat draws are named only in that seat's own phrase. The
+labels of the legal actions are phrases too (``action_phrase``): an action reads the same
+among a seat's choices as in the event that tells it, in the rulebook's words."""
 
-from collections.abc import Callable
-
-from services.engine.words import Voice, join, plural, seat
+from common.phrases import Arg, Phrase, Seat, Term, items, phrase
+from services.engine.words import GameWords
 from services.pecunia.model import (
-    ACTION_LABELS,
     PLAY_KINDS,
     ActionCardPlayed,
     ActionCardsDrawn,
@@ -48,127 +46,151 @@ from services.pecunia.model import (
     turn_number,
 )
 
+WORDS = GameWords(__file__)
 
-def roman(card: RomanCard) -> str:
+
+def _key(value) -> str:
+    return value.name.lower().replace("_", "-")
+
+
+def roman(card: RomanCard) -> Phrase:
     """ "Senator 3r/5s": its kind, the rounds it sits and the sesterces it pays."""
-    return f"{RomanKind(card.kind).name.title()} {card.rounds}r/{card.sesterces}s"
+    return phrase("pecunia.roman", Term(f"pecunia.roman.{_key(RomanKind(card.kind))}"), card.rounds, card.sesterces)
 
 
-def position(value: SeatPos) -> str:
-    return SeatPos(value).name.lower()
+def position(value: SeatPos) -> Term:
+    return Term(f"pecunia.position.{_key(SeatPos(value))}")
 
 
-def place(value: SeatPos, slot: int = 0, owner: str = "the") -> str:
+def whose(number: int) -> Phrase:
+    """ "seat 2's" / "your"."""
+    return phrase("pecunia.whose", Seat(number))
+
+
+def place(value: SeatPos, slot: int = 0, owner: int | None = None) -> Phrase:
     """A latrine seat, or the woman on top of two there: "the left seat", "the top woman on
-    Ada's left seat" (``owner``: "the", or whose latrine it is)."""
-    where = f"{owner} {position(value)} seat"
-    return f"the top woman on {where}" if slot else where
+    Ada's left seat" (``owner``: whose latrine it is, if said)."""
+    top = ".top" if slot else ""
+    if owner is None:
+        return phrase(f"pecunia.place{top}", position(value))
+    return phrase(f"pecunia.place.of{top}", whose(owner), position(value))
 
 
-def played(action: PecuniaAction, whose: Callable[[int], str], whom: Callable[[int], str]) -> str:
+def card(action: PecuniaAction) -> Term:
+    kind = PLAY_KINDS.get(type(action))
+    return Term(f"pecunia.card.{_key(kind)}" if kind is not None else "pecunia.card")
+
+
+def played(action: PecuniaAction) -> Phrase:
     """An action card as played, its name and what it was played on ("Castor oil: -2 round
-    markers on the left seat"): what a seat played (``whose``, ``whom``: how the text names
-    the seat it targets) and the label of that play among a seat's choices (``action_label``)."""
-    label = ACTION_LABELS.get(PLAY_KINDS.get(type(action)), "an action card")  # type: ignore[arg-type]
+    markers on the left seat"): what a seat played, and the label of that play among a
+    seat's choices (``action_phrase``)."""
+    name = card(action)
     if isinstance(action, PlayQueueJumper):
-        return f"{label}: queue card {action.index + 1} to the start"
+        return phrase("pecunia.play.queue-jumper", name, action.index + 1)
     if isinstance(action, PlayCastorOil):
-        return f"{label}: -{plural(action.amount, 'round marker')} on {place(action.seat, action.slot)}"
+        return phrase("pecunia.play.castor-oil", name, action.amount, place(action.seat, action.slot))
     if isinstance(action, (PlayFishPoisoning, PlayEviction)):
-        return f"{label} on {place(action.seat, action.slot, whose(action.target))}"
+        return phrase("pecunia.play.on", name, place(action.seat, action.slot, action.target))
     if isinstance(action, (PlaySpecialTax, PlayPoaching, PlaySenateMeeting)):
-        return f"{label} on {whom(action.target)}"
+        return phrase("pecunia.play.on", name, Seat(action.target))
     if isinstance(action, PlaySwap):
-        return f"{label}: queue card {action.index + 1} for {whose(action.target)} card {action.target_index + 1}"
-    return label
+        return phrase("pecunia.play.swap", name, action.index + 1, whose(action.target), action.target_index + 1)
+    return phrase("pecunia.play", name)
 
 
-def _played(event: ActionCardPlayed, voice: Voice) -> str:
-    what = played(event.action, lambda s: voice.whose(s, start=False), voice.whom)
-    return f"{voice.does(event.player, 'play')} {what}."
+def action_phrase(action: PecuniaAction) -> Phrase:
+    """A legal action's label, in the rulebook's words (the four steps of a turn, P4) or an
+    action card as its event tells it was played."""
+    if isinstance(action, RemoveMarkers):
+        return phrase("pecunia.remove-markers")
+    if isinstance(action, SeatRoman):
+        return phrase("pecunia.refill.pair" if action.pair else "pecunia.refill", place(action.seat))
+    if isinstance(action, EndRefill):
+        return phrase("pecunia.stop-refilling")
+    if isinstance(action, DrawActionCard):
+        return phrase("pecunia.draw")
+    if isinstance(action, PickNext):
+        return phrase("pecunia.pick-next", action.index + 1)
+    if type(action) in PLAY_KINDS:
+        return played(action)
+    return phrase(type(action).__name__)
 
 
 def action_label(action: PecuniaAction) -> str:
-    """A legal action's label (``LegalAction.label``), in the rulebook's words (the four steps
-    of a turn, P4) or an action card as its event tells it was played. Seats are written
-    "seat N": clients write the names in."""
-    if isinstance(action, RemoveMarkers):
-        return "remove round markers and collect sesterces"
-    if isinstance(action, SeatRoman):
-        return f"refill {place(action.seat)}" + (" with two women" if action.pair else "")
-    if isinstance(action, EndRefill):
-        return "stop refilling"
-    if isinstance(action, DrawActionCard):
-        return "draw an action card (ends your turn)"
-    if isinstance(action, PickNext):
-        return f"Reordering: queue card {action.index + 1} next"
-    if type(action) in PLAY_KINDS:
-        return played(action, lambda s: f"{seat(s)}'s", seat)
-    return type(action).__name__
+    """The label in English, seats written "seat N" (``Engine.describe_action``)."""
+    return WORDS.english(action_phrase(action))
 
 
-def event_text(event: PecuniaEvent, viewer: int | None) -> str:
-    voice = Voice(viewer)
+def _count(message_id: str, count: int) -> Phrase:
+    """ "1 sesterce", "3 round markers": a plural message of the catalog."""
+    return phrase(message_id, count)
+
+
+def event_phrase(event: PecuniaEvent, viewer: int | None) -> Phrase:
     if isinstance(event, MarkersRemoved):
-        latrine = f"{voice.their(event.player)} latrine"
-        return f"{voice.does(event.player, 'take')} a round marker off each Roman on {latrine}."
+        return phrase("pecunia.markers-removed", Seat(event.player))
     if isinstance(event, RomanPaid):
-        return (
-            f"{voice.whose(event.player)} {roman(event.card)} on the {position(event.seat)} seat pays"
-            f" {event.amount} and leaves ({plural(event.sesterces, 'sesterce')} now)."
-        )
+        told = (roman(event.card), position(event.seat), event.amount, _count("pecunia.sesterces", event.sesterces))
+        return phrase("pecunia.roman-paid", Seat(event.player), *told)
     if isinstance(event, RomanSeated):
-        return (
-            f"{voice.does(event.player, 'place')} {roman(event.card)} on the {position(event.seat)} seat"
-            f" ({plural(event.markers, 'round marker')})."
-        )
+        markers = _count("pecunia.round-markers", event.markers)
+        return phrase("pecunia.roman-seated", Seat(event.player), roman(event.card), position(event.seat), markers)
     if isinstance(event, RefillEnded):
-        empty = f"; empty: {join(position(p) for p in event.empty_seats)}" if event.empty_seats else ""
-        return f"{voice.does(event.player, 'stop')} refilling{empty}."
+        if event.empty_seats:
+            return phrase(
+                "pecunia.refill-ended.empty", Seat(event.player), items(position(p) for p in event.empty_seats)
+            )
+        return phrase("pecunia.refill-ended", Seat(event.player))
     if isinstance(event, ActionCardsDrawn):
-        cards = f": {join(ACTION_LABELS[c.kind] for c in event.cards)}" if event.cards else ""
-        return f"{voice.does(event.player, 'draw')} {plural(event.count, 'action card')}{cards}."
+        count = _count("pecunia.action-cards", event.count)
+        if event.cards:
+            names = items(Term(f"pecunia.card.{_key(c.kind)}") for c in event.cards)
+            return phrase("pecunia.drawn.cards", Seat(event.player), count, names)
+        return phrase("pecunia.drawn", Seat(event.player), count)
     if isinstance(event, TurnStarted):
-        return f"Turn {turn_number(event.turn)}: {voice.whose(event.player, start=False)} turn."
+        return phrase("pecunia.turn", Seat(event.player), turn_number(event.turn))
     if isinstance(event, ActionCardPlayed):
-        return _played(event, voice)
+        return phrase("pecunia.played", Seat(event.player), played(event.action))
     if isinstance(event, MarkersChanged):
-        return (
-            f"{voice.whose(event.player)} {roman(event.card)} on the {position(event.seat)} seat"
-            f" now has {plural(event.markers, 'round marker')}."
-        )
+        markers = _count("pecunia.round-markers", event.markers)
+        return phrase("pecunia.markers-changed", Seat(event.player), roman(event.card), position(event.seat), markers)
     if isinstance(event, SesterceTaxed):
-        return f"{voice.does(event.player, 'pay')} {event.amount} in tax ({plural(event.sesterces, 'sesterce')} left)."
+        left = _count("pecunia.sesterces", event.sesterces)
+        return phrase("pecunia.taxed", Seat(event.player), event.amount, left)
     if isinstance(event, RomanRemoved):
-        where = f"{roman(event.card)} on the {position(event.seat)} seat"
-        return f"{voice.whose(event.player)} {where} is sent away without pay."
+        return phrase("pecunia.roman-removed", Seat(event.player), roman(event.card), position(event.seat))
     if isinstance(event, QueueChanged):
-        queue = ", ".join(roman(card) for card in event.cards) or "empty"
-        return f"{voice.whose(event.player)} queue is now: {queue}."
+        queue: Arg = items((roman(c) for c in event.cards), "unit") if event.cards else Term("pecunia.empty")
+        return phrase("pecunia.queue-changed", Seat(event.player), queue)
     if isinstance(event, QueueDealt):
-        queue = ", ".join(roman(card) for card in event.cards)
-        return f"{voice.whose(event.player)} queue: {queue}."
+        return phrase("pecunia.queue-dealt", Seat(event.player), items((roman(c) for c in event.cards), "unit"))
     if isinstance(event, PileReshuffled):
-        pile = "Roman" if event.pile is Pile.ROMAN else "action card"
-        return f"The {pile} discards are shuffled into a new draw pile of {event.size}."
+        pile = "roman" if event.pile is Pile.ROMAN else "action"
+        return phrase(f"pecunia.reshuffled.{pile}", event.size)
     if isinstance(event, GameStarted):
-        limit = f", at most {event.turn_limit} turns" if event.turn_limit else ""
-        return (
-            f"Pecunia non olet, {event.player_count} players: first to {event.target} sesterces wins{limit}."
-            f" {voice.does(event.start_player, 'start', start=True)}."
-        )
+        starts = phrase("pecunia.starts", Seat(event.start_player))
+        if event.turn_limit:
+            return phrase("pecunia.started.limit", event.player_count, event.target, starts, event.turn_limit)
+        return phrase("pecunia.started", event.player_count, event.target, starts)
     if isinstance(event, GameEnded):
-        winners = join(voice.whom(s) for s in event.winners) or "nobody"
-        if event.reason is EndReason.TARGET_REACHED:
-            why = "reached the target"
-        else:
-            why = "held the most sesterces at the turn limit"
-        wins = voice.verb(event.winners[0], "win") if len(event.winners) == 1 else "win"
-        held = ", ".join(f"{voice.who(s, start=False)} {amount}" for s, amount in enumerate(event.sesterces))
-        return f"The game ends: {winners} {why} and {wins}. Sesterces: {held}."
-    return type(event).__name__
+        why = "target" if event.reason is EndReason.TARGET_REACHED else "turn-limit"
+        held = items(
+            (phrase("pecunia.seat-amount", Seat(s), amount) for s, amount in enumerate(event.sesterces)), "unit"
+        )
+        if len(event.winners) == 1:
+            return phrase(f"pecunia.ended.{why}", Seat(event.winners[0]), held)
+        if event.winners:
+            return phrase(f"pecunia.ended.{why}.many", items(Seat(s) for s in event.winners), held)
+        return phrase(f"pecunia.ended.{why}.nobody", held)
+    return phrase(type(event).__name__)
 
 
 class PecuniaWords:
-    def event_text(self, event: PecuniaEvent, viewer: int | None) -> str:
-        return event_text(event, viewer)
+    catalog = WORDS.folder
+
+    def event_phrase(self, event: PecuniaEvent, viewer: int | None) -> Phrase:
+        return event_phrase(event, viewer)
+
+    def action_phrase(self, action: PecuniaAction) -> Phrase:
+        return action_phrase(action)

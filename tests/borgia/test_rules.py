@@ -9,9 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from common.names import for_viewer
 from services.borgia import GAME
-from services.borgia import words as borgia_words
 from services.borgia.engine import DICE_PER_PLAYER
 from services.borgia.model import (
     CARDINALS,
@@ -39,6 +37,7 @@ from services.borgia.model import (
     Rumor,
 )
 from services.engine.errors import IllegalAction, InvalidConfig, MalformedAction, NotYourDecision
+from tests.engine_harness import told
 
 ENGINE = GAME.engine
 
@@ -811,5 +810,5 @@ def test_describe_action_labels():
 def test_a_performed_action_reads_as_its_label():
     # B5-B11's actions: the event of a performed bid tells it in its label's words.
     for action in (Bribe(MEDICI, TOP), Poison(ORSINI, SFORZA), JudgementPair(DELLA_ROVERE, SFORZA), Rumor(SFORZA, 1)):
-        told = borgia_words.event_text(ActionPerformed(0, action, (), ladder=(), antipope=None, rumors=()), None)
-        assert f"performed {ENGINE.describe_action(action)}" in for_viewer(told, None), told
+        said = told(GAME, ActionPerformed(0, action, (), ladder=(), antipope=None, rumors=()), None)
+        assert f"performed {ENGINE.describe_action(action)}" in said, said

@@ -26,7 +26,7 @@ from common.redis_client import connect
 from deploy.postgres_local import ensure_database, start_private_postgres
 from deploy.redis_local import start_private_cluster, start_private_redis
 from deploy.stack import ROOT, Stack
-from gateway.verify import verify_table
+from services.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
@@ -344,7 +344,7 @@ def test_a_months_export_holds_every_archived_game_and_each_verifies(archive_sta
 
 def verify_export(path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "gateway.verify", "--export", str(path)],
+        [sys.executable, "-m", "services.verify", "--export", str(path)],
         cwd=ROOT,
         capture_output=True,
         text=True,

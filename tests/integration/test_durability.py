@@ -10,7 +10,7 @@ import grpc
 
 from deploy.redis_local import start_private_redis
 from deploy.stack import Stack
-from gateway.verify import verify_table
+from services.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.bot_tables import assert_complete, create_bot_table, spectator_log, stub_for
 

@@ -14,7 +14,7 @@ from common import auth
 from common.commitment import commitment
 from common.errors import reason_of
 from gateway import verify
-from gateway.verify import verify_table
+from services.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 from tests.integration.conftest import HumanTable

@@ -12,7 +12,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from common.errors import reason_of
 from deploy.stack import NO_QUOTAS, Stack
-from gateway.verify import verify_table
+from services.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
 

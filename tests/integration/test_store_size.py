@@ -7,7 +7,7 @@ import time
 import redis
 
 from gateway.store import KEY_SUFFIXES, archived_entries
-from gateway.verify import verify_table
+from services.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 from tests.integration.bot_tables import create_bot_table

@@ -15,7 +15,7 @@ import redis.asyncio
 
 from deploy.stack import NO_QUOTAS, Stack
 from gateway.store import StoredEntry, TableStore
-from gateway.verify import verify_table
+from services.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.bot_tables import stub_for
 

@@ -1,6 +1,6 @@
 // The seed check a player can see: the commitment published at the deal must be
 // SHA-256(salt + seed as 8 big-endian bytes), the seed and salt revealed at the end (as
-// gateway/verify.py computes it).
+// services/verify.py computes it).
 
 export function seedBytes(seed: bigint): Uint8Array {
   const bytes = new Uint8Array(8);

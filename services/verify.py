@@ -1,6 +1,6 @@
 """Check a finished table's randomness:
-python -m gateway.verify <table_id> [--gateway host:port] [--commitment <hex recorded at the deal>]
-python -m gateway.verify --export <file of JSON Lines from python -m gateway.export>
+python -m services.verify <table_id> [--gateway host:port] [--commitment <hex recorded at the deal>]
+python -m services.verify --export <file of JSON Lines from python -m gateway.export>
 
 Every table commits to its seed before the deal (``Table.seed_commitment``, SHA-256 of a
 salt and the seed) and reveals both in its last event (``GameFinished.seed_reveal``).
