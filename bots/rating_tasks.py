@@ -166,8 +166,9 @@ def apply(redis, keys: ratings.Keys, table_id: str, pause_seconds: float = 0.0) 
             script_keys += [keys.rating(table.game_id, who), keys.recent(who), keys.games(who)]
             change = round(updated.rating - old.rating, 1)
             entry = ratings.recent_entry(table, seat_places[seat], change, finish_ns)
-            args += [who, old.version, repr(mu), repr(sigma), int(seat in winners), entry]
-            args += [repr(updated.conservative), now, int(again), int(qualifies)]
+            left = ratings.left_early(table.seats[seat])
+            args += [who, old.version, repr(mu), repr(sigma), int(seat in winners and not left), entry]
+            args += [repr(updated.conservative), now, int(again), int(qualifies), int(left)]
         if pause_seconds:  # tests: a window in which to kill the worker mid-update
             log.warning("rating_paused", table_id=table_id, seconds=pause_seconds)
             time.sleep(pause_seconds)

@@ -159,13 +159,24 @@ def participant(seat: gw.Seat) -> str | None:
     return None
 
 
+def left_early(seat: gw.Seat) -> bool:
+    """A player's seat that a bot took over before the end (after a timeout, or after timing
+    out repeatedly): its player left the game, and is scored last."""
+    return seat.kind == gw.SEAT_KIND_BOT and bool(seat.player_id)
+
+
 def places(table: gw.Table) -> list[int]:
     """Each seat's place, 1 for the best: the winners first, then by score where the game
-    keeps one; seats level on both share a place. Nobody winning and no scores: all tied."""
+    keeps one; seats level on both share a place. Nobody winning and no scores: all tied.
+    A seat whose player left early comes after all the others, whatever its bot made of it
+    (the quitters share the last place)."""
     outcome = table.outcome
     winners = set(outcome.winners)
     scores = list(outcome.scores) if len(outcome.scores) == len(table.seats) else [0] * len(table.seats)
-    keys = [(seat not in winners, -scores[seat]) for seat in range(len(table.seats))]
+    keys = [
+        (True, True, 0) if left_early(table.seats[seat]) else (False, seat not in winners, -scores[seat])
+        for seat in range(len(table.seats))
+    ]
     order = sorted(set(keys))
     return [order.index(key) + 1 for key in keys]
 
@@ -179,11 +190,12 @@ class Standing:
     version: int = 0
     settings: str = ""  # a bot's settings digest; "" for a person
     qualified: int = 0  # qualifying games (a rating written before they were counted: 0)
+    left: int = 0  # games left to a bot before their end
 
     @classmethod
     def of(cls, fields: list) -> "Standing":
-        """From HMGET mu sigma games wins v d q (all None for a new player)."""
-        mu, sigma, games, wins, version, settings, qualified = fields
+        """From HMGET mu sigma games wins v d q l (all None for a new player)."""
+        mu, sigma, games, wins, version, settings, qualified, left = fields
         if mu is None:
             return cls(version=int(version or 0), settings=_text(settings))
         return cls(
@@ -194,6 +206,7 @@ class Standing:
             int(version or 0),
             _text(settings),
             int(qualified or 0),
+            int(left or 0),
         )
 
     def restarted(self, settings: str) -> "Standing":
@@ -222,7 +235,22 @@ def _text(value: bytes | str | None) -> str:
     return value.decode() if isinstance(value, bytes) else value or ""
 
 
-FIELDS = ["mu", "sigma", "games", "wins", "v", "d", "q"]
+FIELDS = ["mu", "sigma", "games", "wins", "v", "d", "q", "l"]
+
+# A player with fewer rated games than this has no record of finishing yet: their reputation
+# counts as whole (quick play's min_reputation lets them through).
+REPUTATION_GAMES = 5
+
+
+def reputation(standings: list["Standing"]) -> tuple[int, int]:
+    """(rated games, of them finished) over a player's standings at every game."""
+    games = sum(standing.games for standing in standings)
+    return games, games - sum(standing.left for standing in standings)
+
+
+def reputable(games: int, finished: int, wanted: float) -> bool:
+    """Whether a player with this record meets a searcher's ``min_reputation``."""
+    return wanted <= 0 or games < REPUTATION_GAMES or finished >= wanted * games
 
 
 # KEYS: done, jobs, pending, board, then per participant its rating, recent and games keys.
@@ -230,12 +258,13 @@ FIELDS = ["mu", "sigma", "games", "wins", "v", "d", "q"]
 # player id, expected version, mu, sigma, won (0/1), recent entry, conservative rating,
 # settings digest ("" for a person), restart (1: a bot whose settings changed: its games,
 # wins and qualifying games start again, provisional anew), qualifying (1: the game counts
-# toward establishment). The leaderboard holds every rated player from its first rated
+# toward establishment), left (1: the player left the game to a bot before its end: counted
+# in 'l', and never a win). The leaderboard holds every rated player from its first rated
 # game on, a provisional one PROVISIONAL_BELOW lower. Returns 1 applied, 0 applied
 # before (the job is cleared), -1 a rating moved since it was read (nothing written: read
 # again and recompute).
 APPLY_SCRIPT = f"""
-local per = 10
+local per = 11
 local count = (#ARGV - 5) / per
 if redis.call('EXISTS', KEYS[1]) == 1 then
   redis.call('HDEL', KEYS[2], ARGV[1])
@@ -251,13 +280,14 @@ for i = 0, count - 1 do
   local a = 6 + per * i
   local rating = KEYS[5 + 3 * i]
   if ARGV[a + 8] == '1' then
-    redis.call('HSET', rating, 'games', 0, 'wins', 0, 'q', 0)
+    redis.call('HSET', rating, 'games', 0, 'wins', 0, 'q', 0, 'l', 0)
   end
   if ARGV[a + 7] ~= '' then redis.call('HSET', rating, 'd', ARGV[a + 7]) end
   redis.call('HSET', rating, 'mu', ARGV[a + 2], 'sigma', ARGV[a + 3])
   redis.call('HINCRBY', rating, 'games', 1)
   local qualified = redis.call('HINCRBY', rating, 'q', tonumber(ARGV[a + 9]))
   redis.call('HINCRBY', rating, 'wins', tonumber(ARGV[a + 4]))
+  redis.call('HINCRBY', rating, 'l', tonumber(ARGV[a + 10]))
   redis.call('HINCRBY', rating, 'v', 1)
   redis.call('LPUSH', KEYS[6 + 3 * i], ARGV[a + 5])
   redis.call('LTRIM', KEYS[6 + 3 * i], 0, tonumber(ARGV[5]) - 1)

@@ -56,6 +56,7 @@ def rating_message(game_id: str, standing: ratings.Standing) -> pl.Rating:
         games=standing.games,
         wins=standing.wins,
         provisional=not standing.established,
+        left=standing.left,
     )
 
 
@@ -195,14 +196,24 @@ class Ratings:
                 )
             )
 
+    async def every_standing(self, player_id: str) -> dict[str, ratings.Standing]:
+        """The player's standing at each game they are rated at, by game id."""
+        games = sorted(text(game) for game in await self.redis.smembers(self.keys.games(player_id)))
+        return {game_id: (await self.standings(game_id, [player_id]))[0] for game_id in games}
+
+    async def reputation(self, player_id: str) -> tuple[int, int]:
+        """(rated games, of them finished) over every game (quick play's min_reputation)."""
+        return ratings.reputation(list((await self.every_standing(player_id)).values()))
+
     async def player_page(self, player_id: str, recent: int) -> pl.GetPlayerResponse:
         if recent < 0:
             raise invalid("BAD_PAGE_SIZE", "recent_tables must not be negative")
         page = pl.GetPlayerResponse(player=await self.players.get(player_id))
-        games = sorted(text(game) for game in await self.redis.smembers(self.keys.games(player_id)))
-        for game_id in games:
-            standing = (await self.standings(game_id, [player_id]))[0]
+        standings = await self.every_standing(player_id)
+        for game_id, standing in standings.items():
             page.ratings.append(rating_message(game_id, standing))
+        games, finished = ratings.reputation(list(standings.values()))
+        page.reputation.CopyFrom(pl.Reputation(games=games, finished=finished))
         for raw in await self.redis.lrange(self.keys.recent(player_id), 0, min(recent or 10, MAX_RECENT) - 1):
             entry = json.loads(text(raw))
             line = page.recent_tables.add(

@@ -74,6 +74,28 @@ def test_a_player_whose_seat_a_bot_took_keeps_the_result():
     assert ratings.participant(gw.Seat(seat=2, kind=gw.SEAT_KIND_HUMAN, taken=True)) is None  # a guest
 
 
+def test_a_player_who_left_early_is_scored_last_whatever_their_bot_made_of_it(store):
+    """A seat taken over by a bot after its player's timeouts (the player left) comes after
+    every other seat, and its bot's win is no win of the player's; it counts as left."""
+    client, keys = store
+    table, seed, salt = finished_table(["quitter", "stayer", "third"], winners=(0,), scores=(9, 5, 2))
+    table.seats[0].kind, table.seats[0].bot = gw.SEAT_KIND_BOT, "random"
+    assert ratings.places(table) == [3, 1, 2]
+    queue(client, keys, table, seed, salt)
+    assert rating_tasks.apply(client, keys, table.table_id) == "applied"
+    quitter, stayer = standing(client, keys, "quitter"), standing(client, keys, "stayer")
+    assert (quitter.games, quitter.wins, quitter.left) == (1, 0, 1)
+    assert (stayer.left, quitter.mu < stayer.mu) == (0, True)
+    assert ratings.reputation([quitter]) == (1, 0) and ratings.reputation([stayer]) == (1, 1)
+
+
+def test_reputation_lets_a_newcomer_through_and_holds_a_record_to_the_share_asked():
+    assert ratings.reputable(games=4, finished=0, wanted=0.9)  # no record yet
+    assert not ratings.reputable(games=10, finished=8, wanted=0.9)
+    assert ratings.reputable(games=10, finished=9, wanted=0.9)
+    assert ratings.reputable(games=10, finished=0, wanted=0.0)  # asks nothing
+
+
 def test_an_update_moves_winner_up_and_loser_down_once(store):
     client, keys = store
     table, seed, salt = finished_table(["alice", "bob", "bot:random"], winners=(0,), scores=(3, 2, 1))

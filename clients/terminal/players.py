@@ -4,7 +4,7 @@
     me | player [ID]            a player's page: ratings with uncertainty, recent rated tables
     leaderboard GAME [--me]     a game's leaderboard: the top, or the page around you
     tables                      your tables
-    quick GAME [--players 2-4] [--rated] [--no-bots]
+    quick GAME [--players 2-4] [--rated] [--no-bots] [--finishers SHARE]
                                 quick play: wait for a table, show the ratings at it, then
                                 play it in the terminal client
     rejoin TABLE_ID             take your seat back on this device, and play it
@@ -68,6 +68,9 @@ def show_player(page: pl.GetPlayerResponse) -> None:
         print("  " + rating_line(rating))
     if not page.ratings:
         print("  no rated games yet")
+    elif not player.bot:
+        record = page.reputation
+        print(f"  finished {record.finished} of {record.games} rated games")
     for line in page.recent_tables:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(line.finish_time.seconds))
         print(
@@ -110,6 +113,13 @@ def main(argv: list[str] | None = None) -> int:
     quick.add_argument("--players", default="2-4", help="a count or a range (2-4)")
     quick.add_argument("--rated", action="store_true")
     quick.add_argument("--no-bots", action="store_true", help="wait for people only")
+    quick.add_argument(
+        "--finishers",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="only players who finished at least this share of their rated games (e.g. 0.9)",
+    )
     quick.add_argument("--no-play", action="store_true", help="only print the seat")
     commands.add_parser("rejoin").add_argument("table_id")
     commands.add_parser("sign-out-everywhere")
@@ -147,7 +157,11 @@ def main(argv: list[str] | None = None) -> int:
             elif args.command == "quick":
                 low, _, high = args.players.partition("-")
                 search = pl.FindGameRequest(
-                    game_id=args.game, min_players=int(low), max_players=int(high or low), rated=args.rated
+                    game_id=args.game,
+                    min_players=int(low),
+                    max_players=int(high or low),
+                    rated=args.rated,
+                    min_reputation=args.finishers,
                 )
                 if args.no_bots:
                     search.bot_fill = False

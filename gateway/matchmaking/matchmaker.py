@@ -161,6 +161,7 @@ class Matchmaker:
             ticket_key = self._ticket(search_id)
             player = await self.players.get(player_id)
             standing = (await self.ratings.standings(request.game_id, [player_id]))[0]
+            games, finished = await self.ratings.reputation(player_id)
             now = time.time()
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.hset(
@@ -177,6 +178,9 @@ class Matchmaker:
                         "pool": pool,
                         "home": self.gateway_id,
                         "state": "waiting",
+                        "rg": games,
+                        "rf": finished,
+                        "minrep": request.min_reputation,
                     },
                 )
                 pipe.expire(ticket_key, self.ticket_ttl)

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
-from common import settings
+from common import ratings, settings
 from common.errors import invalid
 from gateway.limits import MAX_ID, MAX_OPTION_VALUE, MAX_OPTIONS
 from gateway.players import text
@@ -89,6 +89,14 @@ class Ticket:
     since: float
     bot_fill: bool
     home: str
+    # The player's record (rated games, of them finished) and the share it asks of others.
+    games: int = 0
+    finished: int = 0
+    min_reputation: float = 0.0
+
+    def accepts(self, other: "Ticket") -> bool:
+        """Whether this searcher's min_reputation lets ``other`` sit with it."""
+        return ratings.reputable(other.games, other.finished, self.min_reputation)
 
     @classmethod
     def of(cls, search_id: str, fields: dict) -> "Ticket | None":
@@ -103,6 +111,9 @@ class Ticket:
                 float(fields[b"since"]),
                 fields[b"fill"] == b"1",
                 text(fields[b"home"]),
+                int(fields.get(b"rg", 0)),
+                int(fields.get(b"rf", 0)),
+                float(fields.get(b"minrep", 0.0)),
             )
         except KeyError:
             return None
@@ -131,7 +142,9 @@ def pool_of(game_id: str, rated: bool, options: dict[str, str]) -> str:
 
 async def requested_counts(request: pl.FindGameRequest, rules: RulesDirectory) -> tuple[int, int]:
     """The request's player counts, after the rules service has accepted the game,
-    the options and both counts."""
+    the options and both counts (and its min_reputation checked)."""
+    if not 0.0 <= request.min_reputation <= 1.0:  # NaN too
+        raise invalid("BAD_MIN_REPUTATION", "min_reputation is a share, from 0 to 1")
     if not request.game_id or len(request.game_id) > MAX_ID:
         raise invalid("UNKNOWN_GAME", f"a game_id has 1 to {MAX_ID} characters")
     if len(request.options) > MAX_OPTIONS or any(
@@ -171,6 +184,8 @@ def group_for(
             continue
         if any(frozenset((member.player_id, other.player_id)) in blocked for member in group):
             continue  # one of them blocked the other (gateway/social.py)
+        if not all(member.accepts(other) and other.accepts(member) for member in group):
+            continue  # a record below what one of them asks (FindGameRequest.min_reputation)
         group.append(other)
         low, high = new_low, new_high
     if len(group) >= low:

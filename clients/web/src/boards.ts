@@ -186,6 +186,9 @@ export class PlayerPage {
         ),
         player.createTime && !player.bot ? h("p", { class: "small muted" }, "Player since ", timeOf(timestampMs(player.createTime), dateText(timestampMs(player.createTime)))) : null,
         mine ? h("p", { class: "small" }, h("a", { href: "#/me" }, "Your player's settings and tables")) : socialButtons(player),
+        page.reputation && page.reputation.games > 0 && !player.bot
+          ? h("p", { "data-testid": "reputation" }, `Finished ${whole(page.reputation.finished)} of ${whole(page.reputation.games)} rated games`, page.reputation.finished < page.reputation.games ? ` (${whole(page.reputation.games - page.reputation.finished)} left to a bot before the end, each scored last)` : "")
+          : null,
         h("h2", {}, "Ratings"),
         page.ratings.length
           ? h(

@@ -17,8 +17,13 @@ interface Wanted {
   high: number;
   rated: boolean;
   botFill: boolean;
+  finishers: boolean;
   options: Record<string, string>;
 }
+
+// "Only players who finish their games": the share of their rated games a player must
+// have finished to be seated with you (FindGameRequest.min_reputation).
+const FINISHERS = 0.9;
 
 export class QuickPlayPage {
   private readonly root = h("main", { class: "quick" });
@@ -75,6 +80,7 @@ export class QuickPlayPage {
     const high = h("select", { id: "qp-max" });
     const rated = h("input", { id: "qp-rated", type: "checkbox", checked: wanted?.rated ?? true });
     const botFill = h("input", { id: "qp-bots", type: "checkbox", checked: wanted?.botFill ?? true });
+    const finishers = h("input", { id: "qp-finishers", type: "checkbox", checked: wanted?.finishers ?? false });
     const optionBox = h("div", {});
     let readOptions: () => Record<string, string> = () => ({});
     const chosen = (): GameDescription => games.find((g) => g.gameId === game.value) ?? games[0];
@@ -106,6 +112,7 @@ export class QuickPlayPage {
             high: Number(high.value),
             rated: rated.checked,
             botFill: botFill.checked,
+            finishers: finishers.checked,
             options: readOptions(),
           };
           this.last = wanted;
@@ -124,6 +131,7 @@ export class QuickPlayPage {
       ),
       h("p", {}, rated, h("label", { for: "qp-rated" }, " Rated: the result changes your rating (everyone at the table is a player)")),
       h("p", {}, botFill, h("label", { for: "qp-bots" }, " Fill the empty seats with bots if nobody comes in time")),
+      h("p", {}, finishers, h("label", { for: "qp-finishers" }, ` Only players who finish their games (at least ${FINISHERS * 100}% of their rated games; newcomers welcome)`)),
       h("details", {}, h("summary", {}, "Game options"), h("p", { class: "small muted" }, "You are matched only with people who chose the same options."), optionBox),
       h("button", { type: "submit", "data-testid": "find-game" }, "Find a game"),
     );
@@ -212,6 +220,7 @@ export class QuickPlayPage {
           rated: wanted.rated,
           options: wanted.options,
           botFill: wanted.botFill,
+          minReputation: wanted.finishers ? FINISHERS : 0,
         },
         { ...bearer(key.token), signal: search.signal },
       );
