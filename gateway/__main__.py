@@ -211,6 +211,7 @@ async def compose(settings: Settings) -> Gateway:
         )
 
     core.wakeups.grace_seconds = settings.task_grace_seconds
+    core.timeouts_to_leave = settings.timeouts_to_leave
     sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds)
     sweeper.start()
 
