@@ -338,6 +338,14 @@ VARIABLES: tuple[Variable, ...] = (
         minimum=0,
     ),
     Variable(
+        "TAVOLA_TIMEOUTS_TO_LEAVE",
+        "int",
+        3,
+        "gateway",
+        "3: a seat that lets this many decisions expire in one game, at a table whose timeout policy plays a random action, is taken over by a bot as one that left: its player is scored last and it counts against their finished games (0: never)",
+        minimum=0,
+    ),
+    Variable(
         "TAVOLA_SWEEP_SECONDS",
         "float",
         30.0,

@@ -259,6 +259,7 @@ async def compose(settings: Settings) -> Gateway:
         )
 
     core.wakeups.grace_seconds = settings.task_grace_seconds
+    core.timeouts_to_leave = settings.timeouts_to_leave
     abandonment = Abandonment(core, settings.abandon_open_seconds, settings.abandon_idle_seconds)
     sweeper = Sweeper(core, settings.sweep_seconds, settings.due_sweep_seconds, abandonment)
     sweeper.start()

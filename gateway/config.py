@@ -75,6 +75,7 @@ class Settings:
     # How often overdue tables are woken again, and how late a task may be before they are.
     due_sweep_seconds: float = 1.0
     task_grace_seconds: float = 5.0
+    timeouts_to_leave: int = 3
     # The archive of finished tables (gateway/archive.py): a postgresql:// URL, "" for none
     # (finished tables then stay in Redis until their TTL), and how often this gateway's
     # archiver round runs (0: reads fall through to the archive, but another process archives).
@@ -139,6 +140,7 @@ class Settings:
             sweep_seconds=seconds("TAVOLA_SWEEP_SECONDS"),
             due_sweep_seconds=seconds("TAVOLA_DUE_SWEEP_SECONDS"),
             task_grace_seconds=seconds("TAVOLA_TASK_GRACE_SECONDS"),
+            timeouts_to_leave=settings.integer("TAVOLA_TIMEOUTS_TO_LEAVE", env),
             database_url=settings.text("TAVOLA_DATABASE_URL", env),
             archive_seconds=seconds("TAVOLA_ARCHIVE_SECONDS"),
             development=settings.flag("TAVOLA_DEVELOPMENT", env),

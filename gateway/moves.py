@@ -35,6 +35,22 @@ from tavola.store.v1 import store_pb2
 log = structlog.get_logger()
 
 
+def left_after(record: store_pb2.TableRecord, seat: int, timeouts_to_leave: int) -> gw.TimeoutPolicy:
+    """The timeout policy that applies to the seat's expired decision, counted: the table's,
+    except that the seat's ``timeouts_to_leave``-th expiry in a game gives it to a bot (a
+    player who times out repeatedly has left)."""
+    policy = record.table.decision_timer.policy
+    if policy != gw.TIMEOUT_POLICY_RANDOM_ACTION:
+        return policy
+    counts = record.expired_decisions
+    while len(counts) <= seat:
+        counts.append(0)
+    counts[seat] += 1
+    if timeouts_to_leave and counts[seat] >= timeouts_to_leave:
+        return gw.TIMEOUT_POLICY_BOT_TAKES_SEAT
+    return policy
+
+
 class Moves:
     """TableCore's seat moves (TableCore inherits them)."""
 
@@ -46,6 +62,9 @@ class Moves:
     session_seats: dict[str, Counter[int]]
     transact: Callable[..., Awaitable[tuple[store_pb2.TableRecord, object]]]
     bot_seat_digest: Callable[[str, str, int], bytes]
+    # A seat that lets this many decisions expire in one game (under the random-action
+    # policy) is taken over by a bot, as one that left: its player is scored last (0: never).
+    timeouts_to_leave: int = 3
 
     def watched(self, table_id: str, *seats: int) -> list[int]:
         """``seats`` and the seats with a session here: those whose view a command brings."""
@@ -185,7 +204,7 @@ class Moves:
             )
             if not overdue:
                 raise NothingToDo
-            policy = table.decision_timer.policy
+            policy = left_after(record, seat, self.timeouts_to_leave)
             entry = commit.public(decision_expired=gw.DecisionExpired(seat=seat, policy=policy))
             if policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT:
                 entry.revoked_seat = seat

@@ -121,3 +121,25 @@ def test_a_timer_without_a_policy_is_invalid(gateway):
             gw.CreateTableRequest(game_id="borgia", player_count=2, decision_timer=gw.DecisionTimer(seconds=5))
         )
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT and reason_of(caught.value) == "BAD_TIMER"
+
+
+def test_a_seat_that_times_out_repeatedly_is_given_to_a_bot_as_one_that_left(gateway):
+    """The third decision a seat lets expire in a game (TAVOLA_TIMEOUTS_TO_LEAVE, 3 by
+    default) is not played at random: a bot takes the seat over, and its player has left
+    (scored last when rated: common/ratings.py ``left_early``)."""
+    table = timed_table(gateway, gw.TIMEOUT_POLICY_RANDOM_ACTION)
+    table.start()
+    events = events_until(
+        gateway,
+        table.table_id,
+        lambda event: (
+            event.HasField("decision_expired") and event.decision_expired.policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT
+        ),
+    )
+    left = events[-1].decision_expired.seat
+    earlier = [
+        e.decision_expired for e in events[:-1] if e.HasField("decision_expired") and e.decision_expired.seat == left
+    ]
+    assert [e.policy for e in earlier] == [gw.TIMEOUT_POLICY_RANDOM_ACTION] * 2
+    seat = table.table().seats[left]
+    assert seat.kind == gw.SEAT_KIND_BOT
