@@ -37,8 +37,6 @@ def stack(redis_url: str, key_prefix: str, tmp_path_factory) -> Iterator[Stack]:
             "TAVOLA_PUSH_ALLOW_PRIVATE": "true",
             "TAVOLA_DIGEST_DIR": str(tmp_path_factory.mktemp("digests")),
             "TAVOLA_DIGEST_CHECK_SECONDS": "1",
-            # Every module the gateway imports, in its log (test_gateway_without_games.py).
-            "PYTHONPROFILEIMPORTTIME": "1",
         },
     ) as running:
         yield running

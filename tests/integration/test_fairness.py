@@ -13,7 +13,7 @@ import redis
 from common import auth
 from common.commitment import commitment
 from common.errors import reason_of
-from gateway import verify
+from services import verify
 from services.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2

@@ -33,6 +33,7 @@ def _unary_only(inner: RulesServicer) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(
         "tavola.rules.v1.RulesService",
         {
+            "DescribeGame": method("DescribeGame", rules_pb2.DescribeGameRequest, rules_pb2.DescribeGameResponse),
             "NewGame": method("NewGame", rules_pb2.NewGameRequest, rules_pb2.NewGameResponse),
             "GetView": method("GetView", rules_pb2.GetViewRequest, rules_pb2.GetViewResponse),
             "ApplyAction": method("ApplyAction", rules_pb2.ApplyActionRequest, rules_pb2.ApplyActionResponse),

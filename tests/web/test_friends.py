@@ -45,7 +45,7 @@ def test_follow_presence_and_an_invitation_accepted_in_the_page(open_page, base_
     page = open_page()
     sign_in(page, base_url, ada)
     page.page.goto(f"{base_url}#/player/{bea.id}")
-    page.page.get_by_role("button", name="FollowPlayer").click()
+    page.page.get_by_role("button", name="Follow").click()
     page.page.get_by_text("Followed: once they follow you back").wait_for()
     bea.social.FollowPlayer(so.FollowPlayerRequest(player_id=ada.id), metadata=bea.auth)
     bea.social.SetPresence(so.SetPresenceRequest(state=so.PRESENCE_STATE_AWAY), metadata=bea.auth)
