@@ -15,6 +15,10 @@ puppet that, with its dice's end bonus, would still finish behind another cardin
 wait, and against players who never read, hiding would only let a cardinal that is no
 one's puppet be elected.
 
+Where an end of the game now would elect a cardinal that is not its puppet, it keeps the game
+going first (``bots.borgia_endgame.keep_going``): it allows rather than call a last die away,
+and bids to a player on its last die what no die could make true.
+
 What a reader makes of a perform is ``bots.borgia_puppets.clues``, the same ratios the
 project's readers use, applied to every cardinal except the one this policy reads as the
 reader's own puppet (a reader never names its own puppet, so a decoy it holds hides nothing).
