@@ -15,6 +15,10 @@ puppet that, with its dice's end bonus, would still finish behind another cardin
 wait, and against players who never read, hiding would only let a cardinal that is no
 one's puppet be elected.
 
+Where an end of the game now would elect a cardinal that is not its puppet, it keeps the game
+going first (``bots.borgia_endgame.keep_going``): it allows rather than call a last die away,
+and bids to a player on its last die what no die could make true.
+
 What a reader makes of a perform is ``bots.borgia_puppets.clues``, the same ratios the
 project's readers use, applied to every cardinal except the one this policy reads as the
 reader's own puppet (a reader never names its own puppet, so a decoy it holds hides nothing).
@@ -24,6 +28,7 @@ import math
 import random
 from collections.abc import Sequence
 
+from bots.borgia_endgame import keep_going
 from bots.borgia_heuristic import DIE_COST, _horizon, _perform_value, _projection
 from bots.borgia_puppets import borgia_sharp_policy, clues, hiding_candidates, puppet_odds
 from services.borgia.model import CARDINALS, BorgiaAction, BorgiaView, Cardinal, Phase, Rumor
@@ -87,6 +92,9 @@ def trailing(view: BorgiaView, seat: int, mine: Sequence[Cardinal]) -> bool:
 def borgia_stealth_policy(
     game: Game, view: BorgiaView, seat: int, legal: Sequence[BorgiaAction], rng: random.Random
 ) -> BorgiaAction:
+    going_on = keep_going(view, seat, legal)
+    if going_on is not None:
+        return going_on  # an end now is a certain loss: no allow nor bid that may bring it
     mine = view.seats[seat].puppets
     if view.phase != Phase.PERFORM or not mine or len(legal) < 2 or min(s.dice_count for s in view.seats) <= REVEAL_AT:
         return borgia_sharp_policy(game, view, seat, legal, rng)

@@ -61,7 +61,7 @@ SELF_READ = {
 # game id -> "module:attribute" of the answers its own view settles (bots.policy.Certain), which
 # the search plays without searching
 CERTAIN = {
-    "borgia": "bots.borgia_odds:settled_answer",
+    "borgia": "bots.borgia_endgame:settled_answer",
     "mortadella": "bots.mortadella_heuristic:settled_answer",
     "pecunia": "bots.pecunia_heuristic:settled_answer",
 }

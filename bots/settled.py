@@ -5,7 +5,9 @@ and a check that a bot gives that answer in each.
 
 What each game's view settles (``bots.builtin.CERTAIN``):
 - Borgia: a bid its own dice already make true is allowed, one that its own dice and every
-  die it cannot see could not make true is called (B4; ``bots.borgia_odds``);
+  die it cannot see could not make true is called (B4; ``bots.borgia_odds``), but for a bid
+  of a player on its last die where the end that call brings elects a cardinal that is not
+  its puppet whatever it cannot see (B7-B9): that one is allowed (``bots.borgia_endgame``);
 - Il Trono di Mortadella: a guess of a role the deal leaves certain (M16, M19), and a die
   chosen or resolved that completes its own row, a win at once (M15;
   ``bots.mortadella_heuristic``);

@@ -1,13 +1,23 @@
 """Which bot fills quick play's empty seats: the candidate whose rating at the game is
-nearest the people's."""
+nearest the people's; and a released seat (an untold searcher's) given to it."""
 
+import time
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import structlog
 
 from common import ratings
 from common.errors import ApiError, failed
 from gateway.bots import BotCatalog
-from gateway.matchmaking.tickets import SEARCH_BOT, Settings
+from gateway.matchmaking.scripts import RELEASE_PATIENCE_SECONDS
+from gateway.matchmaking.tickets import SEARCH_BOT, Release, Settings
 from gateway.ratings import Ratings
+
+if TYPE_CHECKING:
+    from gateway.matchmaking.matchmaker import Matchmaker
+
+log = structlog.get_logger()
 
 
 def accepted(bots_catalog: BotCatalog, game_id: str, bots: Iterable[str]) -> list[str]:
@@ -44,3 +54,30 @@ async def fill_bots(
         default = accepted(bots_catalog, game_id, [quick.fill_default])
         chosen = default[0] if default else candidates[0]
     return [chosen] * count
+
+
+async def give_to_bot(matchmaker: "Matchmaker", release: Release) -> int:
+    """Gives the released seat to a bot; drops the queued release once done, or once the
+    table has not appeared in RELEASE_PATIENCE_SECONDS (else it is tried again)."""
+    try:
+        bot = (await matchmaker.fill_bots(release.game_id, release.rating, 1))[0]
+        given = await matchmaker.core.release_seat(release.table_id, release.player_id, bot)
+    except Exception as error:
+        # Tried again once its lease lapses (a table not made yet, contention, Redis away).
+        given_up = time.time() - release.since > RELEASE_PATIENCE_SECONDS
+        reason = error.reason if isinstance(error, ApiError) else type(error).__name__
+        if given_up:
+            await matchmaker.redis.zrem(matchmaker.releases, release.entry)
+        if given_up or reason != "TABLE_NOT_FOUND":
+            log.error(
+                "release_failed",
+                table_id=release.table_id,
+                player_id=release.player_id,
+                reason=reason,
+                given_up=given_up,
+            )
+        return 0
+    await matchmaker.redis.zrem(matchmaker.releases, release.entry)
+    if given:
+        log.info("untold_seat_released", table_id=release.table_id, player_id=release.player_id, bot=bot)
+    return int(given)

@@ -28,7 +28,6 @@ from gateway.matchmaking.scripts import (
     OFFER_SCRIPT,
     OFFER_SECONDS,
     PROGRESS_SECONDS,
-    RELEASE_PATIENCE_SECONDS,
     RELEASE_RETRY_SECONDS,
     SCAN,
     SETTLE_SCRIPT,
@@ -322,30 +321,7 @@ class Matchmaker:
         return released
 
     async def _release(self, release: Release) -> int:
-        """Gives the released seat to a bot; drops the queued release once done, or once the
-        table has not appeared in RELEASE_PATIENCE_SECONDS (else it is tried again)."""
-        try:
-            bot = (await self.fill_bots(release.game_id, release.rating, 1))[0]
-            given = await self.core.release_seat(release.table_id, release.player_id, bot)
-        except Exception as error:
-            # Tried again once its lease lapses (a table not made yet, contention, Redis away).
-            given_up = time.time() - release.since > RELEASE_PATIENCE_SECONDS
-            reason = error.reason if isinstance(error, ApiError) else type(error).__name__
-            if given_up:
-                await self.redis.zrem(self.releases, release.entry)
-            if given_up or reason != "TABLE_NOT_FOUND":
-                log.error(
-                    "release_failed",
-                    table_id=release.table_id,
-                    player_id=release.player_id,
-                    reason=reason,
-                    given_up=given_up,
-                )
-            return 0
-        await self.redis.zrem(self.releases, release.entry)
-        if given:
-            log.info("untold_seat_released", table_id=release.table_id, player_id=release.player_id, bot=bot)
-        return int(given)
+        return await fill.give_to_bot(self, release)
 
     # -- matching -------------------------------------------------------------------------
 

@@ -197,3 +197,26 @@ def test_the_player_page_turns_the_daily_digest_on_and_off(open_page, base_url, 
     page.page.get_by_test_id("digest-save").click()
     page.page.wait_for_function("document.querySelector('[data-testid=digest-status]').textContent === 'No digest.'")
     page.axe("digest")
+
+
+def test_a_correspondence_table_is_made_in_the_lobby(open_page, base_url, stubs):
+    """The lobby's form makes a table played over days: a fixed time a move (clocks.proto,
+    CLOCK_MODE_CORRESPONDENCE), each seat's clock shown at the table."""
+    gateway, _ = stubs
+    page = open_page()
+    page.page.goto(f"{base_url}#/")
+    page.page.fill("#player-name", "Lettera")
+    page.page.click("[data-testid=new-borgia]")
+    page.page.select_option("#player-count", "2")
+    page.page.select_option("#seat-1", "bot:random")
+    assert not page.page.is_visible("#days")
+    page.page.select_option("#pace", "correspondence")
+    assert not page.page.is_visible("#timer")
+    page.page.fill("#days", "2")
+    page.axe("correspondence-form")
+    page.page.click("[data-testid=create]")
+    page.page.wait_for_url("**#/table/*")
+    table_id = page.page.url.rsplit("/", 1)[1]
+    table = gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table
+    assert (table.clock.mode, table.clock.move_seconds) == (ck.CLOCK_MODE_CORRESPONDENCE, 2 * 86400)
+    page.page.get_by_test_id("clock-0").wait_for()

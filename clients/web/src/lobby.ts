@@ -3,6 +3,7 @@
 import { failure, gateway } from "./api";
 import { botsByName, listBots, listGames, lobbyDecisionSeconds } from "./catalog";
 import { fill, h, phrase } from "./dom";
+import { ClockMode } from "./gen/tavola/gateway/v1/clocks_pb";
 import { SeatKind, TableStatus, TimeoutPolicy, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { level } from "./names";
@@ -132,6 +133,23 @@ export class Lobby {
       };
     });
     const timer = h("input", { id: "timer", type: "number", value: String(await lobbyDecisionSeconds()), min: "0", max: "3600" });
+    // Correspondence: days a move, each player told when it is their turn (clocks.proto).
+    const days = h("input", { id: "days", type: "number", value: "3", min: "1", max: "14" });
+    const perDecision = h("p", {}, h("label", { for: "timer" }, "Seconds per decision (0: no limit) "), timer);
+    const perMove = h("p", {}, h("label", { for: "days" }, "Days per move "), days, h("span", { class: "small muted" }, " (each player is told when it is their turn)"));
+    perMove.hidden = true;
+    const pace = h(
+      "select",
+      {
+        id: "pace",
+        onchange: () => {
+          perDecision.hidden = pace.value !== "live";
+          perMove.hidden = pace.value !== "correspondence";
+        },
+      },
+      h("option", { value: "live" }, "in one sitting"),
+      h("option", { value: "correspondence" }, "by correspondence, over days"),
+    );
     const replay = h("input", { id: "replay", type: "checkbox" });
     const seed = h("input", { id: "seed", type: "number", min: "0", placeholder: "seed" });
     const form = h(
@@ -146,6 +164,7 @@ export class Lobby {
             seats: Array.from(seatRows.querySelectorAll("select"), (s) => s.value),
             options: Object.fromEntries(options.map((o) => [o.name, o.read()])),
             timer: Math.max(0, Number(timer.value) || 0),
+            days: pace.value === "correspondence" ? Math.min(14, Math.max(1, Math.round(Number(days.value) || 3))) : 0,
             replay: replay.checked,
             seed: seed.value,
           });
@@ -155,7 +174,9 @@ export class Lobby {
       h("p", {}, h("label", { for: "player-count" }, "Players "), count),
       seatRows,
       options.length ? h("fieldset", {}, h("legend", {}, "Options"), options.map((o) => o.row)) : null,
-      h("p", {}, h("label", { for: "timer" }, "Seconds per decision (0: no limit) "), timer),
+      h("p", {}, h("label", { for: "pace" }, "Played "), pace),
+      perDecision,
+      perMove,
       h(
         "details",
         {},
@@ -176,7 +197,7 @@ export class Lobby {
 
   private async create(
     game: GameDescription,
-    choice: { players: number; seats: string[]; options: Record<string, string>; timer: number; replay: boolean; seed: string },
+    choice: { players: number; seats: string[]; options: Record<string, string>; timer: number; days: number; replay: boolean; seed: string },
   ): Promise<void> {
     try {
       const botSeats = choice.seats.flatMap((value, i) => (value.startsWith("bot:") ? [{ seat: i + 1, bot: value.slice(4) }] : []));
@@ -186,7 +207,12 @@ export class Lobby {
         options: choice.options,
         botSeats,
         autoStart: true,
-        decisionTimer: choice.timer ? { seconds: choice.timer, policy: TimeoutPolicy.RANDOM_ACTION } : undefined,
+        decisionTimer: choice.days
+          ? { seconds: 0, policy: TimeoutPolicy.RANDOM_ACTION }
+          : choice.timer
+            ? { seconds: choice.timer, policy: TimeoutPolicy.RANDOM_ACTION }
+            : undefined,
+        clock: choice.days ? { mode: ClockMode.CORRESPONDENCE, moveSeconds: BigInt(choice.days * 86400) } : undefined,
         replayMode: choice.replay,
         seed: choice.replay && choice.seed ? BigInt(choice.seed) : undefined,
       });
