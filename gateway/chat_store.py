@@ -12,8 +12,9 @@ without a TTL (finished, waiting for the archive) gives its chat ``fallback_ttl`
 The lobby: ``<prefix>:chat:lobby`` and ``<prefix>:chat-wake:lobby``, newest ``history``.
 
 Beside them: ``<prefix>:player:<id>:muted`` (a set: the players whose messages that player
-hides; blocks will reuse it), ``<prefix>:chat:shadow-muted`` (a set: players whose messages
-only they see) and ``<prefix>:chat:reports`` (a stream of reports, gateway/reports.py).
+hides, as do those it blocked, ``<prefix>:social:<id>:blocks``), ``<prefix>:chat:shadow-muted``
+(a set: players whose messages only they see) and ``<prefix>:chat:reports`` (a stream of
+reports, gateway/reports.py).
 """
 
 import json
@@ -25,6 +26,7 @@ from typing import Any, NamedTuple, cast
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
+from gateway.social import social_key
 from tavola.gateway.v1 import chat_pb2
 
 PAGE = 100
@@ -168,9 +170,15 @@ class ChatStore:
     # -- mutes (a player's own) and shadow mutes (the operator's) ------------------------
 
     async def muted_by(self, player_id: str | None) -> set[str]:
+        """Whose messages the player does not see: those they muted, and those they blocked
+        (gateway/social.py)."""
         if not player_id:
             return set()
-        return {_text(each) for each in await self.redis.smembers(self.muted_key(player_id))}
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.smembers(self.muted_key(player_id))
+            pipe.smembers(social_key(self.prefix, player_id, "blocks"))
+            muted, blocked = await pipe.execute()
+        return {_text(each) for each in (*muted, *blocked)}
 
     async def set_muted(self, player_id: str, other: str, muted: bool) -> None:
         if muted:

@@ -47,6 +47,12 @@ FRIEND_TABLES = 5
 WATCH_REFRESH_SECONDS = 30.0
 
 
+def social_key(key_prefix: str, player_id: str, what: str) -> str:
+    """One of a player's social keys: ``following``, ``blocks`` or ``invitations`` (the chat
+    reads ``blocks`` too: a blocked player's messages are hidden from the blocker)."""
+    return f"{key_prefix}:social:{player_id}:{what}"
+
+
 def _invitation(stored: bytes | str) -> so.Invitation:
     return so.Invitation.FromString(stored.encode() if isinstance(stored, str) else stored)
 
@@ -62,6 +68,7 @@ class Social:
         hub: Hub,
     ):
         self.redis = redis
+        self.key_prefix = key_prefix
         self.base = f"{key_prefix}:social"
         self.players = players
         self.reads = reads
@@ -69,7 +76,7 @@ class Social:
         self.hub = hub
 
     def _key(self, player_id: str, what: str) -> str:
-        return f"{self.base}:{player_id}:{what}"
+        return social_key(self.key_prefix, player_id, what)
 
     def channel(self, player_id: str) -> str:
         return f"{self.base}:{player_id}"

@@ -240,3 +240,21 @@ def test_the_terminal_lists_friends_and_invitations(people, gateway, stack, tmp_
     assert "invites you to borgia at " + table.table_id in waiting
     assert terminal.main([*address, "follow", ada.id]) == 1  # yourself: refused, said on stderr
     assert "that is you" in capsys.readouterr().err
+
+
+def test_a_blocked_players_chat_is_hidden_from_the_blocker(people, gateway, channel):
+    from tavola.gateway.v1 import chat_pb2, chat_pb2_grpc
+
+    chat = chat_pb2_grpc.ChatServiceStub(channel)
+    ada, bea, cid = people("Ada"), people("Bea"), people("Cid")
+    table = open_table(gateway, ada, players=3)  # unrated: its players' channel is on
+    for other in (bea, cid):
+        gateway.TakeSeat(gw.TakeSeatRequest(table_id=table.table_id), metadata=other.auth)
+    players = chat_pb2.CHAT_CHANNEL_PLAYERS
+    chat.SendChat(chat_pb2.SendChatRequest(table_id=table.table_id, channel=players, text="hello"), metadata=bea.auth)
+    ada.call("BlockPlayer", so.BlockPlayerRequest(player_id=bea.id))
+    listed = chat_pb2.ListChatRequest(table_id=table.table_id, channel=players)
+    assert [m.text for m in chat.ListChat(listed, metadata=ada.auth).messages] == []
+    assert [m.text for m in chat.ListChat(listed, metadata=cid.auth).messages] == ["hello"]  # only the blocker's view
+    ada.call("UnblockPlayer", so.UnblockPlayerRequest(player_id=bea.id))
+    assert [m.text for m in chat.ListChat(listed, metadata=ada.auth).messages] == ["hello"]
