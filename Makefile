@@ -10,7 +10,7 @@ PROTOS := $(shell find proto -name '*.proto')
 SDK := sdk/python
 SDK_STAMP := $(SDK)/tavola/.stamp
 
-.PHONY: help setup proto lint test demo run play bench clean deploy-files
+.PHONY: help setup proto lint test test-long demo run play bench clean deploy-files
 
 help: ## list the targets, each with what it does
 	@grep -hE '^[a-z][a-z-]*:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## /\1\t/' | awk -F'\t' '{ printf "  make %-14s %s\n", $$1, $$2 }'
@@ -108,11 +108,16 @@ lint: setup ## buf lint, ruff check, ruff format --check, mypy
 	$(VENV)/bin/mypy $(MYPY_PATHS)
 	MYPYPATH=$(SDK) $(VENV)/bin/mypy $(SDK)/tavola_bot_sdk
 
-# The whole suite: engine rules and property tests, and integration tests against a real
+# The suite: engine rules and property tests, and integration tests against a real
 # Redis, real gRPC servers on free ports and a real Celery worker, on two processes
 # (pyproject.toml's addopts: one runs the integration tests in order, both the rest).
-test: setup web browser bench-peer ## set up and run the whole suite
+# Tests marked slow (strength matches, many more playouts, minute-long outages) run only
+# in test-long, so that test stays near ten minutes on two cores.
+test: setup web browser bench-peer ## set up and run the suite (all but the tests marked slow)
 	$(PY) -m pytest
+
+test-long: setup web browser bench-peer ## the whole suite, the tests marked slow included
+	$(PY) -m pytest --long
 
 # The deploy files that name games or bots (compose, Prometheus, Kubernetes games.yaml,
 # KEDA), written from the registries for the games and bots this project ships.

@@ -31,11 +31,34 @@ from deploy.redis_local import RedisHandle, answers, start_private_redis
 INTEGRATION = Path(__file__).resolve().parent / "integration"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Marks the tests under integration/ (-m integration, -m "not integration")."""
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--long",
+        action="store_true",
+        help="also run the tests marked slow (make test-long): strength matches, many more playouts",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("long"):
+        from tests import scale
+
+        scale.LONG = True
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks the tests under integration/ (-m integration, -m "not integration"), and leaves
+    out the ones marked slow unless --long is given or -m chooses by marker: make test stays
+    near ten minutes on two cores, and make test-long runs everything."""
     for item in items:
         if item.path.is_relative_to(INTEGRATION):
             item.add_marker(pytest.mark.integration)
+    if config.getoption("long") or config.option.markexpr:
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -63,6 +63,7 @@ def test_every_strategy_plays_only_legal_actions_to_the_end(game_id):
             assert outcome is not None, (name, seed)
 
 
+@pytest.mark.slow
 def test_the_odds_bot_wins_more_often_than_a_random_bot_in_the_same_seat():
     games = 150
     odds = sum(0 in play(BORGIA, [borgia_odds, random_legal, random_legal], {}, s).winners for s in range(games))

@@ -5,6 +5,8 @@ odds (B4, B12)."""
 
 import random
 
+import pytest
+
 from bots.borgia_heuristic import after, borgia_heuristic_policy
 from bots.borgia_odds import borgia_odds_policy
 from bots.offline import play
@@ -102,6 +104,7 @@ def test_b5_b6_its_reckoning_of_an_effect_matches_the_engine():
     assert checked > 100
 
 
+@pytest.mark.slow
 def test_it_wins_more_often_than_the_odds_bot_in_the_same_seat_against_random_bots():
     """Four players, the same 60 deals: the heuristic in seat 0 against three random bots
     wins more games than the odds bot in its place."""

@@ -5,6 +5,8 @@ them, and the sharper policy aims its rumors with them (B5, B9, B10, B13)."""
 import random
 from collections import Counter
 
+import pytest
+
 from bots.borgia_heuristic import borgia_heuristic_policy
 from bots.borgia_puppets import borgia_sharp_policy, puppet_belief, puppet_odds
 from bots.ismcts import _sampler
@@ -134,6 +136,7 @@ def test_the_sharp_policy_is_legal_at_every_decision_of_every_player_count_and_v
                 assert not (type(action) is Rumor and action.card in state.puppets[seat])
 
 
+@pytest.mark.slow
 def test_it_beats_the_plain_heuristic_head_to_head():
     """Two players, 60 deals, seats alternating: the sharp policy wins most games."""
     sharp_bot, plain = (policy_strategy(GAME, p) for p in (borgia_sharp_policy, borgia_heuristic_policy))

@@ -64,6 +64,7 @@ def test_the_bot_plays_whole_games_through_what_the_gateway_sends(game_id):
     assert outcome is not None
 
 
+@pytest.mark.slow
 def test_it_beats_random_play_at_borgia():
     games = 16
     ismcts = make_strategy("ismcts:level=5,iterations=60,budget_ms=0", "borgia")

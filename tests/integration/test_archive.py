@@ -411,6 +411,7 @@ def test_a_deleted_account_leaves_no_name_rating_history_or_chat(archive_stack, 
     assert verify_table(archive_stack.gateway_address, first).ok  # the game itself is untouched
 
 
+@pytest.mark.slow
 def test_postgresql_away_for_a_minute_loses_and_doubles_nothing(archive_stack, stubs):
     """The archiver keeps its rounds while its PostgreSQL is stopped for a minute, and
     copies the table once it is back (within its longest pause between rounds, 30 s).

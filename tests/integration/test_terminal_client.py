@@ -132,6 +132,7 @@ def test_borgia_by_keystrokes(stack):
     run(stack.gateway_address, Plan(game="borgia", players=2, seed=11, name="Ada", bots=[SEARCH_BOT]), scenario)
 
 
+@pytest.mark.slow
 def test_mortadella_by_keystrokes(stack):
     async def scenario(pilot):
         app = pilot.app
@@ -151,6 +152,7 @@ def test_mortadella_by_keystrokes(stack):
     run(stack.gateway_address, plan, scenario)
 
 
+@pytest.mark.slow
 def test_pecunia_by_keystrokes(stack):
     async def scenario(pilot):
         app = pilot.app

@@ -138,6 +138,7 @@ def unread_streams(stack: Stack, table: LongTable, rss_mb) -> tuple[float, float
     return max(samples), rss_mb()
 
 
+@pytest.mark.slow
 def test_unread_connect_streams_hold_a_bounded_memory_returned_when_they_close(stack: Stack):
     gateway_process = psutil.Process(next(p.popen.pid for p in stack.processes if p.name == "gateway"))
 

@@ -23,11 +23,13 @@ from services.mortadella.model import (
     meets_row,
 )
 from tests.engine_harness import random_playout
+from tests.scale import games
 
 # (player count, games) with the defaults: additional rules on, max_turns 500.
-DEFAULT_RUNS = [(2, 200), (3, 150), (4, 110), (5, 75), (6, 60), (7, 45)]
+# (players, games): a third of the games in make test, all in make test-long.
+DEFAULT_RUNS = [(n, games(count // 3, count)) for n, count in ((2, 200), (3, 150), (4, 110), (5, 75), (6, 60), (7, 45))]
 # Without the additional rules games run longer: a lower turn limit keeps them short.
-PLAIN_RUNS = [(2, 200), (3, 100), (4, 90), (5, 80), (6, 70), (7, 60)]
+PLAIN_RUNS = [(n, games(count // 3, count)) for n, count in ((2, 200), (3, 100), (4, 90), (5, 80), (6, 70), (7, 60))]
 PLAIN_MAX_TURNS = 120
 
 
@@ -116,5 +118,11 @@ def test_a_tiny_turn_limit_ends_every_game(n, rules):
 @pytest.mark.parametrize("rules", ["true", "false"])
 def test_views_events_and_codec_on_every_step(n, rules):
     """The slower check: every view and projected event encodes, every state and action
-    round-trips through the codec, on 240 games in all."""
-    run(n, {"additional_rules": rules, "max_turns": "40"}, range(30_000, 30_020), check_views=True, check_codec=True)
+    round-trips through the codec, on 96 games in all (240 in make test-long)."""
+    run(
+        n,
+        {"additional_rules": rules, "max_turns": "40"},
+        range(30_000, 30_000 + games(8, 20)),
+        check_views=True,
+        check_codec=True,
+    )

@@ -30,6 +30,7 @@ from services.mortadella.model import (
 )
 from tests.engine_harness import random_playout
 from tests.mortadella.builders import make_state
+from tests.scale import games
 
 ROLE_PB_UNSPECIFIED = 0
 
@@ -116,7 +117,7 @@ def test_no_view_or_event_shows_another_seats_role(n):
     def on_step(before, after, seat, action, events):
         check_no_foreign_role(after, events)
 
-    for seed in range(25):
+    for seed in range(games(10, 25)):
         state, events = ENGINE.new_game(n, {"max_turns": "50"}, seed)
         check_no_foreign_role(state, events)
         random_playout(GAME, n, {"max_turns": "50"}, seed, on_step=on_step)
@@ -136,7 +137,7 @@ def test_what_a_seat_receives_does_not_depend_on_roles_it_cannot_see(n):
             assert received(after, viewer, events) == received(other, viewer, events)
             checked += 1
 
-    for seed in range(15):
+    for seed in range(games(8, 15)):
         random_playout(GAME, n, {"max_turns": "50"}, 500 + seed, on_step=on_step)
     assert checked > 100
 
