@@ -58,9 +58,10 @@ class CommitKeys:
         return given
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommitArgs:
-    """The script's named ARGV, each a local of its field's name in it."""
+    """The script's named ARGV, each a local of its field's name in it (those across
+    tables, written on a single Redis only, unwritten by default)."""
 
     expected_version: int  # 0: create the table
     record: bytes  # TableRecord, without type URLs and seats' names
@@ -74,11 +75,11 @@ class CommitArgs:
     requests_ttl: int  # the requests hash's
     entry_count: int  # how many log entries follow the named arguments
     finished: str  # "1": the game is over (its log moves into the archive)
-    due: str  # the table's due time: a score, "rem" (it waits on no task), "": unwritten
+    due: str = ""  # the table's due time: a score, "rem" (it waits on no task), "": unwritten
     table_id: str  # the member in the due set, the rating jobs and the outbox
-    job: bytes  # the rating job, b'': none
-    send_at: str  # when to send its task again
-    outbox_at: str  # the score in the archive's outbox, "": not filed
+    job: bytes = b""  # the rating job, b'': none
+    send_at: str = ""  # when to send its task again
+    outbox_at: str = ""  # the score in the archive's outbox, "": not filed
 
     def values(self) -> list[bytes | str | int]:
         return list(astuple(self))

@@ -339,11 +339,7 @@ class TableStore(TableSets):
             requests_ttl=requests_ttl,
             entry_count=entry_count,
             finished="1" if table.status == gw.TABLE_STATUS_FINISHED else "0",
-            due="",
             table_id=table.table_id,
-            job=b"",
-            send_at="",
-            outbox_at="",
         )
 
     async def _run_commit(self, keys: CommitKeys, args: list[bytes | str | int]) -> list:
