@@ -29,8 +29,9 @@ from bench.tables import _create, unfinished
 from deploy.postgres_local import ensure_postgres, scratch_database
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from gateway.archive import Archive, migrate
+from gateway.archive_format import outbox_key
 from gateway.archiver import Archiver
-from gateway.store import KEY_SUFFIXES, TableStore, outbox_key
+from gateway.store import KEY_SUFFIXES, TableStore
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
 

@@ -20,7 +20,8 @@ import redis
 
 from bench.tables import _create, unfinished
 from deploy.stack import NO_QUOTAS, ROOT, Stack
-from gateway.store import KEY_SUFFIXES, archived_entries
+from gateway.archive_format import archived_entries
+from gateway.store import KEY_SUFFIXES
 from tavola.gateway.v1 import gateway_pb2_grpc
 from tavola.store.v1 import store_pb2
 

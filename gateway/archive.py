@@ -23,8 +23,8 @@ from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from common import ratings
 from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError
+from gateway.archive_format import FinishedTable
 from gateway.chat_store import ArchivedMessage
-from gateway.store import FinishedTable
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 

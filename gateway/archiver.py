@@ -2,7 +2,7 @@
 exactly once, then trims them from Redis after the retry window.
 
 The outbox is a sorted set in Redis, ``<prefix>:archive:outbox`` (table id -> when its copy
-is due), written by the commit script itself (gateway/store.py) on every commit of a
+is due), written by the commit script itself (gateway/commit_script.py) on every commit of a
 finished table: the game's end cannot be committed without it, so a gateway that dies
 right after the finishing commit loses nothing. On a Redis Cluster the outbox is in a slot
 of its own and the gateway writes it right after the commit.
@@ -43,8 +43,9 @@ from psycopg_pool import PoolTimeout
 from common import ratings
 from common.errors import ApiError
 from gateway.archive import Archive, migrate
+from gateway.archive_format import outbox_key
 from gateway.chat_store import ChatStore
-from gateway.store import TableStore, outbox_key
+from gateway.store import TableStore
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 

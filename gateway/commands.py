@@ -42,8 +42,10 @@ from gateway.commit import (
     replayed,
     set_deadline,
 )
+from gateway.commit_script import RatingJobWrite
 from gateway.hub import Hub
 from gateway.limits import check_table_request
+from gateway.log_record import StoredEntry
 from gateway.moves import Moves
 from gateway.names import NameIndex, name_taken
 from gateway.new_tables import draw_seed, new_record
@@ -51,14 +53,7 @@ from gateway.publisher import Tasks
 from gateway.quotas import CREATE, SEATS, Client, Limits, Quotas
 from gateway.reads import INDEX_OF_STATUS, TableReads
 from gateway.rules import RulesDirectory
-from gateway.store import (
-    RatingJobWrite,
-    RequestUsed,
-    StoredEntry,
-    TableMissing,
-    TableStore,
-    VersionConflict,
-)
+from gateway.store import RequestUsed, TableMissing, TableStore, VersionConflict
 from gateway.streams import TableStreams
 from gateway.turns import Turns
 from gateway.wakeups import Wakeups, awaits_begin, next_of_same_bot

@@ -18,8 +18,9 @@ from google.protobuf import any_pb2, timestamp_pb2
 from common.errors import ApiError
 from common.names import for_viewer
 from gateway import clocks
+from gateway.log_record import LogEntry
 from gateway.rules import RulesDirectory
-from gateway.store import LogEntry, RequestKey, TableStore
+from gateway.store import RequestKey, TableStore
 from gateway.text import names as text_names
 from gateway.text import platform_text, read_phrase, tell
 from tavola.gateway.v1 import gateway_pb2 as gw

@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 import psycopg
 
 from common import settings
-from gateway.store import StoredEntry, decode_types
+from gateway.log_record import StoredEntry, decode_types
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 

@@ -43,9 +43,9 @@ from common.errors import ApiError, invalid
 from common.name_rules import skeletons
 from gateway.commands import TableCore
 from gateway.commit import Commit, NothingToDo
+from gateway.log_record import LogEntry
 from gateway.names import NameIndex
 from gateway.quotas import PLAYERS, Client
-from gateway.store import LogEntry
 from gateway.turns import your_turn
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl

@@ -8,7 +8,7 @@ script clears the job, the rating sweep (every gateway runs one) sends it again 
 TAVOLA_RATING_RESEND_SECONDS: a worker killed mid-update loses nothing, and the update
 script's done marker makes the copies harmless.
 
-The job is written by the game's finishing commit itself, in its script (gateway/store.py),
+The job is written by the game's finishing commit itself, in its script (gateway/commit_script.py),
 so a gateway that dies right after that commit leaves the job pending, and another
 gateway's sweep sends it: the table is rated, once. On a Redis Cluster that script runs on
 the table's slot (hash tag ``{<table id>}``), and the jobs live under ``{ratings}``, where
@@ -34,9 +34,9 @@ from redis.asyncio.cluster import RedisCluster
 from common import ratings, settings
 from common.errors import ApiError, invalid
 from gateway.commands import TableCore
+from gateway.commit_script import RatingJobWrite
 from gateway.limits import MAX_ID
 from gateway.players import PlayerStore, text
-from gateway.store import RatingJobWrite
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.store.v1 import ratings_pb2, store_pb2

@@ -22,10 +22,11 @@ import grpc
 from google.protobuf import any_pb2
 
 from common.errors import RETRY_UNAVAILABLE_SECONDS, ApiError, invalid
+from gateway.log_record import StoredEntry
 from gateway.quotas import REPLAYS, Client, Quotas
 from gateway.reads import TableReads
 from gateway.rules import RulesDirectory
-from gateway.store import StoredEntry, TableStore
+from gateway.store import TableStore
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import store_pb2

@@ -17,6 +17,7 @@ from common.errors import ApiError
 from common.logging import bound
 from gateway import metrics
 from gateway.commands import TableCore
+from gateway.framing import varint
 from gateway.handlers import _about, _failure, _log_refusal, require_token
 from gateway.leaving import AccountDeletion
 from gateway.locale import reading_in
@@ -25,7 +26,6 @@ from gateway.players import Players, is_player_token
 from gateway.quotas import ACTION_STREAMS, client_of
 from gateway.ratings import Ratings
 from gateway.replay import replay
-from gateway.store import varint
 from tavola.gateway.v1 import actions_pb2
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl

@@ -29,11 +29,12 @@ from common import shapes
 from common.errors import invalid
 from common.logging import bound
 from gateway.commands import TableCore
+from gateway.framing import varint
 from gateway.handlers import _failure, _log_refusal, require_token
 from gateway.hub import READ_PAGE
+from gateway.log_record import StoredEntry
 from gateway.quotas import client_of
 from gateway.reads import view_response
-from gateway.store import StoredEntry, varint
 from gateway.streams import WATCH_POLL_SECONDS, Batch, batch_of
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import sessions_pb2 as sessions

@@ -6,16 +6,9 @@ Cluster) and one pub/sub channel:
                           the Any type URLs the log refers to by index, and the seats'
                           names its game events' text writes in, from which seq on)
   <prefix>:{id}:log       stream: the durable event log, entry id "<seq>-0", one field "e":
-                          a LogRecord holding what each viewer sees with the parts they
-                          share stored once (version, time, the public body; a seat's own
-                          body only where it differs), the mark of a finished game's last
-                          entry, a seat whose token stops working at this entry, and the
-                          SeatAction that made the entry (for replays; never streamed)
-  <prefix>:{id}:archive   string: the log of a finished game, frozen in one value (the
-                          stream costs about 27 bytes an entry more): its first seq (4
-                          bytes, big-endian), then each entry's LogRecord after its length
-                          (2 bytes); entries committed after the game ended are appended.
-                          A log with an entry over 64 KB stays a stream
+                          a LogRecord (gateway/log_record.py)
+  <prefix>:{id}:archive   string: the log of a finished game, frozen in one value
+                          (gateway/archive_format.py)
   <prefix>:{id}:requests  hash: RequestKey.field -> StoredResponse (compact:
                           where the action's events are in the log, the table's new
                           version and status), for idempotency; once the game is over it
@@ -23,13 +16,8 @@ Cluster) and one pub/sub channel:
                           finished tables' TTL
   <prefix>:{id}:wake      channel: the new last seq, published on every commit
 
-Two indexes across tables, sorted sets scored by the time a table took its status, and
-written only when the status changes (never on the path of an ordinary action):
-``<prefix>:index:open`` (tables waiting for players, for ListTables) and
-``<prefix>:index:in-progress`` (tables being played, for ListTables and the sweep).
-A third sorted set, ``<prefix>:due``, holds each table that waits on a bot or timer task,
-scored by the time that task should have acted by; the gateway's sweep
-(gateway/sweeper.py) wakes a table again once its time has passed.
+The sorted sets across tables (the status indexes and the due set) are TableSets'
+(gateway/store_sets.py).
 
 On a Redis Cluster (``redis+cluster://``, common/redis_client.py) a table's keys live in
 one slot, so the commit script runs on one node; the indexes and the sweep cursor are keys
@@ -37,9 +25,9 @@ of their own, written outside the script. The wake-up is a plain PUBLISH, which 
 forwards to every node, so a gateway's one subscription hears every table (sharded
 pub/sub, SPUBLISH, needs Redis 7 and would spare that fan-out).
 
-Every change goes through ``commit``: one Lua script that checks the version (a
-compare-and-set), refuses a used request id, writes the record, appends the log entries,
-stores the response, refreshes the TTL and publishes, all or nothing.
+Every change goes through ``commit``: one Lua script (gateway/commit_script.py) that checks
+the version (a compare-and-set), refuses a used request id, writes the record, appends the
+log entries, stores the response, refreshes the TTL and publishes, all or nothing.
 
 With an archive (gateway/archive.py, ``use_archive``), every commit of a finished table
 also files it in ``<prefix>:archive:outbox`` (a sorted set, table id -> the commit's time:
@@ -51,180 +39,29 @@ holds from the archive: the same bytes.
 
 import hashlib
 import time
-from collections.abc import MutableSequence, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol, cast
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import cast
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
-from common.names import for_viewer, has_choices
-from gateway import phrase_store
-from gateway.locale import READER
-from gateway.phrase_store import string_index
-from gateway.text import names_list, seats_in, tell
+from gateway.archive_format import TRIM, ArchivedTables, FinishedTable, archived_entries, outbox_key
+from gateway.commit_script import (
+    NO_DUE_WRITE,
+    SCRIPT,
+    CommitArgs,
+    CommitKeys,
+    RatingJobWrite,
+    record_field,
+    script_args,
+    types_field,
+)
+from gateway.log_record import LogEntry, SeatNames, StoredEntry, decode_types, nanos
+from gateway.store_sets import TableSets
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
-
-_COMMIT = """
-local current = redis.call('HGET', KEYS[1], 'version')
-if ARGV[1] == '0' then
-  if current then return {-1} end
-else
-  if not current then return {-2} end
-  if current ~= ARGV[1] then return {-3, current} end
-end
-if ARGV[6] ~= '' then
-  local prior = redis.call('HGET', KEYS[3], ARGV[6])
-  if prior then return {-4, prior} end
-end
-redis.call('HSET', KEYS[1], 'record', ARGV[2], 'version', ARGV[3], 'seq', ARGV[4])
-if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'types', ARGV[9]) end
-local i = 18
-for e = 1, tonumber(ARGV[11]) do
-  local id = ARGV[i]
-  local n = tonumber(ARGV[i + 1])
-  local fields = {}
-  for k = 1, n * 2 do fields[k] = ARGV[i + 1 + k] end
-  redis.call('XADD', KEYS[2], id, unpack(fields))
-  i = i + 2 + n * 2
-end
-if ARGV[12] == '1' then
-  -- A finished log gets no more entries (but for the odd one, appended): its stream's
-  -- entries move into the archive (KEYS[4]), each under 64 KB (its length takes 2 bytes
-  -- there) and their seqs following on each other; else the stream stays.
-  local entries = redis.call('XRANGE', KEYS[2], '-', '+')
-  local parts, next_seq = {}, nil
-  for _, entry in ipairs(entries) do
-    local seq = tonumber(string.match(entry[1], '^(%d+)%-0$'))
-    local record = entry[2][2]
-    if not seq or (next_seq and seq ~= next_seq) or #record > 65535 then
-      parts = nil
-      break
-    end
-    if not next_seq and redis.call('EXISTS', KEYS[4]) == 0 then parts[1] = struct.pack('>I4', seq) end
-    next_seq = seq + 1
-    parts[#parts + 1] = struct.pack('>I2', #record) .. record
-  end
-  if parts and next_seq then
-    redis.call('APPEND', KEYS[4], table.concat(parts))
-    redis.call('DEL', KEYS[2])
-  end
-end
-if ARGV[6] ~= '' then redis.call('HSET', KEYS[3], ARGV[6], ARGV[7]) end
--- A TTL of 0 keeps the key (a finished table may be kept for good though its game had one).
--- The archive (KEYS[4]) is there only once the game is over.
-local ttls = {tonumber(ARGV[5]), tonumber(ARGV[5]), tonumber(ARGV[10]), tonumber(ARGV[5])}
-for k = 1, ARGV[12] == '1' and 4 or 3 do
-  if ttls[k] > 0 then redis.call('EXPIRE', KEYS[k], ttls[k]) else redis.call('PERSIST', KEYS[k]) end
-end
--- The table's due time (KEYS[5], a sorted set of every table), on a single Redis only:
--- a score, or 'rem' when it waits on no task.
-if ARGV[13] == 'rem' then
-  redis.call('ZREM', KEYS[5], ARGV[14])
-elseif ARGV[13] ~= '' then
-  redis.call('ZADD', KEYS[5], ARGV[13], ARGV[14])
-end
--- A rated table's finishing commit: its rating job (KEYS[6], a hash of every job) and the
--- time to send its task again (KEYS[7]), on a single Redis only (gateway/ratings.py).
-if ARGV[15] ~= '' then
-  redis.call('HSET', KEYS[6], ARGV[14], ARGV[15])
-  redis.call('ZADD', KEYS[7], ARGV[16], ARGV[14])
-end
--- A finished table's commit files it in the archive's outbox (KEYS[8], gateway/archiver.py),
--- on a single Redis only: its copy in the archive is due (again, if it was copied before).
-if ARGV[17] ~= '' then redis.call('ZADD', KEYS[8], ARGV[17], ARGV[14]) end
-redis.call('PUBLISH', ARGV[8], ARGV[4])
-return {1}
-"""
-
-# What ``commit`` writes as the table's due time: nothing (an open table, which never
-# waits on a task), or a time (None: it waits on none now, the entry goes).
-NO_DUE_WRITE = object()
-
-
-# The seats' names a log's text writes in, each list from a seq on (TableRecord.seat_names).
-SeatNames = tuple[tuple[int, tuple[str, ...]], ...]
-
-
-def _names_from(stored) -> SeatNames:
-    return tuple((item.from_seq, tuple(item.names)) for item in stored)
-
-
-def decode_types(data: bytes) -> tuple[tuple[str, ...], SeatNames]:
-    """A table's "types" field (TypeUrls): its type URLs and the seats' names."""
-    types = store_pb2.TypeUrls.FromString(data)
-    return tuple(types.type_urls), _names_from(types.seat_names)
-
-
-def names_at(names: SeatNames, seq: int) -> dict[int, str]:
-    """The seats' names that entry ``seq``'s text writes in: the last list set at or before it."""
-    current: tuple[str, ...] = ()
-    for from_seq, listed in names:
-        if from_seq > seq:
-            break
-        current = listed
-    return dict(enumerate(current))
-
-
-# Deletes a finished table's keys once the archive holds its version (gateway/archiver.py).
-_TRIM = """
-local version = redis.call('HGET', KEYS[1], 'version')
-if not version then return 0 end
-if version ~= ARGV[1] then return -1 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
-return 1
-"""
-
-
-def outbox_key(prefix: str) -> str:
-    """The sorted set of finished tables whose copy in the archive is due, by when."""
-    return f"{prefix}:archive:outbox"
-
-
-@dataclass(frozen=True)
-class FinishedTable:
-    """A finished table as Redis holds it: its record (decoded, and its bytes as stored,
-    without type URLs), its "types" field, version and log entries (seq, LogRecord bytes)."""
-
-    record: store_pb2.TableRecord
-    data: bytes
-    types: bytes
-    version: int
-    entries: list[tuple[int, bytes]]
-
-
-class ArchivedTables(Protocol):
-    """What TableStore reads from the archive (gateway/archive.py) for a table Redis no
-    longer holds: the same bytes Redis held."""
-
-    async def stored(self, table_id: str) -> tuple[bytes | None, bytes | None]: ...
-
-    async def records(self, table_ids: list[str]) -> dict[str, bytes]: ...
-
-    async def log(self, table_id: str, after_seq: int, count: int) -> tuple[bytes, list[tuple[int, bytes]]]:
-        """The table's "types" field and up to ``count`` entries after ``after_seq``."""
-        ...
-
-
-# Forgets a table's due time only if nobody moved it later meanwhile (a newer commit did).
-_FORGET_DUE = """
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) <= tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
-return 0
-"""
-
-
-@dataclass(frozen=True)
-class RatingJobWrite:
-    """A finished rated table's rating job, written by its finishing commit's script (a
-    single Redis; on a cluster its keys are in another slot: gateway/ratings.py)."""
-
-    jobs_key: str
-    pending_key: str
-    job: bytes
-    send_at: float
 
 
 @dataclass(frozen=True)
@@ -264,238 +101,21 @@ class RequestUsed(Exception):
         self.stored = stored
 
 
-def nanos(stamp) -> int:
-    """A Timestamp's nanoseconds since the epoch: its own ToNanoseconds is Python, with a
-    validity check, several times on each command's path."""
-    return stamp.seconds * 1_000_000_000 + stamp.nanos
+def _refusal(table_id: str, result: list) -> Exception:
+    """Why the commit script wrote nothing, from its reply."""
+    status = int(result[0])
+    if status == -1:
+        return TableExists(table_id)
+    if status == -2:
+        return TableMissing(table_id)
+    if status == -3:
+        return VersionConflict(int(result[1]))
+    return RequestUsed(store_pb2.StoredResponse.FromString(result[1]))
 
 
-def _stored_event(
-    data: bytes, type_urls: MutableSequence[str], phrase: bytes = b""
-) -> tuple[gw.TableEvent, store_pb2.StoredEvent]:
-    """A viewer's TableEvent bytes (b'': it sees nothing) and its phrase (a game event's
-    words), and its body as the log keeps it."""
-    event = gw.TableEvent.FromString(data)
-    stored = store_pb2.StoredEvent()
-    if not data:
-        return event, stored
-    if event.HasField("game_event"):
-        stored.game_event = event.game_event.value
-        stored.type_url = string_index(type_urls, event.game_event.type_url)
-        if phrase:  # told as it is read (gateway/text.py)
-            stored.phrase = phrase_store.stored(phrase, type_urls)
-    else:
-        body = gw.TableEvent()
-        body.CopyFrom(event)
-        for name in ("seq", "version", "time"):
-            body.ClearField(name)
-        stored.table_event = body.SerializeToString()
-    return event, stored
+class TableStore(TableSets):
+    """A table's record, log and request ids, with TableSets' sets across tables."""
 
-
-@dataclass
-class LogEntry:
-    """One event log entry: the spectator's bytes and each seat's where they differ."""
-
-    spectator: bytes
-    seats: dict[int, bytes] = field(default_factory=dict)
-    end: bool = False
-    # A seat whose token stops working here (a bot took it): its watchers are let go.
-    revoked_seat: int | None = None
-    # The SeatAction that made this entry (bytes), read back only by replays.
-    action: bytes = b""
-    # A game event's words (a serialized Phrase): the spectators' (None) and each seat's
-    # where it differs.
-    phrases: dict[int | None, bytes] = field(default_factory=dict)
-
-    def record(self, type_urls: MutableSequence[str], version: int, time_ns: int) -> store_pb2.LogRecord:
-        """The entry as the log stores it: the version and time of the command that made it
-        once (every projection shares them, and its seq is the stream id), each body once,
-        type URLs by their index in ``type_urls`` (the table's list, extended with any new
-        one)."""
-        record = store_pb2.LogRecord(version=version, time_ns=time_ns, end=self.end)
-        heads: list[gw.TableEvent] = []
-        if self.spectator:
-            event, public = _stored_event(self.spectator, type_urls, self.phrases.get(None, b""))
-            record.public.CopyFrom(public)
-            heads.append(event)
-        for seat, data in sorted(self.seats.items()):
-            seat_event = record.seats.add(seat=seat)
-            if data:
-                event, stored = _stored_event(data, type_urls, self.phrases.get(seat, b""))
-                if stored.phrase == record.public.phrase:
-                    stored.ClearField("phrase")  # read back from the public one (StoredEntry._event)
-                seat_event.event.CopyFrom(stored)
-                heads.append(event)
-        if any(event.version != version or nanos(event.time) != time_ns for event in heads):
-            raise ValueError("a log entry's projections differ from its command's version or time")
-        if self.revoked_seat is not None:
-            record.revoked_seat_plus_one = self.revoked_seat + 1
-        if self.action:
-            taken = store_pb2.SeatAction.FromString(self.action)
-            record.action.seat = taken.seat
-            record.action.value = taken.action.value
-            record.action.type_url = string_index(type_urls, taken.action.type_url)
-        return record
-
-    def fields(self, type_urls: MutableSequence[str], version: int, time_ns: int) -> list[bytes | str]:
-        return ["e", self.record(type_urls, version, time_ns).SerializeToString()]
-
-
-def archived_entries(archive: bytes) -> list[tuple[int, bytes]]:
-    """A finished log's archive (the table's "archive" key) as (seq, LogRecord bytes)."""
-    if not archive:
-        return []
-    seq = int.from_bytes(archive[:4], "big")
-    entries, at = [], 4
-    while at < len(archive):
-        size = int.from_bytes(archive[at : at + 2], "big")
-        entries.append((seq, archive[at + 2 : at + 2 + size]))
-        seq, at = seq + 1, at + 2 + size
-    return entries
-
-
-def varint(value: int) -> bytes:
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-@dataclass
-class StoredEntry:
-    """One entry read back from the log: its LogRecord (``data``, the stream's field "e" or
-    the archive's), with the table's ``type_urls`` and ``names`` (the seats' names its
-    text writes in, TableRecord.seat_names)."""
-
-    seq: int
-    data: bytes
-    type_urls: Sequence[str] = ()
-    names: SeatNames = ()
-    _record: store_pb2.LogRecord = field(init=False, repr=False, compare=False)
-    _seen: dict[tuple[int | None, str], bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
-    _framed: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
-    _framed_in_batch: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
-    # Each game event's phrase, read once, by whose projection it is (None: the public one).
-    _phrases: dict[int | None, object] = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        self._record = store_pb2.LogRecord.FromString(self.data)
-
-    def _phrase(self, stored: store_pb2.StoredEvent, projection: int | None):
-        """A game event's phrase: its own, else the public event's (None: it has none)."""
-        if projection not in self._phrases:
-            data = stored.phrase or self._record.public.phrase
-            self._phrases[projection] = phrase_store.read(data, self.type_urls) if data else None
-        return self._phrases[projection]
-
-    def _text(self, stored: store_pb2.StoredEvent, projection: int | None, viewer: int | None) -> str:
-        """A game event's words as ``viewer`` reads them: the phrase of the projection it is
-        (``projection``: its seat, None for the public event), told with the names the seats
-        had when it was logged ("" for an event without words)."""
-        said = self._phrase(stored, projection)
-        if said is None:
-            return ""
-        type_url = self.type_urls[stored.type_url]
-        return tell(type_url, said, names_at(self.names, self.seq), viewer)
-
-    def _viewer_dependent(self, seat: int) -> bool:
-        """Whether ``seat`` reads the public event its own way ("You bid")."""
-        public = self._record.public
-        body = public.WhichOneof("body")
-        if body == "game_event":
-            said = self._phrase(public, None)
-            return said is not None and seat in seats_in(said)
-        if body == "table_event" and b"{" in public.table_event:  # a platform event's choices
-            return has_choices(gw.TableEvent.FromString(public.table_event).text)
-        return False
-
-    def _event(self, stored: store_pb2.StoredEvent, viewer: int | None, projection: int | None) -> bytes:
-        body = stored.WhichOneof("body")
-        if body is None:
-            return b""
-        seconds, nanos = divmod(self._record.time_ns, 10**9)
-        event = gw.TableEvent(seq=self.seq, version=self._record.version)
-        event.time.seconds, event.time.nanos = seconds, nanos
-        if body == "game_event":
-            event.game_event.type_url = self.type_urls[stored.type_url]
-            event.game_event.value = stored.game_event
-            event.text = self._text(stored, projection, viewer)
-        else:
-            event.MergeFromString(stored.table_event)
-            if "{" in event.text:  # the game's end: "(you)" for the reader's own seat
-                event.text = for_viewer(event.text, viewer)
-        return event.SerializeToString()
-
-    def for_viewer(self, seat: int | None) -> bytes:
-        """The entry as ``seat`` (None: spectator) sees it; b'' when it sees nothing."""
-        record = self._record
-        key = None
-        if seat is not None and (
-            any(seat_event.seat == seat for seat_event in record.seats) or self._viewer_dependent(seat)
-        ):
-            key = seat  # its own event, or its own words of the public one ("You bid")
-        cached = (key, READER.get())  # each reader's language its own
-        seen = self._seen.get(cached)
-        if seen is None:  # an entry read once is shown to every watcher of the table
-            own = next((seat_event.event for seat_event in record.seats if seat_event.seat == key), None)
-            seen = self._event(record.public, key, None) if own is None else self._event(own, key, key)
-            self._seen[cached] = seen
-        return seen
-
-    def framed_for_viewer(self, seat: int | None) -> bytes:
-        """``for_viewer``'s event as the field 1 of a message (WatchTableResponse and
-        SpectateTableResponse are ``TableEvent event = 1``): a stream's response, serialized
-        once for every watcher who sees the entry alike. b'' when it sees nothing."""
-        framed = self._framed.get(seat)
-        if framed is None:
-            data = self.for_viewer(seat)
-            framed = self._framed[seat] = b"\x0a" + varint(len(data)) + data if data else b""
-        return framed
-
-    def framed_in_batch(self, seat: int | None) -> bytes:
-        """``for_viewer``'s event as one element of a batched stream response's ``repeated
-        TableEvent events = 2``: the responses of a batch are these joined, serialized once
-        for every watcher who sees the entry alike. b'' when it sees nothing."""
-        framed = self._framed_in_batch.get(seat)
-        if framed is None:
-            data = self.for_viewer(seat)
-            framed = self._framed_in_batch[seat] = b"\x12" + varint(len(data)) + data if data else b""
-        return framed
-
-    def seen(self) -> bytes:
-        """The entry as somebody saw it, the spectators first, else a seat; b'' when nobody."""
-        seats = sorted(seat_event.seat for seat_event in self._record.seats)
-        return next((data for viewer in (None, *seats) if (data := self.for_viewer(viewer))), b"")
-
-    @property
-    def action(self) -> bytes:
-        """The SeatAction that made this entry (bytes), b'' if none."""
-        record = self._record
-        if not record.HasField("action"):
-            return b""
-        stored = record.action
-        taken = store_pb2.SeatAction(seat=stored.seat)
-        taken.action.type_url = self.type_urls[stored.type_url]
-        taken.action.value = stored.value
-        return taken.SerializeToString()
-
-    @property
-    def time_ns(self) -> int:
-        """The time of the command that made the entry."""
-        return self._record.time_ns
-
-    @property
-    def is_end(self) -> bool:
-        return self._record.end
-
-    def revokes(self, seat: int | None) -> bool:
-        return seat is not None and self._record.revoked_seat_plus_one == seat + 1
-
-
-class TableStore:
     def __init__(
         self,
         client: Redis | RedisCluster,
@@ -506,8 +126,7 @@ class TableStore:
         retry_seconds: int = 3600,
         recent_records: int = 4096,
     ):
-        self.redis = client
-        self.prefix = prefix
+        super().__init__(client, prefix)
         self.ttl = ttl_seconds
         # An open table nobody starts expires sooner, and so leaves the lobby.
         self.open_ttl = ttl_seconds if open_ttl_seconds is None else min(open_ttl_seconds, ttl_seconds)
@@ -516,14 +135,12 @@ class TableStore:
         # A finished table's request ids answer retries this long (0: as long as the table
         # is kept); nothing else reads them.
         self.retry_seconds = retry_seconds
-        self._commit = client.register_script(_COMMIT)
+        self._commit = client.register_script(SCRIPT)
         # On a Redis Cluster the due set is in a slot of its own: written outside the commit.
         self.due_in_commit = not isinstance(client, RedisCluster)
         # So are the rating jobs (gateway/ratings.py).
         self.jobs_in_commit = self.due_in_commit
-        self._forget_due = client.register_script(_FORGET_DUE)
-        self._trim = client.register_script(_TRIM)
-        self.due_key = f"{prefix}:due"
+        self._trim = client.register_script(TRIM)
         # The records this gateway loaded or committed last, by table: (record bytes, type
         # URLs). A command may start from one instead of a load (``recent``); its commit's
         # compare-and-set on the version tells whether it was still the table's record.
@@ -622,7 +239,7 @@ class TableStore:
         request_key: RequestKey | None = None,
         stored: store_pb2.StoredResponse | None = None,
         due: object = NO_DUE_WRITE,
-        written: list["StoredEntry"] | None = None,
+        written: list[StoredEntry] | None = None,
         rating_job: RatingJobWrite | None = None,
     ) -> bool:
         """Writes ``record`` (whose table.version/last_seq are already the new ones) if the
@@ -639,17 +256,69 @@ class TableStore:
         known_types = len(record.type_urls)
         stamp = nanos(table.update_time)  # the time of every entry of the command
         encoded = [entry.fields(record.type_urls, table.version, stamp) for entry in entries]
-        # The seats' names the text of the log's game events writes in, from this command's
-        # entries on: set as the game starts and again when they change (a bot takes a seat).
-        names_changed = False
-        if table.status != gw.TABLE_STATUS_OPEN and entries:
-            names = names_list(table)
-            if not record.seat_names or list(record.seat_names[-1].names) != names:
-                record.seat_names.add(from_seq=first_seq, names=names)
-                names_changed = True
-        types = b""
-        if len(record.type_urls) != known_types or names_changed:
-            types = store_pb2.TypeUrls(type_urls=record.type_urls, seat_names=record.seat_names).SerializeToString()
+        types = types_field(record, known_types, first_seq, len(entries))
+        data, type_urls, seat_names = record_field(record)
+        due_written = due is not NO_DUE_WRITE and self.due_in_commit
+        job = rating_job if self.jobs_in_commit else None
+        # A finished table's every commit files it in the archive's outbox.
+        outbox = self.archive_outbox is not None and table.status == gw.TABLE_STATUS_FINISHED
+        across = due_written or job is not None or (outbox and self.due_in_commit)
+        keys = self._commit_keys(table.table_id, across, job)
+        args = self._commit_args(record, expected_version, data, types, len(entries), request_key, stored)
+        args = replace(
+            args,
+            due=("rem" if due is None else repr(due)) if due_written else "",
+            job=job.job if job is not None else b"",
+            send_at=repr(job.send_at) if job is not None else "",
+            outbox_at=repr(stamp / 1e9) if outbox and self.due_in_commit else "",
+        )
+        result = await self._run_commit(keys, script_args(args, encoded, first_seq))
+        if int(result[0]) != 1:
+            self.recent_records.pop(table.table_id, None)
+            raise _refusal(table.table_id, result)
+        if outbox and not self.due_in_commit:
+            # On a cluster the outbox is in a slot of its own: written after the commit.
+            await self.redis.zadd(cast(str, self.archive_outbox), {table.table_id: stamp / 1e9})
+        self._remember(table.table_id, data, type_urls, seat_names)
+        if written is not None:
+            written += [
+                StoredEntry(seq=first_seq + offset, data=fields[1], type_urls=type_urls, names=seat_names)
+                for offset, fields in enumerate(encoded)
+                if isinstance(fields[1], bytes)
+            ]
+        return due_written
+
+    def _commit_keys(self, table_id: str, across: bool, job: RatingJobWrite | None) -> CommitKeys:
+        """The commit's keys: the table's own, and on a single Redis, when ``across`` (it
+        writes a due time, a rating job or the outbox), the keys across tables (the due
+        set's name again for the rating job's where there is none: the script does not
+        touch them)."""
+        table, log, requests, archive = self._keys(table_id)
+        if not across:
+            return CommitKeys(table, log, requests, archive)
+        return CommitKeys(
+            table,
+            log,
+            requests,
+            archive,
+            due=self.due_key,
+            jobs=job.jobs_key if job is not None else self.due_key,
+            pending=job.pending_key if job is not None else self.due_key,
+            outbox=self.archive_outbox,
+        )
+
+    def _commit_args(
+        self,
+        record: store_pb2.TableRecord,
+        expected_version: int,
+        data: bytes,
+        types: bytes,
+        entry_count: int,
+        request_key: RequestKey | None,
+        stored: store_pb2.StoredResponse | None,
+    ) -> CommitArgs:
+        """The commit's named arguments but those across tables (left unwritten)."""
+        table = record.table
         ttl = requests_ttl = self.ttl
         if table.status == gw.TABLE_STATUS_OPEN:
             ttl = requests_ttl = self.open_ttl
@@ -657,73 +326,28 @@ class TableStore:
             ttl = requests_ttl = self.finished_ttl
             if self.retry_seconds > 0 and not 0 < ttl <= self.retry_seconds:
                 requests_ttl = self.retry_seconds
-        # The type URLs and names are kept once, in the hash's "types" field, not in the record.
-        type_urls = list(record.type_urls)
-        seat_names = _names_from(record.seat_names)
-        record.ClearField("type_urls")
-        record.ClearField("seat_names")
-        data = record.SerializeToString()
-        record.type_urls.extend(type_urls)
-        for from_seq, listed in seat_names:
-            record.seat_names.add(from_seq=from_seq, names=listed)
-        args: list[bytes | str | int] = [
-            expected_version,
-            data,
-            table.version,
-            table.last_seq,
-            ttl,
-            request_key.field if request_key else b"",
-            stored.SerializeToString() if stored is not None else b"",
-            self.channel(table.table_id),
-            types,
-            requests_ttl,
-            len(entries),
-            "1" if table.status == gw.TABLE_STATUS_FINISHED else "0",
-        ]
-        keys = list(self._keys(table.table_id))
-        due_written = due is not NO_DUE_WRITE and self.due_in_commit
-        job = rating_job if self.jobs_in_commit else None
-        # A finished table's every commit files it in the archive's outbox.
-        outbox = self.archive_outbox is not None and table.status == gw.TABLE_STATUS_FINISHED
-        if due_written or job is not None or (outbox and self.due_in_commit):
-            # On a single Redis: the due set, the rating job's two keys (the due set's name
-            # again where there is no job: the script does not touch them) and the outbox.
-            keys += [self.due_key, job.jobs_key, job.pending_key] if job is not None else [self.due_key] * 3
-            if self.archive_outbox is not None:
-                keys.append(self.archive_outbox)
-        args += ["rem" if due is None else repr(due), table.table_id] if due_written else ["", table.table_id]
-        if job is not None:
-            args += [job.job, repr(job.send_at)]
-        else:
-            args += ["", ""]
-        args.append(repr(stamp / 1e9) if outbox and self.due_in_commit else "")
-        for offset, fields in enumerate(encoded):
-            args += [f"{first_seq + offset}-0", len(fields) // 2, *fields]
+        return CommitArgs(
+            expected_version=expected_version,
+            record=data,
+            version=table.version,
+            last_seq=table.last_seq,
+            ttl=ttl,
+            request_field=request_key.field if request_key else b"",
+            response=stored.SerializeToString() if stored is not None else b"",
+            channel=self.channel(table.table_id),
+            types=types,
+            requests_ttl=requests_ttl,
+            entry_count=entry_count,
+            finished="1" if table.status == gw.TABLE_STATUS_FINISHED else "0",
+            table_id=table.table_id,
+        )
+
+    async def _run_commit(self, keys: CommitKeys, args: list[bytes | str | int]) -> list:
+        key_list = keys.values()
         try:  # EVALSHA itself: redis-py's Script call checks for a pipeline at every call
-            result = await self.redis.evalsha(self._commit.sha, len(keys), *keys, *args)
+            return await self.redis.evalsha(self._commit.sha, len(key_list), *key_list, *args)
         except NoScriptError:  # a Redis that lost its scripts (restarted, flushed): loads it
-            result = await self._commit(keys=keys, args=args)
-        status = int(result[0])
-        if status == 1:
-            if outbox and not self.due_in_commit:
-                # On a cluster the outbox is in a slot of its own: written after the commit.
-                await self.redis.zadd(cast(str, self.archive_outbox), {table.table_id: stamp / 1e9})
-            self._remember(table.table_id, data, type_urls, seat_names)
-            if written is not None:
-                written += [
-                    StoredEntry(seq=first_seq + offset, data=fields[1], type_urls=type_urls, names=seat_names)
-                    for offset, fields in enumerate(encoded)
-                    if isinstance(fields[1], bytes)
-                ]
-            return due_written
-        self.recent_records.pop(table.table_id, None)
-        if status == -1:
-            raise TableExists(table.table_id)
-        if status == -2:
-            raise TableMissing(table.table_id)
-        if status == -3:
-            raise VersionConflict(int(result[1]))
-        raise RequestUsed(store_pb2.StoredResponse.FromString(result[1]))
+            return await self._commit(keys=key_list, args=args)
 
     async def read_log(self, table_id: str, after_seq: int, count: int = 500) -> list[StoredEntry]:
         """Up to ``count`` entries after ``after_seq``, from the archive of a finished game
@@ -761,32 +385,6 @@ class TableStore:
         return entries
 
     # -- indexes across tables ---------------------------------------------------------
-
-    def _index(self, status: str) -> str:
-        return f"{self.prefix}:index:{status}"
-
-    async def index(self, table_id: str, status: str | None, now: float) -> None:
-        """Files the table under its status ("open" or "in-progress"; None: neither, for a
-        finished or expired table), scored by ``now``."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for name in ("open", "in-progress"):
-                if name == status:
-                    pipe.zadd(self._index(name), {table_id: now})
-                else:
-                    pipe.zrem(self._index(name), table_id)
-            await pipe.execute()
-
-    async def listed(self, status: str, offset: int, count: int) -> list[str]:
-        """Tables under ``status``, the newest to it first."""
-        # redis-py types replies for every client flavour at once; this one does not decode.
-        raw = cast("list[bytes]", await self.redis.zrevrange(self._index(status), offset, offset + count - 1))
-        return [table_id.decode() for table_id in raw]
-
-    async def opened_before(self, when: float, count: int) -> list[str]:
-        """Up to ``count`` open tables filed as open before ``when``, the oldest first."""
-        raw = cast("list[bytes]", await self.redis.zrangebyscore(self._index("open"), "-inf", when, start=0, num=count))
-        return [table_id.decode() for table_id in raw]
-
     async def load_many(self, table_ids: list[str]) -> list[store_pb2.TableRecord | None]:
         async with self.redis.pipeline(transaction=False) as pipe:
             for table_id in table_ids:
@@ -834,47 +432,3 @@ class TableStore:
         "trimmed", "gone" (nothing to delete) or "newer" (a later commit: copy it again)."""
         result = await self._trim(keys=list(self._keys(table_id)), args=[archived_version])
         return {1: "trimmed", 0: "gone", -1: "newer"}[int(result)]
-
-    async def sweep_batch(self, count: int) -> list[str]:
-        """The next ``count`` tables in progress for the sweep, which walks the index
-        round and round from a cursor shared by every gateway."""
-        cursor_key = f"{self.prefix}:sweep:cursor"
-        offset = int(await self.redis.get(cursor_key) or 0)
-        # redis-py types replies for every client flavour at once; this one does not decode.
-        raw = cast("list[bytes]", await self.redis.zrange(self._index("in-progress"), offset, offset + count - 1))
-        await self.redis.set(cursor_key, offset + len(raw) if len(raw) == count else 0)
-        return [table_id.decode() for table_id in raw]
-
-    async def try_lock(self, name: str, seconds: float) -> bool:
-        """A lock that expires by itself, so one gateway of many does a periodic job."""
-        milliseconds = max(1, int(seconds * 1000))
-        return bool(await self.redis.set(f"{self.prefix}:lock:{name}", "1", nx=True, px=milliseconds))
-
-    # -- due times: tables waiting on a task ---------------------------------------------
-
-    async def set_due(self, table_id: str, when: float | None) -> None:
-        """The time by which the table's pending task should have acted (None: it waits
-        on no task)."""
-        if when is None:
-            await self.redis.zrem(self.due_key, table_id)
-        else:
-            await self.redis.zadd(self.due_key, {table_id: when})
-
-    async def overdue(self, now: float, count: int) -> list[tuple[str, float]]:
-        """Up to ``count`` tables whose due time has passed, the longest overdue first."""
-        # redis-py types replies for every client flavour at once; this one does not decode.
-        raw = cast(
-            "list[tuple[bytes, float]]",
-            await self.redis.zrangebyscore(self.due_key, "-inf", now, start=0, num=count, withscores=True),
-        )
-        return [(table_id.decode(), score) for table_id, score in raw]
-
-    async def forget_due(self, table_id: str, seen: float) -> None:
-        """Drops the table's due time unless a newer commit set a later one than ``seen``."""
-        await self._forget_due(keys=[self.due_key], args=[table_id, repr(seen)])
-
-    async def due_times(self, table_ids: list[str]) -> list[float | None]:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for table_id in table_ids:
-                pipe.zscore(self.due_key, table_id)
-            return await pipe.execute()

@@ -12,9 +12,9 @@ import grpc
 
 from common.errors import ApiError, invalid
 from gateway.hub import READ_PAGE, Hub
+from gateway.log_record import StoredEntry
 from gateway.quotas import Client, Quotas
 from gateway.reads import TableReads
-from gateway.store import StoredEntry
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 WATCH_POLL_SECONDS = 10.0

@@ -24,10 +24,12 @@ from common.tasks import (
 from gateway import metrics
 from gateway.bots import BotCatalog
 from gateway.clocks import seat_deadline_ns
+from gateway.commit_script import NO_DUE_WRITE
+from gateway.log_record import nanos
 from gateway.publisher import Tasks
 from gateway.reads import view_response
 from gateway.rules import RulesDirectory
-from gateway.store import NO_DUE_WRITE, TableStore, nanos
+from gateway.store import TableStore
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import store_pb2

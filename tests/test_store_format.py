@@ -1,9 +1,9 @@
-"""The event log's stored format (gateway/store.py): every viewer reads back exactly the
+"""The event log's stored format (gateway/log_record.py): every viewer reads back exactly the
 bytes it was given, and each part the viewers share is stored once."""
 
 from google.protobuf import any_pb2, timestamp_pb2
 
-from gateway.store import LogEntry, StoredEntry
+from gateway.log_record import LogEntry, StoredEntry
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 

@@ -12,8 +12,8 @@ from google.protobuf import any_pb2
 
 from common import auth
 from common.errors import reason_of
+from gateway.log_record import LogEntry, StoredEntry
 from gateway.replay import commands
-from gateway.store import LogEntry, StoredEntry
 from services.registry import player_counts
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2

@@ -9,7 +9,9 @@ import secrets
 import redis.asyncio
 from google.protobuf import any_pb2, timestamp_pb2
 
-from gateway.store import KEY_SUFFIXES, LogEntry, RequestKey, RequestUsed, TableStore, archived_entries
+from gateway.archive_format import archived_entries
+from gateway.log_record import LogEntry
+from gateway.store import KEY_SUFFIXES, RequestKey, RequestUsed, TableStore
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 

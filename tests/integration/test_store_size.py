@@ -6,7 +6,8 @@ import time
 
 import redis
 
-from gateway.store import KEY_SUFFIXES, archived_entries
+from gateway.archive_format import archived_entries
+from gateway.store import KEY_SUFFIXES
 from services.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2

@@ -14,7 +14,8 @@ import redis
 import redis.asyncio
 
 from deploy.stack import NO_QUOTAS, Stack
-from gateway.store import StoredEntry, TableStore
+from gateway.log_record import StoredEntry
+from gateway.store import TableStore
 from services.verify import verify_table
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tests.integration.bot_tables import stub_for
