@@ -2,7 +2,7 @@
 strong it is, read without loading any bot's code.
 
 A bot is a plug-in: an entry point in the group ``tavola.bots`` that loads a ``BotSpec``
-from a light module of its package (tavola's own are in ``bots/search/specs.py``, registered in
+from a light module of its package (tavola's own are in ``bots/<wing>/specs.py``, registered in
 ``pyproject.toml``); a bot from another package registers the same way, with no tavola
 file changed. The spec names the function that builds the bot's strategy as
 ``"module:attribute"`` (or holds it, where the package is light anyway): only a worker
