@@ -173,13 +173,13 @@ bench-peer:
 endif
 
 # A short tournament per game, 2 players: ISMCTS (50 ms a decision), the game's heuristic
-# bot and random, each pair in turn (python -m bots.arena --help for more).
+# bot and random, each pair in turn (python -m bots.lab.arena --help for more).
 ARENA_GAMES ?= 30
 .PHONY: arena
 arena: setup ## a short bot tournament per game (ARENA_GAMES=n)
-	$(PY) -m bots.arena --game borgia --players 2 --bots ismcts:budget_ms=50,borgia-heuristic,random --games $(ARENA_GAMES)
-	$(PY) -m bots.arena --game mortadella --players 2 --bots ismcts:budget_ms=50,mortadella-heuristic,random --games $(ARENA_GAMES)
-	$(PY) -m bots.arena --game pecunia --players 2 --bots ismcts:budget_ms=50,pecunia-heuristic,random --games $(ARENA_GAMES)
+	$(PY) -m bots.lab.arena --game borgia --players 2 --bots ismcts:budget_ms=50,borgia-heuristic,random --games $(ARENA_GAMES)
+	$(PY) -m bots.lab.arena --game mortadella --players 2 --bots ismcts:budget_ms=50,mortadella-heuristic,random --games $(ARENA_GAMES)
+	$(PY) -m bots.lab.arena --game pecunia --players 2 --bots ismcts:budget_ms=50,pecunia-heuristic,random --games $(ARENA_GAMES)
 
 clean: ## remove .venv, gen/ and the caches
 	rm -rf gen gen.tmp $(VENV) .pytest_cache .ruff_cache .hypothesis

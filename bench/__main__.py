@@ -3,7 +3,7 @@
 - engines: random playouts, decisions per CPU second of each game, beside OpenSpiel's
   python_liars_poker and python_kuhn_poker (with the [openspiel] extra), in rounds: each
   round a sample of every engine and of OpenSpiel's in turn, the ratio of each round;
-- bot strength: the arena's (bots.arena) 2-player win rates of each game's heuristic bot
+- bot strength: the arena's (bots.lab.arena) 2-player win rates of each game's heuristic bot
   and of the search bot against a random bot, beside the fair share;
 - SubmitAction at 1, 16 and 64 clients, beside the bare pipeline of bench/bare.py (the
   same hops with no tavola code); and the same moves over seat sessions (bench/sessions.py:
@@ -71,7 +71,7 @@ from bench.report import PROFILES, Profile, Report, load_average, run_dir
 from bench.summary import CONTENDED, QUIET, Run, format_summary, summarize
 from bench.tables import stack_pids
 from bench.watch_part import watchers
-from bots import arena
+from bots.lab import arena
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from services import bot_specs
 from services.registry import game_ids
@@ -120,10 +120,10 @@ def engine_rows(report: Report, samples: list[dict[str, float]], games: list[str
 
 
 def strength(report: Report, profile: Profile) -> None:
-    """Offline on the engines (bots.arena): seats rotated, thinking budgets in CPU time so the
+    """Offline on the engines (bots.lab.arena): seats rotated, thinking budgets in CPU time so the
     machine's load does not weaken the search."""
     report.section(
-        f"bot strength (python -m bots.arena, 2 players, against random; seats rotated; "
+        f"bot strength (python -m bots.lab.arena, 2 players, against random; seats rotated; "
         f"ismcts:budget_ms={profile.search_ms} in CPU time; 95% CI):"
     )
     bots = bot_specs.load_bots()

@@ -6,7 +6,7 @@ timers' and the ratings'; bot-worker-search, a prefork pool of a process per cor
 search bots' queues, deploy/workers.py),
 keeps ``--tables`` live tables playing (Borgia, 3 random bots each, auto-started; each one
 that ends is replaced at once), standing in for people's tables, and runs the ladder
-(bots/ladder.py, ``--ladder-tables`` rated 2-player tables of the search bot's levels at
+(bots/worker/ladder.py, ``--ladder-tables`` rated 2-player tables of the search bot's levels at
 once, its cap) in every other phase: live tables alone, then with the ladder, in turn,
 ``--rounds`` times (interleaved, so the machine's other load weighs on both alike). After
 each ladder phase the ladder's last tables are let finish before the next phase begins.
@@ -45,8 +45,8 @@ import redis
 import redis.asyncio
 
 from bench.tables import CpuMeter, _create, stack_pids, unfinished
-from bots.ladder import Ladder
-from bots.levels import level_presets
+from bots.search.levels import level_presets
+from bots.worker.ladder import Ladder
 from common.tasks import ALL_BOT_BEGUN_AT_VERSION
 from deploy.stack import NO_QUOTAS, ROOT, Stack
 from deploy.workers import split_bots

@@ -28,7 +28,7 @@ import grpc
 import structlog
 
 from bench.watchers import percentile
-from bots import rating_tasks
+from bots.worker import rating_tasks
 from common import auth, ratings
 from common.commitment import commitment
 from common.errors import reason_of

@@ -1,5 +1,5 @@
 """The published commitment to a table's seed: the gateway makes it as a table starts,
-``services.verify`` checks it, and a rating update carries it (``bots/rating_tasks.py``)."""
+``services.verify`` checks it, and a rating update carries it (``bots/worker/rating_tasks.py``)."""
 
 import hashlib
 

@@ -654,15 +654,19 @@ VARIABLES: tuple[Variable, ...] = (
         "gateway",
         "`ismcts:level=4`: the bot that fills quick-play seats while none of the candidates has a rating at the game yet (the first candidate when the gateway does not accept it)",
     ),
-    Variable("TAVOLA_LADDER_TABLES", "int", 1, "the ladder (`python -m bots.ladder`)", _LADDER, minimum=0),
+    Variable("TAVOLA_LADDER_TABLES", "int", 1, "the ladder (`python -m bots.worker.ladder`)", _LADDER, minimum=0),
     Variable(
-        "TAVOLA_LADDER_GAMES", "str", "borgia,mortadella,pecunia", "the ladder (`python -m bots.ladder`)", _LADDER
+        "TAVOLA_LADDER_GAMES",
+        "str",
+        "borgia,mortadella,pecunia",
+        "the ladder (`python -m bots.worker.ladder`)",
+        _LADDER,
     ),
     Variable(
         "TAVOLA_LADDER_BOTS",
         "str",
         "random;ismcts:budget_ms=10;ismcts:budget_ms=50",
-        "the ladder (`python -m bots.ladder`)",
+        "the ladder (`python -m bots.worker.ladder`)",
         _LADDER,
     ),
     Variable(

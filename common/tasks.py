@@ -54,7 +54,7 @@ def celery_app(name: str, redis_url: str, key_prefix: str):
             # Keeps the broker's keys apart when several deployments share one Redis.
             "global_keyprefix": f"{key_prefix}:celery:",
             # With kombu's ack emulation, a task unacknowledged this long is handed to
-            # another worker. tavola's workers turn it off (bots/app.py): lost tasks do not
+            # another worker. tavola's workers turn it off (bots/worker/app.py): lost tasks do not
             # wait for it, the gateway wakes a table whose task is overdue within seconds
             # (gateway/sweeper.py). Kept for a consumer that has it on: it must outlast
             # the longest hold of a live worker, a timer kept until its deadline (decision

@@ -73,7 +73,7 @@ def _grpc_health(port: int) -> dict[str, Any]:
 def _worker_health(node: str) -> dict[str, Any]:
     """The worker itself answers over the broker (its node name: ``--hostname <node>@%h``)."""
     return {
-        "test": ["CMD-SHELL", f"celery -A bots.app inspect ping -d {node}@$$HOSTNAME --timeout 5 >/dev/null"],
+        "test": ["CMD-SHELL", f"celery -A bots.worker.app inspect ping -d {node}@$$HOSTNAME --timeout 5 >/dev/null"],
         "interval": "30s",
         "timeout": "20s",
         "retries": 3,
@@ -121,7 +121,7 @@ def compose(games: list[str], bots: list[str]) -> str:
     }
     services["gateway"] = gateway
     # The light bots, the timers and the rating updates on a threads pool; the search bots
-    # (deploy/workers.py) on a prefork pool of their own, one process per core (bots/worker.py).
+    # (deploy/workers.py) on a prefork pool of their own, one process per core (bots/worker/main.py).
     # Each worker reads its bots from the image's registry as it starts (@light, @search), so
     # a bot added to the image is played without writing this file again.
     _, search = split_bots(bots)
@@ -153,7 +153,7 @@ def compose(games: list[str], bots: list[str]) -> str:
         services["bot-worker-search"] = searcher
         ladder_after.append("bot-worker-search")
     ladder = _tavola_service(
-        ["python", "-m", "bots.ladder"],
+        ["python", "-m", "bots.worker.ladder"],
         redis=False,  # a client of the public API only
         TAVOLA_HOST="0.0.0.0",  # its metrics, for Prometheus
         TAVOLA_GATEWAY=f"gateway:{GATEWAY_PORT}",
@@ -174,7 +174,7 @@ def compose(games: list[str], bots: list[str]) -> str:
     }
     ladder["depends_on"] = {name: {"condition": "service_healthy"} for name in ladder_after}
     services["ladder"] = ladder
-    flower = _tavola_service(["celery", "-A", "bots.app", "flower", "--port=5555", "--address=0.0.0.0"])
+    flower = _tavola_service(["celery", "-A", "bots.worker.app", "flower", "--port=5555", "--address=0.0.0.0"])
     flower["ports"] = ["127.0.0.1:5555:5555"]
     flower["healthcheck"] = {
         "test": [

@@ -44,7 +44,7 @@ def stale(files: dict[Path, str], root: Path = DEPLOY) -> list[Path]:
 
 
 def bot_names(distribution: str | None = None) -> list[str]:
-    """The bots of the tavola.bots registry (bots/registry.py), by name: the KEDA triggers
+    """The bots of the tavola.bots registry (bots/worker/registry.py), by name: the KEDA triggers
     need their queues only, not their code."""
 
     def normal(name: str) -> str:

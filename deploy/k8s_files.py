@@ -177,7 +177,7 @@ def k8s_ladder(games: list[str]) -> str:
         tmp_size="16Mi",
         container={
             "name": "ladder",
-            "command": ["python", "-m", "bots.ladder"],
+            "command": ["python", "-m", "bots.worker.ladder"],
             "env": [
                 {"name": "TAVOLA_GATEWAY", "value": f"dns:///gateway:{GATEWAY_PORT}"},
                 {"name": "TAVOLA_HOST", "value": "0.0.0.0"},
@@ -203,7 +203,7 @@ def k8s_ladder(games: list[str]) -> str:
         "spec": {"maxUnavailable": 1, "selector": {"matchLabels": labels}},
     }
     comment = """
-The ladder (python -m bots.ladder): rated bot-against-bot tables, played on and on at the
+The ladder (python -m bots.worker.ladder): rated bot-against-bot tables, played on and on at the
 bot workers' lowest priority, so that every level of the search bot has a rating on the
 people's scale (quick play fills seats with the level nearest the people's rating). Its cap
 is TAVOLA_LADDER_TABLES in the ConfigMap tavola-ladder: tables in play at once, each holding

@@ -16,7 +16,7 @@ GATEWAY_PORT = 50051
 TIMER_PORT = 50052
 WEB_PORT = 8080  # the browser protocol's port on the gateway (TAVOLA_WEB_PORT)
 
-# The ladder (bots/ladder.py), on in these files: its tables in play at once, each holding at
+# The ladder (bots/worker/ladder.py), on in these files: its tables in play at once, each holding at
 # most one worker slot (a table's bots decide one at a time), so its cap is this many slots
 # (TAVOLA_LADDER_TABLES) of the search bots' worker (compose: one process per core;
 # Kubernetes: 4 with two pods of 2); it rates the search bot's levels, which quick play fills

@@ -10,7 +10,7 @@ broadcast that could stop the platform's workers).
         the line to add for a bot author's worker, and the broker URL to give its author
 
 Files carry SHA-256 digests of the passwords, never the passwords. A worker on a bot
-user runs with ``TAVOLA_WORKER_EXTERNAL=true`` (bots/worker.py), which leaves out what
+user runs with ``TAVOLA_WORKER_EXTERNAL=true`` (bots/worker/main.py), which leaves out what
 needs broadcast channels (remote control, events, gossip, mingle, heartbeats).
 """
 

@@ -367,7 +367,7 @@ class Stack:
         ready_file = self.log_dir / f"{name}.ready"
         ready_file.unlink(missing_ok=True)
         # A prefork pool's children count their tasks and decisions in files of this
-        # worker's own directory, which its metrics endpoint sums (bots/metrics.py).
+        # worker's own directory, which its metrics endpoint sums (bots/worker/metrics.py).
         forked = {}
         if pool == "prefork":
             forked["PROMETHEUS_MULTIPROC_DIR"] = str(Path(self._tmp.name) / f"{name}.metrics")

@@ -53,7 +53,7 @@ class Limits:
     create_per_minute: int = 30
     seats_per_minute: int = 30
     streams: int = 20
-    # A worker process holds 4 (bots/gateway_stream.py): a host's workers, apart from the
+    # A worker process holds 4 (bots/worker/gateway_stream.py): a host's workers, apart from the
     # event streams of the people who may share its address.
     action_streams: int = 64
     replays_per_minute: int = 30

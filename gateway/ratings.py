@@ -1,6 +1,6 @@
 """The gateway's side of ratings: queueing a finished rated table's update, sending it again
 until a worker has applied it, and reading ratings and leaderboards (common/ratings.py
-has the layout; bots/rating_tasks.py applies updates).
+has the layout; bots/worker/rating_tasks.py applies updates).
 
 When a rated table finishes, its RatingJob (the table as it ended, with its seed and salt)
 goes to Redis with a time to send its task again, then the task is sent. Until the task's

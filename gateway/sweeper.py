@@ -3,7 +3,7 @@
 A bot or timer task can be lost between a commit and its enqueue (the broker down at that
 moment, or the gateway stopped in between), or with a worker killed while it held the
 task: tasks are acknowledged late, but a worker keeps those it holds in its memory only
-(bots/app.py: no copy in the broker to hand on after a visibility timeout, which would in
+(bots/worker/app.py: no copy in the broker to hand on after a visibility timeout, which would in
 any case come far too late for a game).
 
 So every wake-up (``Wakeups.wake``) first records when the table's task should have
@@ -24,7 +24,7 @@ at a time (a self-expiring lock):
   have no due time: a gateway stopped between a commit and its wake-up recorded none.
 
 Waking a table whose task was not lost is harmless: a bot task for a version already
-played, or a timer for a seat that decided, does nothing (``bots/tasks.py``,
+played, or a timer for a seat that decided, does nothing (``bots/worker/tasks.py``,
 ``TimerService``); the bot's copy submits under the same request id and expected version.
 """
 
@@ -51,7 +51,7 @@ DUE_BATCH = 500  # overdue tables per due sweep
 BACKOFF_CAP = 60.0
 # What a task ahead in a bot's queue may take, generously: workers on two cores play a
 # random bot's decision in about 4 ms; a search bot's task adds its budget. A task of an
-# all-bot table plays its table on, often to its end (bots/tasks.py), so no count of such
+# all-bot table plays its table on, often to its end (bots/worker/tasks.py), so no count of such
 # tasks bounds the wait: for them the figure only sets how soon a table whose task may
 # still be queued is looked at again (whether it may be is read by time: may_hold).
 QUEUED_TASK_SECONDS = 0.02

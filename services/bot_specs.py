@@ -2,11 +2,11 @@
 strong it is, read without loading any bot's code.
 
 A bot is a plug-in: an entry point in the group ``tavola.bots`` that loads a ``BotSpec``
-from a light module of its package (tavola's own are in ``bots/specs.py``, registered in
+from a light module of its package (tavola's own are in ``bots/<wing>/specs.py``, registered in
 ``pyproject.toml``); a bot from another package registers the same way, with no tavola
 file changed. The spec names the function that builds the bot's strategy as
 ``"module:attribute"`` (or holds it, where the package is light anyway): only a worker
-that plays the bot imports it (``bots/registry.py``, ``make_strategy``). So the gateway,
+that plays the bot imports it (``bots/worker/registry.py``, ``make_strategy``). So the gateway,
 which checks and lists bots, loads no search code, and no OpenSpiel.
 
 A bot is written ``name`` or ``name:key=value,...`` (e.g. ``ismcts:budget_ms=50``):
@@ -42,7 +42,7 @@ UNKNOWN_BOT = "UNKNOWN_BOT"
 BAD_BOT_OPTION = "BAD_BOT_OPTION"
 BOT_NOT_FOR_GAME = "BOT_NOT_FOR_GAME"
 
-# (game_id, typed options) -> the worker's strategy (bots.policy.Strategy)
+# (game_id, typed options) -> the worker's strategy (bots.search.policy.Strategy)
 Factory = Callable[[str, Mapping[str, OptionValue]], Any]
 
 
@@ -252,7 +252,7 @@ def canonical(text: str, game_id: str | None = None, bots: Mapping[str, BotSpec]
 def settings_digest(text: str, game_id: str, bots: Mapping[str, BotSpec] | None = None) -> str:
     """16 hex digits standing for what a bot string plays at a game: its name and the value of
     every option, presets and defaults expanded. ``ismcts:level=4`` keeps its string when its
-    preset moves; its digest changes (bots/rating_tasks.py then restarts its rating). Raises
+    preset moves; its digest changes (bots/worker/rating_tasks.py then restarts its rating). Raises
     BotError."""
     spec, options = resolve(text, game_id, bots=bots)
     values = {name: spec.options_by_name[name].format(value) for name, value in options.items()}

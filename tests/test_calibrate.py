@@ -1,9 +1,9 @@
-"""bots.calibrate: rating the levels from neighbouring pairs' games, and the report's checks."""
+"""bots.lab.calibrate: rating the levels from neighbouring pairs' games, and the report's checks."""
 
 import pytest
 
-from bots import calibrate
-from bots.arena import GameResult
+from bots.lab import calibrate
+from bots.lab.arena import GameResult
 
 
 def game(index: int, upper_won: bool | None) -> GameResult:

@@ -12,7 +12,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from bots.worker import queues
+from bots.worker.main import queues
 from common.ratings import RATINGS_QUEUE
 from common.tasks import ALL_BOT_PRIORITIES, TIMER_QUEUE, queue_for, queue_key
 from deploy import generate
@@ -139,7 +139,7 @@ def test_the_ladder_runs_in_compose_and_kubernetes_with_its_cap_configurable():
     Kubernetes; it rates the search bot's levels at every game."""
     services = yaml.safe_load(GENERATED[Path("compose.yaml")])["services"]
     ladder = services["ladder"]
-    assert ladder["command"] == ["python", "-m", "bots.ladder"]
+    assert ladder["command"] == ["python", "-m", "bots.worker.ladder"]
     assert ladder["environment"]["TAVOLA_LADDER_TABLES"] == "${TAVOLA_LADDER_TABLES:-2}"
     assert ladder["environment"]["TAVOLA_LADDER_GAMES"].split(",") == list(game_ids())
     assert "ismcts:level=1" in ladder["environment"]["TAVOLA_LADDER_BOTS"].split(";")
@@ -337,7 +337,7 @@ def test_compose_runs_the_search_bots_on_a_prefork_worker_of_their_own(monkeypat
     assert "bots-search@" in searcher["healthcheck"]["test"][1]
     assert services["ladder"]["depends_on"]["bot-worker-search"] == {"condition": "service_healthy"}
     assert "bot-worker-search:9150" in GENERATED[Path("prometheus.yml")]
-    # Its pool's children's counts reach its endpoint (bots/metrics.py), in a directory on its own tmpfs.
+    # Its pool's children's counts reach its endpoint (bots/worker/metrics.py), in a directory on its own tmpfs.
     assert searcher["environment"]["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/") and "/tmp" in searcher["tmpfs"]
     assert "PROMETHEUS_MULTIPROC_DIR" not in light["environment"]
 
@@ -397,7 +397,7 @@ def test_a_bot_added_to_the_image_is_played_without_generating_the_files_again(m
     played by the right one."""
     import dataclasses
 
-    import bots.worker
+    from bots.worker import main as worker_main
 
     registry = load_bots()
     added = {
@@ -405,7 +405,7 @@ def test_a_bot_added_to_the_image_is_played_without_generating_the_files_again(m
         "added-search": dataclasses.replace(registry["ismcts"], name="added-search"),
     }
     assert not added.keys() & set(generate.bot_names())
-    monkeypatch.setattr(bots.worker, "load_bots", lambda: {**registry, **added})
+    monkeypatch.setattr(worker_main, "load_bots", lambda: {**registry, **added})
     services = yaml.safe_load(GENERATED[Path("compose.yaml")])["services"]
     light = _consumed(monkeypatch, services["bot-worker"]["environment"])
     search = _consumed(monkeypatch, services["bot-worker-search"]["environment"])

@@ -11,7 +11,7 @@
   ``common/commitment.py``); ``deploy/``, which starts them all; ``clients/``, ``bench/`` and
   ``tests/`` on top. No package imports one on a floor above its own, nor its neighbour:
   a bot worker once imported ``deploy.workers`` to split the bots, and the deploy files'
-  generator imported ``bots.levels`` (bot code) for the levels the ladder rates, which the
+  generator imported ``bots.search.levels`` (bot code) for the levels the ladder rates, which the
   bot's spec declares.
 
 Read statically, every import of every file (inside functions too), as the engines' purity
@@ -31,9 +31,9 @@ ABOVE_COMMON = {"services", "gateway", "bots", "clients", "deploy", "bench", "te
 NEVER_IN_GATEWAY = {"bots", "open_spiel", "pyspiel"}
 # Each package's floor: it may import its own and those on lower floors only.
 FLOORS = {"common": 0, "services": 1, "gateway": 2, "bots": 2, "deploy": 3, "clients": 4, "bench": 4, "tests": 5}
-# The arena's live mode plays through a whole local platform, which deploy/stack.py starts:
-# the one bots/ module above its floor, a launcher run by hand (python -m bots.arena --live).
-LAUNCHERS = {"bots/live.py": {"deploy"}}
+# The wings of bots/ (each a folder) and what each may import of bots/ beside itself;
+# every other folder of bots/ is a game's wing, which may import bots.search alone.
+WINGS = {"search": set(), "worker": {"search"}, "lab": {"search", "worker"}}
 
 
 def imported(path: Path) -> set[str]:
@@ -64,16 +64,31 @@ def test_common_imports_no_tavola_package_above_it():
 @pytest.mark.parametrize("package", sorted(FLOORS))
 def test_no_package_imports_one_on_a_floor_above_or_beside_it(package):
     bad = {
-        path: sorted(
-            top
-            for top in tops
-            if top in FLOORS and top != package and FLOORS[top] >= FLOORS[package]
-            if top not in LAUNCHERS.get(path, ())
-        )
+        path: sorted(top for top in tops if top in FLOORS and top != package and FLOORS[top] >= FLOORS[package])
         for path, tops in top_levels(package).items()
     }
     bad = {path: tops for path, tops in bad.items() if tops}
     assert not bad, f"{package}/ imports packages on its floor or above: {bad}"
+
+
+def test_the_wings_of_bots_import_only_the_wings_below_them():
+    """bots.search imports no game, worker or lab; a game's wing imports bots.search only;
+    the worker imports no game's wing (it plays each through the registries); the lab
+    imports any (its tools name games' code, e.g. the probes)."""
+    wings = sorted(path.name for path in (ROOT / "bots").iterdir() if (path / "__init__.py").exists())
+    games = set(wings) - set(WINGS)
+    assert {"search", "worker", "lab", "borgia", "mortadella", "pecunia"} <= set(wings)
+    bad = {}
+    for wing in wings:
+        allowed = WINGS.get(wing, {"search"}) | ({"search", "worker"} | games if wing == "lab" else set())
+        for path in sorted((ROOT / "bots" / wing).rglob("*.py")):
+            parts = {module.split(".")[1] for module in imported(path) if module.startswith("bots.")}
+            wrong = sorted(parts - allowed - {wing})
+            if wrong:
+                bad[str(path.relative_to(ROOT))] = wrong
+    assert not bad, f"bots/ wings import wings above or beside them: {bad}"
+    loose = sorted(path.name for path in (ROOT / "bots").glob("*.py") if path.name != "__init__.py")
+    assert not loose, f"every bots/ module stands in a wing: {loose}"
 
 
 def test_the_floors_hold_every_package_of_ours():
@@ -108,15 +123,16 @@ def test_importing_every_module_of_a_package_loads_no_bot_code(package):
 
 def test_the_gateway_s_bot_catalogue_loads_only_the_bots_declarations():
     """Every registered bot is listed and checked, from the modules its entry point names
-    (``bots.specs`` for tavola's own) and none of the code that plays it."""
+    (``bots.search.specs`` for tavola's own) and none of the code that plays it."""
     probe = (
         "import sys\n"
         "from importlib.metadata import entry_points\n"
         "from gateway.bots import BotCatalog\n"
         "catalog = BotCatalog()\n"
         "assert 'ismcts' in catalog.names() and catalog.check('borgia', 'ismcts:budget_ms=50')\n"
-        "declared = {e.module for e in entry_points(group='tavola.bots')}\n"
-        "declared |= {m.rpartition('.')[0] for m in declared if '.' in m}\n"
+        "declared = {e.module for g in ('tavola.bots', 'tavola.playbooks') for e in entry_points(group=g)}\n"
+        "declared.add('bots.search.playbooks')\n"
+        "declared |= {m.rsplit('.', n)[0] for m in declared for n in range(1, m.count('.') + 1)}\n"
         "loaded = {m for m in sys.modules if m.split('.')[0] in ('bots', 'open_spiel', 'pyspiel')}\n"
         "print(sorted(loaded - declared))"
     )

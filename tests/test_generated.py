@@ -18,7 +18,7 @@ ENTRY_POINTS = [
     ("gateway", []),
     ("services.rules_server", ["borgia"]),
     ("bots.worker", []),
-    ("bots.ladder", []),
+    ("bots.worker.ladder", []),
     ("clients.terminal", []),
 ]
 

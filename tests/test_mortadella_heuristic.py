@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from bots.mortadella_heuristic import candidates, distance, mortadella_heuristic_policy
-from bots.offline import view_response
-from bots.policy import policy_strategy, random_policy
+from bots.lab.offline import view_response
+from bots.mortadella.heuristic import candidates, distance, mortadella_heuristic_policy
+from bots.search.policy import policy_strategy, random_policy
 from services.engine.rng import Rng
 from services.mortadella import ENGINE, GAME
 from services.mortadella.model import GuessRole, Phase, Role, WrongGuess

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from bots.offline import play
-from bots.pecunia_heuristic import pecunia_heuristic, pecunia_heuristic_policy
-from bots.strategies import random_legal
+from bots.lab.offline import play
+from bots.pecunia.heuristic import pecunia_heuristic, pecunia_heuristic_policy
+from bots.search.strategies import random_legal
 from services.pecunia import GAME
 
 ENGINE = GAME.engine

@@ -9,7 +9,7 @@ import pytest
 import redis
 from openskill.models import PlackettLuce
 
-from bots import rating_tasks
+from bots.worker import rating_tasks
 from common import ratings
 from common.commitment import commitment
 from services import bot_specs

@@ -52,7 +52,7 @@ def test_readers_name_the_variable():
         ("bots.worker", "TAVOLA_BOT_STREAMS", "-1", "TAVOLA_BOT_STREAMS='-1': at least 0"),
         ("bots.worker", "TAVOLA_BOT_WALL_CEILING", "0.5", "TAVOLA_BOT_WALL_CEILING=0.5: 0 (none) or a multiple"),
         ("bots.worker", "TAVOLA_TASK_EVENTS", "sometimes", "TAVOLA_TASK_EVENTS='sometimes' is neither true nor false"),
-        ("bots.ladder", "TAVOLA_LADDER_TABLES", "two", "TAVOLA_LADDER_TABLES='two' is not a whole number"),
+        ("bots.worker.ladder", "TAVOLA_LADDER_TABLES", "two", "TAVOLA_LADDER_TABLES='two' is not a whole number"),
         ("deploy.run", "TAVOLA_WEB_PORT", "70000", "TAVOLA_WEB_PORT=70000: a port is 0 to 65535"),
         ("deploy.run", "GATEWAYS", "0", "GATEWAYS='0': at least 1"),
     ],

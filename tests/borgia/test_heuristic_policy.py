@@ -1,4 +1,4 @@
-"""The Borgia heuristic (bots/borgia_heuristic.py): legal everywhere, from the seat's view
+"""The Borgia heuristic (bots/borgia/heuristic.py): legal everywhere, from the seat's view
 alone; it bids the action worth most to its puppet (B3, B5, B7), performs what leaves its
 puppet best placed (B5, B6), never spreads its own puppet's rumor, and answers bids by the
 odds (B4, B12)."""
@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from bots.borgia_heuristic import after, borgia_heuristic_policy
-from bots.borgia_odds import borgia_odds_policy
-from bots.offline import play
-from bots.policy import policy_strategy, random_policy
+from bots.borgia.heuristic import after, borgia_heuristic_policy
+from bots.borgia.odds import borgia_odds_policy
+from bots.lab.offline import play
+from bots.search.policy import policy_strategy, random_policy
 from services.borgia import GAME
 from services.borgia.model import Accuse, Bid, Bribe, Call, Direction, JudgementPair, Phase, Poison, Rumor
 from tests.borgia.test_playouts import CONFIGS, reachable_states

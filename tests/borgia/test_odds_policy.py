@@ -1,9 +1,9 @@
-"""The engine-level odds policy (bots/borgia_odds.py) on House of Borgia values: it picks only
+"""The engine-level odds policy (bots/borgia/odds.py) on House of Borgia values: it picks only
 legal actions, from the seat's view alone, and reads its own dice as B2-B4 and B12 allow."""
 
 import random
 
-from bots.borgia_odds import borgia_odds_policy
+from bots.borgia.odds import borgia_odds_policy
 from services.borgia import GAME
 from services.borgia.model import Allow, Bid, Bribe, Call, Direction, Phase
 from tests.borgia.test_playouts import CONFIGS, reachable_states

@@ -1,4 +1,4 @@
-"""Reading the others' puppets from their performs (bots/borgia_puppets.py): the odds follow
+"""Reading the others' puppets from their performs (bots/borgia/puppets.py): the odds follow
 what each seat did to the cardinals (B5, public), the search bot's belief draws puppets by
 them, and the sharper policy aims its rumors with them (B5, B9, B10, B13)."""
 
@@ -7,11 +7,11 @@ from collections import Counter
 
 import pytest
 
-from bots.borgia_heuristic import borgia_heuristic_policy
-from bots.borgia_puppets import borgia_sharp_policy, puppet_belief, puppet_odds
-from bots.ismcts import _sampler
-from bots.offline import play
-from bots.policy import policy_strategy
+from bots.borgia.heuristic import borgia_heuristic_policy
+from bots.borgia.puppets import borgia_sharp_policy, puppet_belief, puppet_odds
+from bots.lab.offline import play
+from bots.search.ismcts import _sampler
+from bots.search.policy import policy_strategy
 from services.borgia import GAME
 from services.borgia.model import Accuse, Bid, Bribe, Direction, Phase, Poison, Rumor
 from tests.borgia.test_playouts import CONFIGS, reachable_states

@@ -1,11 +1,11 @@
-"""The arena (bots/arena.py): seats rotate among the bots, shared wins are split, and
+"""The arena (bots/lab/arena.py): seats rotate among the bots, shared wins are split, and
 --json prints one object with per-bot and per-seat win rates and their Wilson intervals."""
 
 import json
 
 import pytest
 
-from bots import arena
+from bots.lab import arena
 
 
 def run_json(capsys, *argv: str) -> dict:

@@ -1,15 +1,15 @@
-"""House of Borgia: the search bot does not end a game it cannot win (bots/borgia_endgame.py).
+"""House of Borgia: the search bot does not end a game it cannot win (bots/borgia/endgame.py).
 The game ends when a player has no dice (B8); then, after the round's rally (B7) and the end
 bonus of each player's dice (B9), the cardinal with the most influence is elected, and a
 cardinal that is no one's puppet elects nobody."""
 
 import random
 
-from bots.borgia_endgame import end_is_lost, keep_going, settled_answer
-from bots.borgia_odds import own_matching
-from bots.borgia_stealth import borgia_stealth_policy
-from bots.offline import view_response
-from bots.registry import make_strategy
+from bots.borgia.endgame import end_is_lost, keep_going, settled_answer
+from bots.borgia.odds import own_matching
+from bots.borgia.stealth import borgia_stealth_policy
+from bots.lab.offline import view_response
+from bots.worker.registry import make_strategy
 from services.borgia import GAME
 from services.borgia.model import Allow, Bid, Call, Face, Phase
 from tests.borgia.test_rules import BORGIA, MEDICI, make_state

@@ -1,9 +1,9 @@
-"""The bot registry (services/bot_specs.py, bots/registry.py): tavola's bots are entry points like any other,
+"""The bot registry (services/bot_specs.py, bots/worker/registry.py): tavola's bots are entry points like any other,
 bot strings parse to a name and options, and every refusal carries a reason."""
 
 import pytest
 
-from bots import registry
+from bots.worker import registry
 from services import bot_specs
 from services.bot_specs import BAD_BOT_OPTION, BOT_NOT_FOR_GAME, UNKNOWN_BOT, BotError
 

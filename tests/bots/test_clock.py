@@ -1,4 +1,4 @@
-"""The budget clock (bots/clock.py): wall time by default; CPU time on request, so a
+"""The budget clock (bots/search/clock.py): wall time by default; CPU time on request, so a
 thinking budget measured on shared cores buys what it would on an idle one; a bot worker
 takes its clock from TAVOLA_BOT_CLOCK."""
 
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from bots import clock
+from bots.search import clock
 
 
 @pytest.fixture(autouse=True)

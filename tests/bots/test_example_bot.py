@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bots import arena, registry
+from bots.lab import arena
+from bots.worker import registry
 from services import bot_specs
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "bots" / "examples" / "tavola_lazy_bot"

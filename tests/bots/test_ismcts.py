@@ -1,4 +1,4 @@
-"""The game-agnostic ISMCTS bot (bots/ismcts.py) plays only legal actions in every hosted
+"""The game-agnostic ISMCTS bot (bots/search/ismcts.py) plays only legal actions in every hosted
 game, from its seat's view, and beats random play. Budgets here are iteration counts, so
 every run is deterministic (no timing)."""
 
@@ -9,12 +9,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from bots.builtin import heuristic_policy
-from bots.ismcts import Node, _overruled, _ranking, _sampler, search
-from bots.mortadella_heuristic import BELIEF_SHARPNESS, candidates, progress, role_belief
-from bots.offline import play
-from bots.registry import make_strategy
-from bots.strategies import random_legal
+from bots.lab.offline import play
+from bots.mortadella.heuristic import BELIEF_SHARPNESS, candidates, progress, role_belief
+from bots.search.ismcts import Node, _overruled, _ranking, _sampler, search
+from bots.search.makers import heuristic_policy
+from bots.search.strategies import random_legal
+from bots.worker.registry import make_strategy
 from services.engine.api import Outcome
 from services.engine.rng import Rng
 from services.mortadella.model import GuessRole
@@ -231,7 +231,7 @@ def _clocked_paired_search(monkeypatch, step: float, budget_ms: float, candidate
         readings.append(step * (len(readings) + 1))
         return readings[-1]
 
-    monkeypatch.setattr("bots.clock._now", perf_counter)
+    monkeypatch.setattr("bots.search.clock._now", perf_counter)
     game = SimpleNamespace(engine=_Draw((40,) * candidates))
     legal = list(range(candidates))
     result = search(game, None, 0, legal, random.Random(5), budget_ms=budget_ms, prior=_first, paired=candidates)  # type: ignore[arg-type]

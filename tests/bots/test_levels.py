@@ -1,13 +1,14 @@
-"""The search bot's levels (bots/levels.py): presets of its options, listed without
+"""The search bot's levels (bots/search/levels.py): presets of its options, listed without
 running a search, each a bot that plays."""
 
 import pytest
 
-from bots.levels import DEFAULT_LEVEL, level_presets, preset
-from bots.offline import play
-from bots.registry import make_strategy
-from bots.specs import EVEN_SLIPS, GAME_TOP, GEOMETRIC_SLIPS, NO_TOP
-from bots.strategies import random_legal
+from bots.lab.offline import play
+from bots.search.levels import DEFAULT_LEVEL, level_presets, preset
+from bots.search.playbooks import EVEN_SLIPS, GEOMETRIC_SLIPS, playbook
+from bots.search.specs import NO_TOP
+from bots.search.strategies import random_legal
+from bots.worker.registry import make_strategy
 from services import bot_specs
 from services.registry import get_game
 
@@ -29,13 +30,14 @@ def test_the_default_is_the_strongest_level():
 
 @pytest.mark.parametrize("game_id", [None, "mortadella", "pecunia", "borgia"])
 def test_the_levels_lie_on_one_axis_below_level_8(game_id):
-    """Every level plays level 8's settings (but what level 8 alone adds in a game: GAME_TOP);
+    """Every level plays level 8's settings (but what level 8 alone adds in a game: its playbook's ``Levels.top``);
     below it a fixed count of paired rounds, and a larger share of random decisions the lower
     the level: that share alone tells them apart."""
     slips = [float(preset(level, game_id)["slips"]) for level in range(1, 9)]
     assert slips == sorted(slips, reverse=True) and len(set(slips)) == 8
     assert slips[-1] == 0 and slips[0] == 1
-    top = GAME_TOP.get(game_id or "", NO_TOP)[0]
+    schedule = playbook(game_id).levels if game_id else None
+    top = ((schedule and schedule.top) or NO_TOP)[0]
     strongest = {
         name: value for name, value in preset(DEFAULT_LEVEL, game_id).items() if name != "slips" and name not in top
     }

@@ -1,5 +1,5 @@
 """A live decision gets the search its budget buys however busy the host: the worker's budget
-counts the deciding thread's CPU time (bots/clock.py), under a wall-clock ceiling that ends
+counts the deciding thread's CPU time (bots/search/clock.py), under a wall-clock ceiling that ends
 it when the thread gets almost no CPU. Assertions count search iterations, not time."""
 
 import os
@@ -12,8 +12,10 @@ from collections.abc import Iterator
 import pytest
 from prometheus_client import REGISTRY, generate_latest
 
-from bots import clock, metrics, registry, tasks, worker
-from bots.offline import view_response
+from bots.lab.offline import view_response
+from bots.search import clock
+from bots.worker import main as worker
+from bots.worker import metrics, registry, tasks
 from services.registry import get_game
 
 # Plain tree search with random playouts: many cheap iterations per decision, so counts
@@ -44,7 +46,7 @@ def views(count: int = 3) -> list:
 
 
 def worker_iterations(positions: list) -> int:
-    """Search iterations of the worker's decisions (``bots.tasks.choose``, as a task makes
+    """Search iterations of the worker's decisions (``bots.worker.tasks.choose``, as a task makes
     them) at ``positions``, under the clock the worker set up."""
     strategy = tasks.strategy_for(BOT, GAME)
     done = 0

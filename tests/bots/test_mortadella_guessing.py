@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from bots.mortadella_heuristic import (
+from bots.mortadella.heuristic import (
     _decide,
     deal_odds,
     mortadella_heuristic_policy,
@@ -101,11 +101,11 @@ def test_both_policies_play_legal_actions_to_the_end(sharp):
 def test_the_search_bot_takes_rollout_sharp_in_every_game():
     """``rollout=sharp``: the game's sharper policy for the bot's own seat (Mortadella's,
     Borgia's); a game without one falls back to its heuristic."""
-    from bots.borgia_puppets import borgia_sharp_policy
-    from bots.builtin import heuristic_policy, sharp_policy
-    from bots.offline import play
-    from bots.registry import make_strategy
-    from bots.strategies import random_legal
+    from bots.borgia.puppets import borgia_sharp_policy
+    from bots.lab.offline import play
+    from bots.search.makers import heuristic_policy, sharp_policy
+    from bots.search.strategies import random_legal
+    from bots.worker.registry import make_strategy
     from services.registry import game_ids, get_game
 
     assert sharp_policy("mortadella") is mortadella_sharp_policy

@@ -1,4 +1,4 @@
-"""The OpenSpiel adapter (bots/openspiel_adapter.py): tavola's games through pyspiel's API,
+"""The OpenSpiel adapter (bots/search/openspiel_adapter.py): tavola's games through pyspiel's API,
 and OpenSpiel's random and ISMCTS bots playing them. Skipped without the openspiel extra."""
 
 import random
@@ -12,9 +12,9 @@ pyspiel = pytest.importorskip(
 import numpy as np  # noqa: E402  (OpenSpiel depends on it)
 from open_spiel.python.algorithms import evaluate_bots  # noqa: E402
 
-from bots import openspiel_adapter as adapter  # noqa: E402
-from bots import openspiel_bots as os_bots  # noqa: E402
-from bots.offline import play  # noqa: E402
+from bots.lab.offline import play  # noqa: E402
+from bots.search import openspiel_adapter as adapter  # noqa: E402
+from bots.search import openspiel_bots as os_bots  # noqa: E402
 from services.bot_specs import BotError  # noqa: E402
 from services.registry import game_ids, get_game  # noqa: E402
 
@@ -131,7 +131,8 @@ def test_codebook_numbers_actions_by_their_proto():
 
 
 def test_bots_are_registered_and_checked():
-    from bots import registry, specs
+    from bots.search import specs
+    from bots.worker import registry
     from services import bot_specs
 
     bots = bot_specs.load_bots()

@@ -1,35 +1,35 @@
-"""The probe bots (bots/probes.py) each play one fixed way, and the arena's gauntlet plays
+"""The probe bots (bots/borgia/probes.py) each play one fixed way, and the arena's gauntlet plays
 strong bots against every one of them."""
 
 import random
 
 import pytest
 
-from bots import arena
-from bots.borgia_odds import own_matching
-from bots.borgia_puppets import puppet_deceit, puppet_odds, puppet_weights, wary_puppet_weights
-from bots.offline import play
-from bots.policy import random_policy
-from bots.probes import (
+from bots.borgia.odds import own_matching
+from bots.borgia.probes import (
     borgia_always_allow_policy,
     borgia_always_call_policy,
     borgia_decoy_policy,
     borgia_honest_reader_policy,
     decoy_cardinal,
 )
-from bots.registry import make_strategy
-from bots.specs import PROBES
-from bots.strategies import random_legal
+from bots.borgia.puppets import puppet_deceit, puppet_odds, puppet_weights, wary_puppet_weights
+from bots.lab import arena
+from bots.lab.offline import play
+from bots.search.policy import random_policy
+from bots.search.strategies import random_legal
+from bots.worker.registry import make_strategy
 from services.borgia.model import Allow, Bid, Call, Phase
 from services.bot_specs import load_bots
 from services.registry import game_ids, get_game
 
 
 def test_every_probe_is_registered():
-    assert {p.name for p in PROBES} <= set(load_bots())
+    names = {"first-legal", "borgia-decoy", "borgia-honest-reader", "borgia-always-call", "borgia-always-allow"}
+    assert {p.name for p in arena.probes()} == names and names <= set(load_bots())
 
 
-@pytest.mark.parametrize("probe", [p.name for p in PROBES])
+@pytest.mark.parametrize("probe", [p.name for p in arena.probes()])
 def test_each_probe_plays_whole_games_of_its_games(probe):
     for game_id in game_ids():
         if load_bots()[probe].plays(game_id):
@@ -53,7 +53,7 @@ def _decisions(policy, games: int, players: int = 2):
 
 
 def test_the_decoy_is_read_as_backing_its_decoy_after_its_first_performs():
-    """Its first two performs point a reader (bots.borgia_puppets) at the decoy, not its puppet."""
+    """Its first two performs point a reader (bots.borgia.puppets) at the decoy, not its puppet."""
     fooled = read = 0
     for state, view, _, _ in _decisions(borgia_decoy_policy, 30):
         if len(view.seats[0].performed) == 2:
@@ -94,7 +94,7 @@ def test_the_gauntlet_plays_each_strong_bot_against_each_probe_of_the_game(capsy
 
 
 def test_a_wary_reading_sees_through_the_decoy_once_its_later_play_contradicts_it():
-    """bots.borgia_puppets.wary_puppet_weights: after the decoy's opening performs and two
+    """bots.borgia.puppets.wary_puppet_weights: after the decoy's opening performs and two
     performs for its puppet, the wary reading names the puppet likelier than the decoy
     more often than the honest reading does, and grows its weight on deceit."""
     engine = get_game("borgia").engine
@@ -132,7 +132,7 @@ def test_a_wary_reading_of_an_honest_player_keeps_the_honest_reading():
 
 
 def test_the_sly_bot_plays_the_stealth_policy_and_whole_games():
-    from bots.borgia_stealth import borgia_stealth_policy
+    from bots.borgia.stealth import borgia_stealth_policy
 
     assert sum(1 for _ in _decisions(borgia_stealth_policy, 2)) > 0
     assert play(get_game("borgia"), [make_strategy("borgia-sly", "borgia"), random_legal], {}, seed=4) is not None
@@ -145,15 +145,15 @@ def _normalised(weights):
 
 def test_b5_the_wary_reading_learns_a_decoy_from_its_performs_and_its_weight_on_the_puppet_recovers():
     """A player (seat 0, puppet MEDICI) opens with two performs for SFORZA, then plays two
-    for MEDICI. At first the wary reading (bots.borgia_puppets.wary_puppet_weights) is
+    for MEDICI. At first the wary reading (bots.borgia.puppets.wary_puppet_weights) is
     fooled as the honest one is; once the later performs contradict the opening, the weight
     of the deceptive model, learned from these performs alone, rises and its weight on
     MEDICI recovers, while the honest reading is left torn between the two. The search's
     belief (wary_puppet_belief) draws MEDICI as often as the weights say."""
     from collections import Counter
 
-    from bots.borgia_puppets import wary_puppet_belief
-    from bots.ismcts import _sampler
+    from bots.borgia.puppets import wary_puppet_belief
+    from bots.search.ismcts import _sampler
     from services.borgia.model import Bribe, Direction
     from tests.borgia.test_rules import MEDICI, SFORZA, make_state
 

@@ -1,8 +1,8 @@
-"""bots.rating_model and the arena's rating column: offline games rated by the platform's
+"""bots.worker.rating_model and the arena's rating column: offline games rated by the platform's
 model, with its rules for places and for a bot seated twice."""
 
-from bots import arena
-from bots.rating_model import Rated, places, predicted_win, rate_games
+from bots.lab import arena
+from bots.worker.rating_model import Rated, places, predicted_win, rate_games
 
 
 def test_places_put_the_winners_first_and_everyone_level_when_nobody_won():

@@ -1,5 +1,5 @@
 """The search's decisions, pinned: for fixed positions, seeds and iteration counts,
-``bots.ismcts.search`` picks the actions (and gives the root actions the visits) recorded
+``bots.search.ismcts.search`` picks the actions (and gives the root actions the visits) recorded
 in ``search_golden.json`` from the code before its steps were split into named functions.
 A change that alters what the bot plays shows here; one that only reorganises does not.
 
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bots.builtin import heuristic_policy, search_belief, sharp_policy
-from bots.ismcts import search
+from bots.search.ismcts import search
+from bots.search.makers import heuristic_policy, search_belief, sharp_policy
 from services.registry import get_game
 
 GOLDEN = Path(__file__).with_name("search_golden.json")

@@ -1,5 +1,5 @@
-"""A search that is read as it reads (``ismcts:self_read=on``, bots/ismcts.py ``extra``,
-bots/borgia_puppets.py ``hiding_candidates``): the others in its playouts read its puppet
+"""A search that is read as it reads (``ismcts:self_read=on``, bots/search/ismcts.py ``extra``,
+bots/borgia/puppets.py ``hiding_candidates``): the others in its playouts read its puppet
 from its own performs (B5, public) with the model it reads theirs by, and spread the
 matching rumor (B9), so a perform that gives its puppet away costs what it costs there;
 it also compares performs that hide. Budgets are iteration counts, so every run is
@@ -9,13 +9,13 @@ import random
 
 import pytest
 
-from bots.borgia_heuristic import borgia_heuristic_policy
-from bots.borgia_odds import settled_answer
-from bots.borgia_puppets import borgia_sharp_policy, hiding_candidates, puppet_belief, reveals
-from bots.ismcts import search
-from bots.offline import play
-from bots.registry import make_strategy
-from bots.strategies import random_legal
+from bots.borgia.heuristic import borgia_heuristic_policy
+from bots.borgia.odds import settled_answer
+from bots.borgia.puppets import borgia_sharp_policy, hiding_candidates, puppet_belief, reveals
+from bots.lab.offline import play
+from bots.search.ismcts import search
+from bots.search.strategies import random_legal
+from bots.worker.registry import make_strategy
 from services.borgia import GAME
 from services.borgia.model import Bid, Bribe, Direction, Face, Phase, Poison, Rumor
 from tests.borgia.test_rules import BORGIA, COLONNA, DELLA_ROVERE, LADDER, MEDICI, ORSINI, SFORZA, make_state

@@ -1,14 +1,14 @@
-"""No move its own view refutes (bots/settled.py): in Borgia a bid the bot's own dice
+"""No move its own view refutes (bots/lab/settled.py): in Borgia a bid the bot's own dice
 already make true is allowed, and one its own dice and every die it cannot see could not
 make true is called, however its playouts fall; in Mortadella and Pecunia a win its own
 view proves is never given away. The full count (200 positions at the
-default budget) is ``python -m bots.settled --positions 200 --clock cpu``."""
+default budget) is ``python -m bots.lab.settled --positions 200 --clock cpu``."""
 
 import pytest
 
-from bots.borgia_endgame import end_is_lost
-from bots.borgia_odds import settled_answer
-from bots.settled import positions, refuted
+from bots.borgia.endgame import end_is_lost
+from bots.borgia.odds import settled_answer
+from bots.lab.settled import positions, refuted
 from services.borgia.model import Allow, Call, Face, Phase
 from services.pecunia.model import RemoveMarkers
 from services.registry import get_game
@@ -16,7 +16,7 @@ from services.registry import get_game
 
 def test_the_answers_its_view_settles_are_the_true_answers():
     """B4: checked against every die in the true state; but for the allow that keeps going
-    a game whose end a call would bring, lost (B8, B9: ``bots.borgia_endgame``)."""
+    a game whose end a call would bring, lost (B8, B9: ``bots.borgia.endgame``)."""
     game = get_game("borgia")
     found = positions("borgia", 200, seed=3)
     assert {type(p.answer) for p in found} == {Allow, Call}
@@ -65,7 +65,7 @@ def test_the_search_bot_never_plays_a_move_its_own_view_refutes(bot):
 def test_m19_a_guess_of_the_only_role_the_deal_leaves_is_settled_and_wins():
     """Seat 0 guessed wrong twice (its removed LORD and CAPTAIN are its own to see) and once
     named CARDINAL for seat 1's card: seat 1 holds RECTOR, the only role left to it."""
-    from bots.mortadella_heuristic import settled_answer as mortadella_settled
+    from bots.mortadella.heuristic import settled_answer as mortadella_settled
     from services.mortadella.model import GuessRole, Role, WrongGuess
     from tests.mortadella.builders import make_state
 
@@ -90,7 +90,7 @@ def test_m15_p4_p7_the_answers_its_view_settles_are_certain_wins_and_a_refuted_m
     """Mortadella: a die resolved that completes its own row wins at once (M15). Pecunia:
     collecting, or the Castor oil before it, reaches the target (P4, P7); collecting first
     gives that win away."""
-    from bots.settled import is_right
+    from bots.lab.settled import is_right
 
     game = get_game(game_id)
     engine = game.engine

@@ -1,15 +1,15 @@
-"""The Borgia policy that keeps its puppet hidden from readers (bots/borgia_stealth.py), and
+"""The Borgia policy that keeps its puppet hidden from readers (bots/borgia/stealth.py), and
 ``ismcts:self_read=on``, whose own seat plays out and ranks its candidates by it. A reader
 names a player's puppet in a rumor once that player's performs (B5, public) point at it, and
 a matching rumor eliminates the player (B9)."""
 
 import random
 
-from bots.borgia_puppets import borgia_sharp_policy, puppet_odds
-from bots.borgia_stealth import REVEAL_AT, borgia_stealth_policy, exposure, read_of, stealth_candidates, trailing
-from bots.offline import play
-from bots.probes import borgia_honest_reader_policy
-from bots.registry import make_strategy
+from bots.borgia.probes import borgia_honest_reader_policy
+from bots.borgia.puppets import borgia_sharp_policy, puppet_odds
+from bots.borgia.stealth import REVEAL_AT, borgia_stealth_policy, exposure, read_of, stealth_candidates, trailing
+from bots.lab.offline import play
+from bots.worker.registry import make_strategy
 from services.borgia import GAME
 from services.borgia.model import Bid, Bribe, Direction, Face, JudgementPair, Phase, Poison, Rumor
 from tests.borgia.test_rules import LADDER, MEDICI, ORSINI, SFORZA, make_state
@@ -137,9 +137,9 @@ def test_b5_b9_self_read_searches_by_the_stealth_policy_and_keeps_the_puppet_hid
     """ismcts:self_read=on's settings for Borgia (the reader models the other seat, the
     stealth policy plays and ranks its own, the open perform is compared too): with rounds
     left and a reader to bid next, it plays a perform that leaves its puppet unnamed."""
-    from bots.borgia_odds import settled_answer
-    from bots.borgia_puppets import puppet_belief
-    from bots.ismcts import search
+    from bots.borgia.odds import settled_answer
+    from bots.borgia.puppets import puppet_belief
+    from bots.search.ismcts import search
 
     state = bribing(2)
     legal, view = ENGINE.legal_actions(state, 0), ENGINE.view(state, 0)

@@ -1,4 +1,4 @@
-"""The bot task (bots/tasks.py) resolves the bot through the registry, submits with the
+"""The bot task (bots/worker/tasks.py) resolves the bot through the registry, submits with the
 deterministic request id, and plays a random legal action when the bot fails, so a
 faulty bot never stalls a table."""
 
@@ -9,8 +9,8 @@ import pytest
 from google.protobuf import any_pb2
 from structlog.testing import capture_logs
 
-from bots import registry, tasks
-from bots.offline import view_response
+from bots.lab.offline import view_response
+from bots.worker import registry, tasks
 from services import bot_specs
 from services.registry import get_game
 from tavola.gateway.v1 import gateway_pb2

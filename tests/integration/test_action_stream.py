@@ -17,7 +17,7 @@ import structlog.testing
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
-from bots import gateway_stream
+from bots.worker import gateway_stream
 from common import auth
 from common.answered_stream import AnsweredStream
 from common.errors import ApiError, reason_of

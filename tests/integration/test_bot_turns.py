@@ -2,7 +2,7 @@
 auto-started all-bot table waits open for a worker to begin it, its begin task behind the
 tasks of the all-bot tables under way, its later ones before them, and a task plays on at
 its all-bot table to the end unless a task of a table with people waits for a worker
-(bots/tasks.py). The 'held' bot has no worker, so
+(bots/worker/tasks.py). The 'held' bot has no worker, so
 the tests look at its queues and run its tasks by hand."""
 
 import json
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from bots import tasks
+from bots.worker import tasks
 from common import auth
 from common.tasks import (
     ALL_BOT_BEGUN_AT_VERSION,

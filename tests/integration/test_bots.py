@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-from bots import tasks
-from bots.strategies import random_legal
+from bots.search.strategies import random_legal
+from bots.worker import tasks
 from common import auth
 from common.tasks import ALL_BOT_BEGUN_AT_VERSION
 from tavola.gateway.v1 import gateway_pb2 as gw

@@ -2,7 +2,8 @@
 (``tests/example_game``: its proto, engine and codec) is registered through the
 ``tavola.games`` entry-point group in a distribution of its own, and then the stack serves
 it with a rules service, the gateway routes to it, and bots play a table to the end,
-with no tavola file naming it."""
+with no tavola file naming it: the search bot among them, by the playbook the game's
+distribution registers (``tavola.playbooks``)."""
 
 import subprocess
 import sys
@@ -28,11 +29,14 @@ def coin_installed(tmp_path, monkeypatch):
     site = tmp_path / "site"
     site.mkdir()
     assert protoc.main(["protoc", f"-I{EXAMPLE / 'proto'}", f"--python_out={site}", "coin.proto"]) == 0
-    (site / "coin_game.py").write_text((EXAMPLE / "coin_game.py").read_text())
+    for module in ("coin_game.py", "coin_playbook.py"):
+        (site / module).write_text((EXAMPLE / module).read_text())
     dist = site / "tavola_example_coin-0.1.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tavola-example-coin\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text("[tavola.games]\ncoin = coin_game:GAME\n")
+    (dist / "entry_points.txt").write_text(
+        "[tavola.games]\ncoin = coin_game:GAME\n\n[tavola.playbooks]\ncoin = coin_playbook:PLAYBOOK\n"
+    )
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("PYTHONPATH", f"{site}:{Path.cwd()}")
     registry.load_games.cache_clear()
@@ -59,7 +63,7 @@ def test_a_game_registered_by_an_entry_point_plays_to_the_end(coin_installed, re
                 gw.CreateTableRequest(
                     game_id="coin",
                     player_count=2,
-                    bot_seats=[gw.BotSeat(seat=0, bot="random"), gw.BotSeat(seat=1, bot="random")],
+                    bot_seats=[gw.BotSeat(seat=0, bot="random"), gw.BotSeat(seat=1, bot="ismcts")],
                     auto_start=True,
                 )
             )
@@ -72,4 +76,8 @@ def test_a_game_registered_by_an_entry_point_plays_to_the_end(coin_installed, re
                 time.sleep(0.1)
             assert table.version >= 3  # created and dealt, two guesses
             assert table.outcome.summary in ("a right guess", "nobody wins")
+        # The worker built the search bot for the game from its playbook and it decided (no
+        # fallback to a random action, which a failing bot is logged and played by).
+        logs = "".join(path.read_text() for path in (tmp_path / "stack").glob("*.log"))
+        assert "bot_unavailable" not in logs and "bot_strategy_failed" not in logs and "bad_bot" not in logs
         stack.delete_keys()

@@ -1,9 +1,9 @@
-"""The arena through the live path (bots/live.py, ``python -m bots.arena --live``): tables
+"""The arena through the live path (bench/live.py, ``python -m bench.live``): tables
 played by real Celery workers through the gateway, and the search each bot did per decision
 read back from the workers' metrics, where a search bot's decisions show their playouts
 and CPU time and a random bot's none."""
 
-from bots import live
+from bench import live
 from deploy.stack import NO_QUOTAS, Stack
 
 

@@ -85,7 +85,7 @@ def test_a_short_run_moves_the_metrics_of_every_process(redis_url, key_prefix, t
 
 
 def test_the_prefork_search_workers_endpoint_counts_the_decisions_of_its_children(stack: Stack):
-    """The search bots' worker (a prefork pool, bots/metrics.py's multiprocess mode): the
+    """The search bots' worker (a prefork pool, bots/worker/metrics.py's multiprocess mode): the
     decisions its child processes make show on its main process's endpoint."""
     assert stack.metrics_addresses.keys() >= {"bot-worker-search"}, "the search bots have a prefork worker"
     address = stack.metrics_addresses["bot-worker-search"]

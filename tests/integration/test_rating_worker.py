@@ -137,7 +137,7 @@ def test_a_rating_update_survives_kill_9_of_its_worker_and_counts_once(rated_sta
 
 def test_the_ladder_plays_rated_bot_tables_that_rate_each_setting(rated_stack: Stack):
     """Runs after the test above, whose second rating worker is still up."""
-    from bots.ladder import Ladder
+    from bots.worker.ladder import Ladder
 
     keys = ratings.Keys(rated_stack.key_prefix)
     redis = connect(rated_stack.redis_url)

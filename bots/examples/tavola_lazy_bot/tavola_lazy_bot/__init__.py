@@ -2,7 +2,7 @@
 
 It plays every game, from what the gateway sends its seat (the GetViewResponse): the first
 of its legal actions, or the last with ``lazy:pick=last``. A real bot would read
-``response.view`` (or decode it into the game's own values with ``bots.policy``).
+``response.view`` (or decode it into the game's own values with ``bots.search.policy``).
 """
 
 import random

@@ -1,0 +1,1 @@
+"""The lab: bots against bots offline (arena, calibration, settled answers)."""

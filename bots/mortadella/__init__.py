@@ -1,0 +1,1 @@
+"""Il Trono di Mortadella's bots: its heuristic, its specs and playbook."""

@@ -1,0 +1,1 @@
+"""Pecunia non olet's bots: its heuristic, its specs and playbook."""
