@@ -2,11 +2,12 @@
 // (yours, or a face-up one, or all at the end), the dice of the turn, the Lombard token.
 import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
-import { Effect, EndReason, Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
+import { Effect, EndReason, Phase, Role, RoleSchema, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
 import { die } from "../pictures/dice";
 import { MORTADELLA_GLYPHS } from "../pictures/glyphs";
 import { beginDrawing, changed } from "../pictures/motion";
 import { lombardToken, tokenPicture } from "../pictures/tokens";
+import { roleGoal } from "../help";
 import type { Ctx, GameRenderer } from "./api";
 import { markBadge, markClasses } from "./marks";
 
@@ -130,6 +131,7 @@ export const mortadella: GameRenderer = {
             "Your role: ",
             h("strong", {}, me.role ? role(me.role) : "—"),
             me.removedRoles.length ? ` · your removed cards: ${me.removedRoles.map(role).join(", ")}` : "",
+            me.role && roleGoal(ctx.table.gameId, RoleSchema, me.role) ? h("p", { class: "goal", "data-testid": "my-goal" }, "Your goal: ", roleGoal(ctx.table.gameId, RoleSchema, me.role)) : null,
           )
         : null,
       h(
