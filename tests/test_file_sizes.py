@@ -19,7 +19,7 @@ ENGINES = {
 STILL_OVER = {
     "common/settings.py": 910,  # the one table of settings: declarations, one per variable
     "gateway/store.py": 880,
-    "clients/terminal/app.py": 685,
+    "clients/terminal/app.py": 682,
     "gateway/web.py": 607,
     "bots/mortadella_heuristic.py": 607,
     "bench/bare.py": 607,
