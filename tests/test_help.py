@@ -177,3 +177,18 @@ def test_pecunia_help_states_the_seating_rules_p2_p3_and_the_end_p7():
     goal = said("pecunia", "help.goal")
     assert "30 with 2 players, 25 with 3, 20 with 4 to 6" in goal  # P7
     assert "At the table's turn limit the most sesterces win" in goal  # P8
+
+
+def test_a_seat_left_empty_says_why_p3():
+    """P3: refilling stops when the start of the queue fits no free seat; the history says so
+    (it once read "empty: middle")."""
+    from services.pecunia.words import WORDS, event_phrase
+
+    told = WORDS.english(event_phrase(pecunia.RefillEnded(1, (pecunia.SeatPos.MIDDLE,)), None))
+    assert told.endswith("fits no free seat, so the middle seat stays empty.")
+    both = (pecunia.SeatPos.LEFT, pecunia.SeatPos.MIDDLE)
+    told = WORDS.english(event_phrase(pecunia.RefillEnded(1, both), 1), 1)
+    assert told == (
+        "You stop refilling: the Roman at the start of your queue fits no free seat, "
+        "so the left and middle seats stay empty."
+    )
