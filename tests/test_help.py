@@ -192,3 +192,14 @@ def test_a_seat_left_empty_says_why_p3():
         "You stop refilling: the Roman at the start of your queue fits no free seat, "
         "so the left and middle seats stay empty."
     )
+
+
+def test_the_players_page_says_each_game_in_short_as_its_catalog_does():
+    """docs/players.md's games in short are generated from the catalogs (``python -m
+    services.help_docs --markdown``): the docs say what the page and the terminal say."""
+    from pathlib import Path
+
+    from services.help_docs import markdown
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "players.md").read_text()
+    assert markdown() in page
