@@ -21,6 +21,8 @@ def markdown() -> str:
     lines = [BEGIN, ""]
     for game_id in game_ids():
         game = get_game(game_id)
+        if game.words is None:  # a game without words has no help to say
+            continue
         help = dict(help_entries(Catalogs.from_folder(game.words.catalog)))
         lines += [f"### {game.engine.info.display_name} in short", ""]
         lines += [" ".join(help[key].split()) + "\n" for key in ("help.rules", "help.goal") if key in help]
