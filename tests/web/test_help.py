@@ -63,3 +63,20 @@ def test_the_rules_and_what_each_choice_does_are_in_the_page(open_page, base_url
     button.click()
     page.page.wait_for_timeout(500)
     assert page.page.locator("[data-testid=rules-help]").get_attribute("open") is not None
+
+
+def test_the_lobby_links_each_game_to_its_help(open_page, base_url):
+    page = open_page(name="learn")
+    page.page.goto(f"{base_url}#/")
+    page.page.click("[data-testid=learn-mortadella]")
+    page.page.wait_for_url("**#/learn/mortadella")
+    page.page.wait_for_selector("[data-testid=rules-help][open]")
+    help = help_of("mortadella")
+    shown = words(page.page.locator("main").inner_text())
+    assert "How to play Il Trono di Mortadella" in shown
+    assert words(help["help.rules"]) in shown and words(help["help.role.brigand.goal"]) in shown
+    assert page.page.locator("[data-testid=roles-help] tr").count() == 8
+    page.shot("mortadella")
+    page.axe("mortadella")
+    page.page.goto(f"{base_url}#/learn/chess")
+    page.page.wait_for_selector("text=No such game is hosted here.")

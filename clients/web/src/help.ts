@@ -6,8 +6,9 @@
 import type { DescEnum } from "@bufbuild/protobuf";
 import { reflect, isReflectList, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import type { Any } from "@bufbuild/protobuf/wkt";
-import { gateway, schemaOf, unpack } from "./api";
-import { h } from "./dom";
+import { failure, gateway, schemaOf, unpack } from "./api";
+import { listGames } from "./catalog";
+import { fill, h } from "./dom";
 import type { Choice } from "./menu";
 import type { LegalAction } from "./gen/tavola/rules/v1/rules_pb";
 
@@ -114,8 +115,8 @@ export function rolesTable(help: Help): HTMLElement | null {
 }
 
 /** The rules panel: the game in short, its goal, and what every action, card, face,
- * effect and role does; folded until opened (by click, tap or keyboard). */
-export function rulesPanel(gameId: string): HTMLElement | null {
+ * effect and role does; folded until opened (by click, tap or keyboard), or open. */
+export function rulesPanel(gameId: string, open = false): HTMLElement | null {
   const help = helpOf(gameId);
   if (!help.size) return null;
   const panel = h(
@@ -134,7 +135,7 @@ export function rulesPanel(gameId: string): HTMLElement | null {
     section("Special rolls", starting(help, "help.special.")),
     section("Variants", starting(help, "help.variant.")),
   ) as HTMLDetailsElement;
-  panel.open = panelOpen;
+  panel.open = open || panelOpen;
   panel.addEventListener("toggle", () => (panelOpen = panel.open));
   return panel;
 }
@@ -150,4 +151,32 @@ export function cardsHelp(gameId: string, desc: DescEnum, kinds: number[]): HTML
   const help = helpOf(gameId);
   const texts = [...new Set(kinds.map((kind) => help.get(`help.card.${enumKey(desc, kind) ?? ""}`)).filter((text): text is string => !!text))];
   return texts.length ? h("ul", { class: "cards-help", "data-testid": "cards-help" }, texts.map((text) => h("li", {}, text))) : null;
+}
+
+/** #/learn/<game>: a game's help on a page of its own, reached from the lobby. */
+export class LearnPage {
+  private readonly root = h("main", { class: "learn" });
+
+  constructor(private readonly gameId: string | undefined) {}
+
+  element(): HTMLElement {
+    return this.root;
+  }
+
+  stop(): void {}
+
+  async start(): Promise<void> {
+    try {
+      const game = (await listGames()).find((g) => g.gameId === this.gameId);
+      if (!game) {
+        fill(this.root, h("h1", {}, "How to play"), h("p", {}, "No such game is hosted here."), h("a", { href: "#/" }, "Back to the lobby"));
+        return;
+      }
+      await loadHelp(game.gameId);
+      const panel = rulesPanel(game.gameId, true) ?? h("p", {}, "This game has no help yet.");
+      fill(this.root, h("h1", {}, `How to play ${game.displayName}`), h("p", {}, game.summary), panel, h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+    } catch (error) {
+      fill(this.root, h("h1", {}, "How to play"), h("p", { class: "error", role: "alert" }, `The gateway does not answer: ${failure(error)}`));
+    }
+  }
 }
