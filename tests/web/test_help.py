@@ -3,12 +3,14 @@ choices are the game's own catalog's words (GetGameHelp, common/help.py), reacha
 keyboard (a disclosure, no hover), and a Mortadella player's goal stays in view with a table
 of every role's goal; a Pecunia hand says what each card does."""
 
+import time
+
 import pytest
 
 from common.help import help_entries
 from common.phrases import Catalogs
 from services.registry import get_game
-from tests.web.test_browser import MOVE_SELECTOR, create_table
+from tests.web.test_browser import MOVE_SELECTOR, click_a_move, create_table
 
 GAMES = {"borgia": {}, "mortadella": {"max_turns": "6"}, "pecunia": {"target": "12"}}
 
@@ -80,3 +82,19 @@ def test_the_lobby_links_each_game_to_its_help(open_page, base_url):
     page.axe("mortadella")
     page.page.goto(f"{base_url}#/learn/chess")
     page.page.wait_for_selector("text=No such game is hosted here.")
+
+
+def test_a_mortadella_effect_waiting_on_a_decision_says_what_it_does(open_page, base_url):
+    """While an effect waits for its target, a cancel or a discard (M6, M7), the board says
+    what it does, with what cancelling it costs: "pay Mortadella to cancel it" is no longer
+    chosen blind. Three players: no two-player guess ends the game first (M19)."""
+    page = open_page(name="help-effect")
+    create_table(page, base_url, "mortadella", "Ada", ["bot:random", "bot:random"], {"max_turns": "60"})
+    effects = {words(text) for key, text in help_of("mortadella").items() if key.startswith("help.effect.")}
+    shown = page.page.locator("[data-testid=effect-help]")
+    deadline = time.monotonic() + 180
+    while not shown.count():
+        assert time.monotonic() < deadline and not page.page.locator("[data-testid=ending]").count(), "no effect waited"
+        if not click_a_move(page):
+            time.sleep(0.05)
+    assert words(shown.first.inner_text()) in effects

@@ -140,6 +140,12 @@ export function rulesPanel(gameId: string, open = false): HTMLElement | null {
   return panel;
 }
 
+/** What one value of an enum does ("help.<section>.<value>": a Mortadella effect), if told. */
+export function termHelp(gameId: string, section: string, desc: DescEnum, value: number): string | undefined {
+  const key = enumKey(desc, value);
+  return key ? helpOf(gameId).get(`help.${section}.${key}`) : undefined;
+}
+
 /** A role's goal in the game's words ("help.role.<role>.goal"), when the game has one. */
 export function roleGoal(gameId: string, desc: DescEnum, value: number): string | undefined {
   const key = enumKey(desc, value);
