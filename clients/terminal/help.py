@@ -67,7 +67,12 @@ def panel(display_name: str, summary: str, entries: Entries, rejoin: str = "") -
     for prefix, heading in SECTIONS:
         texts = entries_text(entries, prefix)
         if prefix == "help.action.":  # a card's action is told with its card
-            texts = [t for key, t in entries if key.startswith(prefix) and f"help.card.{key[17:]}" not in found]
+            played = (key.removeprefix("help.action.play_") for key, _ in entries)
+            texts = [
+                t
+                for (key, t), card in zip(entries, played, strict=True)
+                if key.startswith(prefix) and f"help.card.{card}" not in found
+            ]
         if texts:
             parts.append(heading + "\n" + "\n".join(f"  • {text}" for text in texts))
     return "\n\n".join(part for part in parts if part) + "\n"
