@@ -15,7 +15,7 @@ import structlog
 from common import auth, shapes
 from common.errors import ApiError
 from common.logging import bound
-from gateway import metrics
+from gateway import metrics, text
 from gateway.commands import TableCore
 from gateway.framing import varint
 from gateway.handlers import _about, _failure, _log_refusal, require_token
@@ -55,6 +55,12 @@ class GatewayServicer:
             for bot in bots:
                 bot.ratings.extend(rated.get(bot.name, ()))
         return gw.ListBotsResponse(bots=bots)
+
+    async def GetGameHelp(self, request: gw.GetGameHelpRequest, context) -> gw.GetGameHelpResponse:
+        description = await self.core.rules.describe(request.game_id)
+        with reading_in(context):
+            entries = text.help_entries(description)
+        return gw.GetGameHelpResponse(entries=[gw.HelpEntry(id=key, text=words) for key, words in entries])
 
     async def CreateTable(self, request: gw.CreateTableRequest, context) -> gw.CreateTableResponse:
         record, host_token = await self.core.create_table(request, client_of(context))

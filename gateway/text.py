@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import structlog
 from google.protobuf.message import DecodeError
 
+from common import help
 from common.names import in_text, seat_label, seat_names, with_names_marked
 from common.phrase_wire import from_proto
 from common.phrases import FALLBACK, Catalogs, Phrase, Seat, Teller, phrase
@@ -52,6 +53,13 @@ def teller(type_url: str, locale: str = FALLBACK) -> Teller | None:
             return None
         found = _tellers[(event_type, locale)] = Teller(locale, catalogs)
     return found
+
+
+def help_entries(description: rules_pb2.GameDescription, locale: str | None = None) -> list[tuple[str, str]]:
+    """A game's help (``common.help``), told in ``locale`` (else the reader's); none for a
+    game whose catalogs the gateway has not learned."""
+    catalogs = _catalogs.get(description.event_type)
+    return help.help_entries(catalogs, locale or READER.get()) if catalogs is not None else []
 
 
 def platform_teller(locale: str = FALLBACK) -> Teller:

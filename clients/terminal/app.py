@@ -24,6 +24,7 @@ from textual.widgets import Footer, OptionList, RichLog, Static
 from textual.widgets.option_list import Option
 
 from clients.terminal import choices
+from clients.terminal import help as game_help
 from clients.terminal.renderers import Renderer, TableContext, for_game
 from clients.terminal.replay import ReplayBook, ReplayScreen
 from clients.terminal.session import SEAT_LOST, Decoder, SavedSeat, Session, Snapshot, explain
@@ -161,6 +162,8 @@ class TableApp(App[int]):
         self.ratings_for: tuple = ()
         self.menu: list[list[choices.Choice]] = []  # the menus stepped into, the current last
         self.menu_titles: list[str] = []
+        self.actions: list = []  # the legal actions decoded, for what each choice does
+        self.help: game_help.Entries = []
         self.menu_version = -1
         self.notice = ""  # a rejection, or what happened to the seat, until the next decision
         self.last_seq = 0
@@ -201,7 +204,8 @@ class TableApp(App[int]):
                 yield Static(id="prompt")
                 yield OptionList(id="choices")
                 yield RichLog(id="history", wrap=True, markup=False, auto_scroll=True, min_width=20)
-        yield Static(id="help")
+        with VerticalScroll(id="help"):  # the game's help is longer than a screen: it scrolls
+            yield Static(id="help-text")
         yield Static(id="too-small")
         yield Footer()
 
@@ -214,7 +218,7 @@ class TableApp(App[int]):
         self.prompt_widget = self.query_one("#prompt", Static)
         self.choices_widget = self.query_one("#choices", OptionList)
         self.history_widget = self.query_one("#history", RichLog)
-        self.help_widget = self.query_one("#help", Static)
+        self.help_widget = self.query_one("#help-text", Static)
         self.small_widget = self.query_one("#too-small", Static)
         self.history_widget.border_title = "History"
         self._fit(self.size.width, self.size.height)
@@ -245,6 +249,7 @@ class TableApp(App[int]):
             self.exit(return_code=1, message=f"tavola: {error}")
             return
         self.renderer = for_game(self._game.game_id)
+        self.help = await game_help.load(self._live, self._game.game_id)  # the game's own words
         await asyncio.to_thread(self._prepare_types)
         self._draw_help()
         if self.plan.mode == "replay":
@@ -397,7 +402,7 @@ class TableApp(App[int]):
         return f"{game.display_name}{trust} · table {snap.table.table_id} · {role} · {status}"
 
     def _build_menu(self, snap: Snapshot) -> None:
-        actions = [self.decoder.decode(legal.action) for legal in snap.legal_actions]
+        actions = self.actions = [self.decoder.decode(legal.action) for legal in snap.legal_actions]
         labels = [self._ctx.label_text(legal.label) for legal in snap.legal_actions]
         given = [self.renderer.action_path(a, label, self._ctx) for a, label in zip(actions, labels, strict=True)]
         paths = [path for path in given if path is not None]
@@ -450,6 +455,8 @@ class TableApp(App[int]):
             lines.append(Text(head, style="bold green"))
             hint = "↑↓ Enter or 1-9 to choose" + (" · Esc back" if self.menu_titles else "")
             lines.append(Text(hint, style="dim"))
+            told = game_help.level(self.help, self.menu[-1] if self.menu else [], self.actions)
+            lines += [Text(f"· {said}", style="italic") for said in told]  # what these choices do
         elif table.status == gw.TABLE_STATUS_OPEN:
             open_seats = [s.seat for s in table.seats if not s.taken]
             if not open_seats and all(s.kind == gw.SEAT_KIND_BOT for s in table.seats):
@@ -468,19 +475,9 @@ class TableApp(App[int]):
         self.prompt_widget.update(Text("\n").join(lines))
 
     def _draw_help(self) -> None:
-        game = self._game
-        keys = (
-            "Keys\n"
-            "  ↑ ↓ Enter   choose an action      1-9  choose by number\n"
-            "  Esc         back out of a submenu\n"
-            "  Tab         move between the menu and the history (↑ ↓ PgUp PgDn scroll it)\n"
-            "  v           the replay: each step as you saw it, the board then\n"
-            "  ?  F1       this help             q    leave the table\n"
-        )
         seat = self._live.saved_path
         rejoin = f"\nYour seat is saved: rejoin with --rejoin {self._live.table_id}\n" if seat else ""
-        text = f"{game.display_name}\n\n{game.summary}\n\n{self.renderer.help_text}\n\n{keys}{rejoin}"
-        self.help_widget.update(text)
+        self.help_widget.update(game_help.panel(self._game.display_name, self._game.summary, self.help, rejoin))
 
     def _record(self, event: gw.TableEvent) -> None:
         body = event.WhichOneof("body")
@@ -598,7 +595,7 @@ class TableApp(App[int]):
         self._wake.set()
 
     def action_toggle_help(self) -> None:
-        self.help_widget.toggle_class("shown")
+        self.query_one("#help").toggle_class("shown")
 
     def action_focus_history(self) -> None:
         self.history_widget.focus()

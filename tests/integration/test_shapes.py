@@ -343,6 +343,7 @@ class Victim:
         return [
             Call(GATEWAY, "ListGames", gw.ListGamesRequest(), None, ("token",)),
             Call(GATEWAY, "ListBots", gw.ListBotsRequest(game_id="borgia"), None, ("game_id", "token")),
+            Call(GATEWAY, "GetGameHelp", gw.GetGameHelpRequest(game_id="borgia"), None, ("game_id", "token")),
             Call(GATEWAY, "CreateTable", borgia, None, ("game_id", "bot", "token")),
             Call(
                 GATEWAY, "ListTables", gw.ListTablesRequest(game_id="borgia"), None, ("game_id", "page_token", "token")

@@ -84,6 +84,9 @@ def test_borgia_by_keystrokes(stack):
         assert "Ada (you)" in first and "ismcts" in first and SEARCH_BOT not in first
         for column in ("dice", "faces", "rumors", "performed"):
             assert column in first, first
+        # Beside the choices, what they do, from the game's catalog.
+        prompt = " ".join(str(app.prompt_widget.render()).split())
+        assert "Bid: claim that at least this many" in prompt or "Call: say the bid is a bluff." in prompt, prompt
         # A bid is two short steps: a count, then a face.
         if any("Bid 1 x …" in choice.label for choice in app.menu[-1]):
             assert len(app.menu[-1]) <= 16
@@ -107,9 +110,11 @@ def test_borgia_by_keystrokes(stack):
                 break
         await until(pilot, lambda: "Not taken" in app.screen_text() and deciding(app))
         assert "the table moved on" in app.notice, app.notice  # wrapped on screen at 100 columns
-        # Help, and a terminal too small.
+        # Help from the game's catalog (the rules as B4 and B9 say them), and a terminal too small.
         await pilot.press("question_mark")
         assert "Keys" in app.screen_text() and "House of Borgia" in app.screen_text()
+        shown = " ".join(str(app.help_widget.render()).split())
+        assert "A call ends the round's bidding." in shown and "The cardinal with the most influence" in shown
         await pilot.press("question_mark")
         await pilot.resize_terminal(60, 16)
         await pilot.pause(0.1)

@@ -83,8 +83,6 @@ class Renderer(Generic[ViewT, EventT, ActionT]):
     """The generic renderer: any game, from its messages alone. A game's renderer names its
     View, Event and Action messages, which the client decodes with the game's own types."""
 
-    help_text = ""  # a few lines on the game, for the help panel
-
     def board(self, view: ViewT | None, ctx: TableContext) -> RenderableType:
         if view is None:
             return Text("The game has not started yet: waiting for the other seats.")

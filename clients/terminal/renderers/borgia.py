@@ -56,17 +56,6 @@ def face_legend(shown) -> Columns:
 
 
 class BorgiaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
-    help_text = (
-        "Each round everyone rolls their dice in secret. The bidder claims that at least N dice on the "
-        "table show an action (Fate counts as any). The next seat calls the bluff or allows it and bids "
-        "next. A caller who is wrong loses a die, and so does a bidder who lied. The bid action then moves "
-        "the cardinals, and after each round the top of the ladder rallies influence. The game ends when a "
-        "player has no dice: each die a player keeps gives their puppet 2 influence, a player whose rumor "
-        "names their own puppet is eliminated (a variant may soften that), and the cardinal with the most "
-        "influence is pope (a tie: the one higher on the ladder). Your puppet is your secret cardinal: "
-        "give it the most influence without being read."
-    )
-
     def board(self, view: pb.View | None, ctx: TableContext) -> RenderableType:
         if view is None:
             return super().board(view, ctx)

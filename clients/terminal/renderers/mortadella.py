@@ -50,13 +50,6 @@ def victory_row(value: int) -> str:
 
 
 class MortadellaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
-    help_text = (
-        "On your turn roll five dice (or keep the two passed to you and roll three), use three and pass "
-        "two on. Dice give tokens: People, Towers, Books, Mortadella; Wine hurts a player you choose, Rats "
-        "hurt every player, you too. Your role is secret; meet its victory row to win. Eight tokens of one "
-        "kind is a deadly sin: you are out."
-    )
-
     def board(self, view: pb.View | None, ctx: TableContext) -> RenderableType:
         if view is None:
             return super().board(view, ctx)

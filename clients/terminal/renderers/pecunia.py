@@ -42,13 +42,6 @@ def latrine_seat(seat: pb.LatrineSeat) -> str:
 
 
 class PecuniaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
-    help_text = (
-        "Each turn: every Roman on your latrine loses a round marker, and those with none left pay "
-        "their sesterces and leave; refill free seats from the start of your queue; play action cards; "
-        "draw one. Cards read Kind Nr/Ns: the rounds it sits (round markers •) and the sesterces it pays. "
-        "The first to the target sum wins."
-    )
-
     def board(self, view: pb.View | None, ctx: TableContext) -> RenderableType:
         if view is None:
             return super().board(view, ctx)

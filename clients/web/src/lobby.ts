@@ -63,7 +63,7 @@ export class Lobby {
             { class: "game-card" },
             h("h3", {}, game.displayName),
             h("p", { class: "small" }, game.summary),
-            h("p", { class: "small muted" }, `${game.minPlayers}–${game.maxPlayers} players`),
+            h("p", { class: "small muted" }, `${game.minPlayers}–${game.maxPlayers} players · `, h("a", { href: `#/learn/${game.gameId}`, "data-testid": `learn-${game.gameId}` }, "How to play")),
             h("button", { "data-testid": `new-${game.gameId}`, onclick: () => void this.createForm(game) }, `New ${game.displayName} table`),
           ),
         ),

@@ -1,10 +1,12 @@
 // tavola in the browser: #/ the lobby, #/table/<id> a table (as its seat when this browser
 // holds its token), #/watch/<id> a table as a spectator, #/quick quick play, #/me the
 // player this browser plays as, #/leaderboard/<game> a game's board, #/player/<id> a
-// player's page, #/friends whom the player follows and blocks, and invitations.
+// player's page, #/friends whom the player follows and blocks, and invitations, #/learn/<game>
+// how to play a game.
 import "./style.css";
 import { LeaderboardPage, PlayerPage } from "./boards";
 import { fill, h } from "./dom";
+import { LearnPage } from "./help";
 import { Lobby } from "./lobby";
 import { MePage } from "./me";
 import { listenForTurns, registerWorker } from "./push";
@@ -36,12 +38,14 @@ function decoded(part: string | undefined): string | undefined {
 function page(hash: string): { page: Page; section: string } {
   const [, kind, id] = hash.match(/^#\/(table|watch)\/([\w-]+)/) ?? [];
   if (kind) return { page: new TablePage(id, kind === "watch"), section: "" };
-  const [, name, rest] = hash.match(/^#\/(quick|me|leaderboard|player|friends)(?:\/([^/?#]*))?/) ?? [];
+  const [, name, rest] = hash.match(/^#\/(quick|me|leaderboard|player|friends|learn)(?:\/([^/?#]*))?/) ?? [];
   switch (name) {
     case "quick":
       return { page: new QuickPlayPage(decoded(rest)), section: "quick" };
     case "me":
       return { page: new MePage(), section: "me" };
+    case "learn":
+      return { page: new LearnPage(decoded(rest)), section: "" };
     case "friends":
       return { page: new FriendsPage(), section: "friends" };
     case "leaderboard":

@@ -86,3 +86,16 @@ function split(
     split(members, tokens, labels, shared, paths, [...prefix, `${stem} …`]);
   }
 }
+
+/** A menu entry as shown under the entry it was opened from: the words that entry already
+ * says left out ("Swap: …" opens "queue card 3 …", not "Swap: queue card 3 …"). */
+export function under(label: string, parent: string | undefined): string {
+  const stem = parent?.replace(/ …$/, "");
+  return stem && label.startsWith(`${stem} `) ? label.slice(stem.length + 1) : label;
+}
+
+/** The menus opened so far, each said once: "Swap: queue card 3 …". */
+export function trailText(trail: string[]): string {
+  const parts = trail.map((step, i) => under(step, trail[i - 1]));
+  return parts.map((part, i) => (i + 1 < parts.length && under(trail[i + 1], trail[i]) !== trail[i + 1] ? part.replace(/ …$/, "") : part)).join(" ");
+}

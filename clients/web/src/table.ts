@@ -21,7 +21,8 @@ import type { LegalAction } from "./gen/tavola/rules/v1/rules_pb";
 import type { Ctx, GameRenderer } from "./games/api";
 import { rendererFor } from "./games";
 import { tableChat, type ChatPanel } from "./chat";
-import { buildMenu, wordPaths, type Choice } from "./menu";
+import { buildMenu, trailText, under, wordPaths, type Choice } from "./menu";
+import { choicesHelp, loadHelp, rulesPanel } from "./help";
 import { Seats } from "./names";
 import { seatRatings, type SeatRating } from "./ratings";
 import { asPlayer, keepSeat, loadLog, playerName, saveLog, seatKey, setPlayerName, type SeatKey } from "./storage";
@@ -192,6 +193,7 @@ export class TablePage {
       }
       this.seats = new Seats(this.table, this.key?.seat, await botsByName(this.table.gameId), this.ratings);
       this.renderer ??= rendererFor(this.table.gameId);
+      await loadHelp(this.table.gameId); // once a page: the rules panel and what each choice does
       if (this.table.version !== this.menuVersion) {
         this.menuVersion = this.table.version;
         this.menuPath = [];
@@ -231,6 +233,7 @@ export class TablePage {
       table.status === TableStatus.FINISHED ? this.ending(table, ctx) : null,
       table.status === TableStatus.OPEN ? this.waiting(table) : null,
       this.actions(ctx),
+      rulesPanel(table.gameId),
       this.view ? this.renderer.board(this.view, ctx) : null,
       this.chat?.element(),
       this.history(ctx),
@@ -397,12 +400,14 @@ export class TablePage {
               "data-key": `${this.menuPath.join(".")}/${choice.label}`,
               "data-action": choice.index !== undefined ? String(choice.index) : undefined,
               disabled: this.submitting,
+              "aria-describedby": "choice-help",
               onclick: () => (choice.index !== undefined ? void this.submit(choice.index) : this.openMenu([...this.menuPath, i])),
             },
             under(choice.label, trail[trail.length - 1]),
           ),
         ),
       ),
+      choicesHelp(this.table.gameId, this.legal, level),
     );
   }
 
@@ -521,19 +526,6 @@ export class TablePage {
       h("p", {}, h("a", { href: "#/" }, "Back to the lobby"), me !== undefined ? [" · ", h("a", { href: "#/quick" }, "Quick play again")] : null),
     );
   }
-}
-
-/** A menu entry as shown under the entry it was opened from: the words that entry already
- * says left out ("Swap: …" opens "queue card 3 …", not "Swap: queue card 3 …"). */
-export function under(label: string, parent: string | undefined): string {
-  const stem = parent?.replace(/ …$/, "");
-  return stem && label.startsWith(`${stem} `) ? label.slice(stem.length + 1) : label;
-}
-
-/** The menus opened so far, each said once: "Swap: queue card 3 …". */
-function trailText(trail: string[]): string {
-  const parts = trail.map((step, i) => under(step, trail[i - 1]));
-  return parts.map((part, i) => (i + 1 < parts.length && under(trail[i + 1], trail[i]) !== trail[i + 1] ? part.replace(/ …$/, "") : part)).join(" ");
 }
 
 const gameNames = new Map<string, string>();

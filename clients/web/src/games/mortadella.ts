@@ -2,13 +2,17 @@
 // (yours, or a face-up one, or all at the end), the dice of the turn, the Lombard token.
 import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
-import { Effect, EndReason, Phase, Role, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
+import { Effect, EffectSchema, EndReason, Phase, Role, RoleSchema, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
 import { die } from "../pictures/dice";
 import { MORTADELLA_GLYPHS } from "../pictures/glyphs";
 import { beginDrawing, changed } from "../pictures/motion";
 import { lombardToken, tokenPicture } from "../pictures/tokens";
+import { roleGoal, termHelp } from "../help";
 import type { Ctx, GameRenderer } from "./api";
 import { markBadge, markClasses } from "./marks";
+
+// The phases an effect waits in (a target, a cancel, a discard): its help is shown beside them.
+const EFFECT_PHASES = [Phase.TARGET, Phase.REVOLUTION_TARGET, Phase.CANCEL, Phase.PLAGUE];
 
 // The role cards as the rulebook names them.
 const ROLE_NAMES: Partial<Record<Role, string>> = {
@@ -122,6 +126,7 @@ export const mortadella: GameRenderer = {
         over ? null : dice("Not chosen", view.unchosenDice),
         over ? null : dice("Left to resolve", view.remainingDice),
         view.target !== undefined ? h("p", { class: "small" }, "Target: ", ctx.seats.tag(view.target)) : null,
+        !over && view.effect && EFFECT_PHASES.includes(view.phase) ? h("p", { class: "small", "data-testid": "effect-help" }, termHelp(ctx.table.gameId, "effect", EffectSchema, view.effect) ?? "") : null,
       ),
       me
         ? h(
@@ -130,6 +135,7 @@ export const mortadella: GameRenderer = {
             "Your role: ",
             h("strong", {}, me.role ? role(me.role) : "—"),
             me.removedRoles.length ? ` · your removed cards: ${me.removedRoles.map(role).join(", ")}` : "",
+            me.role && roleGoal(ctx.table.gameId, RoleSchema, me.role) ? h("p", { class: "goal", "data-testid": "my-goal" }, "Your goal: ", roleGoal(ctx.table.gameId, RoleSchema, me.role)) : null,
           )
         : null,
       h(

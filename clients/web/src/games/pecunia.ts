@@ -4,6 +4,7 @@ import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
 import {
   ActionCardKind,
+  ActionCardKindSchema,
   EndReason,
   Phase,
   RomanKind,
@@ -13,6 +14,7 @@ import {
 } from "../gen/tavola/pecunia/v1/pecunia_pb";
 import { actionCard, cardBack, emptySeat, romanCard } from "../pictures/cards";
 import { before, beginDrawing, changed } from "../pictures/motion";
+import { cardsHelp } from "../help";
 import type { Ctx, GameRenderer } from "./api";
 import { markBadge, markClasses } from "./marks";
 
@@ -145,7 +147,7 @@ export const pecunia: GameRenderer = {
               "div",
               { class: "hand small", "data-testid": `hand-${player.seat}` },
               player.handVisible
-                ? [h("span", { class: "row-label" }, "Hand: "), player.hand.length ? h("span", { class: "cards" }, player.hand.map((card) => actionCard(cardName(card.kind)))) : "empty"]
+                ? [h("span", { class: "row-label" }, "Hand: "), player.hand.length ? h("span", { class: "cards" }, player.hand.map((card) => actionCard(cardName(card.kind)))) : "empty", cardsHelp(ctx.table.gameId, ActionCardKindSchema, player.hand.map((card) => card.kind))]
                 : [
                     h("span", { class: "row-label" }, `Hand: ${player.handCount} ${player.handCount === 1 ? "card" : "cards"}, hidden`),
                     h("span", { class: "backs" }, Array.from({ length: Math.min(player.handCount, 12) }, () => cardBack())),
