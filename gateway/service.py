@@ -94,7 +94,8 @@ class GatewayServicer:
         return response
 
     async def GetView(self, request, context):
-        return await self.core.reads.seat_view(request.table_id, require_token(context))
+        with reading_in(context):
+            return await self.core.reads.seat_view(request.table_id, require_token(context))
 
     async def SubmitAction(self, request: gw.SubmitActionRequest, context) -> bytes:
         expected = request.expected_version if request.HasField("expected_version") else None

@@ -18,7 +18,7 @@ from google.protobuf.message import DecodeError
 
 from common.names import for_viewer, in_text, seat_label, seat_names, with_names_marked
 from common.phrase_wire import from_proto
-from common.phrases import FALLBACK, Catalogs, Phrase, Seat, Teller, language_of, phrase
+from common.phrases import FALLBACK, Catalogs, Phrase, Seat, Teller, as_seats, language_of, phrase
 from gateway.locale import READER
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
@@ -30,6 +30,7 @@ _TYPE_PREFIX = "type.googleapis.com/"
 _catalogs: dict[str, Catalogs] = {}
 _tellers: dict[tuple[str, str], Teller] = {}
 _unknown: set[str] = set()  # the event types told without a catalog, once logged
+_event_types: dict[str, str] = {}  # each game's event type, by its game id
 
 
 def learn(description: rules_pb2.GameDescription, catalogs) -> None:
@@ -37,6 +38,7 @@ def learn(description: rules_pb2.GameDescription, catalogs) -> None:
     if not description.event_type:
         return
     _catalogs[description.event_type] = Catalogs.from_po_texts((c.locale, c.po) for c in catalogs)
+    _event_types[description.game_id] = description.event_type
     _unknown.discard(_TYPE_PREFIX + description.event_type)
     for key in [key for key in _tellers if key[0] == description.event_type]:
         del _tellers[key]
@@ -100,6 +102,28 @@ def tell(type_url: str, said: Phrase, names: Mapping[int, str], viewer: int | No
     except Exception:  # a damaged entry: the event goes without text
         log.exception("event_text_failed", type_url=type_url)
         return ""
+
+
+def labels_told(game_id: str, legal: Sequence[bytes]) -> Sequence[bytes]:
+    """A view's legal actions (serialized LegalActions) with each ``label`` told from its
+    ``label_phrase`` in the reader's language (gateway/locale.py), seats written "seat N"
+    as in the English label; as they are for English, or a game without phrases."""
+    locale = READER.get()
+    event_type = _event_types.get(game_id)
+    found = teller(event_type, locale) if event_type and legal and language_of(locale) != FALLBACK else None
+    if found is None:
+        return legal
+    told = []
+    for data in legal:
+        item = rules_pb2.LegalAction.FromString(data)
+        if item.HasField("label_phrase"):
+            try:
+                item.label = found.tell(from_proto(item.label_phrase), as_seats())
+            except Exception:  # a damaged phrase: the English label stays
+                log.exception("label_text_failed", game_id=game_id)
+            data = item.SerializeToString()
+        told.append(data)
+    return told
 
 
 def names_list(table: gw.Table) -> list[str]:

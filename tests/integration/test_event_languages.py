@@ -67,3 +67,25 @@ def test_readers_of_different_languages_at_once_each_read_their_own(gateway):
     assert "I burattini vengono distribuiti in segreto." in read["it"]
     assert "The puppets are dealt in secret." in read["en"]
     assert read["it"] == read["it_CH"] and read["it"] != read["de"] != read["en"]
+
+
+def test_the_legal_actions_read_in_the_language_of_the_call(gateway):
+    table = HumanTable(gateway, 3, game="pecunia", seed=3)
+    table.start()
+    seat = table.decider()
+    request = gw.GetViewRequest(table_id=table.table_id)
+    token = auth.metadata(table.tokens[seat])
+    english = [item.label for item in gateway.GetView(request, metadata=token).legal_actions]
+    italian = gateway.GetView(request, metadata=[*token, ("tavola-locale", "it")]).legal_actions
+    german = gateway.GetView(request, metadata=[*token, ("accept-language", "de")]).legal_actions
+    assert len(english) == len(italian) == len(german) > 0
+    assert "draw an action card (ends your turn)" in english or "remove round markers and collect sesterces" in english
+    assert {item.label for item in italian} & {
+        "pesca una carta azione (termina il turno)",
+        "togli i segnalini turno e incassa i sesterzi",
+    }, [item.label for item in italian]
+    assert not set(english) & {item.label for item in german}, [item.label for item in german]
+    # The same actions, in the same order: only their words differ.
+    assert [item.action for item in italian] == [item.action for item in german]
+    # A move submitted from the Italian view is the move it names.
+    table.submit(seat, italian[0].action)
