@@ -76,7 +76,11 @@ def test_a_table_in_italian_then_german_at_phone_width(open_page, base_url):
     page.page.click("[data-testid=nav-lobby]")
     made = page.page.locator("section[aria-label='Laufende Tische'] time").first
     made.wait_for()
-    assert made.inner_text().startswith("erstellt vor ") or made.inner_text().startswith("erstellt jetzt"), made.inner_text()
-    assert re.fullmatch(r"\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}", made.get_attribute("title") or ""), made.get_attribute("title")
+    assert made.inner_text().startswith("erstellt vor ") or made.inner_text().startswith("erstellt jetzt"), (
+        made.inner_text()
+    )
+    assert re.fullmatch(r"\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}", made.get_attribute("title") or ""), made.get_attribute(
+        "title"
+    )
     _fits(page)
     page.shot("lobby-de")
