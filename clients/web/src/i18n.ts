@@ -69,3 +69,8 @@ export function tn(key: Counted, count: number, ...args: (string | number)[]): s
   const form = new Intl.PluralRules(current).select(count) === "one" ? "one" : "other";
   return t(`${key}.${form}` as Key, count, ...args);
 }
+
+/** The words of a key made from data (a game's enum name), else ``fallback``. */
+export function tOr(key: string, fallback: string): string {
+  return key in en ? t(key as Key) : fallback;
+}
