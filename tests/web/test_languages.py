@@ -84,3 +84,24 @@ def test_a_table_in_italian_then_german_at_phone_width(open_page, base_url):
     )
     _fits(page)
     page.shot("lobby-de")
+
+
+def test_pecunia_and_mortadella_in_german_at_phone_width(open_page, base_url):
+    for game, options, words in (
+        ("pecunia", {"target": "12"}, ("Zug ", "Reihe (vom Anfang):", "Römerstapel")),
+        ("mortadella", {"max_turns": "6"}, ("Deine Rolle:", "Gewürfelt")),
+    ):
+        page = open_page(width=PHONE, height=800, locale="de-DE", name=f"language-{game}")
+        page.page.goto(f"{base_url}#/")
+        page.page.wait_for_selector(f"[data-testid=new-{game}]")
+        create_table(page, base_url, game, "Pip", ["bot:random", "bot:random"], options)
+        my_turn(page)
+        board = page.page.locator("body").inner_text()
+        assert all(word in board for word in words), board
+        # The moves, told by the gateway from the game's German catalog.
+        labels = page.page.locator(".actions .choices button").all_inner_texts()
+        assert labels and not any(re.search(r"\b(the|draw|roll|refill|start with)\b", label) for label in labels), labels
+        assert any("Pip nimmt Platz." in text for text in _history(page))
+        _fits(page)
+        page.shot(f"{game}-de")
+        page.axe(f"{game}-de")

@@ -105,7 +105,7 @@ export const mortadella: GameRenderer = {
           !over && view.effect && (view.phase === Phase.TARGET || view.phase === Phase.CANCEL) ? ` (${tOr(enumKey("mortadella.effect", Effect[view.effect]), words(Effect[view.effect]))})` : "",
         ),
         view.lombardHolder !== undefined && !over
-          ? h("p", { class: "small lombard-line" }, lombardToken(view.lombardUsed), "Lombard token: ", ctx.seats.tag(view.lombardHolder), view.lombardUsed ? " (used this turn)" : "")
+          ? h("p", { class: "small lombard-line" }, lombardToken(view.lombardUsed), t("mortadella.lombard"), ctx.seats.tag(view.lombardHolder), view.lombardUsed ? t("mortadella.lombard-used") : "")
           : null,
         // The turn's dice while it is played; once the game is over they are the last turn's.
         over ? null : dice(t("mortadella.rolled"), view.dice, "turn-dice", rolled),

@@ -296,4 +296,13 @@ export const de: Record<Key, string> = {
   "mortadella.was": " war {0}",
   "mortadella.earlier": " (vorher: {0})",
   "mortadella.eliminated": " — ausgeschieden",
+  "mortadella.lombard": "Lombarden-Marker: ",
+  "mortadella.lombard-used": " (in diesem Zug genutzt)",
+  "chat.players": "Tischchat (nur Spieler)",
+  "chat.spectators": "Zuschauerchat",
+  "chat.needs-player": "Der Chat braucht einen Spieler: lege deinen an unter ",
+  "chat.message": "Nachricht ",
+  "chat.send": "Senden",
+  "chat.failed": "Chat: {0}",
+  "chat.not-sent": "Nicht gesendet: {0}",
 };

@@ -296,6 +296,15 @@ export const en = {
   "mortadella.was": " was the {0}",
   "mortadella.earlier": " (earlier: {0})",
   "mortadella.eliminated": " — eliminated",
+  "mortadella.lombard": "Lombard token: ",
+  "mortadella.lombard-used": " (used this turn)",
+  "chat.players": "Table chat (players only)",
+  "chat.spectators": "Spectators' chat",
+  "chat.needs-player": "Chat needs a player: make yours at ",
+  "chat.message": "Message ",
+  "chat.send": "Send",
+  "chat.failed": "Chat: {0}",
+  "chat.not-sent": "Not sent: {0}",
 } as const;
 
 export type Key = keyof typeof en;

@@ -296,4 +296,13 @@ export const it: Record<Key, string> = {
   "mortadella.was": " era {0}",
   "mortadella.earlier": " (prima: {0})",
   "mortadella.eliminated": " — eliminato",
+  "mortadella.lombard": "Gettone Lombardo: ",
+  "mortadella.lombard-used": " (usato in questo turno)",
+  "chat.players": "Chat del tavolo (solo giocatori)",
+  "chat.spectators": "Chat degli spettatori",
+  "chat.needs-player": "La chat richiede un giocatore: crealo in ",
+  "chat.message": "Messaggio ",
+  "chat.send": "Invia",
+  "chat.failed": "Chat: {0}",
+  "chat.not-sent": "Non inviato: {0}",
 };
