@@ -42,6 +42,7 @@ import redis.asyncio as redis
 import structlog
 
 from gateway import metrics
+from gateway.locale import READER
 
 log = structlog.get_logger()
 
@@ -91,7 +92,7 @@ class _Table:
         self.poll: tuple[int, asyncio.TimerHandle] | None = None
         # What the buffer holds after a seq for a viewer, made once for the table's watchers
         # (``Hub.batch_after``), by (seq, viewer); emptied whenever the buffer changes.
-        self.batches: dict[tuple[int, int | None], object] = {}
+        self.batches: dict[tuple[int, int | None, str], object] = {}
 
     def wake(self) -> None:
         self.generation += 1
@@ -307,7 +308,7 @@ class Hub:
         buffer = table.buffer
         if not buffer or not buffer[0].seq <= after_seq + 1 <= buffer[-1].seq:
             return None
-        key = (after_seq, viewer)
+        key = (after_seq, viewer, READER.get())  # each reader's language its own
         made = table.batches.get(key)
         if made is None:
             made = table.batches[key] = make(buffer[after_seq + 1 - buffer[0].seq :])

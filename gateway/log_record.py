@@ -13,17 +13,18 @@ writes in, from which seq on).
 from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field
 
-from common.names import for_viewer, has_choices
+from common.names import has_choices
 from gateway import phrase_store
 from gateway.framing import length_delimited
 from gateway.locale import READER
 from gateway.phrase_store import string_index
-from gateway.text import seats_in, tell
+from gateway.text import platform_read, seats_in, tell
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.store.v1 import store_pb2
 
 # The seats' names a log's text writes in, each list from a seq on (TableRecord.seat_names).
 SeatNames = tuple[tuple[int, tuple[str, ...]], ...]
+_ByReader = dict[tuple[int | None, str], bytes]  # by (viewer, reader's language)
 
 
 def names_from(stored) -> SeatNames:
@@ -135,9 +136,9 @@ class StoredEntry:
     type_urls: Sequence[str] = ()
     names: SeatNames = ()
     _record: store_pb2.LogRecord = field(init=False, repr=False, compare=False)
-    _seen: dict[tuple[int | None, str], bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
-    _framed: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
-    _framed_in_batch: dict[int | None, bytes] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _seen: _ByReader = field(default_factory=dict, init=False, repr=False, compare=False)
+    _framed: _ByReader = field(default_factory=dict, init=False, repr=False, compare=False)
+    _framed_in_batch: _ByReader = field(default_factory=dict, init=False, repr=False, compare=False)
     # Each game event's phrase, read once, by whose projection it is (None: the public one).
     _phrases: dict[int | None, object] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -185,8 +186,7 @@ class StoredEntry:
             event.text = self._text(stored, projection, viewer)
         else:
             event.MergeFromString(stored.table_event)
-            if "{" in event.text:  # the game's end: "(you)" for the reader's own seat
-                event.text = for_viewer(event.text, viewer)
+            event.text = platform_read(event, self.names, self.seq, viewer)  # the reader's language, "(you)"
         return event.SerializeToString()
 
     def for_viewer(self, seat: int | None) -> bytes:
@@ -209,20 +209,20 @@ class StoredEntry:
         """``for_viewer``'s event as the field 1 of a message (WatchTableResponse and
         SpectateTableResponse are ``TableEvent event = 1``): a stream's response, serialized
         once for every watcher who sees the entry alike. b'' when it sees nothing."""
-        framed = self._framed.get(seat)
+        framed = self._framed.get(key := (seat, READER.get()))  # each reader's language its own
         if framed is None:
             data = self.for_viewer(seat)
-            framed = self._framed[seat] = length_delimited(b"\x0a", data)
+            framed = self._framed[key] = length_delimited(b"\x0a", data)
         return framed
 
     def framed_in_batch(self, seat: int | None) -> bytes:
         """``for_viewer``'s event as one element of a batched stream response's ``repeated
         TableEvent events = 2``: the responses of a batch are these joined, serialized once
         for every watcher who sees the entry alike. b'' when it sees nothing."""
-        framed = self._framed_in_batch.get(seat)
+        framed = self._framed_in_batch.get(key := (seat, READER.get()))
         if framed is None:
             data = self.for_viewer(seat)
-            framed = self._framed_in_batch[seat] = length_delimited(b"\x12", data)
+            framed = self._framed_in_batch[key] = length_delimited(b"\x12", data)
         return framed
 
     def seen(self) -> bytes:

@@ -15,6 +15,7 @@ from common.errors import ApiError, failed, invalid
 from gateway.limits import MAX_PAGE_OFFSET, MAX_PAGE_SIZE
 from gateway.rules import RulesDirectory
 from gateway.store import RequestKey, TableMissing, TableStore
+from gateway.text import labels_told
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import store_pb2
@@ -35,7 +36,7 @@ def view_response(table: gw.Table, seat: int, view: rules_pb2.GetViewResponse, m
         seat=seat,
         view=parts.view,
         must_decide=must_decide,
-        legal_actions=parts.legal_actions,
+        legal_actions=labels_told(table.game_id, parts.legal_actions),  # in the reader's language
     )
     return wire.SerializeToString()
 

@@ -100,7 +100,8 @@ class GatewayServicer:
         return response
 
     async def GetView(self, request, context):
-        return await self.core.reads.seat_view(request.table_id, require_token(context))
+        with reading_in(context):
+            return await self.core.reads.seat_view(request.table_id, require_token(context))
 
     async def SubmitAction(self, request: gw.SubmitActionRequest, context) -> bytes:
         expected = request.expected_version if request.HasField("expected_version") else None
@@ -129,14 +130,16 @@ class GatewayServicer:
 
     async def WatchTable(self, request, context) -> None:
         token = require_token(context)
-        await self.core.streams.stream(
-            request.table_id, request.after_seq, token, context.write, client_of(context), request.batched
-        )
+        with reading_in(context):
+            await self.core.streams.stream(
+                request.table_id, request.after_seq, token, context.write, client_of(context), request.batched
+            )
 
     async def SpectateTable(self, request, context) -> None:
-        await self.core.streams.stream(
-            request.table_id, request.after_seq, None, context.write, client_of(context), request.batched
-        )
+        with reading_in(context):
+            await self.core.streams.stream(
+                request.table_id, request.after_seq, None, context.write, client_of(context), request.batched
+            )
 
     async def GetReplay(self, request: gw.GetReplayRequest, context) -> gw.GetReplayResponse:
         seat = request.seat if request.HasField("seat") else None

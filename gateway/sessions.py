@@ -32,6 +32,7 @@ from gateway.commands import TableCore
 from gateway.framing import varint
 from gateway.handlers import _failure, _log_refusal, require_token
 from gateway.hub import READ_PAGE
+from gateway.locale import reading_in
 from gateway.log_record import StoredEntry
 from gateway.quotas import client_of
 from gateway.reads import view_response
@@ -166,9 +167,10 @@ class SessionServicer:
         if first.WhichOneof("kind") != "open":
             raise invalid("SESSION_NOT_OPEN", "a session's first message opens it: set open")
         updates: asyncio.Queue[bytes] = asyncio.Queue(UPDATES_AHEAD)
-        session = asyncio.get_running_loop().create_task(
-            self._serve(first.open, token, client_of(context), updates.put, requests)
-        )
+        with reading_in(context):  # the session's task reads in the caller's language
+            session = asyncio.get_running_loop().create_task(
+                self._serve(first.open, token, client_of(context), updates.put, requests)
+            )
         try:
             while True:
                 getting = asyncio.ensure_future(updates.get())
@@ -187,7 +189,8 @@ class SessionServicer:
                 await session
 
     async def Follow(self, request: sessions.FollowRequest, context) -> None:
-        await self._serve(request, require_token(context), client_of(context), context.write, None)
+        with reading_in(context):
+            await self._serve(request, require_token(context), client_of(context), context.write, None)
 
     async def _serve(
         self,

@@ -10,15 +10,16 @@ game's end writes each seat of its outcome as a choice, so that its reader reads
 (you)". Every client reads the same sentence, and replays keep it.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import structlog
+from babel.units import format_unit
 from google.protobuf.message import DecodeError
 
 from common import help
-from common.names import in_text, seat_label, seat_names, with_names_marked
+from common.names import for_viewer, in_text, seat_label, seat_names, with_names_marked
 from common.phrase_wire import from_proto
-from common.phrases import FALLBACK, Catalogs, Phrase, Seat, Teller, phrase
+from common.phrases import FALLBACK, Catalogs, Phrase, Seat, Teller, as_seats, language_of, phrase
 from gateway.locale import READER
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
@@ -30,6 +31,7 @@ _TYPE_PREFIX = "type.googleapis.com/"
 _catalogs: dict[str, Catalogs] = {}
 _tellers: dict[tuple[str, str], Teller] = {}
 _unknown: set[str] = set()  # the event types told without a catalog, once logged
+_event_types: dict[str, str] = {}  # each game's event type, by its game id
 
 
 def learn(description: rules_pb2.GameDescription, catalogs) -> None:
@@ -37,6 +39,7 @@ def learn(description: rules_pb2.GameDescription, catalogs) -> None:
     if not description.event_type:
         return
     _catalogs[description.event_type] = Catalogs.from_po_texts((c.locale, c.po) for c in catalogs)
+    _event_types[description.game_id] = description.event_type
     _unknown.discard(_TYPE_PREFIX + description.event_type)
     for key in [key for key in _tellers if key[0] == description.event_type]:
         del _tellers[key]
@@ -109,6 +112,28 @@ def tell(type_url: str, said: Phrase, names: Mapping[int, str], viewer: int | No
         return ""
 
 
+def labels_told(game_id: str, legal: Sequence[bytes]) -> Sequence[bytes]:
+    """A view's legal actions (serialized LegalActions) with each ``label`` told from its
+    ``label_phrase`` in the reader's language (gateway/locale.py), seats written "seat N"
+    as in the English label; as they are for English, or a game without phrases."""
+    locale = READER.get()
+    event_type = _event_types.get(game_id)
+    found = teller(event_type, locale) if event_type and legal and language_of(locale) != FALLBACK else None
+    if found is None:
+        return legal
+    told = []
+    for data in legal:
+        item = rules_pb2.LegalAction.FromString(data)
+        if item.HasField("label_phrase"):
+            try:
+                item.label = found.tell(from_proto(item.label_phrase), as_seats())
+            except Exception:  # a damaged phrase: the English label stays
+                log.exception("label_text_failed", game_id=game_id)
+            data = item.SerializeToString()
+        told.append(data)
+    return told
+
+
 def names_list(table: gw.Table) -> list[str]:
     """The seats' names in seat order, as the log keeps them for its readers."""
     named = seat_names(table.seats)
@@ -120,11 +145,32 @@ def names(table: gw.Table) -> dict[int, str]:
     return seat_names(table.seats)
 
 
-def platform_text(names: dict[int, str], **body) -> str:
+def platform_read(
+    event: gw.TableEvent, names: Sequence[tuple[int, Sequence[str]]], seq: int, viewer: int | None
+) -> str:
+    """A logged platform event's words as ``viewer`` reads them: told again in the reader's
+    language (gateway/locale.py) when it is not English, as it was logged otherwise and for
+    the game's end (whose outcome the rules service summed up in English); each seat named
+    as it was when the event was logged (``names``: TableRecord.seat_names), else as the
+    game began, and "(you)" marked for the reader's own seat."""
+    text = event.text
+    body = event.WhichOneof("body")
+    locale = READER.get()
+    if body and body != "game_finished" and language_of(locale) != FALLBACK:
+        named = [list(listed) for from_seq, listed in names if from_seq <= seq] or [
+            list(listed) for _, listed in names[:1]
+        ]
+        text = (
+            platform_text(dict(enumerate(named[-1])) if named else {}, locale, **{body: getattr(event, body)}) or text
+        )
+    return for_viewer(text, viewer) if "{" in text else text
+
+
+def platform_text(names: dict[int, str], locale: str = FALLBACK, **body) -> str:
     """A platform event (the body of a TableEvent other than a game event) in words, from
-    the platform's catalog; each name written in as ``in_text`` writes it, so that it never
-    makes a choice."""
-    say = platform_teller()
+    the platform's catalog, in ``locale`` (English as it is logged); each name written in as
+    ``in_text`` writes it, so that it never makes a choice."""
+    say = platform_teller(locale)
     if "seat_taken" in body:
         taken: gw.SeatTaken = body["seat_taken"]
         who = in_text(names.get(taken.seat, taken.display_name))
@@ -142,7 +188,7 @@ def platform_text(names: dict[int, str], **body) -> str:
         return say.tell(phrase("platform.expired.bot" if bot else "platform.expired.random", who), {})
     if "table_abandoned" in body:
         abandoned: gw.TableAbandoned = body["table_abandoned"]
-        waited = duration_text(abandoned.idle_seconds)
+        waited = duration_text(abandoned.idle_seconds, locale)
         never = abandoned.reason == gw.TableAbandoned.REASON_NEVER_STARTED
         return say.tell(phrase("platform.abandoned.never-started" if never else "platform.abandoned.idle", waited), {})
     if "game_finished" in body:
@@ -152,8 +198,14 @@ def platform_text(names: dict[int, str], **body) -> str:
     return ""
 
 
-def duration_text(seconds: int) -> str:
-    """45 -> "45 seconds", 600 -> "10 minutes", 86400 -> "24 hours"."""
+def duration_text(seconds: int, locale: str = FALLBACK) -> str:
+    """45 -> "45 seconds", 600 -> "10 minutes", 86400 -> "24 hours" (other languages as
+    CLDR writes the unit: "24 Stunden", "24 ore")."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds >= 2 * size and language_of(locale) != FALLBACK:
+            return format_unit(seconds // size, f"duration-{unit}", length="long", locale=locale)
+    if language_of(locale) != FALLBACK:
+        return format_unit(seconds, "duration-second", length="long", locale=locale)
     for unit, size in (("hour", 3600), ("minute", 60)):
         if seconds >= 2 * size:
             return f"{seconds // size} {unit}s"

@@ -97,18 +97,10 @@ READ_TIMEOUT_SECONDS = 10.0
 STREAM_AHEAD = 8
 
 # Request headers a page may send, and response headers it may read, across origins: the
-# Connect and gRPC-Web protocols' own and the seat token's.
-ALLOW_HEADERS = [
-    "authorization",
-    "content-type",
-    "connect-protocol-version",
-    "connect-timeout-ms",
-    "connect-content-encoding",
-    "connect-accept-encoding",
-    "grpc-timeout",
-    "x-grpc-web",
-    "x-user-agent",
-]
+# Connect and gRPC-Web protocols' own, the seat token's and the reader's language's.
+ALLOW_HEADERS = ["authorization", "tavola-locale", "content-type", "grpc-timeout", "x-grpc-web", "x-user-agent"]
+ALLOW_HEADERS += ["connect-protocol-version", "connect-timeout-ms"]
+ALLOW_HEADERS += ["connect-content-encoding", "connect-accept-encoding"]
 EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "content-encoding"]
 
 _STATUS_DETAILS = "grpc-status-details-bin"

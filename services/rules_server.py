@@ -296,6 +296,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """The action's packed bytes, and its entry of a GetViewResponse's legal_actions."""
         packed = self._pack_action(action)
         legal = rules_pb2.LegalAction(action=packed, label=self.engine.describe_action(action))
+        if self.words is not None:  # its phrase too: the gateway tells it in a reader's language
+            legal.label_phrase.CopyFrom(to_proto(self.words.action_phrase(action)))
         return packed.value, rules_pb2.GetViewResponse(legal_actions=[legal]).SerializeToString()
 
     def _fill_view(

@@ -9,6 +9,7 @@ import sys
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from clients.terminal import language
 from clients.terminal.app import Plan, TableApp
 from common import defaults, generated, settings
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -96,6 +97,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="with --replay: whose replay (anyone's once the game is over), seats counted from 1",
     )
     parser.add_argument(
+        "--lang",
+        default=language.from_environment(),
+        help="the language the games' events read in: it, de or en (default: LANG, else English)",
+    )
+    parser.add_argument(
         "--start-stack",
         action="store_true",
         help="when no gateway answers, start a private platform for the game and stop it on exit",
@@ -130,6 +136,7 @@ def plan_of(args: argparse.Namespace) -> Plan:
 def main(argv: list[str] | None = None) -> int:
     generated.check()
     args = parse_args(argv)
+    language.LANGUAGE = args.lang
     plan = plan_of(args)
     address = args.gateway
     if plan.mode == "rejoin" and "--gateway" not in (argv or sys.argv):

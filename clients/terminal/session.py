@@ -19,6 +19,7 @@ from google.protobuf.any_pb2 import Any
 from google.protobuf.message import Message
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
+from clients.terminal import language
 from common import auth, settings
 from common.channels import balanced_channel
 from common.errors import reason_of
@@ -164,7 +165,7 @@ class Session:
     def __init__(self, address: str):
         self.address = address
         # round_robin: a target that names several gateways (ipv4:a,b or dns:/// of many) spreads calls
-        self.channel = balanced_channel(address)
+        self.channel = language.in_language(balanced_channel(address))  # the reader's language on every call
         self.stub = gateway_pb2_grpc.GatewayServiceStub(self.channel)
         self.players = players_pb2_grpc.PlayerServiceStub(self.channel)
         self.sessions = sessions_pb2_grpc.SessionServiceStub(self.channel)

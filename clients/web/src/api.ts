@@ -2,8 +2,9 @@
 // gRPC-Web with ?protocol=grpc-web), and the registry that opens every Any it sends.
 import { createRegistry, type DescMessage, type Message, type Registry } from "@bufbuild/protobuf";
 import { anyUnpack, type Any } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
+import { language, t } from "./i18n";
 import { file_tavola_borgia_v1_borgia } from "./gen/tavola/borgia/v1/borgia_pb";
 import { GatewayService, file_tavola_gateway_v1_gateway } from "./gen/tavola/gateway/v1/gateway_pb";
 import { ChatService } from "./gen/tavola/gateway/v1/chat_pb";
@@ -27,10 +28,17 @@ const params = new URLSearchParams(location.search);
 /** The gateway's browser address: ?gateway=..., else the page's own origin. */
 export const gatewayUrl: string = params.get("gateway") ?? location.origin;
 
+/** Every call names the page's language (gateway/locale.py), in which the gateway tells the
+ *  games' events, outcomes and the platform's words. */
+const inLanguage: Interceptor = (next) => (request) => {
+  request.header.set("tavola-locale", language());
+  return next(request);
+};
+
 export const transport =
   params.get("protocol") === "grpc-web"
-    ? createGrpcWebTransport({ baseUrl: gatewayUrl })
-    : createConnectTransport({ baseUrl: gatewayUrl, useBinaryFormat: true });
+    ? createGrpcWebTransport({ baseUrl: gatewayUrl, interceptors: [inLanguage] })
+    : createConnectTransport({ baseUrl: gatewayUrl, useBinaryFormat: true, interceptors: [inLanguage] });
 
 export const gateway: Client<typeof GatewayService> = createClient(GatewayService, transport);
 export const players: Client<typeof PlayerService> = createClient(PlayerService, transport);
@@ -57,7 +65,7 @@ export function schemaOf(any: Any | undefined): DescMessage | undefined {
 /** A failed call in words for a person: the gateway's message, which names what is wrong. */
 export function failure(error: unknown): string {
   if (error instanceof ConnectError) {
-    if (error.code === Code.Unavailable && !error.rawMessage) return "the gateway does not answer; try again in a moment";
+    if (error.code === Code.Unavailable && !error.rawMessage) return t("gateway.down");
     return error.rawMessage || error.message;
   }
   return error instanceof Error ? error.message : String(error);

@@ -7,6 +7,7 @@ import { fill, h } from "./dom";
 import { ChatChannel, type ChatMessage } from "./gen/tavola/gateway/v1/chat_pb";
 import type { Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { playerKey } from "./storage";
+import { t } from "./i18n";
 
 const MAX_CHARACTERS = 500;
 const KEPT = 200; // messages shown; older ones leave the page
@@ -36,13 +37,13 @@ export class ChatPanel {
     private readonly channel: ChatChannel,
     private readonly token: string | undefined,
   ) {
-    const title = channel === ChatChannel.PLAYERS ? "Table chat (players only)" : "Spectators' chat";
+    const title = channel === ChatChannel.PLAYERS ? t("chat.players") : t("chat.spectators");
     this.root = h(
       "section",
       { class: "panel chat", "aria-labelledby": "chat-title", "data-testid": "chat" },
       h("h2", { id: "chat-title" }, title),
       this.log,
-      token ? this.form() : h("p", { class: "small" }, "Chat needs a player: make yours at ", h("a", { href: "#/me" }, "Your player"), "."),
+      token ? this.form() : h("p", { class: "small" }, t("chat.needs-player"), h("a", { href: "#/me" }, t("nav.me")), "."),
       this.problem,
     );
   }
@@ -65,9 +66,9 @@ export class ChatPanel {
           void this.send();
         },
       },
-      h("label", { for: "chat-input" }, "Message "),
+      h("label", { for: "chat-input" }, t("chat.message")),
       this.input,
-      h("button", { type: "submit", "data-testid": "chat-send" }, "Send"),
+      h("button", { type: "submit", "data-testid": "chat-send" }, t("chat.send")),
     );
   }
 
@@ -89,7 +90,7 @@ export class ChatPanel {
         if (this.abort.signal.aborted) return;
         const code = codeOf(error);
         if (code === Code.PermissionDenied || code === Code.FailedPrecondition || code === Code.Unauthenticated) {
-          this.problem.textContent = `Chat: ${failure(error)}`;
+          this.problem.textContent = t("chat.failed", failure(error));
           return; // no retry will change it
         }
       }
@@ -122,7 +123,7 @@ export class ChatPanel {
       this.input.value = "";
       fill(this.problem);
     } catch (error) {
-      this.problem.textContent = `Not sent: ${failure(error)}`;
+      this.problem.textContent = t("chat.not-sent", failure(error));
     }
     this.input.focus();
   }

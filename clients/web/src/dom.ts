@@ -7,6 +7,7 @@ export interface Attrs {
   class?: string;
   id?: string;
   title?: string;
+  lang?: string;
   role?: string;
   type?: string;
   value?: string;

@@ -3,6 +3,7 @@
 import { failure, gateway } from "./api";
 import { botsByName, listBots, listGames, lobbyDecisionSeconds } from "./catalog";
 import { fill, h, phrase } from "./dom";
+import { t, tn } from "./i18n";
 import { ClockMode } from "./gen/tavola/gateway/v1/clocks_pb";
 import { SeatKind, TableStatus, TimeoutPolicy, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
@@ -35,21 +36,21 @@ export class Lobby {
       id: "player-name",
       value: playerName(),
       maxlength: "40",
-      placeholder: "how others see you",
+      placeholder: t("lobby.name-placeholder"),
       oninput: () => setPlayerName(name.value),
     });
     fill(
       this.root,
-      h("h1", {}, "Lobby"),
-      h("section", { class: "panel" }, h("label", { for: "player-name" }, "Your name "), name),
+      h("h1", {}, t("lobby.title")),
+      h("section", { class: "panel" }, h("label", { for: "player-name" }, t("lobby.your-name")), name),
       h(
         "p",
         { class: "quick-link" },
-        h("a", { href: "#/quick", class: "button", "data-testid": "lobby-quick" }, "Quick play"),
-        h("span", { class: "small" }, " a table of the game you pick, with people searching now or bots, rated if you like."),
+        h("a", { href: "#/quick", class: "button", "data-testid": "lobby-quick" }, t("nav.quick")),
+        h("span", { class: "small" }, t("lobby.quick-about")),
       ),
       this.error,
-      h("section", { "aria-label": "Games" }, h("h2", {}, "Games"), h("div", { class: "games" }, "Loading…")),
+      h("section", { "aria-label": t("lobby.games") }, h("h2", {}, t("lobby.games")), h("div", { class: "games" }, t("lobby.loading"))),
       this.creator,
       this.tables,
     );
@@ -63,13 +64,13 @@ export class Lobby {
             { class: "game-card" },
             h("h3", {}, game.displayName),
             h("p", { class: "small" }, game.summary),
-            h("p", { class: "small muted" }, `${game.minPlayers}–${game.maxPlayers} players · `, h("a", { href: `#/learn/${game.gameId}`, "data-testid": `learn-${game.gameId}` }, "How to play")),
-            h("button", { "data-testid": `new-${game.gameId}`, onclick: () => void this.createForm(game) }, `New ${game.displayName} table`),
+            h("p", { class: "small muted" }, t("lobby.players-range", game.minPlayers, game.maxPlayers), " · ", h("a", { href: `#/learn/${game.gameId}`, "data-testid": `learn-${game.gameId}` }, "How to play")),
+            h("button", { "data-testid": `new-${game.gameId}`, onclick: () => void this.createForm(game) }, t("lobby.new-table", game.displayName)),
           ),
         ),
       );
     } catch (error) {
-      this.error.textContent = `The gateway does not answer: ${failure(error)}`;
+      this.error.textContent = t("lobby.no-gateway", failure(error));
     }
     await this.loadTables();
   }
@@ -81,29 +82,29 @@ export class Lobby {
       { id: "player-count", onchange: () => drawSeats() },
       Array.from({ length: game.maxPlayers - game.minPlayers + 1 }, (_, i) => {
         const n = game.minPlayers + i;
-        return h("option", { value: String(n) }, `${n} players`);
+        return h("option", { value: String(n) }, tn("players", n));
       }),
     );
     count.value = String(Math.min(Math.max(3, game.minPlayers), game.maxPlayers));
     const seatRows = h("div", { class: "seat-rows" });
     const choices = [
-      ...bots.map((bot) => ({ value: `bot:${bot.name}`, label: `Bot: ${bot.name} (${level(bot.strength)})`, title: bot.description })),
-      { value: "human", label: "A person (open seat)", title: "" },
+      ...bots.map((bot) => ({ value: `bot:${bot.name}`, label: t("lobby.bot-choice", bot.name, level(bot.strength)), title: bot.description })),
+      { value: "human", label: t("lobby.person"), title: "" },
     ];
     const drawSeats = () => {
       const n = Number(count.value);
       const kept = Array.from(seatRows.querySelectorAll("select"), (s) => s.value);
       fill(
         seatRows,
-        h("p", {}, h("strong", {}, "Seat 1: you")),
+        h("p", {}, h("strong", {}, t("lobby.seat-you"))),
         Array.from({ length: n - 1 }, (_, i) => {
           const select = h(
             "select",
-            { id: `seat-${i + 1}`, "aria-label": `Seat ${i + 2}` },
+            { id: `seat-${i + 1}`, "aria-label": t("lobby.seat", i + 2) },
             choices.map((c) => h("option", { value: c.value, title: c.title }, c.label)),
           );
           select.value = kept[i] ?? choices[0].value;
-          return h("p", {}, h("label", { for: `seat-${i + 1}` }, `Seat ${i + 2}: `), select);
+          return h("p", {}, h("label", { for: `seat-${i + 1}` }, t("lobby.seat-label", i + 2)), select);
         }),
       );
     };
@@ -135,8 +136,8 @@ export class Lobby {
     const timer = h("input", { id: "timer", type: "number", value: String(await lobbyDecisionSeconds()), min: "0", max: "3600" });
     // Correspondence: days a move, each player told when it is their turn (clocks.proto).
     const days = h("input", { id: "days", type: "number", value: "3", min: "1", max: "14" });
-    const perDecision = h("p", {}, h("label", { for: "timer" }, "Seconds per decision (0: no limit) "), timer);
-    const perMove = h("p", {}, h("label", { for: "days" }, "Days per move "), days, h("span", { class: "small muted" }, " (each player is told when it is their turn)"));
+    const perDecision = h("p", {}, h("label", { for: "timer" }, t("lobby.seconds")), timer);
+    const perMove = h("p", {}, h("label", { for: "days" }, t("lobby.days")), days, h("span", { class: "small muted" }, t("lobby.days-about")));
     perMove.hidden = true;
     const pace = h(
       "select",
@@ -147,11 +148,11 @@ export class Lobby {
           perMove.hidden = pace.value !== "correspondence";
         },
       },
-      h("option", { value: "live" }, "in one sitting"),
-      h("option", { value: "correspondence" }, "by correspondence, over days"),
+      h("option", { value: "live" }, t("lobby.live")),
+      h("option", { value: "correspondence" }, t("lobby.correspondence")),
     );
     const replay = h("input", { id: "replay", type: "checkbox" });
-    const seed = h("input", { id: "seed", type: "number", min: "0", placeholder: "seed" });
+    const seed = h("input", { id: "seed", type: "number", min: "0", placeholder: t("lobby.seed") });
     const form = h(
       "form",
       {
@@ -170,25 +171,25 @@ export class Lobby {
           });
         },
       },
-      h("h2", {}, `New ${game.displayName} table`),
-      h("p", {}, h("label", { for: "player-count" }, "Players "), count),
+      h("h2", {}, t("lobby.new-table", game.displayName)),
+      h("p", {}, h("label", { for: "player-count" }, t("lobby.players")), count),
       seatRows,
-      options.length ? h("fieldset", {}, h("legend", {}, "Options"), options.map((o) => o.row)) : null,
-      h("p", {}, h("label", { for: "pace" }, "Played "), pace),
+      options.length ? h("fieldset", {}, h("legend", {}, t("lobby.options")), options.map((o) => o.row)) : null,
+      h("p", {}, h("label", { for: "pace" }, t("lobby.played")), pace),
       perDecision,
       perMove,
       h(
         "details",
         {},
-        h("summary", {}, "Replay mode"),
+        h("summary", {}, t("lobby.replay")),
         h(
           "p",
           { class: "small" },
-          "Deal from a seed you choose, to replay a game. Everyone at the table is told: whoever knows the seed knows every secret.",
+          t("lobby.replay-about"),
         ),
-        h("p", {}, h("label", { for: "replay" }, "Use my seed "), replay, " ", seed),
+        h("p", {}, h("label", { for: "replay" }, t("lobby.use-seed")), replay, " ", seed),
       ),
-      h("button", { type: "submit", "data-testid": "create" }, "Create and sit down"),
+      h("button", { type: "submit", "data-testid": "create" }, t("lobby.create")),
     );
     fill(this.creator, form);
     form.scrollIntoView({ block: "start" });
@@ -221,7 +222,7 @@ export class Lobby {
       keepSeat(tableId, { seat: seated.seat, token: seated.seatToken });
       location.hash = `#/table/${tableId}`;
     } catch (error) {
-      this.error.textContent = `The table was not created: ${failure(error)}`;
+      this.error.textContent = t("lobby.not-created", failure(error));
     }
   }
 
@@ -231,7 +232,7 @@ export class Lobby {
       keepSeat(table.tableId, { seat: seated.seat, token: seated.seatToken });
       location.hash = `#/table/${table.tableId}`;
     } catch (error) {
-      this.error.textContent = `No seat taken: ${failure(error)}`;
+      this.error.textContent = t("lobby.no-seat", failure(error));
     }
   }
 
@@ -255,23 +256,23 @@ export class Lobby {
             "span",
             { class: "row-buttons" },
             mine
-              ? h("a", { class: "button", href: `#/table/${table.tableId}` }, "Your seat")
+              ? h("a", { class: "button", href: `#/table/${table.tableId}` }, t("lobby.your-seat"))
               : joinable && free
-                ? h("button", { onclick: () => void this.join(table) }, "Join")
+                ? h("button", { onclick: () => void this.join(table) }, t("lobby.join"))
                 : null,
-            h("a", { class: "button secondary", href: `#/watch/${table.tableId}` }, "Watch"),
+            h("a", { class: "button secondary", href: `#/watch/${table.tableId}` }, t("lobby.watch")),
           ),
         );
       };
       const yours = await yourSeats(new Map([...games].map(([id, game]) => [id, game.displayName]))).catch(() => null);
       fill(
         this.tables,
-        h("section", { "aria-label": "Open tables" }, h("h2", {}, "Open tables"), open.tables.length ? h("ul", { class: "plain" }, open.tables.map((t) => row(t, true))) : h("p", { class: "muted" }, "None: create one above.")),
-        h("section", { "aria-label": "Tables in progress" }, h("h2", {}, "Being played"), playing.tables.length ? h("ul", { class: "plain" }, playing.tables.map((t) => row(t, false))) : h("p", { class: "muted" }, "None right now.")),
+        h("section", { "aria-label": t("lobby.open") }, h("h2", {}, t("lobby.open")), open.tables.length ? h("ul", { class: "plain" }, open.tables.map((t) => row(t, true))) : h("p", { class: "muted" }, t("lobby.none-open"))),
+        h("section", { "aria-label": t("lobby.in-progress") }, h("h2", {}, t("lobby.being-played")), playing.tables.length ? h("ul", { class: "plain" }, playing.tables.map((t) => row(t, false))) : h("p", { class: "muted" }, t("lobby.none-playing"))),
         yours,
       );
     } catch (error) {
-      this.error.textContent = `The tables could not be listed: ${failure(error)}`;
+      this.error.textContent = t("lobby.not-listed", failure(error));
     }
   }
 }

@@ -7,6 +7,7 @@ import "./style.css";
 import { LeaderboardPage, PlayerPage } from "./boards";
 import { fill, h } from "./dom";
 import { LearnPage } from "./help";
+import { LANGUAGE_NAMES, language, setLanguage, t, type Language } from "./i18n";
 import { Lobby } from "./lobby";
 import { MePage } from "./me";
 import { listenForTurns, registerWorker } from "./push";
@@ -70,14 +71,26 @@ function nav(section: string): HTMLElement {
     h("a", { href: "#/", class: "brand" }, "tavola"),
     h(
       "nav",
-      { "aria-label": "Site" },
-      link("#/", "lobby", "Lobby"),
-      link("#/quick", "quick", "Quick play"),
-      link("#/leaderboard", "leaderboard", "Leaderboards"),
-      me ? link("#/friends", "friends", "Friends") : null,
-      link("#/me", "me", me ? [h("span", { class: "nav-name" }, me.name || "Your player")] : "Your player"),
+      { "aria-label": t("nav.site") },
+      link("#/", "lobby", t("nav.lobby")),
+      link("#/quick", "quick", t("nav.quick")),
+      link("#/leaderboard", "leaderboard", t("nav.leaderboards")),
+      me ? link("#/friends", "friends", t("nav.friends")) : null,
+      link("#/me", "me", me ? [h("span", { class: "nav-name" }, me.name || t("nav.me"))] : t("nav.me")),
     ),
+    languageSwitch(),
   );
+}
+
+/** The language switch: each language by its own name; a choice re-renders the page. */
+function languageSwitch(): HTMLElement {
+  const select = h(
+    "select",
+    { id: "language", "data-testid": "language", onchange: () => setLanguage(select.value as Language) },
+    Object.entries(LANGUAGE_NAMES).map(([code, name]) => h("option", { value: code, lang: code }, name)),
+  );
+  select.value = language();
+  return h("span", { class: "language" }, h("label", { for: "language", class: "visually-hidden" }, t("language.label")), select);
 }
 
 function route(): void {
@@ -102,4 +115,6 @@ window.addEventListener("tavola-player", () => {
   socialLink.start();
 });
 socialLink.start();
+// Another language: the whole page again, in its words (the gateway's too: api.ts).
+window.addEventListener("tavola-language", route);
 route();

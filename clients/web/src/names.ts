@@ -5,6 +5,7 @@ import { h } from "./dom";
 import type { BotDescription, Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { SeatKind } from "./gen/tavola/gateway/v1/gateway_pb";
 import { ratingText, type SeatRating } from "./ratings";
+import { t } from "./i18n";
 
 /** A bot's level in words, from its 0-100 strength hint. */
 export function level(strength: number): string {
@@ -86,8 +87,8 @@ export class Seats {
       "span",
       { class: seat === this.me ? "who me" : "who", title: this.hints.get(seat) ?? "" },
       this.name(seat),
-      this.levels.has(seat) ? h("span", { class: "level" }, this.levels.get(seat) === "random" ? " bot" : ` bot, ${this.levels.get(seat)}`) : null,
-      seat === this.me ? h("span", { class: "you" }, " (you)") : null,
+      this.levels.has(seat) ? h("span", { class: "level" }, this.levels.get(seat) === "random" ? t("rows.bot-plain") : t("rows.bot-level", this.levels.get(seat) ?? "")) : null,
+      seat === this.me ? h("span", { class: "you" }, t("names.you-marked")) : null,
     );
   }
 

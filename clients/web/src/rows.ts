@@ -2,8 +2,9 @@
 // there with their ratings (bots by name and level), its options in words, its decision
 // timer, how long ago it was opened, and its free seats.
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { h, phrase, plural } from "./dom";
-import { agoText } from "./format";
+import { h, phrase } from "./dom";
+import { t, tn } from "./i18n";
+import { agoText, dateTimeText } from "./format";
 import { SeatKind, type BotDescription, type Seat, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { botDisplayName, level } from "./names";
@@ -15,26 +16,26 @@ export function optionsText(table: Table, game: GameDescription | undefined): st
     const value = table.options[option.name];
     if (value === undefined || value === option.defaultValue) return [];
     const name = phrase(option.name);
-    if (option.kind === OptionKind.BOOL) return [value === "true" ? name : `no ${name.toLowerCase()}`];
+    if (option.kind === OptionKind.BOOL) return [value === "true" ? name : t("rows.no-option", name.toLowerCase())];
     return [`${name} ${option.kind === OptionKind.ENUM ? phrase(value).toLowerCase() : value}`];
   });
-  return changed.length ? changed.join(", ") : "standard rules";
+  return changed.length ? changed.join(", ") : t("rows.standard");
 }
 
 /** "2 min a decision", "45 s a decision", "no time limit". */
 export function timerText(table: Table): string {
   const seconds = table.decisionTimer?.seconds ?? 0;
-  if (!seconds) return "no time limit";
-  return seconds % 60 === 0 ? `${seconds / 60} min a decision` : `${seconds} s a decision`;
+  if (!seconds) return t("rows.no-limit");
+  return seconds % 60 === 0 ? t("rows.minutes", seconds / 60) : t("rows.seconds", seconds);
 }
 
 function seatItem(seat: Seat, bots: Map<string, BotDescription>): HTMLElement {
   const rating = seat.rating
     ? h(
         "span",
-        { class: "rating", title: `rating ± one standard deviation, ${plural(seat.rating.games, "rated game")}` },
+        { class: "rating", title: tn("rows.rating-title", seat.rating.games) },
         ` ${ratingText(seat.rating)}`,
-        seat.rating.provisional ? h("span", { class: "badge" }, "provisional") : null,
+        seat.rating.provisional ? h("span", { class: "badge" }, t("rows.provisional")) : null,
       )
     : null;
   if (seat.kind === SeatKind.BOT) {
@@ -42,13 +43,13 @@ function seatItem(seat: Seat, bots: Map<string, BotDescription>): HTMLElement {
     const strength = bot ? level(bot.strength) : "";
     return h(
       "li",
-      { class: "seat-item bot", title: `Bot: ${seat.bot}` },
-      h("span", { class: "who" }, botDisplayName(seat.bot), h("span", { class: "level" }, strength && strength !== "random" ? ` bot, ${strength}` : " bot")),
+      { class: "seat-item bot", title: t("rows.bot", seat.bot) },
+      h("span", { class: "who" }, botDisplayName(seat.bot), h("span", { class: "level" }, strength && strength !== "random" ? t("rows.bot-level", strength) : t("rows.bot-plain"))),
       rating,
     );
   }
-  if (!seat.taken) return h("li", { class: "seat-item free" }, h("span", { class: "muted" }, "free seat"));
-  return h("li", { class: "seat-item" }, h("span", { class: "who" }, seat.displayName || "A player"), rating ?? h("span", { class: "small muted" }, seat.playerId ? " unrated" : " guest"));
+  if (!seat.taken) return h("li", { class: "seat-item free" }, h("span", { class: "muted" }, t("rows.free-seat")));
+  return h("li", { class: "seat-item" }, h("span", { class: "who" }, seat.displayName || t("rows.a-player")), rating ?? h("span", { class: "small muted" }, seat.playerId ? t("rows.unrated") : t("rows.guest")));
 }
 
 export interface RowContext {
@@ -65,25 +66,25 @@ export function tableSummary(table: Table, joinable: boolean, ctx: RowContext): 
   const created = table.createTime ? timestampMs(table.createTime) : undefined;
   const age =
     created !== undefined
-      ? h("time", { datetime: new Date(created).toISOString(), title: new Date(created).toLocaleString() }, `created ${agoText(created, ctx.now)}`)
+      ? h("time", { datetime: new Date(created).toISOString(), title: dateTimeText(created) }, t("rows.created", agoText(created, ctx.now)))
       : null;
   const details: (HTMLElement | string)[] = [
-    `${table.playerCount} players`,
+    tn("players", table.playerCount),
     optionsText(table, game),
     timerText(table),
     ...(age ? [age] : []),
     // An open table of bots only waits for a bot worker to begin it.
-    ...(joinable ? [humans.length ? `${plural(free, "seat")} free` : "about to begin"] : []),
+    ...(joinable ? [humans.length ? tn("rows.free", free) : t("rows.about-to-begin")] : []),
   ];
   return [
     h(
       "span",
       { class: "row-title" },
       h("strong", {}, game?.displayName ?? table.gameId),
-      table.rated ? h("span", { class: "badge", title: "its result updates its players' ratings" }, "rated") : null,
-      table.replayMode ? h("span", { class: "badge warn", title: "its creator knows every secret" }, "replay mode: its creator knows every secret") : null,
+      table.rated ? h("span", { class: "badge", title: t("rows.rated-title") }, t("rows.rated")) : null,
+      table.replayMode ? h("span", { class: "badge warn", title: t("rows.replay-title") }, t("rows.replay")) : null,
     ),
-    h("ul", { class: "seat-list", "aria-label": "Seats" }, table.seats.map((seat) => seatItem(seat, ctx.bots))),
+    h("ul", { class: "seat-list", "aria-label": t("rows.seats") }, table.seats.map((seat) => seatItem(seat, ctx.bots))),
     h("span", { class: "small row-details" }, details.flatMap((part, i) => (i ? [" · ", part] : [part]))),
   ];
 }

@@ -4,6 +4,7 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import { base64Decode, base64Encode } from "@bufbuild/protobuf/wire";
 import { TableEventSchema, type TableEvent } from "./gen/tavola/gateway/v1/gateway_pb";
+import { language } from "./i18n";
 
 const PREFIX = "tavola.";
 
@@ -55,8 +56,9 @@ export function seatedTables(): string[] {
   return ids;
 }
 
+/** A table's events as read in one language: another language reads the log again. */
 function logKey(tableId: string, seat: number | undefined): string {
-  return `log.${tableId}.${seat ?? "spectator"}`;
+  return `log.${tableId}.${seat ?? "spectator"}.${language()}`;
 }
 
 export function loadLog(tableId: string, seat: number | undefined): TableEvent[] {

@@ -7,7 +7,8 @@ import { bearer, Code, codeOf, failure, gateway, requestId, schemaOf, unpack } f
 import { botsByName, listGames } from "./catalog";
 import { seatClock, tickClocks } from "./clocks";
 import { eventWords } from "./describe";
-import { fill, h, plural } from "./dom";
+import { fill, h } from "./dom";
+import { t, tn, type Key } from "./i18n";
 import {
   SeatKind,
   TableStatus,
@@ -79,13 +80,13 @@ export class TablePage {
 
 
   async start(): Promise<void> {
-    fill(this.root, h("p", {}, "Loading the table…"));
+    fill(this.root, h("p", {}, t("table.loading")));
     this.log = loadLog(this.tableId, this.key?.seat);
     for (const event of this.log) this.remember(event);
     try {
       await this.refresh();
     } catch (error) {
-      fill(this.root, h("h1", {}, "Table"), h("p", { role: "alert", class: "error" }, `This table cannot be shown: ${failure(error)}`), h("a", { href: "#/" }, "Back to the lobby"));
+      fill(this.root, h("h1", {}, t("table.title")), h("p", { role: "alert", class: "error" }, t("table.cannot-show", failure(error))), h("a", { href: "#/" }, t("table.back")));
       return;
     }
     if (this.table) this.chat ??= tableChat(this.table);
@@ -123,14 +124,14 @@ export class TablePage {
           this.legal = [];
           this.mustDecide = false;
           const why = failure(error);
-          this.seatLost = `${why.charAt(0).toUpperCase()}${why.slice(1)}. This page now watches the table as a spectator; to play the seat here, rejoin it from Your player.`;
+          this.seatLost = t("table.seat-lost", `${why.charAt(0).toUpperCase()}${why.slice(1)}`);
           this.lastSeq = 0n;
           this.log = [];
           this.gameEvents = [];
           this.render();
           continue;
         }
-        this.note = `Connection lost (${failure(error)}); reconnecting…`;
+        this.note = t("table.reconnecting", failure(error));
         this.render();
       }
       await new Promise((resolve) => setTimeout(resolve, delay));
@@ -256,39 +257,39 @@ export class TablePage {
       h(
         "div",
         { class: "title-row" },
-        h("a", { href: "#/", class: "back", "aria-label": "Back to the lobby" }, "← Lobby"),
+        h("a", { href: "#/", class: "back", "aria-label": t("table.back") }, t("table.back-short")),
         h("h1", {}, gameName(table.gameId)),
         h("span", { class: `badge status-${TableStatus[table.status].toLowerCase()}` }, statusText(table.status)),
-        table.rated ? h("span", { class: "badge", "data-testid": "rated", title: "the result changes the players' ratings" }, "rated") : null,
-        this.key ? null : h("span", { class: "badge", "data-testid": "spectator" }, "watching"),
+        table.rated ? h("span", { class: "badge", "data-testid": "rated", title: t("table.rated-title") }, t("rows.rated")) : null,
+        this.key ? null : h("span", { class: "badge", "data-testid": "spectator" }, t("table.watching")),
         this.countdown,
       ),
       table.replayMode
         ? h(
             "p",
             { class: "trust warn", "data-testid": "replay-warning" },
-            "Replay mode: this table's seed was chosen by its creator, who knows every secret of the game.",
+            t("table.replay-warning"),
           )
         : null,
       started && table.seedCommitment.length
         ? h(
             "p",
             { class: "trust small", "data-testid": "commitment" },
-            "Seed commitment, published before the deal: ",
+            t("table.commitment"),
             // Whole, wrapping where it must: a phone has no hover to show the rest.
             h("code", { class: "hash" }, hex(table.seedCommitment)),
           )
         : null,
       h(
         "ul",
-        { class: "seat-strip", "aria-label": "Seats" },
+        { class: "seat-strip", "aria-label": t("rows.seats") },
         table.seats.map((seat) =>
           h(
             "li",
             { class: `${table.decidingSeats.includes(seat.seat) ? "deciding" : ""}${seat.seat === this.key?.seat ? " me" : ""}` },
             seats.tag(seat.seat),
             seats.rating(seat.seat),
-            table.decidingSeats.includes(seat.seat) ? h("span", { class: "turn-mark", title: "deciding now" }, " ● to decide") : null,
+            table.decidingSeats.includes(seat.seat) ? h("span", { class: "turn-mark", title: t("table.deciding-now") }, t("table.to-decide")) : null,
             seatClock(table, seat.seat),
           ),
         ),
@@ -307,9 +308,10 @@ export class TablePage {
     const left = Math.max(0, Math.ceil((timestampMs(deadline) - Date.now()) / 1000));
     const humans = table.decidingSeats.filter((s) => table.seats[s]?.kind === SeatKind.HUMAN);
     const mine = this.key !== undefined && humans.includes(this.key.seat);
-    const who = mine ? "You have" : humans.length === 1 ? `${this.seats?.name(humans[0])} has` : "Deciding seats have";
-    const then = table.decisionTimer?.policy === TimeoutPolicy.BOT_TAKES_SEAT ? "then a bot takes the seat" : "then a random move is played";
-    this.countdown.textContent = `${who} ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")} (${then})`;
+    const time = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    const who = mine ? t("table.you-have", time) : humans.length === 1 ? t("table.seat-has", this.seats?.name(humans[0]) ?? "", time) : t("table.seats-have", time);
+    const then = table.decisionTimer?.policy === TimeoutPolicy.BOT_TAKES_SEAT ? t("table.then-bot") : t("table.then-random");
+    this.countdown.textContent = `${who} (${then})`;
     this.countdown.className = `countdown${mine && left <= 10 ? " urgent" : ""}`;
   }
 
@@ -320,13 +322,13 @@ export class TablePage {
       "section",
       { class: "panel" },
       h("p", {}, waitingFor(table, free.length)),
-      free.length ? h("p", { class: "small" }, "Invite with this link: ", h("code", { class: "link" }, link)) : null,
+      free.length ? h("p", { class: "small" }, t("table.invite"), h("code", { class: "link" }, link)) : null,
       !this.key && free.length ? this.takeSeat(table) : null,
     );
   }
 
   private takeSeat(table: Table): HTMLElement {
-    const name = h("input", { id: "seat-name", value: playerName(), maxlength: "40", placeholder: "your name" });
+    const name = h("input", { id: "seat-name", value: playerName(), maxlength: "40", placeholder: t("table.name-placeholder") });
     const form = h(
       "form",
       {
@@ -336,10 +338,10 @@ export class TablePage {
           void this.join(name.value);
         },
       },
-      table.replayMode ? h("p", { class: "trust warn" }, "Before you sit: its creator knows every secret of this game (replay mode).") : null,
-      h("label", { for: "seat-name" }, "Name "),
+      table.replayMode ? h("p", { class: "trust warn" }, t("table.before-sit")) : null,
+      h("label", { for: "seat-name" }, t("table.name")),
       name,
-      h("button", { type: "submit" }, "Take a seat"),
+      h("button", { type: "submit" }, t("table.take-seat")),
     );
     return form;
   }
@@ -365,8 +367,8 @@ export class TablePage {
       const deciding = this.table.decidingSeats;
       return h(
         "section",
-        { class: "actions waiting-turn", "aria-label": "Your actions" },
-        h("p", {}, deciding.length ? ["Waiting for ", deciding.map((s, i) => [i ? ", " : "", ctx.seats.tag(s)]), "…"] : "Waiting…"),
+        { class: "actions waiting-turn", "aria-label": t("table.your-actions") },
+        h("p", {}, deciding.length ? [t("table.waiting-for"), deciding.map((s, i) => [i ? ", " : "", ctx.seats.tag(s)]), "…"] : t("table.waiting")),
       );
     }
     const labels = this.legal.map((item) => ctx.seats.text(item.label));
@@ -385,13 +387,13 @@ export class TablePage {
     }
     return h(
       "section",
-      { class: "actions", "aria-label": "Your actions", "data-testid": "actions" },
-      h("h2", {}, "Your move", trail.length ? `: ${trailText(trail)}` : ""),
+      { class: "actions", "aria-label": t("table.your-actions"), "data-testid": "actions" },
+      h("h2", {}, t("table.your-move"), trail.length ? `: ${trailText(trail)}` : ""),
       h(
         "div",
         { class: "choices" },
         this.menuPath.length
-          ? h("button", { class: "secondary", "data-key": "back", onclick: () => this.openMenu(this.menuPath.slice(0, -1)) }, "← Back")
+          ? h("button", { class: "secondary", "data-key": "back", onclick: () => this.openMenu(this.menuPath.slice(0, -1)) }, t("table.back-menu"))
           : null,
         level.map((choice, i) =>
           h(
@@ -435,7 +437,7 @@ export class TablePage {
       this.decidedAt = submitted;
       known = answer.view; // the seat's new view: no GetView after the move
     } catch (error) {
-      this.error = `Not accepted: ${failure(error)}`;
+      this.error = t("table.not-accepted", failure(error));
     }
     this.submitting = false;
     await this.refresh(known).catch(() => undefined);
@@ -449,7 +451,7 @@ export class TablePage {
     // A log (read out as it grows) that the keyboard reaches and scrolls: it scrolls in its own box.
     const log = h("div", { class: "history-log", role: "log", tabindex: "0", "aria-labelledby": "history-title", "data-testid": "history" }, list);
     queueMicrotask(() => (log.scrollTop = log.scrollHeight));
-    return h("section", { class: "history", "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, "History"), log);
+    return h("section", { class: "history", "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, t("table.history")), log);
   }
 
   private eventText(event: TableEvent, ctx: Ctx): string {
@@ -458,17 +460,17 @@ export class TablePage {
     const body = event.body;
     switch (body.case) {
       case "seatTaken":
-        return `${body.value.kind === SeatKind.BOT ? ctx.seats.name(body.value.seat) : body.value.displayName || "A player"} sat down.`;
+        return t("table.sat-down", body.value.kind === SeatKind.BOT ? ctx.seats.name(body.value.seat) : body.value.displayName || t("rows.a-player"));
       case "tableStarted":
-        return `The game is dealt. Seed commitment ${hex(body.value.seedCommitment).slice(0, 16)}…`;
+        return t("table.dealt", hex(body.value.seedCommitment).slice(0, 16));
       case "decisionExpired":
-        return `${ctx.seats.who(body.value.seat)} ran out of time.`;
+        return t("table.ran-out", ctx.seats.who(body.value.seat));
       case "gameFinished":
-        return `The game is over. ${ctx.seats.text(body.value.outcome?.summary ?? "")}. Seed revealed: ${body.value.seedReveal?.seed ?? "?"}.`;
+        return t("table.over-text", ctx.seats.text(body.value.outcome?.summary ?? ""), String(body.value.seedReveal?.seed ?? "?"));
       case "gameEvent": {
         const message = unpack(body.value);
         const schema = schemaOf(body.value);
-        if (!message || !schema) return `An event of type ${body.value.typeUrl}.`;
+        if (!message || !schema) return t("table.event-of-type", body.value.typeUrl);
         return ctx.seats.text(this.renderer?.eventText?.(message, ctx) ?? eventWords(schema, message, ctx.seats));
       }
       default:
@@ -480,30 +482,30 @@ export class TablePage {
     if (table.abandoned) {
       // Ended by the platform, not the game: its event says why; no winner, no seed to check.
       const why = [...this.log].reverse().find((event) => event.body.case === "tableAbandoned")?.text;
-      const back = h("p", {}, h("a", { href: "#/" }, "Back to the lobby"));
+      const back = h("p", {}, h("a", { href: "#/" }, t("table.back")));
       const said = why ? h("p", { class: "summary", "data-testid": "why" }, why) : null;
-      return h("section", { class: "panel ending", "data-testid": "ending", "aria-label": "Table over" }, h("h2", { "data-testid": "headline" }, "Nobody played on: the table is over."), said, back);
+      return h("section", { class: "panel ending", "data-testid": "ending", "aria-label": t("table.table-over") }, h("h2", { "data-testid": "headline" }, t("table.nobody-played")), said, back);
     }
     const winners = table.outcome?.winners ?? [];
     const me = this.key?.seat;
     const headline =
       me !== undefined && winners.includes(me)
         ? winners.length > 1
-          ? `You win, with ${winners.filter((w) => w !== me).map((w) => ctx.seats.name(w)).join(", ")}!`
-          : "You win!"
+          ? t("table.you-win-with", winners.filter((w) => w !== me).map((w) => ctx.seats.name(w)).join(", "))
+          : t("table.you-win")
         : winners.length
-          ? `${winners.map((w) => ctx.seats.who(w)).join(" and ")} win${winners.length === 1 ? "s" : ""}.`
-          : "Nobody wins.";
+          ? tn("table.wins", winners.length, winners.map((w) => ctx.seats.who(w)).join(t("table.and")))
+          : t("table.nobody-wins");
     const why = [...this.log].reverse().find((event) => event.body.case === "gameEvent")?.text;
     const verdicts: Record<Verdict, string> = {
-      pending: "Checking the seed…",
-      verified: "Seed verified: the revealed seed matches the commitment published before the deal.",
-      failed: "Seed check FAILED: the revealed seed does not match the commitment published before the deal.",
-      unavailable: "The seed could not be checked: its commitment or reveal is missing.",
+      pending: t("table.seed-pending"),
+      verified: t("table.seed-verified"),
+      failed: t("table.seed-failed"),
+      unavailable: t("table.seed-unavailable"),
     };
     return h(
       "section",
-      { class: "panel ending", "data-testid": "ending", "aria-label": "Game over" },
+      { class: "panel ending", "data-testid": "ending", "aria-label": t("table.game-over") },
       // As written: "You win!", "random 2 wins." (a name keeps its own case).
       h("h2", { "data-testid": "headline" }, headline),
       // Why, in the game's own words (its last event's text), else the outcome's one line.
@@ -515,15 +517,15 @@ export class TablePage {
         ? h(
             "p",
             { class: "small" },
-            "A rated game: the new ratings are counted a moment after the end; see ",
+            t("table.rated-game"),
             // A seat's player has a page of their own; a spectator has none at this table.
-            me !== undefined ? [h("a", { href: "#/me" }, "your player"), " and "] : null,
-            "the ",
-            h("a", { href: `#/leaderboard/${encodeURIComponent(table.gameId)}` }, "leaderboard"),
+            me !== undefined ? [h("a", { href: "#/me" }, t("table.your-player")), t("table.and")] : null,
+            t("table.the"),
+            h("a", { href: `#/leaderboard/${encodeURIComponent(table.gameId)}` }, t("table.leaderboard")),
             ".",
           )
         : null,
-      h("p", {}, h("a", { href: "#/" }, "Back to the lobby"), me !== undefined ? [" · ", h("a", { href: "#/quick" }, "Quick play again")] : null),
+      h("p", {}, h("a", { href: "#/" }, t("table.back")), me !== undefined ? [" · ", h("a", { href: "#/quick" }, t("table.quick-again"))] : null),
     );
   }
 }
@@ -536,18 +538,15 @@ function gameName(gameId: string): string {
 }
 
 function statusText(status: TableStatus): string {
-  const texts: Partial<Record<TableStatus, string>> = {
-    [TableStatus.OPEN]: "open",
-    [TableStatus.IN_PROGRESS]: "playing",
-    [TableStatus.FINISHED]: "finished",
-  };
-  return texts[status] ?? "";
+  const keys: Partial<Record<TableStatus, Key>> = { [TableStatus.OPEN]: "table.status-open", [TableStatus.IN_PROGRESS]: "table.status-playing", [TableStatus.FINISHED]: "table.status-finished" };
+  const key = keys[status];
+  return key ? t(key) : "";
 }
 
 /** What an open table waits for, in words. A table of bots only is begun by a bot worker
  *  when one has room for it; a full table of people, by its host (or auto start). */
 export function waitingFor(table: Table, free: number): string {
-  if (free) return `Waiting for ${plural(free, "more player")}; the game starts when every seat is taken.`;
-  if (table.seats.every((s) => s.kind === SeatKind.BOT)) return "Every seat is a bot's: the game begins as soon as a bot worker has room for it.";
-  return "Every seat is taken: waiting for the host to start the game.";
+  if (free) return tn("table.waiting-players", free);
+  if (table.seats.every((s) => s.kind === SeatKind.BOT)) return t("table.all-bots");
+  return t("table.waiting-host");
 }

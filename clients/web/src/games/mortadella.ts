@@ -2,6 +2,7 @@
 // (yours, or a face-up one, or all at the end), the dice of the turn, the Lombard token.
 import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
+import { language, t, tOr, tn } from "../i18n";
 import { Effect, EffectSchema, EndReason, Phase, Role, RoleSchema, Symbol as Sym, type View } from "../gen/tavola/mortadella/v1/mortadella_pb";
 import { die } from "../pictures/dice";
 import { MORTADELLA_GLYPHS } from "../pictures/glyphs";
@@ -15,16 +16,8 @@ import { markBadge, markClasses } from "./marks";
 const EFFECT_PHASES = [Phase.TARGET, Phase.REVOLUTION_TARGET, Phase.CANCEL, Phase.PLAGUE];
 
 // The role cards as the rulebook names them.
-const ROLE_NAMES: Partial<Record<Role, string>> = {
-  [Role.PRINCE]: "Prince of Tortellini",
-  [Role.RECTOR]: "Magnificent Rector",
-  [Role.LORD]: "Lord of Silk",
-  [Role.CAPTAIN]: "Mercenary Captain",
-  [Role.CARDINAL]: "Cardinal",
-  [Role.MASTER]: "Master of the Innkeepers",
-  [Role.BRIGAND]: "Brigand",
-};
-const role = (value: Role) => ROLE_NAMES[value] ?? words(Role[value]);
+const enumKey = (prefix: string, name: string) => `${prefix}.${name.toLowerCase().replace(/_/g, "-")}`;
+const role = (value: Role) => tOr(enumKey("mortadella.role", Role[value]), words(Role[value]));
 
 // Who decides now and what about, by phase.
 /** The rule that decided the end; at a victory row met by several at once (the view's
@@ -32,10 +25,9 @@ const role = (value: Role) => ROLE_NAMES[value] ?? words(Role[value]);
 function endRule(view: View, ctx: Ctx): string {
   if (view.endReason === EndReason.VICTORY_ROW && view.rowsMet.length > 1) {
     const names = view.rowsMet.map((seat) => ctx.seats.name(seat));
-    const listed = `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
-    return `${listed} met their victory rows at once. When several do (after Porchetta or Earthquake), the first in turn order from the player whose turn it is wins (rule M15): ${names[0]}.`;
+    return t("mortadella.rows-at-once", new Intl.ListFormat(language(), { type: "conjunction" }).format(names), names[0]);
   }
-  return END_RULES[view.endReason] ?? "";
+  return tOr(enumKey("mortadella.end", EndReason[view.endReason]), END_RULES[view.endReason] ?? "");
 }
 
 // The rule that decided each kind of end (RULINGS.md).
@@ -61,7 +53,7 @@ const PHASES: Partial<Record<Phase, string>> = {
   [Phase.STEAL]: "choose whom to steal from",
   [Phase.MASTER_GUESS]: "the Master guesses a role",
 };
-const symbol = (value: Sym) => words(Sym[value]);
+const symbol = (value: Sym) => tOr(enumKey("mortadella.symbol", Sym[value]), words(Sym[value]));
 
 /** A row of the turn's dice; `rolled`: they tumble in (a roll or a re-roll just made them). */
 function dice(label: string, faces: Sym[], testid?: string, rolled = false): HTMLElement | null {
@@ -104,43 +96,43 @@ export const mortadella: GameRenderer = {
     const rolled = changed("turn-dice", `${view.turn}|${view.activeSeat}|${view.dice.join(",")}`);
     return h(
       "section",
-      { class: "board mortadella", "aria-label": "Table" },
+      { class: "board mortadella", "aria-label": t("table.title") },
       h(
         "div",
         { class: "status" },
         h(
           "p",
           {},
-          h("strong", {}, over ? "The game is over." : `Turn ${view.turn} of ${view.maxTurns}`),
-          over ? null : [" · ", ctx.seats.tag(view.activeSeat), " plays", view.phase ? ` · now: ${PHASES[view.phase] ?? words(Phase[view.phase])}` : ""],
+          h("strong", {}, over ? t("borgia.over") : t("mortadella.turn-of", view.turn, view.maxTurns)),
+          over ? null : [" · ", ctx.seats.tag(view.activeSeat), t("mortadella.plays"), view.phase ? t("mortadella.now", tOr(enumKey("mortadella.phase", Phase[view.phase]), PHASES[view.phase] ?? words(Phase[view.phase]))) : ""],
           // The effect a target or a cancel is for ("Drunkenness"), as the history names it.
-          !over && view.effect && (view.phase === Phase.TARGET || view.phase === Phase.CANCEL) ? ` (${words(Effect[view.effect])})` : "",
+          !over && view.effect && (view.phase === Phase.TARGET || view.phase === Phase.CANCEL) ? ` (${tOr(enumKey("mortadella.effect", Effect[view.effect]), words(Effect[view.effect]))})` : "",
         ),
         view.lombardHolder !== undefined && !over
-          ? h("p", { class: "small lombard-line" }, lombardToken(view.lombardUsed), "Lombard token: ", ctx.seats.tag(view.lombardHolder), view.lombardUsed ? " (used this turn)" : "")
+          ? h("p", { class: "small lombard-line" }, lombardToken(view.lombardUsed), t("mortadella.lombard"), ctx.seats.tag(view.lombardHolder), view.lombardUsed ? t("mortadella.lombard-used") : "")
           : null,
         // The turn's dice while it is played; once the game is over they are the last turn's.
-        over ? null : dice("Dice rolled", view.dice, "turn-dice", rolled),
-        over ? null : dice("Passed on", view.passedDice),
-        over ? null : dice("Chosen", view.chosenDice),
-        over ? null : dice("Not chosen", view.unchosenDice),
-        over ? null : dice("Left to resolve", view.remainingDice),
-        view.target !== undefined ? h("p", { class: "small" }, "Target: ", ctx.seats.tag(view.target)) : null,
+        over ? null : dice(t("mortadella.rolled"), view.dice, "turn-dice", rolled),
+        over ? null : dice(t("mortadella.passed"), view.passedDice),
+        over ? null : dice(t("mortadella.chosen"), view.chosenDice),
+        over ? null : dice(t("mortadella.not-chosen"), view.unchosenDice),
+        over ? null : dice(t("mortadella.left"), view.remainingDice),
+        view.target !== undefined ? h("p", { class: "small" }, t("mortadella.target"), ctx.seats.tag(view.target)) : null,
         !over && view.effect && EFFECT_PHASES.includes(view.phase) ? h("p", { class: "small", "data-testid": "effect-help" }, termHelp(ctx.table.gameId, "effect", EffectSchema, view.effect) ?? "") : null,
       ),
       me
         ? h(
             "div",
             { class: "mine-panel", "data-testid": "my-secrets" },
-            "Your role: ",
+            t("mortadella.your-role"),
             h("strong", {}, me.role ? role(me.role) : "—"),
-            me.removedRoles.length ? ` · your removed cards: ${me.removedRoles.map(role).join(", ")}` : "",
+            me.removedRoles.length ? t("mortadella.your-removed", me.removedRoles.map(role).join(", ")) : "",
             me.role && roleGoal(ctx.table.gameId, RoleSchema, me.role) ? h("p", { class: "goal", "data-testid": "my-goal" }, "Your goal: ", roleGoal(ctx.table.gameId, RoleSchema, me.role)) : null,
           )
         : null,
       h(
         "section",
-        { class: "seats", "aria-label": "Seats" },
+        { class: "seats", "aria-label": t("rows.seats") },
         view.seats.map((seat) =>
           h(
             "div",
@@ -153,23 +145,23 @@ export const mortadella: GameRenderer = {
               { class: "seat-head" },
               ctx.seats.tag(seat.seat),
               markBadge(seat.seat === now, view.winners.includes(seat.seat)),
-              h("span", { class: `small role-card${seat.role ? "" : " hidden"}`, "data-testid": `role-${seat.seat}` }, seat.role ? role(seat.role) : "role hidden"),
+              h("span", { class: `small role-card${seat.role ? "" : " hidden"}`, "data-testid": `role-${seat.seat}` }, seat.role ? role(seat.role) : t("mortadella.role-hidden")),
             ),
             h(
               "div",
               { class: "tokens" },
               (["people", "tower", "book", "mortadella"] as const).map((name) => {
                 const count = seat.tokens?.[name] ?? 0;
-                return tokenPicture(name, words(name), count, changed(`tokens:${seat.seat}:${name}`, String(count)));
+                return tokenPicture(name, tOr(`mortadella.symbol.${name}`, words(name)), count, changed(`tokens:${seat.seat}:${name}`, String(count)));
               }),
             ),
             h(
               "div",
               { class: "small muted" },
               [
-                seat.inGame ? "" : "out of the game",
-                seat.skipTurn ? "skips next turn" : "",
-                seat.removedRoleCount ? `${seat.removedRoleCount} role card${seat.removedRoleCount === 1 ? "" : "s"} removed` : "",
+                seat.inGame ? "" : t("mortadella.out"),
+                seat.skipTurn ? t("mortadella.skips") : "",
+                seat.removedRoleCount ? tn("mortadella.removed", seat.removedRoleCount) : "",
               ]
                 .filter(Boolean)
                 .join(" · "),
@@ -194,9 +186,9 @@ export const mortadella: GameRenderer = {
             "li",
             {},
             ctx.seats.tag(seat.seat),
-            ` was the ${seat.role ? role(seat.role) : "?"}`,
-            seat.removedRoles.length ? ` (earlier: ${seat.removedRoles.map(role).join(", ")})` : "",
-            seat.inGame ? "" : " — eliminated",
+            t("mortadella.was", seat.role ? role(seat.role) : "?"),
+            seat.removedRoles.length ? t("mortadella.earlier", seat.removedRoles.map(role).join(", ")) : "",
+            seat.inGame ? "" : t("mortadella.eliminated"),
           ),
         ),
       ),

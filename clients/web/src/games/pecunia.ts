@@ -2,6 +2,7 @@
 // round markers), queue, and hand (yours face up, the others' as a count).
 import type { Message } from "@bufbuild/protobuf";
 import { h, words } from "../dom";
+import { language, t, tn, type Key } from "../i18n";
 import {
   ActionCardKind,
   ActionCardKindSchema,
@@ -44,40 +45,52 @@ function endRule(view: View, ctx: Ctx): string {
   const names = view.winners.map((seat) => ctx.seats.name(seat));
   if (view.endReason === EndReason.TURN_LIMIT) {
     const most = Math.max(...view.players.map((p) => p.sesterces));
-    const shared = names.length > 1 ? ` ${names.join(" and ")} are tied with ${sesterces(most)} and share the win.` : "";
-    return `The turn limit (${view.turnLimit} turns) was reached: the most sesterces win, and players tied on the most share the win (rule P8).${shared}`;
+    const shared = names.length > 1 ? t("pecunia.shared", new Intl.ListFormat(language(), { type: "conjunction" }).format(names), sesterces(most)) : "";
+    return t("pecunia.turn-limit", view.turnLimit, shared);
   }
-  return `The game ends the moment a player's sesterces reach the target, ${sesterces(view.target)} (rule P7): the first to reach it wins, whatever the others hold.`;
+  return t("pecunia.target-rule", sesterces(view.target));
 }
 
 // Where the active player's turn stands, in the rulebook's steps (P4).
-const PHASES: Partial<Record<Phase, string>> = {
-  [Phase.MARKERS]: "remove round markers and collect sesterces",
-  [Phase.REFILL]: "refill the latrine from the queue",
-  [Phase.DRAW]: "play action cards or draw one",
+const PHASES: Partial<Record<Phase, Key>> = {
+  [Phase.MARKERS]: "pecunia.phase.markers",
+  [Phase.REFILL]: "pecunia.phase.refill",
+  [Phase.DRAW]: "pecunia.phase.draw",
 };
 
 // The action cards as the game's words name them (services/pecunia/model.py ACTION_LABELS).
-const CARD_NAMES: Partial<Record<ActionCardKind, string>> = {
-  [ActionCardKind.VILLA_DIXIUS]: "Villa Dixius",
-  [ActionCardKind.QUEUE_JUMPER]: "Queue-jumper",
-  [ActionCardKind.CASTOR_OIL]: "Castor oil",
-  [ActionCardKind.FISH_POISONING]: "Fish poisoning",
-  [ActionCardKind.SPECIAL_TAX]: "Special tax",
-  [ActionCardKind.POACHING]: "Poaching",
-  [ActionCardKind.SWAP]: "Swap",
-  [ActionCardKind.SENATE_MEETING]: "Senate meeting",
-  [ActionCardKind.REORDERING]: "Reordering",
-  [ActionCardKind.EVICTION]: "Eviction",
+const CARD_NAMES: Partial<Record<ActionCardKind, Key>> = {
+  [ActionCardKind.VILLA_DIXIUS]: "pecunia.card.villa-dixius",
+  [ActionCardKind.QUEUE_JUMPER]: "pecunia.card.queue-jumper",
+  [ActionCardKind.CASTOR_OIL]: "pecunia.card.castor-oil",
+  [ActionCardKind.FISH_POISONING]: "pecunia.card.fish-poisoning",
+  [ActionCardKind.SPECIAL_TAX]: "pecunia.card.special-tax",
+  [ActionCardKind.POACHING]: "pecunia.card.poaching",
+  [ActionCardKind.SWAP]: "pecunia.card.swap",
+  [ActionCardKind.SENATE_MEETING]: "pecunia.card.senate-meeting",
+  [ActionCardKind.REORDERING]: "pecunia.card.reordering",
+  [ActionCardKind.EVICTION]: "pecunia.card.eviction",
 };
 
 /** "1 sesterce", "7 sesterces". */
 function sesterces(amount: number): string {
-  return `${amount} sesterce${amount === 1 ? "" : "s"}`;
+  return tn("pecunia.sesterces", amount);
+}
+
+function phaseText(phase: Phase): string {
+  const key = PHASES[phase];
+  return key ? t(key) : words(Phase[phase]);
+}
+
+/** A place on a latrine: left, middle, right. */
+function positionText(position: SeatPosition): string {
+  const key = ({ [SeatPosition.LEFT]: "pecunia.left", [SeatPosition.MIDDLE]: "pecunia.middle", [SeatPosition.RIGHT]: "pecunia.right" } as Partial<Record<SeatPosition, Key>>)[position];
+  return key ? t(key) : words(SeatPosition[position]);
 }
 
 function cardName(kind: ActionCardKind): string {
-  return CARD_NAMES[kind] ?? words(ActionCardKind[kind]);
+  const key = CARD_NAMES[kind];
+  return key ? t(key) : words(ActionCardKind[kind]);
 }
 
 export const pecunia: GameRenderer = {
@@ -87,22 +100,22 @@ export const pecunia: GameRenderer = {
     const over = view.phase === Phase.OVER;
     return h(
       "section",
-      { class: "board pecunia", "aria-label": "Table" },
+      { class: "board pecunia", "aria-label": t("table.title") },
       h(
         "div",
         { class: "status" },
         h(
           "p",
           {},
-          h("strong", {}, over ? "The game is over." : `Turn ${view.turn}`),
-          over ? null : [" · ", ctx.seats.tag(view.active), `: ${PHASES[view.phase] ?? words(Phase[view.phase])}`],
-          ` · first to ${view.target} sesterces wins`,
+          h("strong", {}, over ? t("borgia.over") : t("pecunia.turn", view.turn)),
+          over ? null : [" · ", ctx.seats.tag(view.active), `: ${phaseText(view.phase)}`],
+          t("pecunia.first-to", view.target),
         ),
-        h("p", { class: "small" }, `Roman pile ${view.romanPileCount} · action pile ${view.actionPileCount}`),
+        h("p", { class: "small" }, t("pecunia.piles", view.romanPileCount, view.actionPileCount)),
       ),
       h(
         "section",
-        { class: "seats", "aria-label": "Players" },
+        { class: "seats", "aria-label": t("pecunia.players") },
         view.players.map((player) => {
           const queued = arrivals(`queue:${player.seat}`, player.queue.map((card) => card.id));
           const paid = changed(`sesterces:${player.seat}`, String(player.sesterces));
@@ -119,9 +132,9 @@ export const pecunia: GameRenderer = {
             ),
             h(
               "div",
-              { class: "latrine", role: "group", "aria-label": "Latrine" },
+              { class: "latrine", role: "group", "aria-label": t("pecunia.latrine") },
               player.latrine.map((place) => {
-                const where = words(SeatPosition[place.position]);
+                const where = positionText(place.position);
                 const seated = arrivals(`latrine:${player.seat}:${place.position}`, place.romans.map((r) => r.card?.id ?? -1));
                 return h(
                   "span",
@@ -140,16 +153,16 @@ export const pecunia: GameRenderer = {
             h(
               "div",
               { class: "queue small" },
-              h("span", { class: "row-label" }, "Queue (its start first): "),
-              player.queue.length ? h("span", { class: "cards" }, player.queue.map((card) => roman(card, { small: true, entered: queued.has(card.id) }))) : "empty",
+              h("span", { class: "row-label" }, t("pecunia.queue")),
+              player.queue.length ? h("span", { class: "cards" }, player.queue.map((card) => roman(card, { small: true, entered: queued.has(card.id) }))) : t("pecunia.empty"),
             ),
             h(
               "div",
               { class: "hand small", "data-testid": `hand-${player.seat}` },
               player.handVisible
-                ? [h("span", { class: "row-label" }, "Hand: "), player.hand.length ? h("span", { class: "cards" }, player.hand.map((card) => actionCard(cardName(card.kind)))) : "empty", cardsHelp(ctx.table.gameId, ActionCardKindSchema, player.hand.map((card) => card.kind))]
+                ? [h("span", { class: "row-label" }, t("pecunia.hand")), player.hand.length ? h("span", { class: "cards" }, player.hand.map((card) => actionCard(cardName(card.kind)))) : t("pecunia.empty"), cardsHelp(ctx.table.gameId, ActionCardKindSchema, player.hand.map((card) => card.kind))]
                 : [
-                    h("span", { class: "row-label" }, `Hand: ${player.handCount} ${player.handCount === 1 ? "card" : "cards"}, hidden`),
+                    h("span", { class: "row-label" }, tn("pecunia.hidden-hand", player.handCount)),
                     h("span", { class: "backs" }, Array.from({ length: Math.min(player.handCount, 12) }, () => cardBack())),
                   ],
             ),

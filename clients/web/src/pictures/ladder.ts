@@ -3,6 +3,7 @@
 // that changed place slides from where it was; an influence that changed pulses.
 import { before, changed } from "./motion";
 import { s, picture } from "./svg";
+import { t } from "../i18n";
 
 export interface Mat {
   name: string;
@@ -19,13 +20,13 @@ const TOKENS_FROM = 162;
 const TOKENS_TO = 264;
 
 function matLabel(mat: Mat, place: number): string {
-  const notes = [mat.pope ? "elected pope" : "", mat.antipope ? "Antipope" : "", mat.mine ? "your puppet" : ""].filter(Boolean);
+  const notes = [mat.pope ? t("ladder.elected") : "", mat.antipope ? t("ladder.antipope") : "", mat.mine ? t("ladder.your-puppet") : ""].filter(Boolean);
   return `${place}. ${mat.name}, ${mat.influence} influence${notes.length ? ` (${notes.join(", ")})` : ""}`;
 }
 
 /** The words under a cardinal's name, short enough to end before its tokens. */
 function caption(mat: Mat): string {
-  const notes = [mat.pope ? "♛ Pope" : "", mat.antipope ? "⚑ Antipope" : "", mat.mine ? (mat.pope || mat.antipope ? "yours" : "your puppet") : ""];
+  const notes = [mat.pope ? t("ladder.pope") : "", mat.antipope ? `⚑ ${t("ladder.antipope")}` : "", mat.mine ? (mat.pope || mat.antipope ? t("ladder.yours") : t("ladder.your-puppet")) : ""];
   return notes.filter(Boolean).join(" · ");
 }
 

@@ -1,0 +1,91 @@
+"""Each reader reads a table's events in the language it asks for (gateway/locale.py): the
+``tavola-locale`` metadata, else ``accept-language``, else English. The game's events and the
+platform's (a seat taken, the game begun) are told in it, each reader its own language
+however the log's entries are shared between readers; the game's end is English-only
+(the rules service sums its outcome up in English)."""
+
+import threading
+
+from common import auth
+from tavola.gateway.v1 import gateway_pb2 as gw
+from tests.integration.conftest import HumanTable
+
+
+def _texts(gateway, table_id: str, token: str | None, metadata=()) -> list[str]:
+    if token is None:
+        stream = gateway.SpectateTable(
+            gw.SpectateTableRequest(table_id=table_id, batched=True), metadata=list(metadata), timeout=60
+        )
+    else:
+        request = gw.WatchTableRequest(table_id=table_id, batched=True)
+        stream = gateway.WatchTable(request, metadata=[*auth.metadata(token), *metadata], timeout=60)
+    return [event.text for message in stream for event in message.events]
+
+
+def _played(gateway) -> HumanTable:
+    table = HumanTable(gateway, 3, game="borgia", seed=17)
+    table.start()
+    while table.table().status != gw.TABLE_STATUS_FINISHED:
+        seat = table.decider()
+        table.submit(seat, table.view(seat).legal_actions[0].action)
+    return table
+
+
+def test_each_reader_reads_the_events_in_its_language(gateway):
+    table = _played(gateway)
+    italian = _texts(gateway, table.table_id, table.tokens[0], [("tavola-locale", "it")])
+    german = _texts(gateway, table.table_id, None, [("accept-language", "fr;q=0.3, de-DE;q=0.9")])
+    english = _texts(gateway, table.table_id, None)
+    assert len(italian) == len(german) == len(english) and all(italian) and all(german)
+    # The platform's events, told again as they are read.
+    assert "p0 si siede al tavolo." in italian and "p1 nimmt Platz." in german and "p0 sits down." in english
+    assert any(text.startswith("La partita comincia. Impegno del seme (SHA-256): ") for text in italian)
+    assert any(text.startswith("Das Spiel beginnt. Festlegung des Startwerts (SHA-256): ") for text in german)
+    # The game's, each seat by its name and the reader's own as "you" in its language.
+    assert any(text.startswith("I burattini vengono distribuiti in segreto. Il tuo burattino: ") for text in italian)
+    assert "Die Marionetten werden verdeckt verteilt." in german
+    assert any(text.startswith("Dichiari ") for text in italian)  # p0's own bids
+    assert any(" sagt " in text and text.endswith(" an.") for text in german)
+    assert not any("bids" in text or "puppet" in text for text in italian[:-1] + german[:-1]), (italian, german)
+    # The game's end is told as it was logged.
+    assert english[-1].startswith("Game over: ") and german[-1].startswith("Game over: ")
+
+
+def test_readers_of_different_languages_at_once_each_read_their_own(gateway):
+    table = _played(gateway)
+    read: dict[str, list[str]] = {}
+
+    def watch(language: str) -> None:
+        read[language] = _texts(gateway, table.table_id, None, [("tavola-locale", language)])
+
+    threads = [threading.Thread(target=watch, args=(language,)) for language in ("it", "de", "en", "it_CH")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert "Die Marionetten werden verdeckt verteilt." in read["de"]
+    assert "I burattini vengono distribuiti in segreto." in read["it"]
+    assert "The puppets are dealt in secret." in read["en"]
+    assert read["it"] == read["it_CH"] and read["it"] != read["de"] != read["en"]
+
+
+def test_the_legal_actions_read_in_the_language_of_the_call(gateway):
+    table = HumanTable(gateway, 3, game="pecunia", seed=3)
+    table.start()
+    seat = table.decider()
+    request = gw.GetViewRequest(table_id=table.table_id)
+    token = auth.metadata(table.tokens[seat])
+    english = [item.label for item in gateway.GetView(request, metadata=token).legal_actions]
+    italian = gateway.GetView(request, metadata=[*token, ("tavola-locale", "it")]).legal_actions
+    german = gateway.GetView(request, metadata=[*token, ("accept-language", "de")]).legal_actions
+    assert len(english) == len(italian) == len(german) > 0
+    assert "draw an action card (ends your turn)" in english or "remove round markers and collect sesterces" in english
+    assert {item.label for item in italian} & {
+        "pesca una carta azione (termina il turno)",
+        "togli i segnalini turno e incassa i sesterzi",
+    }, [item.label for item in italian]
+    assert not set(english) & {item.label for item in german}, [item.label for item in german]
+    # The same actions, in the same order: only their words differ.
+    assert [item.action for item in italian] == [item.action for item in german]
+    # A move submitted from the Italian view is the move it names.
+    table.submit(seat, italian[0].action)

@@ -1,0 +1,89 @@
+"""Italian and German beside English: every catalog's it.po and de.po has every English id,
+the same placeholders and plural forms, and compiles (``python -m common.catalog_check``
+lists what a language lacks); a game's events read in each; a word a language lacks is
+told in English."""
+
+from pathlib import Path
+
+import pytest
+
+from common.catalog_check import catalog_folders, check, main, reports
+from common.phrases import Catalogs, Seat, Teller, phrase, platform_catalogs
+from services.borgia import model as borgia
+from services.registry import get_game
+
+LANGUAGES = ("it", "de")
+
+
+def test_every_catalog_has_italian_and_german():
+    folders = catalog_folders()
+    assert len(folders) >= 4  # the platform's and each game's
+    for folder in folders:
+        assert {path.stem for path in folder.glob("*.po")} >= {"en", *LANGUAGES}, folder
+
+
+def test_every_translation_is_complete_and_says_what_english_says(capsys):
+    found = reports()
+    assert {report.path.stem for report in found} >= set(LANGUAGES)
+    for report in found:
+        assert report.clean, (report.path, report.missing, report.extra, report.wrong)
+    assert main([]) == 0
+    assert "complete" in capsys.readouterr().out
+
+
+def test_the_check_names_what_a_translation_lacks_or_gets_wrong(tmp_path: Path):
+    english = (
+        'msgid ""\nmsgstr ""\n"Language: en\\n"\n"Plural-Forms: nplurals=2; plural=(n != 1);\\n"\n\n'
+        'msgid "a"\nmsgstr "{0} bids {1:signed}"\n\n'
+        'msgid "b"\nmsgstr "Heads"\n\n'
+        'msgid "c"\nmsgid_plural "c"\nmsgstr[0] "{0} die"\nmsgstr[1] "{0} dice"\n'
+    )
+    italian = (
+        'msgid ""\nmsgstr ""\n"Language: it\\n"\n"Plural-Forms: nplurals=2; plural=(n != 1);\\n"\n\n'
+        'msgid "a"\nmsgstr "{0} dichiara {1}"\n\n'
+        'msgid "c"\nmsgid_plural "c"\nmsgstr[0] "{0} dado"\nmsgstr[1] "{0} dadi"\n\n'
+        'msgid "z"\nmsgstr "in più"\n'
+    )
+    (tmp_path / "en.po").write_text(english, "utf-8")
+    (tmp_path / "it.po").write_text(italian, "utf-8")
+    report = check(tmp_path / "it.po")
+    assert report.missing == ["b"]
+    assert report.extra == ["z"]
+    assert len(report.wrong) == 1 and report.wrong[0].startswith("a: placeholders")
+    assert not report.clean
+
+
+@pytest.mark.parametrize(
+    ("locale", "theirs", "yours"),
+    [
+        ("en", "Bea bids 3 x Bribe.", "You bid 3 x Bribe."),
+        ("it", "Bea dichiara 3 x Corruzione.", "Dichiari 3 x Corruzione."),
+        ("de", "Bea sagt 3 x Bestechung an.", "Du sagst 3 x Bestechung an."),
+    ],
+)
+def test_an_event_reads_in_each_language(locale, theirs, yours):
+    words = get_game("borgia").words
+    teller = Teller(locale, Catalogs.from_folder(words.catalog), strict=True)
+    said = words.event_phrase(borgia.BidMade(1, 3, borgia.Face.BRIBE), None)
+    assert teller.tell(said, {0: "Ada", 1: "Bea"}, 0) == theirs
+    assert teller.tell(said, {0: "Ada", 1: "Bea"}, 1) == yours
+
+
+def test_numbers_and_the_platform_read_as_the_language_writes_them():
+    assert Teller("de").tell(phrase("platform.expired.bot", Seat(0)), {0: "Ada"}) == (
+        "Die Bedenkzeit von Ada ist abgelaufen: ein Bot übernimmt den Platz."
+    )
+    pecunia = Catalogs.from_folder(get_game("pecunia").words.catalog)
+    assert Teller("it", pecunia).tell(phrase("pecunia.sesterces", 1234), {}) == "1.234 sesterzi"
+    assert Teller("de", pecunia).tell(phrase("pecunia.sesterces", 1), {}) == "1 Sesterz"
+
+
+def test_a_word_missing_in_italian_is_told_in_english():
+    folder = get_game("borgia").words.catalog
+    texts = {path.stem: path.read_text("utf-8") for path in folder.glob("*.po")}
+    cut = texts["it"].replace('msgid "borgia.call"\nmsgstr "contesta"\n', "")
+    assert cut != texts["it"]
+    teller = Teller("it", Catalogs.from_po_texts([("it", cut), ("en", texts["en"])]), strict=True)
+    assert teller.tell(phrase("borgia.call"), {}) == "call"
+    assert teller.tell(phrase("borgia.allow"), {}) == "accetta"
+    assert platform_catalogs().chain("it_CH")[0].locale == "it"

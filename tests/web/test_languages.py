@@ -1,0 +1,108 @@
+"""The web client in Italian and German: the browser's language by default, a switch that
+re-renders the page and is kept for the next visit, <html lang> set, the page's own words
+and the games' events in the chosen language (the gateway tells them in the tavola-locale
+the page sends), dates written as the language writes them; at phone width nothing
+overflows, and axe-core finds nothing serious in either language."""
+
+import re
+
+from tests.web.test_browser import create_table, my_turn
+
+PHONE = 375
+
+
+def _history(page) -> list[str]:
+    return page.page.locator("[data-testid=history] li").all_inner_texts()
+
+
+def _fits(page) -> None:
+    width = page.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE, f"the page is {width} px wide at {PHONE} px"
+    for selector in (".actions .choices button", "header.site select", ".history h2", ".table-head h1"):
+        for box in [item.bounding_box() for item in page.page.locator(selector).all()]:
+            assert box is None or box["x"] + box["width"] <= PHONE, (selector, box)
+
+
+def test_the_browser_language_is_the_default_and_the_switch_is_kept(open_page, base_url):
+    page = open_page(locale="de-DE", name="language-default")
+    page.page.goto(f"{base_url}#/")
+    page.page.wait_for_selector("[data-testid=new-borgia]")
+    assert page.page.get_attribute("html", "lang") == "de"
+    assert page.page.locator("[data-testid=nav-quick]").inner_text() == "Schnelles Spiel"
+    assert page.page.locator("[data-testid=new-borgia]").inner_text().startswith("Neuer Tisch")
+    assert page.page.input_value("[data-testid=language]") == "de"
+    page.page.select_option("[data-testid=language]", "it")
+    page.page.wait_for_selector("text=Partita rapida")
+    assert page.page.get_attribute("html", "lang") == "it"
+    assert page.page.locator("main.lobby h1").inner_text() == "Sala"
+    page.axe("lobby-it")
+    page.page.reload()
+    page.page.wait_for_selector("[data-testid=new-borgia]")
+    assert page.page.get_attribute("html", "lang") == "it"  # kept, over the browser's German
+    assert page.page.locator("[data-testid=nav-quick]").inner_text() == "Partita rapida"
+    page.page.select_option("[data-testid=language]", "en")
+    page.page.wait_for_selector("text=Quick play")
+    assert page.page.get_attribute("html", "lang") == "en"
+
+
+def test_a_table_in_italian_then_german_at_phone_width(open_page, base_url):
+    page = open_page(width=PHONE, height=800, locale="it-IT", timezone="Europe/Rome", name="language-table")
+    page.page.goto(f"{base_url}#/")
+    page.page.wait_for_selector("[data-testid=new-borgia]")
+    create_table(page, base_url, "borgia", "Pip", ["bot:random", "bot:random"])
+    my_turn(page)
+    texts = _history(page)
+    assert any("Pip si siede al tavolo." in text for text in texts), texts
+    assert any("I burattini vengono distribuiti in segreto. Il tuo burattino: " in text for text in texts), texts
+    assert page.page.locator(".actions h2").inner_text().startswith("La tua mossa")
+    assert page.page.locator("[data-testid=commitment]").inner_text().startswith("Impegno del seme")
+    _fits(page)
+    page.shot("table-it")
+    page.axe("table-it")
+
+    page.page.select_option("[data-testid=language]", "de")
+    page.page.wait_for_selector("text=Die Marionetten werden verdeckt verteilt.", state="attached")
+    my_turn(page)
+    assert page.page.get_attribute("html", "lang") == "de"
+    texts = _history(page)
+    assert any("Pip nimmt Platz." in text for text in texts), texts
+    assert not any("si siede" in text or "burattin" in text for text in texts), texts  # read again in German
+    assert page.page.locator(".actions h2").inner_text().startswith("Dein Zug")
+    _fits(page)
+    page.shot("table-de")
+    page.axe("table-de")
+
+    # The lobby's row of the table: when it was made, as German writes it.
+    page.page.click("[data-testid=nav-lobby]")
+    made = page.page.locator("section[aria-label='Laufende Tische'] time").first
+    made.wait_for()
+    assert made.inner_text().startswith("erstellt vor ") or made.inner_text().startswith("erstellt jetzt"), (
+        made.inner_text()
+    )
+    assert re.fullmatch(r"\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}", made.get_attribute("title") or ""), made.get_attribute(
+        "title"
+    )
+    _fits(page)
+    page.shot("lobby-de")
+
+
+def test_pecunia_and_mortadella_in_german_at_phone_width(open_page, base_url):
+    for game, options, words in (
+        ("pecunia", {"target": "12"}, ("Zug ", "Reihe (vom Anfang):", "Römerstapel")),
+        ("mortadella", {"max_turns": "6"}, ("Deine Rolle:", "Gewürfelt")),
+    ):
+        page = open_page(width=PHONE, height=800, locale="de-DE", name=f"language-{game}")
+        page.page.goto(f"{base_url}#/")
+        page.page.wait_for_selector(f"[data-testid=new-{game}]")
+        create_table(page, base_url, game, "Pip", ["bot:random", "bot:random"], options)
+        my_turn(page)
+        board = page.page.locator("body").inner_text()
+        assert all(word in board for word in words), board
+        # The moves, told by the gateway from the game's German catalog.
+        labels = page.page.locator(".actions .choices button").all_inner_texts()
+        english = re.compile(r"\b(the|draw|roll|refill|start with)\b")
+        assert labels and not any(english.search(label) for label in labels), labels
+        assert any("Pip nimmt Platz." in text for text in _history(page))
+        _fits(page)
+        page.shot(f"{game}-de")
+        page.axe(f"{game}-de")
