@@ -1,6 +1,7 @@
 """Italian and German beside English: every catalog's it.po and de.po has every English id,
 the same placeholders and plural forms, and compiles (``python -m common.catalog_check``
-lists what a language lacks); a game's events read in each; a word a language lacks is
+lists what a language lacks, the games' help included); a game's events and its help read
+in each; a word a language lacks is
 told in English."""
 
 from pathlib import Path
@@ -8,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from common.catalog_check import catalog_folders, check, main, reports
+from common.help import help_entries, help_messages
 from common.phrases import Catalogs, Seat, Teller, phrase, platform_catalogs
 from services.borgia import model as borgia
+from services.pecunia.model import RefillEnded, SeatPos
 from services.registry import get_game
 
 LANGUAGES = ("it", "de")
@@ -87,3 +90,36 @@ def test_a_word_missing_in_italian_is_told_in_english():
     assert teller.tell(phrase("borgia.call"), {}) == "call"
     assert teller.tell(phrase("borgia.allow"), {}) == "accetta"
     assert platform_catalogs().chain("it_CH")[0].locale == "it"
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+@pytest.mark.parametrize("game_id", ["borgia", "mortadella", "pecunia"])
+def test_a_game_s_help_reads_in_each_language_of_its_own(game_id, locale):
+    """Every help message has words of the language (strict: no English fallback), and the
+    rules and the goal are not the English ones."""
+    catalogs = Catalogs.from_folder(get_game(game_id).words.catalog)
+    ids = help_messages(catalogs)
+    teller = Teller(locale, catalogs, strict=True)
+    told = {key: teller.tell(phrase(key), {}, None) for key in ids}
+    english = dict(help_entries(catalogs))
+    assert all(text.strip() and "{" not in text for text in told.values())
+    assert told["help.rules"] != english["help.rules"] and told["help.goal"] != english["help.goal"]
+
+
+@pytest.mark.parametrize(
+    ("locale", "one", "two"),
+    [
+        ("it", "quindi il posto sinistro resta vuoto.", "quindi i posti sinistro e destro restano vuoti."),
+        ("de", "also bleibt Platz links leer.", "also bleiben die Plätze links und rechts leer."),
+    ],
+)
+def test_seats_left_empty_are_counted_in_each_language(locale, one, two):
+    """P3: refilling stops when the queue's start fits no free seat; the seats left empty
+    are told with the language's plural (the list's length)."""
+    pecunia = get_game("pecunia").words
+    teller = Teller(locale, Catalogs.from_folder(pecunia.catalog), strict=True)
+    seats = {0: "Ada"}
+    alone = pecunia.event_phrase(RefillEnded(0, (SeatPos.LEFT,)), None)
+    both = pecunia.event_phrase(RefillEnded(0, (SeatPos.LEFT, SeatPos.RIGHT)), None)
+    assert teller.tell(alone, seats, None).endswith(one)
+    assert teller.tell(both, seats, None).endswith(two)
