@@ -2,7 +2,8 @@
 so it can no longer state one wrongly: it once said Borgia's pope was the highest cardinal
 on the ladder (B9: the most influence), never said a rumor eliminates (B9), and said
 Mortadella's Rats hurt others (M7: every player, the roller too). The explanations beside a
-menu are the catalog's words for the actions it offers."""
+menu are the catalog's words for the actions it offers. In Italian or German (--lang) the
+panel's headings are the language's, as the help is."""
 
 import pytest
 
@@ -16,16 +17,16 @@ from services.registry import get_game
 SUMMARY = "a summary"
 
 
-def entries(game_id: str):
-    return help_entries(Catalogs.from_folder(get_game(game_id).words.catalog))
+def entries(game_id: str, locale: str = "en"):
+    return help_entries(Catalogs.from_folder(get_game(game_id).words.catalog), locale)
 
 
 def words(text: str) -> str:
     return " ".join(text.split())
 
 
-def panel(game_id: str) -> str:
-    return words(game_help.panel(game_id.title(), SUMMARY, entries(game_id)))
+def panel(game_id: str, locale: str = "en") -> str:
+    return words(game_help.panel(game_id.title(), SUMMARY, entries(game_id, locale), locale=locale))
 
 
 def test_no_renderer_states_rules_of_its_own():
@@ -57,6 +58,19 @@ def test_mortadella_panel_says_rats_hurt_everyone_m7_and_lists_each_role_with_it
     assert "Roles and their goals" in text
     lord = "Lord of Silk: no special power; Towers, and not a single Mortadella."
     assert f"{lord} Goal: at least 4 People and 6 Tower, with no Mortadella" in text
+
+
+def test_the_panel_in_german_and_italian_is_headed_in_the_language():
+    text = panel("mortadella", "de_DE")
+    assert "Die Rollen und ihre Ziele" in text and "Roles and their goals" not in text
+    lord = "Herr der Seide: keine Sonderfähigkeit; Türme, und keine einzige Mortadella."
+    assert f"{lord} Ziel: mindestens 4 Volk und 6 Turm, ohne Mortadella" in text  # M14
+    assert "Würfelseiten • Volk:" in text and "Sonderwürfe • Porchetta:" in text
+    text = panel("pecunia", "it")
+    assert "Carte azione • Villa Dixius: per il resto di questo turno" in text
+    assert "Romani • Senatore: non può mai sedere accanto a uno schiavo" in text  # P2
+    assert "Action cards" not in text and "Romans" not in text
+    assert game_help.headings("fr_FR") == game_help.headings("en")  # a language it lacks: English
 
 
 def test_the_choices_shown_are_explained_by_what_they_do():

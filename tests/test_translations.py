@@ -1,8 +1,7 @@
 """Italian and German beside English: every catalog's it.po and de.po has every English id,
 the same placeholders and plural forms, and compiles (``python -m common.catalog_check``
 lists what a language lacks, the games' help included); a game's events and its help read
-in each; a word a language lacks is
-told in English."""
+in each; a word a language lacks is told in English."""
 
 from pathlib import Path
 

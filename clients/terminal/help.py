@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import grpc
 from google.protobuf.message import Message
 
-from clients.terminal import choices
+from clients.terminal import choices, language
 from common.help import entries_text, help_ids
 from tavola.gateway.v1 import gateway_pb2 as gw
 
@@ -19,16 +19,34 @@ KEYS = (
     "  v           the replay: each step as you saw it, the board then\n"
     "  ?  F1       this help             q    leave the table\n"
 )
-# The panel's sections: the ids each lists, and its heading.
-SECTIONS = (
-    ("help.action.", "Actions"),
-    ("help.card.", "Action cards"),
-    ("help.roman.", "Romans"),
-    ("help.face.", "Die faces"),
-    ("help.effect.", "Effects"),
-    ("help.special.", "Special rolls"),
-    ("help.variant.", "Variants"),
-)
+# The panel's sections: the ids each lists.
+SECTIONS = ("help.action.", "help.card.", "help.roman.", "help.face.", "help.effect.", "help.special.", "help.variant.")
+# The panel's headings in the run's language (--lang, language.py); the help itself is the
+# game's, told by the gateway in that language. The keys stay English, as the client's own.
+HEADINGS = {
+    "en": (
+        "Roles and their goals",
+        "Goal",
+        ("Actions", "Action cards", "Romans", "Die faces", "Effects", "Special rolls", "Variants"),
+    ),
+    "it": (
+        "I ruoli e i loro obiettivi",
+        "Obiettivo",
+        ("Azioni", "Carte azione", "Romani", "Facce dei dadi", "Effetti", "Tiri speciali", "Varianti"),
+    ),
+    "de": (
+        "Die Rollen und ihre Ziele",
+        "Ziel",
+        ("Aktionen", "Aktionskarten", "Römer", "Würfelseiten", "Effekte", "Sonderwürfe", "Varianten"),
+    ),
+}
+
+
+def headings(locale: str | None = None) -> tuple[str, str, tuple[str, ...]]:
+    """The headings for ``locale`` ("de_DE", "it"; this run's language when None), else English."""
+    tag = (locale or language.LANGUAGE).lower().replace("-", "_").split("_")[0]
+    return HEADINGS.get(tag, HEADINGS["en"])
+
 
 Entries = list[tuple[str, str]]
 
@@ -42,21 +60,23 @@ async def load(session, game_id: str) -> Entries:
     return [(entry.id, entry.text) for entry in reply.entries]
 
 
-def roles(entries: Entries) -> list[str]:
+def roles(entries: Entries, locale: str | None = None) -> list[str]:
     """Each role with its goal, "Role: what it does. Goal: ..." (Mortadella's table)."""
     found = dict(entries)
-    return [f"{text}\n    Goal: {found[f'{key}.goal']}" for key, text in entries if f"{key}.goal" in found]
+    goal = headings(locale)[1]
+    return [f"{text}\n    {goal}: {found[f'{key}.goal']}" for key, text in entries if f"{key}.goal" in found]
 
 
-def panel(display_name: str, summary: str, entries: Entries, rejoin: str = "") -> str:
+def panel(display_name: str, summary: str, entries: Entries, rejoin: str = "", locale: str | None = None) -> str:
     """The help panel: the keys, the game in short, its goal, every role with its goal,
-    and what each action, card, face and effect does."""
+    and what each action, card, face and effect does; headed in ``locale`` (headings)."""
     found = dict(entries)
+    roles_title, _, titles = headings(locale)
     parts = [display_name, summary, KEYS.rstrip("\n") + rejoin.rstrip("\n")]
     parts += [found[key] for key in ("help.rules", "help.goal") if key in found]
     with_goal = {key for key, _ in entries if f"{key}.goal" in found}
     if with_goal:
-        parts.append("Roles and their goals\n" + "\n".join(f"  • {line}" for line in roles(entries)))
+        parts.append(roles_title + "\n" + "\n".join(f"  • {line}" for line in roles(entries, locale)))
     other_roles = [
         text
         for key, text in entries
@@ -64,7 +84,7 @@ def panel(display_name: str, summary: str, entries: Entries, rejoin: str = "") -
     ]
     if other_roles:
         parts.append("\n".join(other_roles))
-    for prefix, heading in SECTIONS:
+    for prefix, heading in zip(SECTIONS, titles, strict=True):
         texts = entries_text(entries, prefix)
         if prefix == "help.action.":  # a card's action is told with its card
             played = (key.removeprefix("help.action.play_") for key, _ in entries)

@@ -2,7 +2,7 @@
 else the terminal's locale (``LC_ALL``, ``LC_MESSAGES``, ``LANG``: "de_DE.UTF-8" reads
 "de_DE"), else English. Every call names it in the ``tavola-locale`` metadata, and the
 gateway tells the events, outcomes and the platform's words in it (gateway/locale.py);
-the client's own words stay English."""
+the client's own words stay English, but for the help panel's headings (help.py)."""
 
 import collections
 import os

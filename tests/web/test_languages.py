@@ -6,6 +6,9 @@ overflows, and axe-core finds nothing serious in either language."""
 
 import re
 
+from common.help import help_entries
+from common.phrases import Catalogs
+from services.registry import get_game
 from tests.web.test_browser import create_table, my_turn
 
 PHONE = 375
@@ -106,3 +109,45 @@ def test_pecunia_and_mortadella_in_german_at_phone_width(open_page, base_url):
         _fits(page)
         page.shot(f"{game}-de")
         page.axe(f"{game}-de")
+
+
+def _help_of(game: str, locale: str) -> dict[str, str]:
+    return dict(help_entries(Catalogs.from_folder(get_game(game).words.catalog), locale))
+
+
+def test_the_help_panel_in_german_then_italian_at_phone_width(open_page, base_url):
+    """The rules panel, its headings and the roles' table are in the page's language, the
+    help asked again when the language changes; German's long words stay inside 375 px."""
+    page = open_page(width=PHONE, height=800, locale="de-DE", name="language-help")
+    page.page.goto(f"{base_url}#/")
+    page.page.wait_for_selector("[data-testid=new-mortadella]")
+    assert page.page.locator("[data-testid=learn-mortadella]").inner_text() == "Spielanleitung"
+    create_table(page, base_url, "mortadella", "Pip", ["bot:random", "bot:random"], {"max_turns": "6"})
+    page.page.wait_for_selector("[data-testid=rules-help]")
+    help = _help_of("mortadella", "de")
+    panel = page.page.locator("[data-testid=rules-help]")
+    assert panel.locator("summary").inner_text() == "Spielanleitung"
+    panel.locator("summary").click()
+    page.page.wait_for_selector("[data-testid=rules-help][open]")
+    shown = " ".join(panel.inner_text().split())
+    for text in help.values():
+        assert " ".join(text.split()) in shown  # every help message, in German
+    assert panel.locator("caption").inner_text() == "Die Rollen und ihre Ziele"
+    assert panel.locator("th").all_inner_texts() == ["Rolle", "Ziel"]
+    assert panel.locator("h3").all_inner_texts() == ["Aktionen", "Würfelseiten", "Effekte", "Sonderwürfe"]
+    mine = page.page.locator("[data-testid=my-goal]")
+    assert mine.inner_text().startswith("Dein Ziel: mindestens")
+    _fits(page)
+    for box in [item.bounding_box() for item in panel.locator("p, li, td, th, h3, caption").all()]:
+        assert box is None or box["x"] + box["width"] <= PHONE, box
+    page.shot("help-de")
+    page.axe("help-de")
+
+    page.page.select_option("[data-testid=language]", "it")
+    page.page.wait_for_selector("[data-testid=rules-help] summary >> text=Come si gioca")
+    page.page.locator("[data-testid=rules-help][open]").wait_for()  # kept open across the redraw
+    italian = _help_of("mortadella", "it")
+    shown = " ".join(page.page.locator("[data-testid=rules-help]").inner_text().split())
+    assert " ".join(italian["help.rules"].split()) in shown and " ".join(help["help.rules"].split()) not in shown
+    _fits(page)
+    page.shot("help-it")

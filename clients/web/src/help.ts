@@ -3,12 +3,15 @@
 // choices, a card's effect, a role's goal. An action's help ids follow common/help.py:
 // "help.action.<kind>" (the Action oneof's field), "help.card.<card>" for "play_<card>",
 // and "help.<section>.<value>" for a field of an enum of ENUM_SECTIONS. Text nodes only.
+// The help is asked in the page's language and kept per language; its titles are the
+// page's own words (words/*.ts, "learn.*").
 import type { DescEnum } from "@bufbuild/protobuf";
 import { reflect, isReflectList, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { failure, gateway, schemaOf, unpack } from "./api";
 import { listGames } from "./catalog";
 import { fill, h } from "./dom";
+import { language, t } from "./i18n";
 import type { Choice } from "./menu";
 import type { LegalAction } from "./gen/tavola/rules/v1/rules_pb";
 
@@ -19,23 +22,25 @@ const loaded = new Map<string, Help>();
 const asked = new Map<string, Promise<Help>>();
 let panelOpen = false; // the rules panel stays as the reader left it across redraws
 
-/** The game's help, asked once a page; empty when the gateway has none to give. */
+/** The game's help in the page's language, asked once a page and language; empty when the
+ * gateway has none to give. */
 export function loadHelp(gameId: string): Promise<Help> {
-  let found = asked.get(gameId);
+  const key = `${language()}/${gameId}`;
+  let found = asked.get(key);
   if (!found) {
     found = gateway
       .getGameHelp({ gameId })
       .then((response) => new Map(response.entries.map((entry) => [entry.id, entry.text])))
       .catch(() => new Map<string, string>());
-    void found.then((help) => loaded.set(gameId, help));
-    asked.set(gameId, found);
+    void found.then((help) => loaded.set(key, help));
+    asked.set(key, found);
   }
   return found;
 }
 
-/** The help already loaded (loadHelp), else none. */
+/** The help already loaded (loadHelp) in the page's language, else none. */
 export function helpOf(gameId: string): Help {
-  return loaded.get(gameId) ?? new Map();
+  return loaded.get(`${language()}/${gameId}`) ?? new Map();
 }
 
 /** FACE_BRIBE -> bribe; undefined for the unspecified value. */
@@ -90,7 +95,7 @@ export function choicesHelp(gameId: string, legal: LegalAction[], level: Choice[
     }
   }
   if (!said.size) return null;
-  return h("ul", { class: "choice-help small", id: "choice-help", "data-testid": "choice-help", "aria-label": "What these choices do" }, [...said].map((text) => h("li", {}, text)));
+  return h("ul", { class: "choice-help small", id: "choice-help", "data-testid": "choice-help", "aria-label": t("learn.choices") }, [...said].map((text) => h("li", {}, text)));
 }
 
 function section(title: string, texts: string[]): HTMLElement | null {
@@ -108,8 +113,8 @@ export function rolesTable(help: Help): HTMLElement | null {
   return h(
     "table",
     { class: "roles-help", "data-testid": "roles-help" },
-    h("caption", {}, "The roles and their goals"),
-    h("tr", {}, h("th", { scope: "col" }, "Role"), h("th", { scope: "col" }, "Goal")),
+    h("caption", {}, t("learn.roles-goals")),
+    h("tr", {}, h("th", { scope: "col" }, t("learn.role")), h("th", { scope: "col" }, t("learn.goal"))),
     rows.map(([id, text]) => h("tr", {}, h("td", {}, text), h("td", {}, help.get(`${id}.goal`) ?? ""))),
   );
 }
@@ -122,18 +127,18 @@ export function rulesPanel(gameId: string, open = false): HTMLElement | null {
   const panel = h(
     "details",
     { class: "panel rules-help", "data-testid": "rules-help" },
-    h("summary", {}, "How to play"),
+    h("summary", {}, t("learn.title")),
     help.get("help.rules") ? h("p", {}, help.get("help.rules")) : null,
     help.get("help.goal") ? h("p", {}, help.get("help.goal")) : null,
     rolesTable(help),
-    section("Roles", starting(help, "help.role.", (id) => help.has(`${id}.goal`))),
-    section("Actions", starting(help, "help.action.", (id) => help.has(`help.card.${id.slice(17)}`))),
-    section("Action cards", starting(help, "help.card.")),
-    section("Romans", starting(help, "help.roman.")),
-    section("Die faces", starting(help, "help.face.")),
-    section("Effects", starting(help, "help.effect.")),
-    section("Special rolls", starting(help, "help.special.")),
-    section("Variants", starting(help, "help.variant.")),
+    section(t("learn.roles"), starting(help, "help.role.", (id) => help.has(`${id}.goal`))),
+    section(t("learn.actions"), starting(help, "help.action.", (id) => help.has(`help.card.${id.slice(17)}`))),
+    section(t("learn.cards"), starting(help, "help.card.")),
+    section(t("learn.romans"), starting(help, "help.roman.")),
+    section(t("learn.faces"), starting(help, "help.face.")),
+    section(t("learn.effects"), starting(help, "help.effect.")),
+    section(t("learn.specials"), starting(help, "help.special.")),
+    section(t("learn.variants"), starting(help, "help.variant.")),
   ) as HTMLDetailsElement;
   panel.open = open || panelOpen;
   panel.addEventListener("toggle", () => (panelOpen = panel.open));
@@ -175,14 +180,14 @@ export class LearnPage {
     try {
       const game = (await listGames()).find((g) => g.gameId === this.gameId);
       if (!game) {
-        fill(this.root, h("h1", {}, "How to play"), h("p", {}, "No such game is hosted here."), h("a", { href: "#/" }, "Back to the lobby"));
+        fill(this.root, h("h1", {}, t("learn.title")), h("p", {}, t("learn.no-game")), h("a", { href: "#/" }, t("table.back")));
         return;
       }
       await loadHelp(game.gameId);
-      const panel = rulesPanel(game.gameId, true) ?? h("p", {}, "This game has no help yet.");
-      fill(this.root, h("h1", {}, `How to play ${game.displayName}`), h("p", {}, game.summary), panel, h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+      const panel = rulesPanel(game.gameId, true) ?? h("p", {}, t("learn.no-help"));
+      fill(this.root, h("h1", {}, t("learn.title-of", game.displayName)), h("p", {}, game.summary), panel, h("p", {}, h("a", { href: "#/" }, t("table.back"))));
     } catch (error) {
-      fill(this.root, h("h1", {}, "How to play"), h("p", { class: "error", role: "alert" }, `The gateway does not answer: ${failure(error)}`));
+      fill(this.root, h("h1", {}, t("learn.title")), h("p", { class: "error", role: "alert" }, t("lobby.no-gateway", failure(error))));
     }
   }
 }

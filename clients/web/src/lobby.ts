@@ -64,7 +64,7 @@ export class Lobby {
             { class: "game-card" },
             h("h3", {}, game.displayName),
             h("p", { class: "small" }, game.summary),
-            h("p", { class: "small muted" }, t("lobby.players-range", game.minPlayers, game.maxPlayers), " · ", h("a", { href: `#/learn/${game.gameId}`, "data-testid": `learn-${game.gameId}` }, "How to play")),
+            h("p", { class: "small muted" }, t("lobby.players-range", game.minPlayers, game.maxPlayers), " · ", h("a", { href: `#/learn/${game.gameId}`, "data-testid": `learn-${game.gameId}` }, t("learn.title"))),
             h("button", { "data-testid": `new-${game.gameId}`, onclick: () => void this.createForm(game) }, t("lobby.new-table", game.displayName)),
           ),
         ),

@@ -127,7 +127,7 @@ export const mortadella: GameRenderer = {
             t("mortadella.your-role"),
             h("strong", {}, me.role ? role(me.role) : "—"),
             me.removedRoles.length ? t("mortadella.your-removed", me.removedRoles.map(role).join(", ")) : "",
-            me.role && roleGoal(ctx.table.gameId, RoleSchema, me.role) ? h("p", { class: "goal", "data-testid": "my-goal" }, "Your goal: ", roleGoal(ctx.table.gameId, RoleSchema, me.role)) : null,
+            me.role && roleGoal(ctx.table.gameId, RoleSchema, me.role) ? h("p", { class: "goal", "data-testid": "my-goal" }, t("mortadella.your-goal"), roleGoal(ctx.table.gameId, RoleSchema, me.role)) : null,
           )
         : null,
       h(

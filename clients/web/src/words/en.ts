@@ -305,6 +305,24 @@ export const en = {
   "chat.send": "Send",
   "chat.failed": "Chat: {0}",
   "chat.not-sent": "Not sent: {0}",
+  // The help's own words (help.ts): the game's help itself comes from its catalog.
+  "learn.title": "How to play",
+  "learn.title-of": "How to play {0}",
+  "learn.no-game": "No such game is hosted here.",
+  "learn.no-help": "This game has no help yet.",
+  "learn.choices": "What these choices do",
+  "learn.roles-goals": "The roles and their goals",
+  "learn.role": "Role",
+  "learn.goal": "Goal",
+  "learn.roles": "Roles",
+  "learn.actions": "Actions",
+  "learn.cards": "Action cards",
+  "learn.romans": "Romans",
+  "learn.faces": "Die faces",
+  "learn.effects": "Effects",
+  "learn.specials": "Special rolls",
+  "learn.variants": "Variants",
+  "mortadella.your-goal": "Your goal: ",
 } as const;
 
 export type Key = keyof typeof en;
