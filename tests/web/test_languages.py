@@ -92,7 +92,7 @@ def test_a_table_in_italian_then_german_at_phone_width(open_page, base_url):
 def test_pecunia_and_mortadella_in_german_at_phone_width(open_page, base_url):
     for game, options, words in (
         ("pecunia", {"target": "12"}, ("Zug ", "Reihe (vom Anfang):", "Römerstapel")),
-        ("mortadella", {"max_turns": "6"}, ("Deine Rolle:", "Gewürfelt")),
+        ("mortadella", {"max_turns": "6"}, ("Deine Rolle:", "Zug ", " spielt")),
     ):
         page = open_page(width=PHONE, height=800, locale="de-DE", name=f"language-{game}")
         page.page.goto(f"{base_url}#/")
@@ -101,6 +101,9 @@ def test_pecunia_and_mortadella_in_german_at_phone_width(open_page, base_url):
         my_turn(page)
         board = page.page.locator("body").inner_text()
         assert all(word in board for word in words), board
+        # The turn's dice, labelled in German when there are any (none before the turn's roll).
+        rolled = page.page.locator("[data-testid=turn-dice]")
+        assert not rolled.count() or rolled.inner_text().startswith("Gewürfelt:"), rolled.inner_text()
         # The moves, told by the gateway from the game's German catalog.
         labels = page.page.locator(".actions .choices button").all_inner_texts()
         english = re.compile(r"\b(the|draw|roll|refill|start with)\b")
