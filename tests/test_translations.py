@@ -11,6 +11,8 @@ from common.catalog_check import catalog_folders, check, main, reports
 from common.help import help_entries, help_messages
 from common.phrases import Catalogs, Seat, Teller, phrase, platform_catalogs
 from services.borgia import model as borgia
+from services.mortadella import model as mortadella
+from services.mortadella.words import victory_phrase
 from services.pecunia.model import RefillEnded, SeatPos
 from services.registry import get_game
 
@@ -122,3 +124,22 @@ def test_seats_left_empty_are_counted_in_each_language(locale, one, two):
     both = pecunia.event_phrase(RefillEnded(0, (SeatPos.LEFT, SeatPos.RIGHT)), None)
     assert teller.tell(alone, seats, None).endswith(one)
     assert teller.tell(both, seats, None).endswith(two)
+
+
+@pytest.mark.parametrize("locale", LANGUAGES)
+def test_mortadella_goals_in_each_language_say_what_the_role_data_says_m14(locale):
+    """M14: each role's goal in the help reads as the language tells the role's victory rows
+    (the history's "Per vincere: …", "Zum Sieg: …"), so the two can never part."""
+    catalogs = Catalogs.from_folder(get_game("mortadella").words.catalog)
+    teller = Teller(locale, catalogs, strict=True)
+    help = dict(help_entries(catalogs, locale))
+    for role in mortadella.Role:
+        told = teller.tell(phrase("mortadella.term", victory_phrase(role)), {}, None)
+        assert help[f"help.role.{role.name.lower()}.goal"] == told, role
+    lord = "help.role.lord.goal"
+    assert (
+        help[lord]
+        == {"it": "almeno 4 Popolo e 6 Torre, senza Mortadella", "de": "mindestens 4 Volk und 6 Turm, ohne Mortadella"}[
+            locale
+        ]
+    )
