@@ -336,6 +336,17 @@ export const en = {
   "quick.seated": "Seated: going to the table.",
   "quick.none": "No game found: {0}",
   "quick.cancel": "Cancel",
+  "me.kept": "I have kept a copy",
+  "me.token-title": "Your player token: shown this once",
+  "me.token-about": "This token is your player: whoever holds it plays as you, and there is no password to get it back. This browser keeps it. Copy it somewhere safe now, and paste it on another device to play there as yourself.",
+  "me.copied": " Copied.",
+  "me.no-copy": " Copying is not allowed here: select the token and copy it by hand.",
+  "me.copy": "Copy the token",
+  "me.not-made": "No player made: {0}",
+  "me.make-title": "Make a player",
+  "me.make-about": "A player keeps your ratings and your tables, on any device. No email, no password: one secret token.",
+  "me.display-name": "Display name ",
+  "me.make": "Make my player",
 } as const;
 
 export type Key = keyof typeof en;
