@@ -347,4 +347,8 @@ export const de: Record<Key, string> = {
   "me.make-about": "Ein Spieler bewahrt deine Wertungen und Tische auf, auf jedem Gerät. Keine E-Mail, kein Passwort: ein geheimes Token.",
   "me.display-name": "Anzeigename ",
   "me.make": "Meinen Spieler anlegen",
+  "level.expert": "Experte",
+  "level.strong": "stark",
+  "level.casual": "locker",
+  "level.random": "zufällig",
 };

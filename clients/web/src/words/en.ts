@@ -347,6 +347,10 @@ export const en = {
   "me.make-about": "A player keeps your ratings and your tables, on any device. No email, no password: one secret token.",
   "me.display-name": "Display name ",
   "me.make": "Make my player",
+  "level.expert": "expert",
+  "level.strong": "strong",
+  "level.casual": "casual",
+  "level.random": "random",
 } as const;
 
 export type Key = keyof typeof en;

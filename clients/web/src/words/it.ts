@@ -347,4 +347,8 @@ export const it: Record<Key, string> = {
   "me.make-about": "Un giocatore conserva i tuoi punteggi e i tuoi tavoli, su qualsiasi dispositivo. Niente email, niente password: un solo token segreto.",
   "me.display-name": "Nome visibile ",
   "me.make": "Crea il mio giocatore",
+  "level.expert": "esperto",
+  "level.strong": "forte",
+  "level.casual": "amatoriale",
+  "level.random": "casuale",
 };
