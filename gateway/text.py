@@ -19,7 +19,7 @@ from google.protobuf.message import DecodeError
 from common import help
 from common.names import for_viewer, in_text, seat_label, seat_names, with_names_marked
 from common.phrase_wire import from_proto
-from common.phrases import FALLBACK, Catalogs, Phrase, Seat, Teller, as_seats, language_of, phrase
+from common.phrases import FALLBACK, Catalogs, Phrase, Seat, Teller, as_seats, items, language_of, phrase
 from gateway.locale import READER
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
@@ -149,20 +149,26 @@ def platform_read(
     event: gw.TableEvent, names: Sequence[tuple[int, Sequence[str]]], seq: int, viewer: int | None
 ) -> str:
     """A logged platform event's words as ``viewer`` reads them: told again in the reader's
-    language (gateway/locale.py) when it is not English, as it was logged otherwise and for
-    the game's end (whose outcome the rules service summed up in English); each seat named
-    as it was when the event was logged (``names``: TableRecord.seat_names), else as the
-    game began, and "(you)" marked for the reader's own seat."""
+    language (gateway/locale.py) when it is not English, as it was logged otherwise; each
+    seat named as it was when the event was logged (``names``: TableRecord.seat_names), else
+    as the game began, and "(you)" marked for the reader's own seat. The game's end names
+    its winners there (the game's own words of why are its last event: the rules service
+    sums the outcome up in English only)."""
     text = event.text
     body = event.WhichOneof("body")
     locale = READER.get()
-    if body and body != "game_finished" and language_of(locale) != FALLBACK:
+    if body and language_of(locale) != FALLBACK:
         named = [list(listed) for from_seq, listed in names if from_seq <= seq] or [
             list(listed) for _, listed in names[:1]
         ]
-        text = (
-            platform_text(dict(enumerate(named[-1])) if named else {}, locale, **{body: getattr(event, body)}) or text
-        )
+        seats = dict(enumerate(named[-1])) if named else {}
+        if body == "game_finished":
+            finished = event.game_finished
+            winners = [Seat(seat) for seat in finished.outcome.winners]
+            said = phrase("platform.won", items(winners)) if winners else phrase("platform.nobody-won")
+            said = phrase("platform.finished", said, str(finished.seed_reveal.seed))
+            return platform_teller(locale).tell(said, seats, viewer, marked=True)
+        text = platform_text(seats, locale, **{body: getattr(event, body)}) or text
     return for_viewer(text, viewer) if "{" in text else text
 
 

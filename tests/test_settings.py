@@ -119,8 +119,11 @@ def test_only_the_settings_read_the_environment():
         if re.search(r"os\.environ|os\.getenv|environ\.get", path.read_text())
         and str(path.relative_to(ROOT)) not in READ_THE_ENVIRONMENT
     )
-    # The terminal client's user name and XDG directory are the system's, not settings.
-    assert readers == ["clients/terminal/__main__.py", "clients/terminal/session.py"], readers
+    # The terminal client's user name, language (LANG, LC_ALL) and XDG directory are the
+    # system's, not settings.
+    assert readers == ["clients/terminal/__main__.py", "clients/terminal/language.py", "clients/terminal/session.py"], (
+        readers
+    )
     for path in readers:
         assert "TAVOLA_" not in "".join(
             line for line in (ROOT / path).read_text().splitlines() if re.search(r"os\.environ|os\.getenv", line)

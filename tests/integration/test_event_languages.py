@@ -1,8 +1,7 @@
 """Each reader reads a table's events in the language it asks for (gateway/locale.py): the
 ``tavola-locale`` metadata, else ``accept-language``, else English. The game's events and the
-platform's (a seat taken, the game begun) are told in it, each reader its own language
-however the log's entries are shared between readers; the game's end is English-only
-(the rules service sums its outcome up in English)."""
+platform's (a seat taken, the game begun, its end with its winners) are told in it, each
+reader its own language however the log's entries are shared between readers."""
 
 import threading
 
@@ -47,8 +46,12 @@ def test_each_reader_reads_the_events_in_its_language(gateway):
     assert any(text.startswith("Dichiari ") for text in italian)  # p0's own bids
     assert any(" sagt " in text and text.endswith(" an.") for text in german)
     assert not any("bids" in text or "puppet" in text for text in italian[:-1] + german[:-1]), (italian, german)
-    # The game's end is told as it was logged.
-    assert english[-1].startswith("Game over: ") and german[-1].startswith("Game over: ")
+    # The game's end names its winners in the reader's language, the reader's own seat marked.
+    winners = set(table.table().outcome.winners)
+    assert english[-1].startswith("Game over: ") and german[-1].startswith("Spielende: "), german[-1]
+    assert italian[-1].startswith("Partita finita: ") and " Il seme viene rivelato: " in italian[-1], italian[-1]
+    assert ("p0 (tu)" in italian[-1]) == (0 in winners), (winners, italian[-1])
+    assert "(du)" not in german[-1]  # a spectator is nobody's "you"
 
 
 def test_readers_of_different_languages_at_once_each_read_their_own(gateway):

@@ -11,6 +11,7 @@ import { dateText, dateTimeText, signedWhole, whole } from "./format";
 import { ordinal, ratingText } from "./ratings";
 import { socialButtons } from "./social";
 import { playerKey } from "./storage";
+import { language, t as tr } from "./i18n";
 
 const PAGE = 20;
 
@@ -46,12 +47,12 @@ export class LeaderboardPage {
     try {
       games = await listGames();
     } catch (error) {
-      fill(this.root, h("h1", {}, "Leaderboards"), h("p", { class: "error", role: "alert" }, `The gateway does not answer: ${failure(error)}`));
+      fill(this.root, h("h1", {}, tr("nav.leaderboards")), h("p", { class: "error", role: "alert" }, tr("lobby.no-gateway", failure(error))));
       return;
     }
     const game = games.find((g) => g.gameId === this.gameId) ?? games[0];
     if (!game) return;
-    const board = h("div", { "data-testid": "leaderboard" }, h("p", {}, "Loading…"));
+    const board = h("div", { "data-testid": "leaderboard" }, h("p", {}, tr("lobby.loading")));
     const me = playerKey();
     const mode = (around: boolean, label: string) =>
       h(
@@ -70,10 +71,10 @@ export class LeaderboardPage {
       );
     fill(
       this.root,
-      h("h1", {}, "Leaderboards"),
+      h("h1", {}, tr("nav.leaderboards")),
       h(
         "nav",
-        { class: "tabs", "aria-label": "Games" },
+        { class: "tabs", "aria-label": tr("lobby.games") },
         games.map((g) =>
           h(
             "a",
@@ -85,9 +86,9 @@ export class LeaderboardPage {
       h(
         "p",
         { class: "small muted" },
-        "Sorted by the conservative rating (rating − 3 × uncertainty), so a player is listed high only once the rating is sure. Players still in their provisional rated games (against established players or bots) are marked provisional and listed after every established one.",
+        tr("boards.sorted"),
       ),
-      me ? h("p", {}, mode(false, `Top ${PAGE}`), mode(true, "Around me")) : null,
+      me ? h("p", {}, mode(false, tr("boards.top", PAGE)), mode(true, tr("boards.around"))) : null,
       board,
     );
     await this.fillBoard(board, game, me?.playerId);
@@ -98,7 +99,7 @@ export class LeaderboardPage {
       h(
         "p",
         { class: "note", role: "status", "data-testid": "not-listed" },
-        `You are not on the ${game.displayName} leaderboard yet: players appear from their first rated game of it.`,
+        tr("boards.not-on", game.displayName),
       );
     try {
       // Only rated players are on a board: one who is not is told so without asking for
@@ -117,11 +118,11 @@ export class LeaderboardPage {
         h(
           "table",
           { class: "board-table" },
-          h("caption", {}, `${game.displayName}: ${page.total} on the board`),
+          h("caption", {}, tr("boards.caption", game.displayName, page.total)),
           h(
             "thead",
             {},
-            h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col", class: "num", title: "rating − 3 × uncertainty: what the board sorts by" }, "Conservative"), h("th", { scope: "col", class: "num" }, "Games"), h("th", { scope: "col", class: "num" }, "Wins")),
+            h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, tr("boards.player")), h("th", { scope: "col" }, tr("boards.rating")), h("th", { scope: "col", class: "num", title: tr("boards.conservative-title") }, tr("boards.conservative")), h("th", { scope: "col", class: "num" }, tr("boards.games")), h("th", { scope: "col", class: "num" }, tr("boards.wins"))),
           ),
           h("tbody", {}, page.entries.map((entry) => this.row(entry, me))),
         ),
@@ -129,7 +130,7 @@ export class LeaderboardPage {
     } catch (error) {
       // Rated a moment ago, and not yet on the board: the same answer.
       if (codeOf(error) === Code.NotFound && this.around) fill(board, notListed());
-      else fill(board, h("p", { class: "error", role: "alert" }, `The leaderboard could not be read: ${failure(error)}`));
+      else fill(board, h("p", { class: "error", role: "alert" }, tr("boards.unreadable", failure(error))));
     }
   }
 
@@ -146,8 +147,8 @@ export class LeaderboardPage {
         {},
         player ? playerLink(player.playerId, player.displayName) : "?",
         mine ? h("span", { class: "you" }, " (you)") : null,
-        player?.bot ? h("span", { class: "badge", title: "a bot: one of the platform's players, at one setting" }, "bot") : null,
-        rating?.provisional ? h("span", { class: "badge", title: "fewer rated games against established players or bots than it takes to rank among them" }, "provisional") : null,
+        player?.bot ? h("span", { class: "badge", title: tr("boards.bot-title") }, "bot") : null,
+        rating?.provisional ? h("span", { class: "badge", title: tr("boards.provisional-title") }, tr("rows.provisional")) : null,
       ),
       h("td", {}, rating ? ratingText(rating) : ""),
       h("td", { class: "num" }, rating ? whole(rating.conservative) : ""),
@@ -169,7 +170,7 @@ export class PlayerPage {
   stop(): void {}
 
   async start(): Promise<void> {
-    fill(this.root, h("p", {}, "Loading…"));
+    fill(this.root, h("p", {}, tr("lobby.loading")));
     try {
       const [page, games] = await Promise.all([players.getPlayer({ playerId: this.playerId, recentTables: 20 }), listGames()]);
       const names = new Map(games.map((g) => [g.gameId, g.displayName]));
@@ -184,12 +185,12 @@ export class PlayerPage {
           player.bot ? h("span", { class: "badge" }, "bot") : null,
           mine ? h("span", { class: "badge me" }, "you") : null,
         ),
-        player.createTime && !player.bot ? h("p", { class: "small muted" }, "Player since ", timeOf(timestampMs(player.createTime), dateText(timestampMs(player.createTime)))) : null,
-        mine ? h("p", { class: "small" }, h("a", { href: "#/me" }, "Your player's settings and tables")) : socialButtons(player),
+        player.createTime && !player.bot ? h("p", { class: "small muted" }, tr("boards.since"), timeOf(timestampMs(player.createTime), dateText(timestampMs(player.createTime)))) : null,
+        mine ? h("p", { class: "small" }, h("a", { href: "#/me" }, tr("boards.settings"))) : socialButtons(player),
         page.reputation && page.reputation.games > 0 && !player.bot
-          ? h("p", { "data-testid": "reputation" }, `Finished ${whole(page.reputation.finished)} of ${whole(page.reputation.games)} rated games`, page.reputation.finished < page.reputation.games ? ` (${whole(page.reputation.games - page.reputation.finished)} left to a bot before the end, each scored last)` : "")
+          ? h("p", { "data-testid": "reputation" }, tr("boards.finished", whole(page.reputation.finished), whole(page.reputation.games)), page.reputation.finished < page.reputation.games ? tr("boards.left", whole(page.reputation.games - page.reputation.finished)) : "")
           : null,
-        h("h2", {}, "Ratings"),
+        h("h2", {}, tr("boards.ratings")),
         page.ratings.length
           ? h(
               "table",
@@ -197,7 +198,7 @@ export class PlayerPage {
               h(
                 "thead",
                 {},
-                h("tr", {}, h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Rating"), h("th", { scope: "col", class: "num" }, "Games"), h("th", { scope: "col", class: "num" }, "Wins"), h("th", { scope: "col" }, "Note")),
+                h("tr", {}, h("th", { scope: "col" }, tr("boards.game")), h("th", { scope: "col" }, tr("boards.rating")), h("th", { scope: "col", class: "num" }, tr("boards.games")), h("th", { scope: "col", class: "num" }, tr("boards.wins")), h("th", { scope: "col" }, tr("boards.note"))),
               ),
               h(
                 "tbody",
@@ -206,8 +207,8 @@ export class PlayerPage {
                   h(
                     "tr",
                     { "data-game": r.gameId },
-                    h("td", {}, h("a", { href: `#/leaderboard/${encodeURIComponent(r.gameId)}`, title: "the game's leaderboard" }, names.get(r.gameId) ?? r.gameId)),
-                    h("td", { title: "rating ± one standard deviation" }, ratingText(r)),
+                    h("td", {}, h("a", { href: `#/leaderboard/${encodeURIComponent(r.gameId)}`, title: tr("boards.game-board") }, names.get(r.gameId) ?? r.gameId)),
+                    h("td", { title: tr("boards.sd") }, ratingText(r)),
                     h("td", { class: "num" }, whole(r.games)),
                     h("td", { class: "num" }, whole(r.wins)),
                     h("td", { class: "small muted" }, r.provisional ? "provisional: listed after the established players" : ""),
@@ -216,7 +217,7 @@ export class PlayerPage {
               ),
             )
           : h("p", { class: "muted" }, "No rated game yet."),
-        h("h2", {}, "Recent rated tables"),
+        h("h2", {}, tr("boards.recent")),
         page.recentTables.length
           ? h(
               "table",
@@ -224,7 +225,7 @@ export class PlayerPage {
               h(
                 "thead",
                 {},
-                h("tr", {}, h("th", { scope: "col" }, "When"), h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Place"), h("th", { scope: "col", class: "num" }, "Rating change"), h("th", { scope: "col" }, "Table")),
+                h("tr", {}, h("th", { scope: "col" }, tr("boards.when")), h("th", { scope: "col" }, tr("boards.game")), h("th", { scope: "col" }, tr("boards.place")), h("th", { scope: "col", class: "num" }, tr("boards.change")), h("th", { scope: "col" }, tr("table.title"))),
               ),
               h(
                 "tbody",
@@ -235,9 +236,9 @@ export class PlayerPage {
                     {},
                     h("td", {}, t.finishTime ? timeOf(timestampMs(t.finishTime), dateTimeText(timestampMs(t.finishTime))) : ""),
                     h("td", {}, names.get(t.gameId) ?? t.gameId),
-                    h("td", {}, `${ordinal(t.place)} of ${t.playerCount}${t.place === 1 ? " (won)" : ""}`),
+                    h("td", {}, tr("boards.of", language() === "en" ? ordinal(t.place) : tr("boards.ordinal", t.place), t.playerCount) + (t.place === 1 ? tr("boards.won") : "")),
                     h("td", { class: `num ${Math.round(t.ratingChange) > 0 ? "up" : Math.round(t.ratingChange) < 0 ? "down" : ""}` }, signedWhole(t.ratingChange)),
-                    h("td", {}, h("a", { href: `#/watch/${t.tableId}`, title: "the table as a spectator sees it: its end and its history" }, "See the table")),
+                    h("td", {}, h("a", { href: `#/watch/${t.tableId}`, title: tr("boards.see-title") }, tr("boards.see"))),
                   ),
                 ),
               ),
@@ -248,8 +249,8 @@ export class PlayerPage {
     } catch (error) {
       fill(
         this.root,
-        h("h1", {}, "Player"),
-        h("p", { class: "error", role: "alert" }, codeOf(error) === Code.NotFound ? `No such player: ${failure(error)}` : `This player's page could not be read: ${failure(error)}`),
+        h("h1", {}, tr("boards.player")),
+        h("p", { class: "error", role: "alert" }, codeOf(error) === Code.NotFound ? tr("boards.no-player", failure(error)) : tr("boards.player-unreadable", failure(error))),
       );
     }
   }

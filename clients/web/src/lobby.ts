@@ -7,7 +7,7 @@ import { t, tn } from "./i18n";
 import { ClockMode } from "./gen/tavola/gateway/v1/clocks_pb";
 import { SeatKind, TableStatus, TimeoutPolicy, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
-import { level } from "./names";
+import { level, levelText } from "./names";
 import { tableSummary, type RowContext } from "./rows";
 import { yourSeats } from "./seats";
 import { asPlayer, keepSeat, playerName, seatKey, setPlayerName } from "./storage";
@@ -88,7 +88,7 @@ export class Lobby {
     count.value = String(Math.min(Math.max(3, game.minPlayers), game.maxPlayers));
     const seatRows = h("div", { class: "seat-rows" });
     const choices = [
-      ...bots.map((bot) => ({ value: `bot:${bot.name}`, label: t("lobby.bot-choice", bot.name, level(bot.strength)), title: bot.description })),
+      ...bots.map((bot) => ({ value: `bot:${bot.name}`, label: t("lobby.bot-choice", bot.name, levelText(level(bot.strength))), title: bot.description })),
       { value: "human", label: t("lobby.person"), title: "" },
     ];
     const drawSeats = () => {

@@ -8,21 +8,21 @@ import { TableStatus, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { notificationPanel } from "./push";
 import { ratingText } from "./ratings";
 import { forgetPlayer, keepPlayer, keepSeat, playerIdOf, playerKey, playerName, seatKey, type PlayerKey } from "./storage";
+import { t } from "./i18n";
 
 /** The token just issued, shown once with its warning; dismissed by the player. */
 export function tokenNotice(token: string, onDone: () => void): HTMLElement {
   const code = h("code", { class: "token", "data-testid": "player-token" }, token);
   const copied = h("span", { class: "small", role: "status" });
-  const done = h("button", { type: "button", "data-testid": "token-saved", onclick: () => onDone() }, "I have kept a copy");
+  const done = h("button", { type: "button", "data-testid": "token-saved", onclick: () => onDone() }, t("me.kept"));
   return h(
     "section",
     { class: "panel token-notice", "aria-labelledby": "token-title", "data-testid": "token-notice" },
-    h("h2", { id: "token-title" }, "Your player token: shown this once"),
+    h("h2", { id: "token-title" }, t("me.token-title")),
     h(
       "p",
       {},
-      "This token is your player: whoever holds it plays as you, and there is no password to get it back. ",
-      "This browser keeps it. Copy it somewhere safe now, and paste it on another device to play there as yourself.",
+      t("me.token-about"),
     ),
     h("p", {}, code),
     h(
@@ -35,11 +35,11 @@ export function tokenNotice(token: string, onDone: () => void): HTMLElement {
           class: "secondary",
           onclick: () =>
             void navigator.clipboard?.writeText(token).then(
-              () => (copied.textContent = " Copied."),
-              () => (copied.textContent = " Copying is not allowed here: select the token and copy it by hand."),
+              () => (copied.textContent = t("me.copied")),
+              () => (copied.textContent = t("me.no-copy")),
             ),
         },
-        "Copy the token",
+        t("me.copy"),
       ),
       done,
       copied,
@@ -49,7 +49,7 @@ export function tokenNotice(token: string, onDone: () => void): HTMLElement {
 
 /** A form that makes a player: a display name in, the player and its token out. */
 export function createPlayerForm(onCreated: (key: PlayerKey) => void, error: HTMLElement): HTMLElement {
-  const name = h("input", { id: "new-player-name", value: playerName(), maxlength: "64", placeholder: "how others see you", required: true });
+  const name = h("input", { id: "new-player-name", value: playerName(), maxlength: "64", placeholder: t("lobby.name-placeholder"), required: true });
   return h(
     "form",
     {
@@ -64,16 +64,16 @@ export function createPlayerForm(onCreated: (key: PlayerKey) => void, error: HTM
             keepPlayer(key);
             onCreated(key);
           },
-          (failed) => (error.textContent = `No player made: ${failure(failed)}`),
+          (failed) => (error.textContent = t("me.not-made", failure(failed))),
         );
       },
     },
-    h("h2", {}, "Make a player"),
-    h("p", { class: "small muted" }, "A player keeps your ratings and your tables, on any device. No email, no password: one secret token."),
-    h("label", { for: "new-player-name" }, "Display name "),
+    h("h2", {}, t("me.make-title")),
+    h("p", { class: "small muted" }, t("me.make-about")),
+    h("label", { for: "new-player-name" }, t("me.display-name")),
     name,
     " ",
-    h("button", { type: "submit", "data-testid": "create-player-button" }, "Make my player"),
+    h("button", { type: "submit", "data-testid": "create-player-button" }, t("me.make")),
   );
 }
 

@@ -5,9 +5,14 @@ import { h } from "./dom";
 import type { BotDescription, Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { SeatKind } from "./gen/tavola/gateway/v1/gateway_pb";
 import { ratingText, type SeatRating } from "./ratings";
-import { t } from "./i18n";
+import { t, tOr } from "./i18n";
 
-/** A bot's level in words, from its 0-100 strength hint. */
+/** A bot's level ("expert", "strong", "casual", "random") in the page's language. */
+export function levelText(code: string): string {
+  return tOr(`level.${code}`, code);
+}
+
+/** A bot's level, from its 0-100 strength hint (levelText says it). */
 export function level(strength: number): string {
   if (strength >= 80) return "expert";
   if (strength >= 50) return "strong";
@@ -87,7 +92,7 @@ export class Seats {
       "span",
       { class: seat === this.me ? "who me" : "who", title: this.hints.get(seat) ?? "" },
       this.name(seat),
-      this.levels.has(seat) ? h("span", { class: "level" }, this.levels.get(seat) === "random" ? t("rows.bot-plain") : t("rows.bot-level", this.levels.get(seat) ?? "")) : null,
+      this.levels.has(seat) ? h("span", { class: "level" }, this.levels.get(seat) === "random" ? t("rows.bot-plain") : t("rows.bot-level", levelText(this.levels.get(seat) ?? ""))) : null,
       seat === this.me ? h("span", { class: "you" }, t("names.you-marked")) : null,
     );
   }

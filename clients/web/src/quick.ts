@@ -10,6 +10,7 @@ import type { TakeSeatResponse } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 import { createPlayerForm, tokenNotice } from "./me";
 import { keepSeat, playerKey, type PlayerKey } from "./storage";
+import { t } from "./i18n";
 
 interface Wanted {
   game: GameDescription;
@@ -54,14 +55,14 @@ export class QuickPlayPage {
     if (!key) {
       fill(
         this.root,
-        h("h1", {}, "Quick play"),
-        h("p", {}, "Quick play seats you at a table with people looking for the same game, and bots when nobody comes. It needs a player, so that your ratings and tables follow you."),
+        h("h1", {}, t("nav.quick")),
+        h("p", {}, t("quick.about")),
         this.error,
         createPlayerForm((made) => {
           this.issued = made.token;
           void this.form();
         }, this.error),
-        h("p", { class: "small" }, "Already have a player? ", h("a", { href: "#/me" }, "Paste its token"), "."),
+        h("p", { class: "small" }, t("quick.have-player"), h("a", { href: "#/me" }, t("quick.paste-token")), "."),
       );
       this.root.querySelector<HTMLInputElement>("#new-player-name")?.focus();
       return;
@@ -119,26 +120,26 @@ export class QuickPlayPage {
           void this.find(key, wanted);
         },
       },
-      h("p", {}, h("label", { for: "qp-game" }, "Game "), game),
+      h("p", {}, h("label", { for: "qp-game" }, t("quick.game")), game),
       h(
         "fieldset",
         { class: "inline" },
-        h("legend", {}, "Players at the table, you included"),
-        h("label", { for: "qp-min" }, "from "),
+        h("legend", {}, t("quick.players")),
+        h("label", { for: "qp-min" }, t("quick.from")),
         low,
-        h("label", { for: "qp-max" }, " to "),
+        h("label", { for: "qp-max" }, t("quick.to")),
         high,
       ),
-      h("p", {}, rated, h("label", { for: "qp-rated" }, " Rated: the result changes your rating (everyone at the table is a player)")),
-      h("p", {}, botFill, h("label", { for: "qp-bots" }, " Fill the empty seats with bots if nobody comes in time")),
-      h("p", {}, finishers, h("label", { for: "qp-finishers" }, ` Only players who finish their games (at least ${FINISHERS * 100}% of their rated games; newcomers welcome)`)),
-      h("details", {}, h("summary", {}, "Game options"), h("p", { class: "small muted" }, "You are matched only with people who chose the same options."), optionBox),
-      h("button", { type: "submit", "data-testid": "find-game" }, "Find a game"),
+      h("p", {}, rated, h("label", { for: "qp-rated" }, t("quick.rated"))),
+      h("p", {}, botFill, h("label", { for: "qp-bots" }, t("quick.bots"))),
+      h("p", {}, finishers, h("label", { for: "qp-finishers" }, t("quick.finishers", FINISHERS * 100))),
+      h("details", {}, h("summary", {}, t("quick.options")), h("p", { class: "small muted" }, t("quick.options-about")), optionBox),
+      h("button", { type: "submit", "data-testid": "find-game" }, t("quick.find")),
     );
     fill(
       this.root,
-      h("h1", {}, "Quick play"),
-      h("p", { class: "small muted" }, "Playing as ", h("strong", {}, key.name), " · ", h("a", { href: "#/me" }, "your player")),
+      h("h1", {}, t("nav.quick")),
+      h("p", { class: "small muted" }, t("quick.playing-as"), h("strong", {}, key.name), " · ", h("a", { href: "#/me" }, t("table.your-player"))),
       this.error,
       this.issued
         ? tokenNotice(this.issued, () => {
@@ -173,25 +174,25 @@ export class QuickPlayPage {
           search.abort(); // closes the stream: the gateway takes the player out of the queue
           void this.form().then(() => {
             this.root.querySelector("[data-testid=error]")!.textContent = "";
-            const said = h("p", { role: "status", "data-testid": "cancelled" }, "Search cancelled: you are out of the queue.");
+            const said = h("p", { role: "status", "data-testid": "cancelled" }, t("quick.cancelled"));
             this.root.querySelector("form")?.before(said);
           });
         },
       },
-      "Cancel",
+      t("quick.cancel"),
     );
     const count = wanted.low === wanted.high ? `${wanted.low} players` : `${wanted.low} to ${wanted.high} players`;
     const draw = (): void => {
       const seconds = Math.max(waited, (Date.now() - started) / 1000);
-      elapsed.textContent = `Waiting ${clock(seconds)}`;
-      if (!doing.textContent) doing.textContent = "Asking the gateway…";
+      elapsed.textContent = t("quick.waiting", clock(seconds));
+      if (!doing.textContent) doing.textContent = t("quick.asking");
       if (botFillAt > 0) {
         bots.textContent =
           seconds < botFillAt
-            ? `If nobody comes, bots fill the empty seats at ${clock(botFillAt)} (in ${Math.ceil(botFillAt - seconds)} s).`
-            : "Filling the empty seats with bots…";
+            ? t("quick.bots-at", clock(botFillAt), Math.ceil(botFillAt - seconds))
+            : t("quick.filling");
       } else if (timeoutAt > 0) {
-        bots.textContent = `No bots: waiting for people only. The search ends at ${clock(timeoutAt)} if nobody comes.`;
+        bots.textContent = t("quick.no-bots", clock(timeoutAt));
       }
     };
     fill(
@@ -199,7 +200,7 @@ export class QuickPlayPage {
       h(
         "section",
         { class: "panel waiting", "aria-labelledby": "waiting-title", "data-testid": "waiting" },
-        h("h1", { id: "waiting-title" }, `Finding a ${wanted.game.displayName} game`),
+        h("h1", { id: "waiting-title" }, t("quick.finding", wanted.game.displayName)),
         h("p", { class: "small muted" }, `${count} · ${wanted.rated ? "rated" : "not rated"}${Object.keys(wanted.options).length ? " · your options" : ""}`),
         elapsed,
         doing,
@@ -231,8 +232,8 @@ export class QuickPlayPage {
         timeoutAt = progress.timeoutSeconds;
         ratingWindow = progress.ratingWindow;
         doing.textContent = wanted.rated
-          ? `Searching for people rated within ${whole(ratingWindow)} of you (the range widens as you wait).`
-          : "Searching for people who want the same game.";
+          ? t("quick.rated-window", whole(ratingWindow))
+          : t("quick.searching");
         draw();
         if (progress.seated?.table) seated = progress.seated;
       }
@@ -241,7 +242,7 @@ export class QuickPlayPage {
       if (seated?.table) {
         clearInterval(this.clock);
         keepSeat(seated.table.tableId, { seat: seated.seat, token: seated.seatToken });
-        doing.textContent = "Seated: going to the table.";
+        doing.textContent = t("quick.seated");
         location.hash = `#/table/${seated.table.tableId}`;
         return;
       }
@@ -250,7 +251,7 @@ export class QuickPlayPage {
       if (search.signal.aborted) return;
       clearInterval(this.clock);
       await this.form();
-      this.error.textContent = `No game found: ${failure(error)}`;
+      this.error.textContent = t("quick.none", failure(error));
     }
   }
 }

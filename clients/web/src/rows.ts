@@ -7,7 +7,7 @@ import { t, tn } from "./i18n";
 import { agoText, dateTimeText } from "./format";
 import { SeatKind, type BotDescription, type Seat, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { OptionKind, type GameDescription } from "./gen/tavola/rules/v1/rules_pb";
-import { botDisplayName, level } from "./names";
+import { botDisplayName, level, levelText } from "./names";
 import { ratingText } from "./ratings";
 
 /** The options that differ from the game's defaults, in words; "standard rules" for none. */
@@ -44,7 +44,7 @@ function seatItem(seat: Seat, bots: Map<string, BotDescription>): HTMLElement {
     return h(
       "li",
       { class: "seat-item bot", title: t("rows.bot", seat.bot) },
-      h("span", { class: "who" }, botDisplayName(seat.bot), h("span", { class: "level" }, strength && strength !== "random" ? t("rows.bot-level", strength) : t("rows.bot-plain"))),
+      h("span", { class: "who" }, botDisplayName(seat.bot), h("span", { class: "level" }, strength && strength !== "random" ? t("rows.bot-level", levelText(strength)) : t("rows.bot-plain"))),
       rating,
     );
   }

@@ -6,6 +6,7 @@ import { h } from "./dom";
 import { SeatKind, TableStatus, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { pushOffer } from "./push";
 import { asPlayer, playerKey, seatKey, seatedTables } from "./storage";
+import { t } from "./i18n";
 
 interface Mine {
   table: Table;
@@ -40,13 +41,13 @@ async function mine(games: Map<string, string>): Promise<Mine[]> {
 }
 
 function row(m: Mine): HTMLElement {
-  const others = m.table.seats.filter((s) => s.seat !== m.seat).map((s) => s.displayName || `Seat ${s.seat + 1}`);
-  const status = m.table.status === TableStatus.FINISHED ? "finished" : m.table.status === TableStatus.OPEN ? "waiting for players" : "";
+  const others = m.table.seats.filter((s) => s.seat !== m.seat).map((s) => s.displayName || t("lobby.seat", s.seat + 1));
+  const status = m.table.status === TableStatus.FINISHED ? t("table.status-finished") : m.table.status === TableStatus.OPEN ? t("seats.waiting") : "";
   return h(
     "li",
     { class: `my-table${m.yourTurn ? " your-turn" : ""}`, "data-table": m.table.tableId, "data-your-turn": String(m.yourTurn) },
-    m.yourTurn ? h("span", { class: "badge turn", "data-testid": "your-turn" }, "Your turn") : null,
-    h("a", { href: `#/table/${m.table.tableId}` }, h("strong", {}, m.gameName), others.length ? ` with ${others.join(", ")}` : ""),
+    m.yourTurn ? h("span", { class: "badge turn", "data-testid": "your-turn" }, t("seats.your-turn")) : null,
+    h("a", { href: `#/table/${m.table.tableId}` }, h("strong", {}, m.gameName), others.length ? t("seats.with", others.join(", ")) : ""),
     status ? h("span", { class: "small muted" }, ` · ${status}`) : null,
     m.yourTurn ? seatClock(m.table, m.seat) : null,
   );
@@ -58,8 +59,8 @@ export async function yourSeats(games: Map<string, string>): Promise<HTMLElement
   if (!tables.length) return null;
   return h(
     "section",
-    { "aria-label": "Your tables" },
-    h("h2", {}, "Your seats"),
+    { "aria-label": t("seats.tables") },
+    h("h2", {}, t("seats.title")),
     h("ul", { class: "plain", "data-testid": "your-seats" }, tables.map(row)),
     playerKey() ? pushOffer() : null,
   );
