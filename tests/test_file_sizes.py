@@ -17,7 +17,6 @@ ENGINES = {
 }
 # Still to split, each at most as long as it is now.
 STILL_OVER = {
-    "common/settings.py": 910,  # the one table of settings: declarations, one per variable
     "clients/terminal/app.py": 682,
     "gateway/web.py": 607,
     "bots/mortadella/heuristic.py": 607,
