@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from bots.lab.offline import play
-from bots.mortadella.heuristic import BELIEF_SHARPNESS, candidates, progress, role_belief
+from bots.mortadella.roles import BELIEF_SHARPNESS, candidates, progress, role_belief
 from bots.search.ismcts import Node, _overruled, _ranking, _sampler, search
 from bots.search.makers import heuristic_policy
 from bots.search.strategies import random_legal
