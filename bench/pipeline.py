@@ -4,7 +4,7 @@
 import asyncio
 from collections.abc import Callable
 
-from bench.bare import BarePipeline, run_clients
+from bench.bare_clients import BarePipeline, run_clients
 from bench.echo import Floor, combine_floors
 from bench.gateway import combined, submit_action
 from bench.replies import bot_replies

@@ -3,7 +3,8 @@ a bare gRPC streams server's and Redis PUBLISH (python -m bench's docstring)."""
 
 import asyncio
 
-from bench.bare import BarePipeline, BareStreams, Commands
+from bench.bare import Commands
+from bench.bare_clients import BarePipeline, BareStreams
 from bench.report import WATCH_SLICES, Profile, Report, load_average, run_dir
 from bench.tables import print_progress
 from bench.watchers import GAME as WATCH_GAME

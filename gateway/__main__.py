@@ -1,6 +1,6 @@
 """Run the gateway:  python -m gateway
 
-Environment: the variables common/settings.py declares for the gateway, read at once by
+Environment: the variables common/settings/ declares for the gateway, read at once by
 ``Settings.from_env`` (gateway/config.py); the table of docs/operators.md lists them.
 
 The public port serves GatewayService; TimerService has a port of its own, meant to be

@@ -112,7 +112,7 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
-        """Every setting of the gateway, read and checked at once (declared in common/settings.py)."""
+        """Every setting of the gateway, read and checked at once (declared in common/settings/)."""
         redis_url = redis_client.redis_url(env)
 
         def count(name: str) -> int:

@@ -250,10 +250,10 @@ def test_every_environment_variable_is_documented():
 
 
 def test_every_environment_variable_is_declared_once():
-    """Each variable the code names is declared in common/settings.py, with its type,
+    """Each variable the code names is declared in common/settings/, with its type,
     default and description, which the operators' table is made from."""
     undeclared = environment_variables_read() - set(settings.DECLARED)
-    assert not undeclared, f"declare these in common/settings.py (VARIABLES): {sorted(undeclared)}"
+    assert not undeclared, f"declare these in common/settings/ (VARIABLES): {sorted(undeclared)}"
 
 
 def test_the_configuration_table_is_the_settings_declarations():

@@ -5,7 +5,8 @@ import random
 import pytest
 
 from bots.lab.offline import view_response
-from bots.mortadella.heuristic import candidates, distance, mortadella_heuristic_policy
+from bots.mortadella.heuristic import mortadella_heuristic_policy
+from bots.mortadella.roles import candidates, distance
 from bots.search.policy import policy_strategy, random_policy
 from services.engine.rng import Rng
 from services.mortadella import ENGINE, GAME

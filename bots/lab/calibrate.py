@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from bots.lab import arena
+from bots.lab.report import wilson
 from bots.search.levels import LEVELS, preset
 from bots.worker.rating_model import Rated, predicted_win, rate_games
 from common import ratings
@@ -82,7 +83,7 @@ def report(game_id: str, levels: Sequence[int], games: dict[tuple[int, int], lis
     for (lower, upper), results in games.items():
         share = sum(upper_share(result) for result in results)
         measured = share / len(results) if results else 0.0
-        low, high = arena.wilson(share, len(results))
+        low, high = wilson(share, len(results))
         predicted = predicted_win(rated[upper], rated[lower])
         gap = rated[upper].rating - rated[lower].rating
         pairs.append(

@@ -10,7 +10,7 @@ What each game's view settles (its playbook's ``settled``, ``bots/<game>/playboo
   its puppet whatever it cannot see (B7-B9): that one is allowed (``bots.borgia.endgame``);
 - Il Trono di Mortadella: a guess of a role the deal leaves certain (M16, M19), and a die
   chosen or resolved that completes its own row, a win at once (M15;
-  ``bots.mortadella.heuristic``);
+  ``bots.mortadella.settled``);
 - Pecunia non olet: collecting when what it pays reaches the target, and the Castor oil
   that makes a Roman pay at this collection when that reaches it (P4, P7;
   ``bots.pecunia.heuristic``).

@@ -10,20 +10,19 @@ much that distance shrinks, with:
 - cancels paid when the Mortadella costs less than the effect (M6);
 - the two-player guess (M19) when few roles remain possible for the opponent, counting the
   wrong guesses the view records; the Master guesses the target with the fewest candidates.
-Cheap on purpose: a search bot calls it as its rollout policy.
+Cheap on purpose: a search bot calls it as its rollout policy. What it can tell of the
+others' roles (distances to the rows, candidates, odds) is ``bots.mortadella.roles``; the
+moves its view proves winning, ``bots.mortadella.settled``.
 """
 
-import math
 import random
-from collections.abc import Callable, Sequence
-from itertools import permutations
+from collections.abc import Sequence
 
+from bots.mortadella.roles import _CACHE_SIZE, candidates, distance, role_odds
 from services.engine.api import Game
-from services.engine.rng import Rng as _Rng
 from services.mortadella.model import (
     DOUBLE_EFFECTS,
     ROLE_INFO,
-    ROLE_POOLS,
     SINGLE_EFFECTS,
     ChooseDice,
     ChooseRevolution,
@@ -36,7 +35,6 @@ from services.mortadella.model import (
     PlagueDiscard,
     Role,
     RollDice,
-    State,
     StealFrom,
     Symbol,
     UseLombard,
@@ -58,39 +56,6 @@ _ACQUIRE = {
     Effect.ACQUIRE_MORTADELLA: (M, 1),
 }
 _SINGLE, _DOUBLE = SINGLE_EFFECTS, DOUBLE_EFFECTS  # what dice may do (M4, M5): the engine's table
-
-
-def distance(role: Role, tokens: Sequence[int]) -> float:
-    """How far ``tokens`` are from ``role``'s nearest victory row (0: met, M14)."""
-    key = (int(role), *tokens)  # plain ints: a key the garbage collector need not track
-    known = _DISTANCES.get(key)
-    if known is None:
-        if len(_DISTANCES) > _CACHE_SIZE:
-            _DISTANCES.clear()
-        known = _DISTANCES[key] = _distance(role, tokens)
-    return known
-
-
-# (role, *tokens) -> distance: a search asks for the same few thousand again and again
-_DISTANCES: dict[tuple, float] = {}
-# Entries each cache of this module keeps at most. Small on purpose: every object a cache
-# holds is walked by each full garbage collection, whose pauses would grow with it and
-# overrun a search's time budget.
-_CACHE_SIZE = 4096
-
-
-def _distance(role: Role, tokens: Sequence[int]) -> float:
-    best = 99.0
-    for row in ROLE_INFO[role].rows:
-        missing = 0.0
-        for index, low, high in row:
-            count = tokens[index]
-            if count < low:
-                missing += low - count
-            elif high is not None and count > high:
-                missing += 1.5 * (count - high)  # shedding tokens is harder than gaining them
-        best = min(best, missing)
-    return best
 
 
 class _Me:
@@ -125,137 +90,6 @@ class _Me:
         tokens = list(self.tokens)
         tokens[index] = max(0, tokens[index] + delta)
         return self.value(tokens) - self.value(self.tokens)
-
-
-def candidates(view: View, seat: int, target: int) -> list[Role]:
-    """The roles ``seat`` cannot rule out for ``target``'s current card: not a role it can
-    see elsewhere (own cards, a face-up role, M18), not one a wrong guess excluded (M16, M19)."""
-    shown = view.seats[target].role
-    if shown is not None:
-        return [shown]
-    seen = {s.role for s in view.seats if s.role is not None}
-    seen.update(view.seats[seat].removed_roles)
-    card = view.seats[target].removed_role_count
-    seen.update(g.role for g in view.wrong_guesses if g.target == target and g.target_card == card)
-    return [r for r in ROLE_POOLS[view.player_count] if r not in seen]
-
-
-def deal_odds(view: View, seat: int, target: int) -> dict[Role, float]:
-    """How likely each role is to be ``target``'s current card, from what ``seat`` knows of
-    the deal alone: every deal consistent with the view is equally likely (M18, M19's
-    redraws), as in the engine's determinization. Unlike ``candidates``, this weighs what
-    the wrong guesses imply: a player who guessed a role wrong and drew a new card holds
-    that very role one time in three (it was among the undealt), more than any other."""
-    shown = view.seats[target].role
-    if shown is not None:
-        return {shown: 1.0}
-    key = (
-        view.player_count,
-        seat,
-        target,
-        tuple((sv.role, sv.removed_roles, sv.removed_role_count) for sv in view.seats),
-        view.wrong_guesses,
-        view.active if view.phase is Phase.MASTER_GUESS else None,
-    )
-    odds = _ODDS.get(key)
-    if odds is None:
-        if len(_ODDS) > _CACHE_SIZE // 4:
-            _ODDS.clear()
-        odds = _ODDS[key] = _deal_odds(view, target)
-    return odds
-
-
-_ODDS: dict[tuple, dict[Role, float]] = {}
-
-
-def _deal_odds(view: View, target: int) -> dict[Role, float]:
-    n = view.player_count
-    cards: list[list[Role | None]] = []  # each seat's removed cards, then its current one
-    for sv in view.seats:
-        removed: list[Role | None] = list(sv.removed_roles) if len(sv.removed_roles) == sv.removed_role_count else []
-        removed += [None] * (sv.removed_role_count - len(removed))
-        cards.append([*removed, sv.role])
-    pool = list(ROLE_POOLS[n])
-    for held in cards:
-        for role in held:
-            if role is not None and role in pool:
-                pool.remove(role)
-    excluded: dict[tuple[int, int], set[Role]] = {}
-    for g in view.wrong_guesses:  # neither the target's card then nor the guesser's (M16, M19)
-        excluded.setdefault((g.target, g.target_card), set()).add(g.role)
-        excluded.setdefault((g.guesser, g.guesser_card), set()).add(g.role)
-        if n > 2 and cards[g.guesser][g.guesser_card] is None and Role.MASTER in pool:
-            cards[g.guesser][g.guesser_card] = Role.MASTER  # only the Master guesses (M16)
-            pool.remove(Role.MASTER)
-    if view.phase is Phase.MASTER_GUESS and cards[view.active][-1] is None and Role.MASTER in pool:
-        cards[view.active][-1] = Role.MASTER
-        pool.remove(Role.MASTER)
-    known = cards[target][-1]
-    if known is not None:
-        return {known: 1.0}
-    slots = [(s, k) for s in range(n) for k, role in enumerate(cards[s]) if role is None]
-    checks = [(i, excluded[slot]) for i, slot in enumerate(slots) if slot in excluded]
-    position = slots.index((target, len(cards[target]) - 1))
-    counts: dict[Role, int] = {}
-    for deal in permutations(pool, len(slots)):
-        if all(deal[i] not in roles for i, roles in checks):
-            counts[deal[position]] = counts.get(deal[position], 0) + 1
-    total = sum(counts.values())
-    if not total:  # an inconsistent view (not reachable in play): every unseen role alike
-        return {role: 1 / len(pool) for role in pool}
-    return {role: count / total for role, count in counts.items()}
-
-
-# How sharply a player's tokens point to its role: P(tokens | role) ~ exp(BELIEF_SHARPNESS *
-# the progress they make toward its row, i.e. how much nearer they are to it than no tokens
-# at all). Fitted by maximum likelihood on 2-player heuristic games (3,900 decisions where the
-# opponent held tokens: 1.0 best; with the deal's odds the likeliest role is the true one 87%
-# of the time, against 70% from the deal's odds alone). The raw distance instead would favour,
-# at few tokens, the roles with the shortest rows (the Captain) whatever was collected.
-BELIEF_SHARPNESS = 1.0
-_NO_TOKENS = (0, 0, 0, 0)
-
-
-def progress(role: Role, tokens: Sequence[int]) -> float:
-    """How much nearer ``tokens`` are to ``role``'s victory row than no tokens (M14)."""
-    return distance(role, _NO_TOKENS) - distance(role, tokens)
-
-
-def token_weights(tokens: Sequence[int], roles: Sequence[Role]) -> dict[Role, float]:
-    """The likelihood of ``tokens`` under each role, relative to the likeliest (in (0, 1])."""
-    made = {role: progress(role, tokens) for role in roles}
-    best = max(made.values())
-    return {role: math.exp(BELIEF_SHARPNESS * (value - best)) for role, value in made.items()}
-
-
-def role_odds(view: View, seat: int, target: int) -> dict[Role, float]:
-    """``target``'s current role as ``seat`` can infer it: the deal's odds (``deal_odds``)
-    weighed by how far its tokens went toward each role's row (``token_weights``)."""
-    odds = deal_odds(view, seat, target)
-    weights = token_weights(view.seats[target].tokens, list(odds))
-    total = sum(p * weights[r] for r, p in odds.items())
-    return {r: p * weights[r] / total for r, p in odds.items()}
-
-
-def role_belief(game: Game, view: View, seat: int) -> Callable[[State], float]:
-    """A search bot's belief about hidden roles (bots.search.policy.Belief): a sampled role is the
-    likelier the further the player's tokens went toward its victory row, since players
-    collect toward their own role's row (the sampler itself keeps the deal's odds)."""
-    weights: dict[int, dict[Role, float]] = {}
-    for target, other in enumerate(view.seats):
-        if target == seat or other.role is not None:
-            continue
-        roles = candidates(view, seat, target)
-        if len(roles) > 1:
-            weights[target] = token_weights(other.tokens, roles)
-
-    def likelihood(state: State) -> float:
-        result = 1.0
-        for target, by_role in weights.items():
-            result *= by_role.get(state.roles[target], 1.0)
-        return result
-
-    return likelihood
 
 
 def threat(view: View, seat: int, target: int) -> float:
@@ -569,39 +403,3 @@ def _decide(view: View, seat: int, legal: Sequence, rng: random.Random, sharp: b
     top = max(scores)
     best = [a for a, score in zip(legal, scores, strict=True) if score >= top - 1e-9]
     return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
-
-
-# --------------------------------------------------------------------------- answers its own view settles
-
-# Decisions that draw no dice (M3, M10 roll them): what they do to the decider's tokens follows
-# from the view alone, the tokens being public and its own role known.
-_SETTLED_PHASES = (Phase.CHOOSE_DICE, Phase.RESOLVE, Phase.STEAL)
-_CERTAIN = 1 - 1e-9
-
-
-def settled_answer(game: Game, view: View, seat: int, legal: Sequence) -> object | None:
-    """A move the seat's own view proves wins at once, else None:
-    - a guess (M19, two players; M16, the Master's) of a role the deal leaves certain for
-      its target (``deal_odds`` is 1: every other role is held, seen or ruled out by wrong
-      guesses), since a right guess wins;
-    - on its own turn, a die chosen or resolved (or a theft) that completes its victory row,
-      checked after every effect the active player resolves (M15): its tokens are public
-      and its role its own, so a draw of what it cannot see decides nothing of it (the
-      first such move in ``legal``).
-    A search plays it unsearched (``bots.search.ismcts.search``'s ``certain``)."""
-    if len(legal) < 2:
-        return None
-    if view.phase in (Phase.PRE_ROLL, Phase.MASTER_GUESS):
-        for action in legal:
-            if isinstance(action, GuessRole) and deal_odds(view, seat, action.target).get(action.role, 0.0) >= _CERTAIN:
-                return action
-        return None
-    if view.phase not in _SETTLED_PHASES or view.active != seat or seat not in view.deciders:
-        return None
-    engine = game.engine
-    state = engine.sample(view, seat, _Rng(0))
-    for action in legal:
-        after, _ = engine.apply(state, seat, action)
-        if after.winners == (seat,):
-            return action
-    return None

@@ -1,6 +1,6 @@
 """Il Trono di Mortadella's playbook for the search bot (``bots/search/playbooks.py``),
 registered in ``pyproject.toml`` under ``tavola.playbooks``. Light: it names the code
-(``bots.mortadella.heuristic``), imported where a search plays Mortadella.
+(``bots.mortadella.heuristic``, ``.roles``, ``.settled``), imported where a search plays Mortadella.
 
 - heuristic, and a sharper one for the bot's own seat (two-player guesses by the odds of
   the deal and the tokens);
@@ -16,8 +16,8 @@ PLAYBOOK = Playbook(
     game_id="mortadella",
     heuristic="bots.mortadella.heuristic:mortadella_heuristic_policy",
     sharp="bots.mortadella.heuristic:mortadella_sharp_policy",
-    belief="bots.mortadella.heuristic:role_belief",
-    settled="bots.mortadella.heuristic:settled_answer",
+    belief="bots.mortadella.roles:role_belief",
+    settled="bots.mortadella.settled:settled_answer",
     settled_wins=True,
     levels=Levels(EVEN_SLIPS),
 )

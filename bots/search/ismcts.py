@@ -37,8 +37,8 @@ Two further settings:
   differ only through the choice; the favourite stands unless another's mean paired lead
   clears ``overrule`` standard errors (see ``_compare``);
 - ``belief``: a per-game likelihood of each determinization (``bots.search.policy.Belief``);
-  draws are kept in proportion to it, so hidden information follows what the others'
-  play reveals, not only what the rules allow;
+  draws are kept in proportion to it (``bots.search.determinizations``), so hidden
+  information follows what the others' play reveals, not only what the rules allow;
 - ``extra``: further root candidates beside the prior's ranking (e.g. Borgia's decoy and
   quiet performs, ``self_read``), always among those compared; like any candidate, one
   replaces the prior's favourite only when the playouts clearly prefer it. With an
@@ -54,9 +54,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bots.search import clock
+from bots.search.determinizations import sampler
 from bots.search.policy import Belief, Certain, Policy
 from services.engine.api import Game
-from services.engine.rng import Rng
 
 
 class Node:
@@ -124,7 +124,7 @@ def search(
     root_order = _ranking(prior, game, view, seat, root_legal, rng) if prior is not None else []
     extras = [a for a in extra(game, view, seat, root_legal, rng) if a in root_legal] if extra is not None else []
     budget = clock.Budget(budget_ms / 1000)
-    draw = _sampler(game, view, seat, rng, belief)
+    draw = sampler(game, view, seat, rng, belief)
     if paired > 0:
         candidates = (root_order + [a for a in root_legal if a not in root_order])[:paired]
         candidates += [a for a in dict.fromkeys(extras) if a not in candidates]
@@ -327,29 +327,6 @@ class _Tree:
         tied = [a for a in self.root_legal if root_visits.get(a) == best]
         preferred = [a for a in self.root_order if a in tied]  # a tie goes to the heuristic's favourite
         return SearchResult(preferred[0] if preferred else self.rng.choice(tied), done, root_visits)
-
-
-def _sampler(game: Game, view: Any, seat: int, rng: random.Random, belief: "Belief | None") -> Callable[[], Any]:
-    """Draws determinizations: uniform among the states consistent with the view
-    (``engine.sample``), or, with a ``belief``, kept with the probability it gives each draw
-    (rejection sampling), so the hidden information follows what the seat can infer from
-    the others' play (e.g. which role a player's tokens point to)."""
-    sample = game.engine.sample
-    if belief is None:
-        return lambda: sample(view, seat, Rng(rng.getrandbits(64)))
-    likelihood = belief(game, view, seat)
-
-    def draw() -> Any:
-        for _ in range(_MAX_REJECTIONS):
-            state = sample(view, seat, Rng(rng.getrandbits(64)))
-            if rng.random() < likelihood(state):
-                return state
-        return state  # an unlikely view: take the last draw rather than stall
-
-    return draw
-
-
-_MAX_REJECTIONS = 32
 
 
 def _compare(

@@ -10,7 +10,7 @@ import pytest
 from bots.borgia.heuristic import borgia_heuristic_policy
 from bots.borgia.puppets import borgia_sharp_policy, puppet_belief, puppet_odds
 from bots.lab.offline import play
-from bots.search.ismcts import _sampler
+from bots.search.determinizations import sampler
 from bots.search.policy import policy_strategy
 from services.borgia import GAME
 from services.borgia.model import Accuse, Bid, Bribe, Direction, Phase, Poison, Rumor
@@ -68,8 +68,8 @@ def test_b10_in_shadow_puppets_the_odds_share_two_puppets_and_skip_what_the_rule
 
 def test_the_belief_draws_the_puppets_the_play_points_to():
     view = ENGINE.view(two_player([Bribe(SFORZA, TOP), Bribe(SFORZA, TOP)]), 0)
-    uniform = _sampler(GAME, view, 0, random.Random(1), None)
-    believed = _sampler(GAME, view, 0, random.Random(1), puppet_belief)
+    uniform = sampler(GAME, view, 0, random.Random(1), None)
+    believed = sampler(GAME, view, 0, random.Random(1), puppet_belief)
     share = {
         name: Counter(draw().puppets[1][0] for _ in range(2000))[SFORZA] / 2000
         for name, draw in (("uniform", uniform), ("believed", believed))

@@ -1,11 +1,12 @@
-"""The arena (bots/lab/arena.py): seats rotate among the bots, shared wins are split, and
---json prints one object with per-bot and per-seat win rates and their Wilson intervals."""
+"""The arena (bots/lab/arena.py, its report bots/lab/report.py): seats rotate among the bots,
+shared wins are split, and --json prints one object with per-bot and per-seat win rates and
+their Wilson intervals."""
 
 import json
 
 import pytest
 
-from bots.lab import arena
+from bots.lab import arena, report
 
 
 def run_json(capsys, *argv: str) -> dict:
@@ -55,9 +56,9 @@ def test_seats_rotate_among_the_bots():
 
 
 def test_wilson_interval():
-    low, high = arena.wilson(5, 10)
+    low, high = report.wilson(5, 10)
     assert (round(low, 3), round(high, 3)) == (0.237, 0.763)
-    assert arena.wilson(0, 10)[0] == 0 and arena.wilson(10, 10)[1] == 1
+    assert report.wilson(0, 10)[0] == 0 and report.wilson(10, 10)[1] == 1
 
 
 def test_text_report_says_how_ties_count(capsys):

@@ -10,8 +10,9 @@ from types import SimpleNamespace
 import pytest
 
 from bots.lab.offline import play
-from bots.mortadella.heuristic import BELIEF_SHARPNESS, candidates, progress, role_belief
-from bots.search.ismcts import Node, _overruled, _ranking, _sampler, search
+from bots.mortadella.roles import BELIEF_SHARPNESS, candidates, progress, role_belief
+from bots.search.determinizations import sampler
+from bots.search.ismcts import Node, _overruled, _ranking, search
 from bots.search.makers import heuristic_policy
 from bots.search.strategies import random_legal
 from bots.worker.registry import make_strategy
@@ -304,7 +305,7 @@ def test_the_mortadella_belief_draws_roles_that_the_tokens_point_to():
     made = {role: progress(role, view.seats[1].tokens) for role in roles}
     weights = {role: math.exp(BELIEF_SHARPNESS * (value - max(made.values()))) for role, value in made.items()}
     assert len(roles) > 1 and min(weights.values()) < 0.5  # the tokens tell the roles apart
-    draw = _sampler(game, view, 0, random.Random(9), role_belief)
+    draw = sampler(game, view, 0, random.Random(9), role_belief)
     counts = Counter(draw().roles[1] for _ in range(3000))
     assert set(counts) <= set(roles)
     for role in roles:

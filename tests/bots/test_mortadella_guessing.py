@@ -6,14 +6,8 @@ from collections import Counter
 
 import pytest
 
-from bots.mortadella.heuristic import (
-    _decide,
-    deal_odds,
-    mortadella_heuristic_policy,
-    mortadella_sharp_policy,
-    role_odds,
-    token_weights,
-)
+from bots.mortadella.heuristic import _decide, mortadella_heuristic_policy, mortadella_sharp_policy
+from bots.mortadella.roles import deal_odds, role_odds, token_weights
 from services.engine.rng import Rng
 from services.mortadella import ENGINE, GAME
 from services.mortadella.model import ROLE_POOLS, GuessRole, Phase, Role

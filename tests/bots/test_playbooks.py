@@ -5,7 +5,8 @@ from it alone."""
 import dataclasses
 
 from bots.borgia import puppets, stealth
-from bots.mortadella import heuristic as mortadella
+from bots.mortadella import roles as mortadella_roles
+from bots.mortadella import settled as mortadella_settled
 from bots.search import makers
 from bots.search.playbooks import Playbook, SelfRead, code, load_playbooks, playbook
 from services.registry import game_ids
@@ -32,8 +33,8 @@ def test_every_named_part_of_every_playbook_loads_as_something_callable():
 
 def test_the_search_takes_each_game_s_knowledge_from_its_playbook():
     assert makers.sharp_policy("borgia") is puppets.borgia_sharp_policy
-    assert makers.search_belief("mortadella") is mortadella.role_belief
-    assert makers.settled_answers("mortadella") is mortadella.settled_answer
+    assert makers.search_belief("mortadella") is mortadella_roles.role_belief
+    assert makers.settled_answers("mortadella") is mortadella_settled.settled_answer
     assert code(playbook("borgia").self_read.hider) is stealth.borgia_stealth_policy  # type: ignore[union-attr]
     # Pecunia has no sharper heuristic and no belief: its heuristic plays its own seat, the
     # search redraws uniformly.

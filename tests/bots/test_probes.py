@@ -153,7 +153,7 @@ def test_b5_the_wary_reading_learns_a_decoy_from_its_performs_and_its_weight_on_
     from collections import Counter
 
     from bots.borgia.puppets import wary_puppet_belief
-    from bots.search.ismcts import _sampler
+    from bots.search.determinizations import sampler
     from services.borgia.model import Bribe, Direction
     from tests.borgia.test_rules import MEDICI, SFORZA, make_state
 
@@ -168,7 +168,7 @@ def test_b5_the_wary_reading_learns_a_decoy_from_its_performs_and_its_weight_on_
     assert puppet_deceit(views[4], 1, 0) > 0.5 > puppet_deceit(views[2], 1, 0)
     assert wary[4][MEDICI] > 0.7 and wary[4][MEDICI] > 2 * wary[4][SFORZA], wary[4]
     assert honest[4][MEDICI] < 0.55, honest[4]
-    draw = _sampler(get_game("borgia"), views[4], 1, random.Random(1), wary_puppet_belief)
+    draw = sampler(get_game("borgia"), views[4], 1, random.Random(1), wary_puppet_belief)
     drawn = Counter(draw().puppets[0][0] for _ in range(1000))
     assert drawn[MEDICI] > 600, drawn
 

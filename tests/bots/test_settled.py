@@ -65,7 +65,7 @@ def test_the_search_bot_never_plays_a_move_its_own_view_refutes(bot):
 def test_m19_a_guess_of_the_only_role_the_deal_leaves_is_settled_and_wins():
     """Seat 0 guessed wrong twice (its removed LORD and CAPTAIN are its own to see) and once
     named CARDINAL for seat 1's card: seat 1 holds RECTOR, the only role left to it."""
-    from bots.mortadella.heuristic import settled_answer as mortadella_settled
+    from bots.mortadella.settled import settled_answer as mortadella_settled
     from services.mortadella.model import GuessRole, Role, WrongGuess
     from tests.mortadella.builders import make_state
 

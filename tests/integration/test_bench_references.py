@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from bench.bare import BarePipeline, BareStreams, Commands
+from bench.bare import Commands
+from bench.bare_clients import BarePipeline, BareStreams
 from bench.gateway import combined, submit_action
 from bench.watchers import Spectated
 from deploy.stack import ROOT
