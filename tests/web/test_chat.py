@@ -99,3 +99,24 @@ def test_a_spectator_gets_the_spectators_channel(open_page, base_url, stubs):
     page.page.keyboard.press("Enter")
     page.page.wait_for_selector("[data-testid=chat-log] li:has-text('who wins?')")
     page.axe("chat-spectator")
+
+
+def test_a_channel_off_at_the_table_is_a_quiet_note_not_an_alert(open_page, base_url, stubs):
+    """At a rated Borgia table the players' channel is off by default (TAVOLA_CHAT_TABLES:
+    hints outside a hidden-role game): the panel says so in a plain note in the page's
+    language where the box was, and raises no alert."""
+    gateway, players, _ = stubs
+    me, other = player(players, "Quiet Chatter"), player(players, "Rated Rival")
+    made = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2, rated=True))
+    table_id = made.table.table_id
+    mine = gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=0), metadata=auth.metadata(me["token"]))
+    gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=1), metadata=auth.metadata(other["token"]))
+    page = open_page(name="chat-off")
+    as_player(page, base_url, me, {"seat": 0, "token": mine.seat_token}, table_id)
+    page.page.goto(f"{base_url}#/table/{table_id}")
+    note = page.page.locator("[data-testid=chat-off]")
+    note.wait_for()
+    assert note.inner_text() == "Chat is off at this table."
+    assert page.page.locator("[data-testid=chat-input]").count() == 0
+    assert page.page.locator("[data-testid=chat-error]").inner_text() == ""
+    assert note.get_attribute("role") is None

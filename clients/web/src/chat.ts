@@ -18,7 +18,7 @@ export class ChatPanel {
   // The live region around the list (a list keeps its own role, for its items' sake).
   private readonly log = h(
     "div",
-    { class: "chat-log", role: "log", "aria-live": "polite", "aria-label": "Chat messages", "data-testid": "chat-log", tabindex: "0" },
+    { class: "chat-log", role: "log", "aria-live": "polite", "aria-label": t("chat.messages"), "data-testid": "chat-log", tabindex: "0" },
     this.list,
   );
   private readonly input = h("input", {
@@ -29,6 +29,7 @@ export class ChatPanel {
     "data-testid": "chat-input",
   });
   private readonly problem = h("p", { class: "error", role: "alert", "data-testid": "chat-error" });
+  private readonly entry: HTMLElement;
   private readonly root: HTMLElement;
   private lastId = "";
 
@@ -43,7 +44,7 @@ export class ChatPanel {
       { class: "panel chat", "aria-labelledby": "chat-title", "data-testid": "chat" },
       h("h2", { id: "chat-title" }, title),
       this.log,
-      token ? this.form() : h("p", { class: "small" }, t("chat.needs-player"), h("a", { href: "#/me" }, t("nav.me")), "."),
+      (this.entry = token ? this.form() : h("p", { class: "small" }, t("chat.needs-player"), h("a", { href: "#/me" }, t("nav.me")), ".")),
       this.problem,
     );
   }
@@ -89,7 +90,13 @@ export class ChatPanel {
       } catch (error) {
         if (this.abort.signal.aborted) return;
         const code = codeOf(error);
-        if (code === Code.PermissionDenied || code === Code.FailedPrecondition || code === Code.Unauthenticated) {
+        if (code === Code.FailedPrecondition) {
+          // The channel is off here (an operator's choice, as at rated hidden-role tables):
+          // a fact about the table, said quietly in place of the box, not an alert.
+          this.entry.replaceWith(h("p", { class: "small muted", "data-testid": "chat-off" }, t("chat.off")));
+          return;
+        }
+        if (code === Code.PermissionDenied || code === Code.Unauthenticated) {
           this.problem.textContent = t("chat.failed", failure(error));
           return; // no retry will change it
         }
@@ -101,7 +108,7 @@ export class ChatPanel {
 
   private show(message: ChatMessage): void {
     this.lastId = message.messageId;
-    const seat = message.seat !== undefined ? ` (Seat ${message.seat + 1})` : "";
+    const seat = message.seat !== undefined ? ` (${t("chat.seat", message.seat + 1)})` : "";
     this.list.appendChild(
       h(
         "li",

@@ -305,6 +305,9 @@ export const en = {
   "chat.send": "Send",
   "chat.failed": "Chat: {0}",
   "chat.not-sent": "Not sent: {0}",
+  "chat.off": "Chat is off at this table.",
+  "chat.seat": "Seat {0}",
+  "chat.messages": "Chat messages",
   // The help's own words (help.ts): the game's help itself comes from its catalog.
   "learn.title": "How to play",
   "learn.title-of": "How to play {0}",
