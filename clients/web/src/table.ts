@@ -3,21 +3,14 @@
 // words, the end with who won and why, and the seed check.
 import type { Message } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { bearer, Code, codeOf, failure, gateway, requestId, schemaOf, unpack } from "./api";
-import { botsByName, listGames } from "./catalog";
-import { seatClock, tickClocks } from "./clocks";
-import { eventWords } from "./describe";
+import { bearer, Code, codeOf, failure, gateway, requestId, unpack } from "./api";
+import { botsByName } from "./catalog";
+import { tickClocks } from "./clocks";
 import { fill, h } from "./dom";
-import { t, tn, type Key } from "./i18n";
-import {
-  SeatKind,
-  TableStatus,
-  TimeoutPolicy,
-  type GameFinished,
-  type GetViewResponse,
-  type Table,
-  type TableEvent,
-} from "./gen/tavola/gateway/v1/gateway_pb";
+import { checkSeed, endingPanel, type Verdict } from "./ending";
+import { historyPanel } from "./history";
+import { t } from "./i18n";
+import { SeatKind, TableStatus, TimeoutPolicy, type GetViewResponse, type Table, type TableEvent } from "./gen/tavola/gateway/v1/gateway_pb";
 import type { LegalAction } from "./gen/tavola/rules/v1/rules_pb";
 import type { Ctx, GameRenderer } from "./games/api";
 import { rendererFor } from "./games";
@@ -27,9 +20,7 @@ import { choicesHelp, loadHelp, rulesPanel } from "./help";
 import { Seats } from "./names";
 import { seatRatings, type SeatRating } from "./ratings";
 import { asPlayer, keepSeat, loadLog, playerName, saveLog, seatKey, setPlayerName, type SeatKey } from "./storage";
-import { hex, verifySeed } from "./verify";
-
-type Verdict = "pending" | "verified" | "failed" | "unavailable";
+import { tableHeader, waitingFor } from "./tablehead";
 
 const READ_TIMEOUT_MS = 20_000;
 
@@ -199,20 +190,8 @@ export class TablePage {
         this.menuVersion = this.table.version;
         this.menuPath = [];
       }
-      if (this.table.status === TableStatus.FINISHED && this.verdict === "pending") await this.verify();
+      if (this.table.status === TableStatus.FINISHED && this.verdict === "pending") this.verdict = await checkSeed(this.log, this.table);
     }
-  }
-
-  private async verify(): Promise<void> {
-    const finished = this.log.find((e) => e.body.case === "gameFinished")?.body.value as GameFinished | undefined;
-    if (!finished) return; // the end was read before its event arrived: checked when it does
-    const commitment = this.table?.seedCommitment;
-    if (!finished.seedReveal || !commitment?.length) {
-      this.verdict = "unavailable";
-      return;
-    }
-    const ok = await verifySeed(commitment, finished.seedReveal.seed, finished.seedReveal.salt);
-    this.verdict = ok ? "verified" : "failed";
   }
 
   private ctx(): Ctx {
@@ -227,17 +206,17 @@ export class TablePage {
     const ctx = this.ctx();
     fill(
       this.root,
-      this.header(table),
+      tableHeader(table, this.seats, this.key?.seat, this.countdown),
       this.seatLost ? h("p", { class: "note", role: "status", "data-testid": "seat-lost" }, this.seatLost) : null,
       this.note ? h("p", { class: "note", role: "status" }, this.note) : null,
       this.error ? h("p", { class: "error", role: "alert", "data-testid": "error" }, this.error) : null,
-      table.status === TableStatus.FINISHED ? this.ending(table, ctx) : null,
+      table.status === TableStatus.FINISHED ? endingPanel(table, ctx, this.log, this.key?.seat, this.view, this.renderer, this.verdict) : null,
       table.status === TableStatus.OPEN ? this.waiting(table) : null,
       this.actions(ctx),
       rulesPanel(table.gameId),
       this.view ? this.renderer.board(this.view, ctx) : null,
       this.chat?.element(),
-      this.history(ctx),
+      historyPanel(this.log, ctx, this.renderer),
     );
     this.tick();
     // Keep the keyboard where it was across a redraw; on a new decision, start at its menu.
@@ -246,55 +225,6 @@ export class TablePage {
     else if (this.mustDecide && !this.submitting && document.activeElement === document.body) {
       this.root.querySelector<HTMLElement>(".actions button")?.focus();
     }
-  }
-
-  private header(table: Table): HTMLElement {
-    const seats = this.seats!;
-    const started = table.status !== TableStatus.OPEN;
-    return h(
-      "header",
-      { class: "table-head" },
-      h(
-        "div",
-        { class: "title-row" },
-        h("a", { href: "#/", class: "back", "aria-label": t("table.back") }, t("table.back-short")),
-        h("h1", {}, gameName(table.gameId)),
-        h("span", { class: `badge status-${TableStatus[table.status].toLowerCase()}` }, statusText(table.status)),
-        table.rated ? h("span", { class: "badge", "data-testid": "rated", title: t("table.rated-title") }, t("rows.rated")) : null,
-        this.key ? null : h("span", { class: "badge", "data-testid": "spectator" }, t("table.watching")),
-        this.countdown,
-      ),
-      table.replayMode
-        ? h(
-            "p",
-            { class: "trust warn", "data-testid": "replay-warning" },
-            t("table.replay-warning"),
-          )
-        : null,
-      started && table.seedCommitment.length
-        ? h(
-            "p",
-            { class: "trust small", "data-testid": "commitment" },
-            t("table.commitment"),
-            // Whole, wrapping where it must: a phone has no hover to show the rest.
-            h("code", { class: "hash" }, hex(table.seedCommitment)),
-          )
-        : null,
-      h(
-        "ul",
-        { class: "seat-strip", "aria-label": t("rows.seats") },
-        table.seats.map((seat) =>
-          h(
-            "li",
-            { class: `${table.decidingSeats.includes(seat.seat) ? "deciding" : ""}${seat.seat === this.key?.seat ? " me" : ""}` },
-            seats.tag(seat.seat),
-            seats.rating(seat.seat),
-            table.decidingSeats.includes(seat.seat) ? h("span", { class: "turn-mark", title: t("table.deciding-now") }, t("table.to-decide")) : null,
-            seatClock(table, seat.seat),
-          ),
-        ),
-      ),
-    );
   }
 
   private tick(): void {
@@ -443,110 +373,4 @@ export class TablePage {
     await this.refresh(known).catch(() => undefined);
     this.render();
   }
-
-  private history(ctx: Ctx): HTMLElement {
-    const items = this.log.map((event) => h("li", { "data-seq": String(event.seq) }, this.eventText(event, ctx)));
-    const list = h("ol", { class: "history-list" }, items);
-    list.style.setProperty("--digits", String(String(items.length).length));
-    // A log (read out as it grows) that the keyboard reaches and scrolls: it scrolls in its own box.
-    const log = h("div", { class: "history-log", role: "log", tabindex: "0", "aria-labelledby": "history-title", "data-testid": "history" }, list);
-    queueMicrotask(() => (log.scrollTop = log.scrollHeight));
-    return h("section", { class: "history", "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, t("table.history")), log);
-  }
-
-  private eventText(event: TableEvent, ctx: Ctx): string {
-    // The gateway's words, the same in every client; the client's own only where it sent none.
-    if (event.text) return event.text;
-    const body = event.body;
-    switch (body.case) {
-      case "seatTaken":
-        return t("table.sat-down", body.value.kind === SeatKind.BOT ? ctx.seats.name(body.value.seat) : body.value.displayName || t("rows.a-player"));
-      case "tableStarted":
-        return t("table.dealt", hex(body.value.seedCommitment).slice(0, 16));
-      case "decisionExpired":
-        return t("table.ran-out", ctx.seats.who(body.value.seat));
-      case "gameFinished":
-        return t("table.over-text", ctx.seats.text(body.value.outcome?.summary ?? ""), String(body.value.seedReveal?.seed ?? "?"));
-      case "gameEvent": {
-        const message = unpack(body.value);
-        const schema = schemaOf(body.value);
-        if (!message || !schema) return t("table.event-of-type", body.value.typeUrl);
-        return ctx.seats.text(this.renderer?.eventText?.(message, ctx) ?? eventWords(schema, message, ctx.seats));
-      }
-      default:
-        return "";
-    }
-  }
-
-  private ending(table: Table, ctx: Ctx): HTMLElement {
-    if (table.abandoned) {
-      // Ended by the platform, not the game: its event says why; no winner, no seed to check.
-      const why = [...this.log].reverse().find((event) => event.body.case === "tableAbandoned")?.text;
-      const back = h("p", {}, h("a", { href: "#/" }, t("table.back")));
-      const said = why ? h("p", { class: "summary", "data-testid": "why" }, why) : null;
-      return h("section", { class: "panel ending", "data-testid": "ending", "aria-label": t("table.table-over") }, h("h2", { "data-testid": "headline" }, t("table.nobody-played")), said, back);
-    }
-    const winners = table.outcome?.winners ?? [];
-    const me = this.key?.seat;
-    const headline =
-      me !== undefined && winners.includes(me)
-        ? winners.length > 1
-          ? t("table.you-win-with", winners.filter((w) => w !== me).map((w) => ctx.seats.name(w)).join(", "))
-          : t("table.you-win")
-        : winners.length
-          ? tn("table.wins", winners.length, winners.map((w) => ctx.seats.who(w)).join(t("table.and")))
-          : t("table.nobody-wins");
-    const why = [...this.log].reverse().find((event) => event.body.case === "gameEvent")?.text;
-    const verdicts: Record<Verdict, string> = {
-      pending: t("table.seed-pending"),
-      verified: t("table.seed-verified"),
-      failed: t("table.seed-failed"),
-      unavailable: t("table.seed-unavailable"),
-    };
-    return h(
-      "section",
-      { class: "panel ending", "data-testid": "ending", "aria-label": t("table.game-over") },
-      // As written: "You win!", "random 2 wins." (a name keeps its own case).
-      h("h2", { "data-testid": "headline" }, headline),
-      // Why, in the game's own words (its last event's text), else the outcome's one line.
-      why ? h("p", { class: "summary", "data-testid": "why" }, why) : null,
-      !why && table.outcome?.summary ? h("p", { class: "summary" }, ctx.seats.text(table.outcome.summary)) : null,
-      this.view ? (this.renderer?.ending?.(this.view, ctx) ?? null) : null,
-      h("p", { class: `verdict ${this.verdict}`, "data-testid": "seed-verdict" }, verdicts[this.verdict]),
-      table.rated
-        ? h(
-            "p",
-            { class: "small" },
-            t("table.rated-game"),
-            // A seat's player has a page of their own; a spectator has none at this table.
-            me !== undefined ? [h("a", { href: "#/me" }, t("table.your-player")), t("table.and")] : null,
-            t("table.the"),
-            h("a", { href: `#/leaderboard/${encodeURIComponent(table.gameId)}` }, t("table.leaderboard")),
-            ".",
-          )
-        : null,
-      h("p", {}, h("a", { href: "#/" }, t("table.back")), me !== undefined ? [" · ", h("a", { href: "#/quick" }, t("table.quick-again"))] : null),
-    );
-  }
-}
-
-const gameNames = new Map<string, string>();
-void listGames().then((games) => games.forEach((game) => gameNames.set(game.gameId, game.displayName)));
-
-function gameName(gameId: string): string {
-  return gameNames.get(gameId) ?? gameId;
-}
-
-function statusText(status: TableStatus): string {
-  const keys: Partial<Record<TableStatus, Key>> = { [TableStatus.OPEN]: "table.status-open", [TableStatus.IN_PROGRESS]: "table.status-playing", [TableStatus.FINISHED]: "table.status-finished" };
-  const key = keys[status];
-  return key ? t(key) : "";
-}
-
-/** What an open table waits for, in words. A table of bots only is begun by a bot worker
- *  when one has room for it; a full table of people, by its host (or auto start). */
-export function waitingFor(table: Table, free: number): string {
-  if (free) return tn("table.waiting-players", free);
-  if (table.seats.every((s) => s.kind === SeatKind.BOT)) return t("table.all-bots");
-  return t("table.waiting-host");
 }
