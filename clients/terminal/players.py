@@ -12,12 +12,14 @@
                                 other hands): a new token is saved here, every device's
                                 seat tokens stop working; rejoin a table to play it here
 
-The player token is kept in ``player.json`` beside the saved seats (TAVOLA_CLIENT_DIR, else
-~/.local/state/tavola); the gateway is --gateway, TAVOLA_GATEWAY or 127.0.0.1:TAVOLA_PORT.
+The player token is kept in ``player.json``: in TAVOLA_CLIENT_DIR when set, else in
+~/.local/state/tavola; ``create`` never writes over a saved player without --replace. The
+gateway is --gateway, TAVOLA_GATEWAY or 127.0.0.1:TAVOLA_PORT.
 """
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -27,7 +29,7 @@ import grpc
 from clients.terminal.__main__ import default_gateway
 from clients.terminal.__main__ import main as play
 from clients.terminal.session import SavedSeat, explain, state_dir
-from common import auth
+from common import auth, settings
 from common.names import printable, seat_label
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
@@ -35,7 +37,10 @@ from tavola.gateway.v1 import players_pb2 as pl
 
 
 def token_path() -> Path:
-    return state_dir().parent / "player.json"
+    """player.json: in TAVOLA_CLIENT_DIR when it is set (each such directory one player), else
+    beside the default seats directory (~/.local/state/tavola/player.json)."""
+    seats = state_dir()
+    return seats / "player.json" if settings.text("TAVOLA_CLIENT_DIR") else seats.parent / "player.json"
 
 
 def saved_token() -> str:
@@ -46,10 +51,15 @@ def saved_token() -> str:
 
 
 def save_token(token: str) -> Path:
+    """Writes the token readable by its owner only from the first byte (the token is the
+    player), to a new file put in place at once: a crash mid-write leaves the old one whole."""
     path = token_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"player_token": token}))
-    path.chmod(0o600)  # the token is the player
+    fresh = path.with_name(f".{path.name}.{os.getpid()}")
+    descriptor = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(json.dumps({"player_token": token}))
+    os.replace(fresh, path)
     return path
 
 
@@ -101,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gateway", default=default_gateway())
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("create").add_argument("name")
+    create = commands.add_parser("create")
+    create.add_argument("name")
+    create.add_argument("--replace", action="store_true", help="replace the player saved here (its token is lost)")
     commands.add_parser("me")
     commands.add_parser("player").add_argument("player_id")
     board = commands.add_parser("leaderboard")
@@ -129,6 +141,12 @@ def main(argv: list[str] | None = None) -> int:
         players = players_pb2_grpc.PlayerServiceStub(channel)
         try:
             if args.command == "create":
+                if token_path().exists() and not args.replace:
+                    # The token is the player: writing over it would lose that player for good.
+                    raise SystemExit(
+                        f"a player is already saved in {token_path()}; another here would lose its token."
+                        " Use --replace, or another TAVOLA_CLIENT_DIR."
+                    )
                 created = players.CreatePlayer(pl.CreatePlayerRequest(display_name=args.name))
                 path = save_token(created.player_token)
                 made = created.player

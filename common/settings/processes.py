@@ -20,7 +20,7 @@ VARIABLES: tuple[Variable, ...] = (
         "str",
         "",
         "the terminal client",
-        "unset: `~/.local/state/tavola/seats` (under `XDG_STATE_HOME` when set): where the terminal client keeps its seat tokens",
+        "where the terminal client keeps its seat tokens and its player (`player.json`); unset: seats in `~/.local/state/tavola/seats`, the player beside them (under `XDG_STATE_HOME` when set)",
     ),
     Variable("TAVOLA_HOST", "str", "127.0.0.1", "servers", _LISTEN_ADDRESS),
     Variable("TAVOLA_PORT", "port", None, "servers", _LISTEN_ADDRESS),

@@ -336,7 +336,7 @@ def test_the_terminal_signs_out_everywhere(doors: list[Door], tmp_path, monkeypa
     said = capsys.readouterr().out
     assert "signed out everywhere" in said and f"rejoin {table_id}" in said
     new = cli.saved_token()
-    assert new != old and (tmp_path / "player.json").stat().st_mode & 0o077 == 0
+    assert new != old and (tmp_path / "seats" / "player.json").stat().st_mode & 0o077 == 0
     refused(
         lambda: doors[1].gateway.GetView(gw.GetViewRequest(table_id=table_id), metadata=auth.metadata(seat_token)),
         grpc.StatusCode.PERMISSION_DENIED,

@@ -21,7 +21,7 @@ def test_player_commands(stack, gateway, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("TAVOLA_CLIENT_DIR", str(tmp_path / "seats"))
     address = ["--gateway", stack.gateway_address]
     assert cli.main([*address, "create", "Terminal Tess"]) == 0
-    assert (tmp_path / "player.json").stat().st_mode & 0o077 == 0
+    assert (tmp_path / "seats" / "player.json").stat().st_mode & 0o077 == 0
     assert cli.main([*address, "me"]) == 0
     assert "Terminal Tess" in capsys.readouterr().out
     table_id = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=2)).table.table_id
@@ -73,3 +73,24 @@ def test_ratings_before_play_say_who_is_unrated_without_inventing_a_rating(stack
         cli.show_ratings_at(door, table)
     line = next(line for line in capsys.readouterr().out.splitlines() if "New Nina" in line)
     assert "no rated games here yet" in line and "1500" not in line
+
+
+def test_create_never_writes_over_a_saved_player(stack, tmp_path, monkeypatch, capsys):
+    """The token is the player: a second ``create`` in the same directory would lose the first
+    player for good, so it is refused unless --replace; each TAVOLA_CLIENT_DIR holds its own."""
+    address = ["--gateway", stack.gateway_address]
+    monkeypatch.setenv("TAVOLA_CLIENT_DIR", str(tmp_path / "first"))
+    assert cli.main([*address, "create", "First Fay"]) == 0
+    first = cli.saved_token()
+    with pytest.raises(SystemExit, match="already saved"):
+        cli.main([*address, "create", "Second Sam"])
+    assert cli.saved_token() == first
+    monkeypatch.setenv("TAVOLA_CLIENT_DIR", str(tmp_path / "second"))
+    assert cli.main([*address, "create", "Second Sam"]) == 0
+    assert cli.saved_token() != first
+    assert (tmp_path / "second" / "player.json").stat().st_mode & 0o077 == 0
+    monkeypatch.setenv("TAVOLA_CLIENT_DIR", str(tmp_path / "first"))
+    assert cli.saved_token() == first
+    assert cli.main([*address, "create", "Third Tim", "--replace"]) == 0
+    assert cli.saved_token() != first
+    assert not list((tmp_path / "first").glob(".player.json.*"))  # no temporary file left
