@@ -26,6 +26,10 @@ the page's own host nor one of TAVOLA_WEB_ORIGINS is refused (403), preflight or
 also serves a static directory at ``/`` (the built web client), so one URL gives the page
 and its API.
 
+This module holds the application (origins, CORS, routes, timeouts), its settings and its
+server; the calls' bridge to the handlers is gateway/web_calls.py, the HTTP plumbing (headers,
+the request head's deadline, plain answers) gateway/web_http.py.
+
 Environment: TAVOLA_WEB_PORT (unset or empty: no web port; 0: a free one),
 TAVOLA_WEB_PORT_FILE, TAVOLA_WEB_HOST (default TAVOLA_HOST, else 127.0.0.1),
 TAVOLA_WEB_ORIGINS (origins allowed besides the page's own, comma-separated; "*": any),
@@ -38,35 +42,36 @@ for that long is disconnected).
 import asyncio
 import contextlib
 import os
-import re
 import socket
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, cast
 from urllib.parse import urlsplit
 
-import grpc
-import h11
 import structlog
 import uvicorn
 from connectrpc.code import Code
-from connectrpc.errors import ConnectError, ErrorDetail
-from google.protobuf import descriptor_pool, json_format, message_factory
-from google.protobuf.message import Message
-from google.rpc import status_pb2
-from protobuf.wkt import Any as WireAny
+from connectrpc.errors import ConnectError
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from common import settings, tracing
-from common.errors import ApiError
-from gateway.handlers import stream_rpc, unary_rpc
+from common import settings
 from gateway.limits import RequestLimits
-from tavola.gateway.v1 import gateway_pb2 as gw
+from gateway.web_calls import (
+    STREAM_AHEAD,
+    WEB_PROTOCOLS,
+    WRITE_TIMEOUT_SECONDS,
+    BinaryCodec,
+    CallContext,
+    JsonCodec,
+    Reply,
+    bridged_service,
+    connect_error,
+    protocol_of,
+)
+from gateway.web_http import READ_TIMEOUT_SECONDS, HeadTimeoutH11, _header, _plain, _Stalled, _utf8_headers
 from tavola.gateway.v1.chat_connect import ChatServiceASGIApplication
 from tavola.gateway.v1.gateway_connect import GatewayServiceASGIApplication
 from tavola.gateway.v1.players_connect import PlayerServiceASGIApplication
@@ -74,6 +79,33 @@ from tavola.gateway.v1.social_connect import SocialServiceASGIApplication
 from tavola.gateway.v1.turns_connect import TurnServiceASGIApplication
 
 log = structlog.get_logger()
+
+# The calls' bridge (web_calls.py) and the HTTP plumbing (web_http.py) are read from here too.
+__all__ = [
+    "ALLOW_HEADERS",
+    "APPLICATIONS",
+    "BODY_FACTOR",
+    "DEFAULT_STATIC",
+    "EXPOSE_HEADERS",
+    "READ_TIMEOUT_SECONDS",
+    "ROOT",
+    "STALL_SHARE",
+    "STREAM_AHEAD",
+    "WEB_PROTOCOLS",
+    "WRITE_TIMEOUT_SECONDS",
+    "BinaryCodec",
+    "CallContext",
+    "HeadTimeoutH11",
+    "JsonCodec",
+    "Reply",
+    "WebApp",
+    "WebServer",
+    "WebSettings",
+    "bridged_service",
+    "build_app",
+    "connect_error",
+    "protocol_of",
+]
 
 # The public services, by name: their generated Connect applications (the routes).
 APPLICATIONS: dict[str, Any] = {
@@ -89,12 +121,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_STATIC = ROOT / "clients" / "web" / "dist"
 # The HTTP body of a request may be this many times the largest request limit.
 BODY_FACTOR = 2
-WRITE_TIMEOUT_SECONDS = 30.0
 STALL_SHARE = 0.8  # of the write timeout: when a stream whose client reads nothing ends
-# How long a request's head, and then its body, may take to arrive.
-READ_TIMEOUT_SECONDS = 10.0
-# Responses a stream's handler may write ahead of what the HTTP response has taken.
-STREAM_AHEAD = 8
 
 # Request headers a page may send, and response headers it may read, across origins: the
 # Connect and gRPC-Web protocols' own, the seat token's and the reader's language's.
@@ -102,292 +129,6 @@ ALLOW_HEADERS = ["authorization", "tavola-locale", "content-type", "grpc-timeout
 ALLOW_HEADERS += ["connect-protocol-version", "connect-timeout-ms"]
 ALLOW_HEADERS += ["connect-content-encoding", "connect-accept-encoding"]
 EXPOSE_HEADERS = ["grpc-status", "grpc-message", "grpc-status-details-bin", "content-encoding"]
-
-_STATUS_DETAILS = "grpc-status-details-bin"
-# gRPC's codes as the Connect protocol names them (one spelling differs).
-_CODES = {code: Code[code.name.replace("CANCELLED", "CANCELED")] for code in grpc.StatusCode if code.name != "OK"}
-# And back, as the number a span records (rpc.grpc.status_code).
-_CODE_NUMBERS = {connect: code.value[0] for code, connect in _CODES.items()}
-# The wire protocols the web port speaks, as the metrics and spans name them.
-WEB_PROTOCOLS = ("connect", "grpc-web", "grpc")
-
-
-def connect_error(status: grpc.Status) -> ConnectError:
-    """The library's error for a handler's gRPC status: the same code, message and
-    details (the google.rpc messages packed in grpc-status-details-bin)."""
-    details: list[ErrorDetail] = []
-    for key, value in status.trailing_metadata or ():
-        if key == _STATUS_DETAILS and isinstance(value, bytes):
-            for detail in status_pb2.Status.FromString(value).details:
-                details.append(ErrorDetail(WireAny(type_url=detail.type_url, value=detail.value)))
-    return ConnectError(_CODES[status.code], status.details or "", details)
-
-
-def _error(api_error: ApiError) -> ConnectError:
-    return connect_error(api_error.to_status())
-
-
-class CallContext:
-    """What a gateway handler reads from its grpc.aio context, read from an HTTP request."""
-
-    __slots__ = ("_request", "write")
-
-    def __init__(self, request, write: Callable[[bytes], Awaitable[None]] | None = None):
-        self._request = request  # connectrpc's RequestContext
-        if write is not None:
-            self.write = write
-
-    def peer(self) -> str:
-        """As gRPC names a peer ('ipv4:10.0.0.1:5000', 'ipv6:[::1]:5000'), for the quotas."""
-        address = self._request.client_address or ""
-        host, _, port = address.rpartition(":")
-        return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{address}"
-
-    def invocation_metadata(self) -> list[tuple[str, str]]:
-        return list(self._request.request_headers.allitems())
-
-    async def abort_with_status(self, status: grpc.Status) -> None:
-        raise connect_error(status)
-
-
-@dataclass(slots=True)
-class Reply:
-    """A handler's answer on its way to the codec: a message or its bytes (a stream's
-    events and GetView come serialized), and its type, which JSON needs."""
-
-    message: bytes | Message
-    type: type[Message]
-
-
-class BinaryCodec:
-    """The wire format: a request's bytes go to the handler as they came."""
-
-    def name(self) -> str:
-        return "proto"
-
-    def encode(self, reply: Reply) -> bytes:
-        message = reply.message
-        return message if isinstance(message, bytes) else message.SerializeToString()
-
-    def decode(self, data: bytes | bytearray, message_class: type[Message]) -> bytes:
-        return bytes(data)
-
-
-class JsonCodec:
-    """Protobuf's JSON mapping: a request is parsed into its message and handed on as that
-    message's bytes; a reply is written from its message (Any fields by the games' types,
-    which the gateway has loaded)."""
-
-    def name(self) -> str:
-        return "json"
-
-    def encode(self, reply: Reply) -> bytes:
-        message = reply.message
-        if isinstance(message, bytes):
-            message = reply.type.FromString(message)
-        return json_format.MessageToJson(message, indent=None).encode()
-
-    def decode(self, data: bytes | bytearray, message_class: type[Message]) -> bytes:
-        message = message_class()
-        try:
-            json_format.Parse(bytes(data), message, ignore_unknown_fields=True)
-        except Exception:  # not JSON, not this message, not UTF-8, nested too deep...
-            method = message_class.DESCRIPTOR.name.removesuffix("Request")
-            log.warning("malformed_request", method=method, size=len(data), encoding="json")
-            raise _error(
-                ApiError(
-                    grpc.StatusCode.INVALID_ARGUMENT,
-                    "MALFORMED_REQUEST",
-                    f"the request is not a valid {method} request",
-                )
-            ) from None
-        return message.SerializeToString()
-
-
-def _snake(name: str) -> str:
-    """'ListGames' -> 'list_games', as the generated routes name the service's methods."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
-_END = object()
-
-
-def protocol_of(request) -> str:
-    """How a call came, from its content type: "grpc-web", "grpc" (which the library speaks
-    too, over HTTP/2), else "connect" (its unary GETs have none)."""
-    content_type = (request.request_headers.get("content-type") or "").lower()
-    if content_type.startswith("application/grpc-web"):
-        return "grpc-web"
-    return "grpc" if content_type.startswith("application/grpc") else "connect"
-
-
-def _unary(handlers: Mapping[str, Any], reply_type: type[Message], full_method: str):
-    """A unary call: the handler of its protocol (each counts under its own label), inside
-    a span like the gRPC instrumentation's for a call on the gRPC port."""
-
-    async def call(raw: bytes, request) -> Reply:
-        protocol = protocol_of(request)
-        headers = dict(request.request_headers.allitems()) if tracing.enabled() else {}
-        with tracing.web_span(full_method, protocol, headers, request.client_address or "") as span:
-            try:
-                reply = Reply(await handlers[protocol](raw, CallContext(request)), reply_type)
-            except ConnectError as error:
-                tracing.end_status(span, _CODE_NUMBERS.get(error.code, 2), error.message)
-                raise
-            tracing.end_status(span, 0)
-            return reply
-
-    return call
-
-
-def _stream(handlers: Mapping[str, Any], reply_type: type[Message], stall_seconds: float = WRITE_TIMEOUT_SECONDS):
-    """A server stream: the handler runs as a task writing its responses (serialized) into a
-    queue that the HTTP response drains. A write waits while STREAM_AHEAD responses are
-    untaken, as a gRPC write waits on flow control; a client that leaves cancels it. A
-    client that takes none of its response for ``stall_seconds`` (the web port's write
-    timeout) ends the stream with DEADLINE_EXCEEDED, reason CLIENT_NOT_READING: the
-    handler's write raises it, so the stream ends as any refused one does (its metric and
-    log line), a moment before the HTTP side's own write timeout closes the connection."""
-
-    async def call(raw: bytes, request):
-        handler = handlers[protocol_of(request)]
-        queue: asyncio.Queue[Any] = asyncio.Queue()
-        room = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        sending_since: float | None = None  # when the response began sending what it took last
-
-        async def write(data: bytes) -> None:
-            queue.put_nowait(data)
-            if queue.qsize() >= STREAM_AHEAD:
-                room.clear()
-                try:
-                    async with asyncio.timeout_at((sending_since or loop.time()) + stall_seconds):
-                        await room.wait()
-                except TimeoutError:
-                    raise ApiError(
-                        grpc.StatusCode.DEADLINE_EXCEEDED,
-                        "CLIENT_NOT_READING",
-                        f"the client took none of this stream for {stall_seconds:g} s",
-                    ) from None
-
-        def ended(task: asyncio.Task) -> None:
-            if not task.cancelled():
-                task.exception()  # retrieved: it is raised below when the response takes the end
-            queue.put_nowait(_END)
-
-        task = asyncio.ensure_future(handler(raw, CallContext(request, write)))
-        task.add_done_callback(ended)
-        try:
-            while (item := await queue.get()) is not _END:
-                if queue.qsize() < STREAM_AHEAD:
-                    room.set()
-                sending_since = loop.time()
-                yield Reply(item, reply_type)
-                sending_since = None
-            task.result()  # the handler's abort: the stream's status
-        finally:
-            task.cancel()
-
-    return call
-
-
-def bridged_service(
-    servicer, service_name: str, limits: RequestLimits, stall_seconds: float = WRITE_TIMEOUT_SECONDS
-) -> Any:
-    """A generated application's service: each of its methods is the gRPC server's own
-    handler of that method (``unary_rpc``/``stream_rpc`` around the servicer's method, as
-    ``add_to_server`` registers it). ``stall_seconds``: as ``_stream``'s."""
-    methods: dict[str, Any] = {}
-    service = descriptor_pool.Default().FindServiceByName(f"{gw.DESCRIPTOR.package}.{service_name}")
-    for method in service.methods:
-        request_class = message_factory.GetMessageClass(method.input_type)
-        reply_type = message_factory.GetMessageClass(method.output_type)
-        implementation = getattr(servicer, method.name)
-        limit = limits.of(method.name)
-        # A handler per protocol: each its own metric children, looked up once.
-        if method.server_streaming:
-            streams = {each: stream_rpc(implementation, request_class, limit, each) for each in WEB_PROTOCOLS}
-            methods[_snake(method.name)] = _stream(streams, reply_type, stall_seconds)
-        else:
-            unary = {each: unary_rpc(implementation, request_class, limit, each) for each in WEB_PROTOCOLS}
-            full_method = f"/{service.full_name}/{method.name}"
-            methods[_snake(method.name)] = _unary(unary, reply_type, full_method)
-    return SimpleNamespace(**methods)
-
-
-def _header(scope: Mapping[str, Any], name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return value.decode("latin-1")
-    return None
-
-
-def _utf8(value: bytes) -> bool:
-    try:
-        value.decode()
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _utf8_headers(scope: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The scope with every header value in UTF-8, as the protocol library reads them (it
-    fails with a traceback on other bytes). A browser sends a header's ISO-8859-1
-    characters (a token typed as "p.ïd.sécret") as one byte each: such a value is read as
-    ISO-8859-1, HTTP's own charset, so that the handler sees the characters sent and
-    refuses them for what they are (a token of no issued shape, UNAUTHENTICATED) in the
-    call's own protocol, where a plain 400 would reach a Connect client as INTERNAL."""
-    headers = scope.get("headers", ())
-    if all(_utf8(value) for _, value in headers):
-        return scope
-    return {
-        **scope,
-        "headers": [(key, value if _utf8(value) else value.decode("latin-1").encode()) for key, value in headers],
-    }
-
-
-class HeadTimeoutH11(H11Protocol):
-    """uvicorn's h11 connection with a deadline on each request's head: a connection that
-    has not sent a whole request head READ_TIMEOUT_SECONDS after it opened (or after its
-    previous response) is closed. uvicorn has none: a client sending a header now and then
-    held its connection, and a file descriptor, for ever."""
-
-    head_timer: asyncio.TimerHandle | None = None
-
-    def connection_made(self, transport) -> None:
-        super().connection_made(transport)
-        self._arm()
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        self._arm()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        super().connection_lost(exc)
-
-    def handle_events(self) -> None:
-        super().handle_events()
-        if self.conn.their_state is not h11.IDLE:  # a whole head came
-            self._disarm()
-
-    def _arm(self) -> None:
-        self._disarm()
-        self.head_timer = self.loop.call_later(READ_TIMEOUT_SECONDS, self._head_overdue)
-
-    def _disarm(self) -> None:
-        if self.head_timer is not None:
-            self.head_timer.cancel()
-            self.head_timer = None
-
-    def _head_overdue(self) -> None:
-        self.head_timer = None
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            self.transport.close()
-
-
-class _Stalled(Exception):
-    """The client took no bytes of its response for the write timeout."""
 
 
 @dataclass
@@ -481,13 +222,6 @@ class WebApp:
                 await _plain(send, error.status_code, error.detail)
         else:
             await _plain(send, 404, "not found")
-
-
-async def _plain(send, status: int, text: str) -> None:
-    body = text.encode() + b"\n"
-    headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 def build_app(
