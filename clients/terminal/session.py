@@ -240,19 +240,30 @@ class Session:
         table = await self._table(table_id)
         await self.describe(table.game_id)
         await self._take(table_id, None, name)
+        await self._start_when_full(table_id)
+
+    async def _start_when_full(self, table_id: str) -> bool:
+        """Starts an open table whose seats are all taken; False while it waits for players."""
         table = await self._table(table_id)
-        if table.status == gw.TABLE_STATUS_OPEN and all(seat.taken for seat in table.seats):
-            try:
-                request = gw.StartTableRequest(table_id=table_id)
-                await self._call(self.stub.StartTable, request, metadata=self.metadata, timeout=10)
-            except grpc.RpcError as error:
-                if reason_of(error) != "TABLE_IN_PROGRESS":  # auto_start got there first
-                    raise
+        if table.status != gw.TABLE_STATUS_OPEN:
+            return True
+        if not all(seat.taken for seat in table.seats):
+            return False
+        try:
+            request = gw.StartTableRequest(table_id=table_id)
+            await self._call(self.stub.StartTable, request, metadata=self.metadata, timeout=10)
+        except grpc.RpcError as error:
+            if reason_of(error) != "TABLE_IN_PROGRESS":  # auto_start got there first
+                raise
+        return True
 
     async def rejoin(self, saved: SavedSeat) -> None:
+        """Back in a saved seat: an invitation accepted or quick play's seat may be at a table
+        that has not begun (started here once full, else waited for, as after a join)."""
         self.table_id, self.seat, self.token = saved.table_id, saved.seat, saved.token
         await self.describe(saved.game_id)
-        await self.snapshot()  # checks the token now rather than at the first action
+        if await self._start_when_full(saved.table_id):
+            await self.snapshot()  # checks the token now rather than at the first action
 
     async def spectate(self, table_id: str) -> None:
         table = await self._table(table_id)

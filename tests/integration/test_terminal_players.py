@@ -8,7 +8,7 @@ import pytest
 import redis
 
 from clients.terminal import players as cli
-from clients.terminal.session import Session
+from clients.terminal.session import SavedSeat, Session
 from common import auth, ratings
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
@@ -94,3 +94,24 @@ def test_create_never_writes_over_a_saved_player(stack, tmp_path, monkeypatch, c
     assert cli.main([*address, "create", "Third Tim", "--replace"]) == 0
     assert cli.saved_token() != first
     assert not list((tmp_path / "first").glob(".player.json.*"))  # no temporary file left
+
+
+def test_a_saved_seat_at_a_table_not_begun_is_started_once_full_and_waited_for_before(stack, gateway):
+    """An invitation accepted (or a seat taken elsewhere) leaves a saved seat at an open table:
+    rejoining it starts the table when every seat is taken, as joining the last seat does,
+    and waits for players when one is free, where it once failed on the view of a table
+    that had not begun."""
+    made = gateway.CreateTable(gw.CreateTableRequest(game_id="borgia", player_count=3))
+    table_id = made.table.table_id
+    first = gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=0))
+    saved = SavedSeat(table_id, 0, first.seat_token, stack.gateway_address, "borgia")
+
+    async def rejoin() -> None:
+        await Session(stack.gateway_address).rejoin(saved)
+
+    asyncio.run(rejoin())  # two seats free: it waits
+    assert gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table.status == gw.TABLE_STATUS_OPEN
+    gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=1))
+    gateway.TakeSeat(gw.TakeSeatRequest(table_id=table_id, seat=2))
+    asyncio.run(rejoin())  # full: it starts, and the seat's view is there
+    assert gateway.GetTable(gw.GetTableRequest(table_id=table_id)).table.status == gw.TABLE_STATUS_IN_PROGRESS
