@@ -11,17 +11,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients.terminal import language
 from clients.terminal.app import Plan, TableApp
-from common import defaults, generated, settings
+from clients.terminal.session import default_gateway
+from common import generated
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 POLICIES = {"bot": gw.TIMEOUT_POLICY_BOT_TAKES_SEAT, "random": gw.TIMEOUT_POLICY_RANDOM_ACTION}
-
-
-def default_gateway() -> str:
-    """TAVOLA_GATEWAY, else the loopback port make run uses (TAVOLA_PORT, default 50051)."""
-    if settings.optional_text("TAVOLA_GATEWAY"):
-        return settings.text("TAVOLA_GATEWAY")
-    return f"127.0.0.1:{settings.port('TAVOLA_PORT', defaults.GATEWAY_PORT)}"
 
 
 def split_bots(text: str) -> list[str]:

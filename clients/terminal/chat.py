@@ -21,9 +21,8 @@ import time
 
 import grpc
 
-from clients.terminal.__main__ import default_gateway
-from clients.terminal.players import saved_token
-from clients.terminal.session import explain
+from clients.terminal.player_file import saved_token
+from clients.terminal.session import default_gateway, explain
 from common import auth
 from common.names import printable, seat_label
 from tavola.gateway.v1 import chat_pb2 as chat

@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, RichLog, Static
 
 from clients.terminal.chat import chat_line
+from clients.terminal.player_file import token_path
 from clients.terminal.session import explain
 from common import auth
 from tavola.gateway.v1 import chat_pb2 as chat
@@ -28,8 +29,6 @@ from tavola.gateway.v1 import chat_pb2_grpc
 
 def saved_player_token() -> str | None:
     """The player saved by ``python -m clients.terminal.players create``, if any."""
-    from clients.terminal.players import token_path
-
     try:
         return json.loads(token_path().read_text())["player_token"]
     except (OSError, ValueError, KeyError):

@@ -21,9 +21,9 @@ import sys
 
 import grpc
 
-from clients.terminal.__main__ import default_gateway
-from clients.terminal.players import play_seat, saved_token
-from clients.terminal.session import explain
+from clients.terminal.player_file import saved_token
+from clients.terminal.players import play_seat
+from clients.terminal.session import default_gateway, explain
 from common import auth
 from common.names import printable
 from tavola.gateway.v1 import gateway_pb2 as gw

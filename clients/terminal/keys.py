@@ -7,6 +7,7 @@ import grpc
 from textual import on
 from textual.widgets import OptionList
 
+from clients.terminal.chat_screen import ChatScreen, saved_player_token
 from clients.terminal.drawing import TableDrawing
 from clients.terminal.renderers import TableContext
 from clients.terminal.replay import ReplayBook, ReplayScreen
@@ -74,9 +75,6 @@ class TableKeys(TableDrawing):
             self.push_screen(EndScreen(*self._outcome(self.snap)))
 
     def action_chat(self) -> None:
-        # Imported here: the chat's module reaches the players' commands, which start this app.
-        from clients.terminal.chat_screen import ChatScreen, saved_player_token
-
         if self.session is not None and self.snap is not None and not isinstance(self.screen, ChatScreen):
             seats = self.snap.table.seats
             self.push_screen(ChatScreen(self.session.channel, self.session.table_id, saved_player_token(), seats))

@@ -18,49 +18,19 @@ gateway is --gateway, TAVOLA_GATEWAY or 127.0.0.1:TAVOLA_PORT.
 """
 
 import argparse
-import json
-import os
 import sys
 import time
-from pathlib import Path
 
 import grpc
 
-from clients.terminal.__main__ import default_gateway
 from clients.terminal.__main__ import main as play
-from clients.terminal.session import SavedSeat, explain, state_dir
-from common import auth, settings
+from clients.terminal.player_file import save_token, saved_token, token_path
+from clients.terminal.session import SavedSeat, default_gateway, explain
+from common import auth
 from common.names import printable, seat_label
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
-
-
-def token_path() -> Path:
-    """player.json: in TAVOLA_CLIENT_DIR when it is set (each such directory one player), else
-    beside the default seats directory (~/.local/state/tavola/player.json)."""
-    seats = state_dir()
-    return seats / "player.json" if settings.text("TAVOLA_CLIENT_DIR") else seats.parent / "player.json"
-
-
-def saved_token() -> str:
-    try:
-        return json.loads(token_path().read_text())["player_token"]
-    except FileNotFoundError:
-        raise SystemExit("no player yet: python -m clients.terminal.players create NAME") from None
-
-
-def save_token(token: str) -> Path:
-    """Writes the token readable by its owner only from the first byte (the token is the
-    player), to a new file put in place at once: a crash mid-write leaves the old one whole."""
-    path = token_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fresh = path.with_name(f".{path.name}.{os.getpid()}")
-    descriptor = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(descriptor, "w") as file:
-        file.write(json.dumps({"player_token": token}))
-    os.replace(fresh, path)
-    return path
 
 
 def rating_line(rating: pl.Rating) -> str:

@@ -20,7 +20,7 @@ from google.protobuf.message import Message
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from clients.terminal import language
-from common import auth, settings
+from common import auth, defaults, settings
 from common.channels import balanced_channel
 from common.errors import reason_of
 from common.ratings import participant
@@ -67,6 +67,13 @@ def explain(error: grpc.RpcError) -> str:
     if words:
         return f"{words} ({details})" if details and details.lower() != words else words
     return details or f"{error.code().name} {reason}".strip()
+
+
+def default_gateway() -> str:
+    """TAVOLA_GATEWAY, else the loopback port make run uses (TAVOLA_PORT, default 50051)."""
+    if settings.optional_text("TAVOLA_GATEWAY"):
+        return settings.text("TAVOLA_GATEWAY")
+    return f"127.0.0.1:{settings.port('TAVOLA_PORT', defaults.GATEWAY_PORT)}"
 
 
 def state_dir() -> Path:
