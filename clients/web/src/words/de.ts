@@ -1,7 +1,9 @@
 // The page's words in German: every key of en.ts (a missing one fails the build).
 import type { Key } from "./en";
+import { dePlayer } from "./de-player";
 
 export const de: Record<Key, string> = {
+  ...dePlayer,
   "language.label": "Sprache",
   "nav.site": "Website",
   "nav.lobby": "Lobby",

@@ -1,7 +1,10 @@
 // The page's words in English: every key of the web client's catalog. Each other language
 // (it.ts, de.ts) is typed by this one: a key missing there fails the build. "{0}", "{1}"
 // are arguments; a key ending ".one"/".other" is one count's form (i18n.ts, tn).
+import { enPlayer } from "./en-player";
+
 export const en = {
+  ...enPlayer,
   "language.label": "Language",
   "nav.site": "Site",
   "nav.lobby": "Lobby",

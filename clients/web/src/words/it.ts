@@ -1,7 +1,9 @@
 // The page's words in Italian: every key of en.ts (a missing one fails the build).
 import type { Key } from "./en";
+import { itPlayer } from "./it-player";
 
 export const it: Record<Key, string> = {
+  ...itPlayer,
   "language.label": "Lingua",
   "nav.site": "Sito",
   "nav.lobby": "Sala",
