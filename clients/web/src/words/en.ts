@@ -409,6 +409,12 @@ export const en = {
   "boards.see": "See the table",
   "boards.no-player": "No such player: {0}",
   "boards.player-unreadable": "This player's page could not be read: {0}",
+  "boards.nobody": "Nobody is on the {0} leaderboard yet.",
+  "boards.no-rated": "No rated game yet.",
+  "boards.none-yet": "None yet.",
+  "boards.expire": "Finished tables are kept for a while, then expire: an old table's link may find nothing.",
+  "boards.provisional-note": "provisional: listed after the established players",
+  "quick.no-options": "This game has no options.",
 } as const;
 
 export type Key = keyof typeof en;

@@ -407,4 +407,10 @@ export const it: Record<Key, string> = {
   "boards.see": "Vedi il tavolo",
   "boards.no-player": "Giocatore inesistente: {0}",
   "boards.player-unreadable": "Non è stato possibile leggere la pagina di questo giocatore: {0}",
+  "boards.nobody": "Ancora nessuno nella classifica di {0}.",
+  "boards.no-rated": "Ancora nessuna partita valutata.",
+  "boards.none-yet": "Ancora nessuno.",
+  "boards.expire": "I tavoli finiti restano per un po', poi scadono: il link di un vecchio tavolo può non trovare nulla.",
+  "boards.provisional-note": "provvisorio: elencato dopo i giocatori affermati",
+  "quick.no-options": "Questo gioco non ha opzioni.",
 };
