@@ -6,10 +6,14 @@ overflows, and axe-core finds nothing serious in either language."""
 
 import re
 
+import grpc
+
 from common.help import help_entries
 from common.phrases import Catalogs
 from services.registry import get_game
+from tavola.gateway.v1 import social_pb2 as so
 from tests.web.test_browser import create_table, my_turn
+from tests.web.test_friends import Remote, sign_in
 
 PHONE = 375
 
@@ -154,3 +158,36 @@ def test_the_help_panel_in_german_then_italian_at_phone_width(open_page, base_ur
     assert " ".join(italian["help.rules"].split()) in shown and " ".join(help["help.rules"].split()) not in shown
     _fits(page)
     page.shot("help-it")
+
+
+def test_the_player_page_and_the_friends_page_in_german(open_page, base_url, web_stack):
+    with grpc.insecure_channel(web_stack.gateway_address) as channel:
+        ada, bea = Remote(channel, "Ada"), Remote(channel, "Bea")
+        bea.social.FollowPlayer(so.FollowPlayerRequest(player_id=ada.id), metadata=bea.auth)
+        ada.social.FollowPlayer(so.FollowPlayerRequest(player_id=bea.id), metadata=ada.auth)
+        bea.social.SetPresence(so.SetPresenceRequest(state=so.PRESENCE_STATE_AWAY), metadata=bea.auth)
+    page = open_page(locale="de-DE", name="language-me")
+    sign_in(page, base_url, ada)
+
+    page.page.goto(f"{base_url}#/me")
+    page.page.wait_for_selector("[data-testid=me-name]")
+    page.page.wait_for_selector("text=Noch keine:")  # the tables listed (none yet)
+    me = page.page.locator("main.me").inner_text()
+    for words in ("Dein Spieler: ", "Deine Tische", "Überall abmelden", "Wenn du am Zug bist", "Umbenennen"):
+        assert words in me, (words, me)
+    assert not any(english in me for english in ("Your tables", "Sign out everywhere", "Rename")), me
+    page.page.click("[data-testid=forget]")
+    assert page.page.locator("[data-testid=forget-yes]").inner_text() == "Ja, hier vergessen"
+    page.axe("me-de")
+    page.shot("me-de")
+
+    page.page.goto(f"{base_url}#/friends")
+    friend = page.page.locator("[data-testid=friend]")
+    friend.wait_for()
+    assert "(abwesend)" in friend.inner_text(), friend.inner_text()
+    assert friend.get_by_role("button", name="Nicht mehr folgen").count() == 1
+    friends = page.page.locator("main.friends-page").inner_text()
+    for words in ("Freunde", "Einladungen", "Keine Einladung wartet auf dich.", "Du hast niemanden blockiert."):
+        assert words in friends, (words, friends)
+    page.axe("friends-de")
+    page.shot("friends-de")

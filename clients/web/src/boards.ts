@@ -110,7 +110,7 @@ export class LeaderboardPage {
       }
       const page = await players.listLeaderboard({ gameId: game.gameId, pageSize: PAGE, aroundPlayerId: this.around && me ? me : "" });
       if (!page.entries.length) {
-        fill(board, h("p", { class: "muted" }, `Nobody is on the ${game.displayName} leaderboard yet.`));
+        fill(board, h("p", { class: "muted" }, tr("boards.nobody", game.displayName)));
         return;
       }
       fill(
@@ -211,12 +211,12 @@ export class PlayerPage {
                     h("td", { title: tr("boards.sd") }, ratingText(r)),
                     h("td", { class: "num" }, whole(r.games)),
                     h("td", { class: "num" }, whole(r.wins)),
-                    h("td", { class: "small muted" }, r.provisional ? "provisional: listed after the established players" : ""),
+                    h("td", { class: "small muted" }, r.provisional ? tr("boards.provisional-note") : ""),
                   ),
                 ),
               ),
             )
-          : h("p", { class: "muted" }, "No rated game yet."),
+          : h("p", { class: "muted" }, tr("boards.no-rated")),
         h("h2", {}, tr("boards.recent")),
         page.recentTables.length
           ? h(
@@ -243,8 +243,8 @@ export class PlayerPage {
                 ),
               ),
             )
-          : h("p", { class: "muted" }, "None yet."),
-        h("p", { class: "small muted" }, "Finished tables are kept for a while, then expire: an old table's link may find nothing."),
+          : h("p", { class: "muted" }, tr("boards.none-yet")),
+        h("p", { class: "small muted" }, tr("boards.expire")),
       );
     } catch (error) {
       fill(

@@ -1,6 +1,7 @@
 // A table's per-seat clock (clocks.proto): each seat's time left, shown beside its name.
 import { h } from "./dom";
 import type { Table } from "./gen/tavola/gateway/v1/gateway_pb";
+import { t } from "./i18n";
 
 /** "2d 4h", "3h 05m", "4:59": a time left, coarser as it grows. */
 export function span(ms: number): string {
@@ -25,7 +26,7 @@ export function seatClock(table: Table, seat: number): HTMLElement | null {
   const left = timeLeft(table, seat);
   if (left === undefined) return null;
   const running = Number(table.clock?.deadlineUnixMs[seat] ?? 0n) > 0;
-  return h("span", { class: `seat-clock${running ? " running" : ""}`, "data-testid": `clock-${seat}`, title: running ? "time left for this decision" : "time left on this seat's clock" }, ` ⏱ ${span(left)}`);
+  return h("span", { class: `seat-clock${running ? " running" : ""}`, "data-testid": `clock-${seat}`, title: running ? t("clock.running") : t("clock.stopped") }, ` ⏱ ${span(left)}`);
 }
 
 /** Each running seat clock under ``root`` shows its time left now (the page's tick). */

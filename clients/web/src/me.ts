@@ -8,7 +8,7 @@ import { TableStatus, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import { notificationPanel } from "./push";
 import { ratingText } from "./ratings";
 import { forgetPlayer, keepPlayer, keepSeat, playerIdOf, playerKey, playerName, seatKey, type PlayerKey } from "./storage";
-import { t } from "./i18n";
+import { t, tn } from "./i18n";
 
 /** The token just issued, shown once with its warning; dismissed by the player. */
 export function tokenNotice(token: string, onDone: () => void): HTMLElement {
@@ -91,7 +91,7 @@ function pasteTokenForm(onKept: (key: PlayerKey) => void, error: HTMLElement): H
         const value = token.value.trim();
         const playerId = playerIdOf(value);
         if (!playerId) {
-          error.textContent = "That is not a player token: a player token starts with \"p.\" and has two dots.";
+          error.textContent = t("me.not-a-token");
           return;
         }
         // Checked by asking for the token's own page: a forged or replaced token is refused.
@@ -101,16 +101,16 @@ function pasteTokenForm(onKept: (key: PlayerKey) => void, error: HTMLElement): H
             keepPlayer(key);
             onKept(key);
           },
-          (failed) => (error.textContent = `That token does not work: ${failure(failed)}`),
+          (failed) => (error.textContent = t("me.token-fails", failure(failed))),
         );
       },
     },
-    h("h2", {}, "Already have a player?"),
-    h("p", { class: "small muted" }, "Paste the token you kept (or copied from another device) to play as that player in this browser."),
-    h("label", { for: "paste-token" }, "Player token "),
+    h("h2", {}, t("me.have-one")),
+    h("p", { class: "small muted" }, t("me.paste-about")),
+    h("label", { for: "paste-token" }, t("me.token-label")),
     token,
     " ",
-    h("button", { type: "submit", class: "secondary" }, "Use this token"),
+    h("button", { type: "submit", class: "secondary" }, t("me.use-token")),
   );
 }
 
@@ -135,7 +135,7 @@ export class MePage {
     if (!key) {
       fill(
         this.root,
-        h("h1", {}, "Your player"),
+        h("h1", {}, t("me.title")),
         this.error,
         createPlayerForm((made) => {
           this.issued = made.token;
@@ -146,7 +146,7 @@ export class MePage {
       this.root.querySelector<HTMLInputElement>("#new-player-name")?.focus();
       return;
     }
-    fill(this.root, h("h1", {}, "Your player"), this.error, h("p", {}, "Loading…"));
+    fill(this.root, h("h1", {}, t("me.title")), this.error, h("p", {}, t("me.loading")));
     let name = key.name;
     try {
       const page = await players.getPlayer({ playerId: "", recentTables: 0 }, bearer(key.token));
@@ -158,18 +158,18 @@ export class MePage {
       this.draw(key, name, []);
       this.error.textContent =
         codeOf(error) === Code.Unauthenticated
-          ? "This browser's player token no longer works (it was replaced on another device, or is not one). Paste the current one, or forget it."
-          : `Your player could not be read: ${failure(error)}`;
+          ? t("me.token-replaced")
+          : t("me.unreadable", failure(error));
     }
     await this.myTables(key);
   }
 
   private draw(key: PlayerKey, name: string, ratings: { gameId: string; text: string; games: number; wins: number }[]): void {
     const rename = h("input", { id: "rename", value: name, maxlength: "64", required: true });
-    const tables = h("section", { class: "panel", "aria-labelledby": "my-tables-title", "data-testid": "my-tables" }, h("h2", { id: "my-tables-title" }, "Your tables"), h("p", {}, "Loading…"));
+    const tables = h("section", { class: "panel", "aria-labelledby": "my-tables-title", "data-testid": "my-tables" }, h("h2", { id: "my-tables-title" }, t("me.tables")), h("p", {}, t("me.loading")));
     fill(
       this.root,
-      h("h1", {}, "Your player: ", h("span", { "data-testid": "me-name" }, name)),
+      h("h1", {}, t("me.title-named"), h("span", { "data-testid": "me-name" }, name)),
       this.error,
       this.status,
       this.issued
@@ -181,13 +181,13 @@ export class MePage {
       h(
         "p",
         {},
-        h("a", { href: `#/player/${encodeURIComponent(key.playerId)}`, "data-testid": "my-page" }, "Your public page"),
-        " (ratings, recent rated tables) · ",
-        h("a", { href: "#/quick", class: "button" }, "Quick play"),
+        h("a", { href: `#/player/${encodeURIComponent(key.playerId)}`, "data-testid": "my-page" }, t("me.public-page")),
+        t("me.public-about"),
+        h("a", { href: "#/quick", class: "button" }, t("me.quick")),
       ),
       ratings.length
-        ? h("ul", { class: "plain small" }, ratings.map((r) => h("li", {}, `${r.gameId}: ${r.text} · ${r.games} rated game${r.games === 1 ? "" : "s"}, ${r.wins} won`)))
-        : h("p", { class: "small muted" }, "No rated game yet."),
+        ? h("ul", { class: "plain small" }, ratings.map((r) => h("li", {}, tn("me.rating", r.games, r.gameId, r.text, r.wins))))
+        : h("p", { class: "small muted" }, t("me.no-rated")),
       tables,
       h(
         "form",
@@ -198,34 +198,34 @@ export class MePage {
             void this.rename(key, rename.value);
           },
         },
-        h("h2", {}, "Name"),
-        h("label", { for: "rename" }, "Display name "),
+        h("h2", {}, t("me.name")),
+        h("label", { for: "rename" }, t("me.rename-label")),
         rename,
         " ",
-        h("button", { type: "submit", "data-testid": "rename-button" }, "Rename"),
+        h("button", { type: "submit", "data-testid": "rename-button" }, t("me.rename")),
       ),
       notificationPanel(),
       h(
         "section",
         { class: "panel", "aria-labelledby": "token-section" },
-        h("h2", { id: "token-section" }, "Token"),
+        h("h2", { id: "token-section" }, t("me.token")),
         h(
           "p",
           { class: "small" },
-          "This browser plays as this player with its secret token. If the token leaked, or a device is lost, sign out everywhere: the token is replaced, and every other device loses your player, its seats and its searches. This browser keeps its seats; your other devices need the new token.",
+          t("me.token-explained"),
         ),
         this.confirming(
           "sign-out-everywhere",
-          "Sign out everywhere",
-          "End every session of this player: the old token and every seat token it gave stop working on every device at once. This browser gets the new token, shown once.",
-          "Yes, sign out everywhere",
+          t("me.sign-out"),
+          t("me.sign-out-warning"),
+          t("me.sign-out-yes"),
           () => void this.signOutEverywhere(key),
         ),
         this.confirming(
           "forget",
-          "Forget this player in this browser",
-          "Without its token, this browser cannot play as this player again. Keep a copy of the token first (signing out everywhere shows a new one).",
-          "Yes, forget it here",
+          t("me.forget"),
+          t("me.forget-warning"),
+          t("me.forget-yes"),
           () => {
             forgetPlayer();
             this.status.textContent = "";
@@ -244,7 +244,7 @@ export class MePage {
         box,
         h("p", { class: "note" }, warning),
         h("button", { type: "button", "data-testid": `${id}-yes`, onclick: act }, yes),
-        h("button", { type: "button", class: "secondary", onclick: () => reset(true) }, "Cancel"),
+        h("button", { type: "button", class: "secondary", onclick: () => reset(true) }, t("me.cancel")),
       );
       box.querySelector<HTMLElement>("button")?.focus();
     };
@@ -263,9 +263,9 @@ export class MePage {
       const renamed = await players.renamePlayer({ displayName: name }, bearer(key.token));
       keepPlayer({ ...key, name: renamed.player!.displayName });
       await this.render();
-      this.status.textContent = "Renamed.";
+      this.status.textContent = t("me.renamed");
     } catch (error) {
-      this.error.textContent = `Not renamed: ${failure(error)}`;
+      this.error.textContent = t("me.not-renamed", failure(error));
     }
   }
 
@@ -286,11 +286,11 @@ export class MePage {
       );
       const kept = back.filter((result) => result.status === "fulfilled").length;
       const count = fresh.signedOutTableIds.length;
-      this.status.textContent = `Signed out everywhere: ${count} seat${count === 1 ? "" : "s"} signed out${here.length ? `, ${kept} of them taken back in this browser` : ""}.`;
+      this.status.textContent = tn("me.signed-out", count) + (here.length ? t("me.taken-back", kept) : "");
       await this.render();
       this.root.querySelector<HTMLElement>("[data-testid=token-saved]")?.focus();
     } catch (error) {
-      this.error.textContent = `Not signed out: ${failure(error)}`;
+      this.error.textContent = t("me.not-signed-out", failure(error));
     }
   }
 
@@ -310,10 +310,10 @@ export class MePage {
               { class: "plain" },
               mine.tables.map(({ table, seat }) => (table ? this.tableRow(key, table, seat, names.get(table.gameId) ?? table.gameId) : null)),
             )
-          : h("p", { class: "muted" }, "None yet: quick play, or take a seat in the lobby while this player is yours."),
+          : h("p", { class: "muted" }, t("me.no-tables")),
       );
     } catch (error) {
-      fill(section, title, h("p", { class: "error" }, `Your tables could not be listed: ${failure(error)}`));
+      fill(section, title, h("p", { class: "error" }, t("me.tables-unreadable", failure(error))));
     }
   }
 
@@ -321,26 +321,26 @@ export class MePage {
     const held = seatKey(table.tableId);
     const finished = table.status === TableStatus.FINISHED;
     const statuses: Partial<Record<TableStatus, string>> = {
-      [TableStatus.OPEN]: "waiting for players",
-      [TableStatus.IN_PROGRESS]: "being played",
-      [TableStatus.FINISHED]: "finished",
+      [TableStatus.OPEN]: t("me.waiting"),
+      [TableStatus.IN_PROGRESS]: t("me.playing"),
+      [TableStatus.FINISHED]: t("me.finished"),
     };
     const status = statuses[table.status] ?? "";
     return h(
       "li",
       { class: "table-row", "data-table": table.tableId },
       h("strong", {}, game),
-      h("span", { class: "small" }, ` ${table.playerCount} players · your seat ${seat + 1} · ${status}`),
-      table.rated ? h("span", { class: "badge" }, "rated") : null,
+      h("span", { class: "small" }, t("me.table-row", table.playerCount, seat + 1, status)),
+      table.rated ? h("span", { class: "badge" }, t("me.rated")) : null,
       h(
         "span",
         { class: "row-buttons" },
         held?.seat === seat && !finished
-          ? h("a", { class: "button", href: `#/table/${table.tableId}` }, "Open")
+          ? h("a", { class: "button", href: `#/table/${table.tableId}` }, t("me.open"))
           : !finished
-            ? h("button", { "data-testid": `rejoin-${table.tableId}`, onclick: () => void this.rejoin(key, table.tableId) }, "Rejoin here")
+            ? h("button", { "data-testid": `rejoin-${table.tableId}`, onclick: () => void this.rejoin(key, table.tableId) }, t("me.rejoin"))
             : null,
-        finished ? h("a", { class: "button secondary", href: held ? `#/table/${table.tableId}` : `#/watch/${table.tableId}` }, "See the end") : null,
+        finished ? h("a", { class: "button secondary", href: held ? `#/table/${table.tableId}` : `#/watch/${table.tableId}` }, t("me.see-end")) : null,
       ),
     );
   }
@@ -352,7 +352,7 @@ export class MePage {
       keepSeat(tableId, { seat: seated.seat, token: seated.seatToken });
       location.hash = `#/table/${tableId}`;
     } catch (error) {
-      this.error.textContent = `Not rejoined: ${failure(error)}`;
+      this.error.textContent = t("me.not-rejoined", failure(error));
     }
   }
 }

@@ -3,6 +3,7 @@
 // the subscription (TurnService.AddPushSubscription).
 import { failure, turns } from "./api";
 import { h } from "./dom";
+import { t } from "./i18n";
 import { asPlayer, playerKey } from "./storage";
 
 function b64url(buffer: ArrayBuffer | null): string {
@@ -30,26 +31,26 @@ export async function registerWorker(): Promise<ServiceWorkerRegistration | unde
 /** Asks the player, subscribes, and hands the subscription to the gateway. */
 export async function subscribe(): Promise<string> {
   const registration = await registerWorker();
-  if (!registration || !("PushManager" in window)) return "This browser cannot show notifications.";
-  if ((await Notification.requestPermission()) !== "granted") return "Notifications are off: allow them in the browser to be told.";
+  if (!registration || !("PushManager" in window)) return t("push.cannot");
+  if ((await Notification.requestPermission()) !== "granted") return t("push.off");
   const { publicKey } = await turns.getPushKey({});
   const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: fromB64url(publicKey) });
   await turns.addPushSubscription(
     { endpoint: subscription.endpoint, p256dh: b64url(subscription.getKey("p256dh")), auth: b64url(subscription.getKey("auth")) },
     asPlayer(),
   );
-  return "You will be told here when it is your turn.";
+  return t("push.on");
 }
 
 /** The offer under "Your seats": a button that subscribes, and what came of it. */
 export function pushOffer(): HTMLElement {
   const said = h("span", { class: "small", role: "status", "data-testid": "push-status" });
-  const button = h("button", { type: "button", class: "secondary", "data-testid": "push-subscribe" }, "Tell me when it is my turn");
+  const button = h("button", { type: "button", class: "secondary", "data-testid": "push-subscribe" }, t("push.offer"));
   button.addEventListener("click", () => {
     said.textContent = "…";
     subscribe().then(
       (words) => (said.textContent = words),
-      (error: unknown) => (said.textContent = `Not subscribed: ${failure(error)}`),
+      (error: unknown) => (said.textContent = t("push.not-subscribed", failure(error))),
     );
   });
   return h("p", { class: "push-offer" }, button, " ", said);
@@ -68,7 +69,7 @@ export function listenForTurns(shown: HTMLElement): void {
   if ("serviceWorker" in navigator) {
     navigator.serviceWorker.addEventListener("message", (event: MessageEvent) => {
       const data = event.data as { kind?: string; body?: string; url?: string } | undefined;
-      if (data?.kind === "your_turn") show(shown, data.body ?? "Your turn", data.url ?? "#/");
+      if (data?.kind === "your_turn") show(shown, data.body ?? t("push.your-turn"), data.url ?? "#/");
     });
   }
   void followTurns(shown);
@@ -90,7 +91,7 @@ async function followTurns(shown: HTMLElement): Promise<void> {
         if (!mine || !table) continue;
         const others = table.seats.filter((s) => s.seat !== mine.seat).map((s) => s.displayName);
         const url = `#/table/${table.tableId}`;
-        show(shown, `Your turn at ${mine.gameName}${others.length ? ` with ${others.join(", ")}` : ""}.`, url);
+        show(shown, others.length ? t("push.your-turn-with", mine.gameName, others.join(", ")) : t("push.your-turn-at", mine.gameName), url);
         delay = 1000;
       }
     } catch {
@@ -109,20 +110,20 @@ export function notificationPanel(): HTMLElement {
     event.preventDefault();
     const address = email.value.trim();
     turns.setDigest({ email: address }, asPlayer()).then(
-      (answer) => (said.textContent = answer.enabled ? `A digest goes to ${address} once a day when tables wait for you.` : "No digest."),
-      (error: unknown) => (said.textContent = `Not saved: ${failure(error)}`),
+      (answer) => (said.textContent = answer.enabled ? t("push.digest-on", address) : t("push.digest-off")),
+      (error: unknown) => (said.textContent = t("push.not-saved", failure(error))),
     );
   };
   return h(
     "form",
     { class: "panel", "aria-labelledby": "turns-title", onsubmit: save },
-    h("h2", { id: "turns-title" }, "When it is your turn"),
+    h("h2", { id: "turns-title" }, t("push.title")),
     pushOffer(),
-    h("p", { class: "small" }, "A daily email lists the tables waiting for you: one a day at most, never one a move. Leave the address empty to stop it."),
-    h("label", { for: "digest-email" }, "Email "),
+    h("p", { class: "small" }, t("push.digest-about")),
+    h("label", { for: "digest-email" }, t("push.email")),
     email,
     " ",
-    h("button", { type: "submit", "data-testid": "digest-save" }, "Save"),
+    h("button", { type: "submit", "data-testid": "digest-save" }, t("push.save")),
     said,
   );
 }

@@ -71,7 +71,7 @@ export class QuickPlayPage {
     try {
       games = await listGames();
     } catch (error) {
-      fill(this.root, h("h1", {}, "Quick play"), h("p", { class: "error", role: "alert" }, `The gateway does not answer: ${failure(error)}`));
+      fill(this.root, h("h1", {}, t("nav.quick")), h("p", { class: "error", role: "alert" }, t("lobby.no-gateway", failure(error))));
       return;
     }
     const wanted = this.last;
@@ -278,7 +278,7 @@ function drawOptions(box: HTMLElement, game: GameDescription, chosen: Record<str
       row: h("p", {}, h("label", { for: id, title: option.name }, `${phrase(option.name)} `), input, h("span", { class: "small muted" }, ` ${option.description}`)),
     };
   });
-  fill(box, rows.length ? rows.map((r) => r.row) : h("p", { class: "muted small" }, "This game has no options."));
+  fill(box, rows.length ? rows.map((r) => r.row) : h("p", { class: "muted small" }, t("quick.no-options")));
   return () => Object.fromEntries(rows.filter((r) => r.read() !== r.option.defaultValue).map((r) => [r.option.name, r.read()]));
 }
 

@@ -10,14 +10,15 @@ import { TableStatus, type Table } from "./gen/tavola/gateway/v1/gateway_pb";
 import type { Player } from "./gen/tavola/gateway/v1/players_pb";
 import { PresenceState, SocialService, type Friend, type Invitation } from "./gen/tavola/gateway/v1/social_pb";
 import { asPlayer, keepSeat, playerKey } from "./storage";
+import { t, type Key } from "./i18n";
 
 export const social: Client<typeof SocialService> = createClient(SocialService, transport);
 
-const PRESENCE_WORDS: Record<number, string> = {
-  [PresenceState.ONLINE]: "online",
-  [PresenceState.AWAY]: "away",
-  [PresenceState.AT_TABLE]: "at a table",
-  [PresenceState.OFFLINE]: "offline",
+const PRESENCE_WORDS: Record<number, Key> = {
+  [PresenceState.ONLINE]: "friends.online",
+  [PresenceState.AWAY]: "friends.away",
+  [PresenceState.AT_TABLE]: "friends.at-table",
+  [PresenceState.OFFLINE]: "friends.offline",
 };
 // Presence lasts 90 s on the gateway: told again every minute while the page is open.
 const PRESENCE_EVERY_MS = 60_000;
@@ -44,9 +45,9 @@ export function socialButtons(other: Player): HTMLElement | null {
   return h(
     "p",
     { class: "social-buttons", "data-testid": "social-buttons" },
-    act("Follow", () => social.followPlayer({ playerId: other.playerId }, asPlayer()), " Followed: once they follow you back, you see each other online."),
+    act(t("friends.follow"), () => social.followPlayer({ playerId: other.playerId }, asPlayer()), t("friends.followed")),
     " ",
-    act("Block", () => social.blockPlayer({ playerId: other.playerId }, asPlayer()), " Blocked: they cannot invite you or be seated with you by quick play."),
+    act(t("friends.block"), () => social.blockPlayer({ playerId: other.playerId }, asPlayer()), t("friends.blocked-now")),
     said,
   );
 }
@@ -62,13 +63,13 @@ async function accept(invitation: Invitation): Promise<void> {
 
 function invitationItem(invitation: Invitation, gameName: (id: string) => string, onGone: () => void): HTMLElement {
   const error = h("span", { class: "error", role: "alert" });
-  const from = invitation.inviter?.displayName ?? "a friend";
+  const from = invitation.inviter?.displayName ?? t("friends.a-friend");
   const game = gameName(invitation.table?.gameId ?? "");
   return h(
     "li",
     { "data-testid": "invitation" },
-    `${from} invites you to a table of ${game}. `,
-    h("button", { type: "button", onclick: () => void accept(invitation).catch((e) => (error.textContent = failure(e))) }, "Accept"),
+    t("friends.invites", from, game),
+    h("button", { type: "button", onclick: () => void accept(invitation).catch((e) => (error.textContent = failure(e))) }, t("friends.accept")),
     " ",
     h(
       "button",
@@ -78,7 +79,7 @@ function invitationItem(invitation: Invitation, gameName: (id: string) => string
         onclick: () =>
           void social.answerInvitation({ invitationId: invitation.invitationId, accept: false }, asPlayer()).then(onGone, (e) => (error.textContent = failure(e))),
       },
-      "Decline",
+      t("friends.decline"),
     ),
     error,
   );
@@ -86,7 +87,7 @@ function invitationItem(invitation: Invitation, gameName: (id: string) => string
 
 /** Keeps this player's presence told and shows invitations as they come, on every page. */
 export class SocialLink {
-  private readonly banner = h("ul", { class: "invitations", "aria-live": "polite", "aria-label": "Invitations" });
+  private readonly banner = h("ul", { class: "invitations", "aria-live": "polite", "aria-label": t("friends.invitations") });
   private abort?: AbortController;
   private timer?: number;
   private tableId = "";
@@ -146,8 +147,8 @@ export class SocialLink {
 }
 
 function presenceText(friend: Friend): string {
-  if (!friend.followsYou) return "does not follow you back: their presence is theirs";
-  return PRESENCE_WORDS[friend.presence?.state ?? PresenceState.OFFLINE] ?? "offline";
+  if (!friend.followsYou) return t("friends.not-back");
+  return t(PRESENCE_WORDS[friend.presence?.state ?? PresenceState.OFFLINE] ?? "friends.offline");
 }
 
 /** #/friends. */
@@ -162,14 +163,14 @@ export class FriendsPage {
 
   async start(): Promise<void> {
     if (!playerKey()) {
-      fill(this.root, h("h1", {}, "Friends"), h("p", {}, "Make a player first (", h("a", { href: "#/me" }, "Your player"), "): friends are players who follow each other."));
+      fill(this.root, h("h1", {}, t("friends.title")), h("p", {}, t("friends.first"), h("a", { href: "#/me" }, t("friends.first-link")), t("friends.first-end")));
       return;
     }
-    fill(this.root, h("h1", {}, "Friends"), h("p", {}, "Loading…"));
+    fill(this.root, h("h1", {}, t("friends.title")), h("p", {}, t("friends.loading")));
     try {
       await this.show();
     } catch (error) {
-      fill(this.root, h("h1", {}, "Friends"), h("p", { class: "error", role: "alert" }, failure(error)));
+      fill(this.root, h("h1", {}, t("friends.title")), h("p", { class: "error", role: "alert" }, failure(error)));
     }
   }
 
@@ -186,39 +187,39 @@ export class FriendsPage {
     const refresh = () => void this.start();
     fill(
       this.root,
-      h("h1", {}, "Friends"),
-      h("p", { class: "small muted" }, "Follow players from their page. Two players who follow each other are friends: they see each other online, away or at a table, and can invite each other."),
-      h("h2", {}, "Invitations"),
+      h("h1", {}, t("friends.title")),
+      h("p", { class: "small muted" }, t("friends.about")),
+      h("h2", {}, t("friends.invitations")),
       pending.invitations.length
         ? h("ul", { "data-testid": "pending-invitations" }, pending.invitations.map((i) => invitationItem(i, gameName, refresh)))
-        : h("p", { class: "muted" }, "No invitation waits for you."),
-      h("h2", {}, "Following"),
+        : h("p", { class: "muted" }, t("friends.none-waiting")),
+      h("h2", {}, t("friends.following")),
       list.following.length
         ? h("ul", { class: "friends", "data-testid": "following" }, list.following.map((f) => this.friendItem(f, gameName, openMine, refresh)))
-        : h("p", { class: "muted" }, "You follow nobody yet."),
-      h("h2", {}, "Blocked"),
+        : h("p", { class: "muted" }, t("friends.follow-nobody")),
+      h("h2", {}, t("friends.blocked")),
       list.blocked.length
         ? h(
             "ul",
             { "data-testid": "blocked" },
             list.blocked.map((p) =>
-              h("li", {}, p.displayName, " ", h("button", { type: "button", class: "secondary", onclick: () => void social.unblockPlayer({ playerId: p.playerId }, asPlayer()).then(refresh) }, "Unblock")),
+              h("li", {}, p.displayName, " ", h("button", { type: "button", class: "secondary", onclick: () => void social.unblockPlayer({ playerId: p.playerId }, asPlayer()).then(refresh) }, t("friends.unblock"))),
             ),
           )
-        : h("p", { class: "muted" }, "You blocked nobody."),
+        : h("p", { class: "muted" }, t("friends.block-nobody")),
     );
   }
 
   private friendItem(friend: Friend, gameName: (id: string) => string, openMine: Table[], refresh: () => void): HTMLElement {
     const player = friend.player!;
     const said = h("span", { class: "small", role: "status" });
-    const tables = friend.tables.map((t) =>
+    const tables = friend.tables.map((table) =>
       h(
         "li",
         {},
-        `${gameName(t.gameId)}, ${t.status === TableStatus.OPEN ? "waiting for players" : "being played"}: `,
-        h("a", { href: `#/watch/${t.tableId}` }, "watch"),
-        t.status === TableStatus.OPEN ? [" or ", h("a", { href: "#/" }, "join from the lobby")] : null,
+        table.status === TableStatus.OPEN ? t("friends.table-waiting", gameName(table.gameId)) : t("friends.table-playing", gameName(table.gameId)),
+        h("a", { href: `#/watch/${table.tableId}` }, t("friends.watch")),
+        table.status === TableStatus.OPEN ? [t("friends.or"), h("a", { href: "#/" }, t("friends.join"))] : null,
       ),
     );
     const invite =
@@ -226,17 +227,17 @@ export class FriendsPage {
         ? h(
             "select",
             {
-              "aria-label": `Invite ${player.displayName} to one of your open tables`,
+              "aria-label": t("friends.invite-label", player.displayName),
               onchange: (event: Event) => {
                 const tableId = (event.target as HTMLSelectElement).value;
                 if (!tableId) return;
                 void social.invite({ playerId: player.playerId, tableId }, asPlayer()).then(
-                  () => (said.textContent = " Invited."),
+                  () => (said.textContent = t("friends.invited")),
                   (error) => (said.textContent = ` ${failure(error)}`),
                 );
               },
             },
-            h("option", { value: "" }, "Invite to…"),
+            h("option", { value: "" }, t("friends.invite-to")),
             openMine.map((t) => h("option", { value: t.tableId }, `${gameName(t.gameId)} (${t.tableId.slice(0, 6)})`)),
           )
         : null;
@@ -245,7 +246,7 @@ export class FriendsPage {
       { "data-testid": "friend", "data-presence": friend.followsYou ? String(friend.presence?.state ?? 0) : "hidden" },
       h("a", { href: `#/player/${encodeURIComponent(player.playerId)}` }, player.displayName),
       ` (${presenceText(friend)}) `,
-      h("button", { type: "button", class: "secondary", onclick: () => void social.unfollowPlayer({ playerId: player.playerId }, asPlayer()).then(refresh) }, "Unfollow"),
+      h("button", { type: "button", class: "secondary", onclick: () => void social.unfollowPlayer({ playerId: player.playerId }, asPlayer()).then(refresh) }, t("friends.unfollow")),
       " ",
       invite,
       said,

@@ -4,12 +4,13 @@ import type { Message } from "@bufbuild/protobuf";
 import { registry } from "../api";
 import { h } from "../dom";
 import { tree } from "../describe";
+import { t } from "../i18n";
 import type { Ctx, GameRenderer } from "./api";
 
 export const generic: GameRenderer = {
   board(view: Message, ctx: Ctx): HTMLElement {
     const schema = registry.getMessage(view.$typeName);
-    if (!schema) return h("p", {}, `A view of type ${view.$typeName}.`);
-    return h("section", { class: "board generic", "aria-label": "Table" }, tree(schema, view, ctx.seats));
+    if (!schema) return h("p", {}, t("generic.view", view.$typeName));
+    return h("section", { class: "board generic", "aria-label": t("generic.table") }, tree(schema, view, ctx.seats));
   },
 };

@@ -1,7 +1,9 @@
 // The page's words in German: every key of en.ts (a missing one fails the build).
 import type { Key } from "./en";
+import { dePlayer } from "./de-player";
 
 export const de: Record<Key, string> = {
+  ...dePlayer,
   "language.label": "Sprache",
   "nav.site": "Website",
   "nav.lobby": "Lobby",
@@ -405,4 +407,10 @@ export const de: Record<Key, string> = {
   "boards.see": "Tisch ansehen",
   "boards.no-player": "Diesen Spieler gibt es nicht: {0}",
   "boards.player-unreadable": "Die Seite dieses Spielers konnte nicht gelesen werden: {0}",
+  "boards.nobody": "Noch niemand steht auf der Bestenliste von {0}.",
+  "boards.no-rated": "Noch keine gewertete Partie.",
+  "boards.none-yet": "Noch keine.",
+  "boards.expire": "Beendete Tische bleiben eine Weile erhalten und verfallen dann: der Link eines alten Tisches findet vielleicht nichts mehr.",
+  "boards.provisional-note": "vorläufig: nach den etablierten Spielern aufgeführt",
+  "quick.no-options": "Dieses Spiel hat keine Optionen.",
 };

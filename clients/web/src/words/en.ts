@@ -1,7 +1,10 @@
 // The page's words in English: every key of the web client's catalog. Each other language
 // (it.ts, de.ts) is typed by this one: a key missing there fails the build. "{0}", "{1}"
 // are arguments; a key ending ".one"/".other" is one count's form (i18n.ts, tn).
+import { enPlayer } from "./en-player";
+
 export const en = {
+  ...enPlayer,
   "language.label": "Language",
   "nav.site": "Site",
   "nav.lobby": "Lobby",
@@ -406,6 +409,12 @@ export const en = {
   "boards.see": "See the table",
   "boards.no-player": "No such player: {0}",
   "boards.player-unreadable": "This player's page could not be read: {0}",
+  "boards.nobody": "Nobody is on the {0} leaderboard yet.",
+  "boards.no-rated": "No rated game yet.",
+  "boards.none-yet": "None yet.",
+  "boards.expire": "Finished tables are kept for a while, then expire: an old table's link may find nothing.",
+  "boards.provisional-note": "provisional: listed after the established players",
+  "quick.no-options": "This game has no options.",
 } as const;
 
 export type Key = keyof typeof en;

@@ -1,7 +1,9 @@
 // The page's words in Italian: every key of en.ts (a missing one fails the build).
 import type { Key } from "./en";
+import { itPlayer } from "./it-player";
 
 export const it: Record<Key, string> = {
+  ...itPlayer,
   "language.label": "Lingua",
   "nav.site": "Sito",
   "nav.lobby": "Sala",
@@ -405,4 +407,10 @@ export const it: Record<Key, string> = {
   "boards.see": "Vedi il tavolo",
   "boards.no-player": "Giocatore inesistente: {0}",
   "boards.player-unreadable": "Non è stato possibile leggere la pagina di questo giocatore: {0}",
+  "boards.nobody": "Ancora nessuno nella classifica di {0}.",
+  "boards.no-rated": "Ancora nessuna partita valutata.",
+  "boards.none-yet": "Ancora nessuno.",
+  "boards.expire": "I tavoli finiti restano per un po', poi scadono: il link di un vecchio tavolo può non trovare nulla.",
+  "boards.provisional-note": "provvisorio: elencato dopo i giocatori affermati",
+  "quick.no-options": "Questo gioco non ha opzioni.",
 };
