@@ -46,6 +46,8 @@ class GatewayServicer:
 
     async def ListGames(self, request, context):
         games = await self.core.rules.describe_all()
+        with reading_in(context):
+            games = [text.described(game) for game in games]
         return gw.ListGamesResponse(games=games, lobby_decision_seconds=self.lobby_decision_seconds)
 
     async def ListBots(self, request: gw.ListBotsRequest, context) -> gw.ListBotsResponse:

@@ -65,6 +65,22 @@ def help_entries(description: rules_pb2.GameDescription, locale: str | None = No
     return help.help_entries(catalogs, locale or READER.get()) if catalogs is not None else []
 
 
+def described(description: rules_pb2.GameDescription) -> rules_pb2.GameDescription:
+    """A game's description in the reader's language: its summary ("game.summary"), and each
+    option's label ("option.<name>") and description ("option.<name>.about") from the game's
+    catalog, where it has them; as the rules service described it otherwise."""
+    say = teller(description.event_type, READER.get())
+    if say is None:
+        return description
+    told = rules_pb2.GameDescription()
+    told.CopyFrom(description)
+    told.summary = say.message("game.summary") or description.summary
+    for option in told.options:
+        option.label = say.message(f"option.{option.name}") or ""
+        option.description = say.message(f"option.{option.name}.about") or option.description
+    return told
+
+
 def platform_teller(locale: str = FALLBACK) -> Teller:
     found = _tellers.get(("", locale))
     if found is None:

@@ -92,3 +92,33 @@ def test_the_legal_actions_read_in_the_language_of_the_call(gateway):
     assert [item.action for item in italian] == [item.action for item in german]
     # A move submitted from the Italian view is the move it names.
     table.submit(seat, italian[0].action)
+
+
+def test_the_games_summaries_and_options_are_listed_in_the_readers_language(gateway):
+    """ListGames tells each game's summary and each option's label and description from the
+    game's catalog in the reader's language; English readers get the rules service's words."""
+    english = {game.game_id: game for game in gateway.ListGames(gw.ListGamesRequest()).games}
+    italian = {
+        game.game_id: game
+        for game in gateway.ListGames(gw.ListGamesRequest(), metadata=[("tavola-locale", "it")]).games
+    }
+    german = {
+        game.game_id: game
+        for game in gateway.ListGames(gw.ListGamesRequest(), metadata=[("accept-language", "de-DE")]).games
+    }
+    borgia = {option.name: option for option in english["borgia"].options}
+    assert english["borgia"].summary.startswith("Bluff with hidden dice")
+    assert borgia["shadow_puppets"].label == "Shadow Puppets"
+    assert borgia["shadow_puppets"].description.startswith("Two players only")
+    assert italian["borgia"].summary.startswith("Bluffa con i dadi nascosti")
+    assert {option.name: option.label for option in italian["borgia"].options}[
+        "shadow_puppets"
+    ] == "Burattini nell'ombra"
+    assert german["pecunia"].summary.startswith("Setze Römer auf deine Latrine")
+    turn_limit = {option.name: option for option in german["pecunia"].options}["turn_limit"]
+    assert turn_limit.label == "Zuglimit" and turn_limit.description.startswith("Grenze für abgeschlossene Züge")
+    for listed in (italian, german):  # every game and option in words, nothing left in English
+        for game_id, game in listed.items():
+            assert game.summary != english[game_id].summary, game_id
+            for option, plain in zip(game.options, english[game_id].options, strict=True):
+                assert option.label and option.description != plain.description, (game_id, option.name)

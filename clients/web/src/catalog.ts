@@ -1,10 +1,14 @@
-// The games and bots the gateway offers, asked once a page.
+// The games and bots the gateway offers, asked once a page (the games again in a new language).
 import { gateway } from "./api";
 import type { BotDescription, ListGamesResponse } from "./gen/tavola/gateway/v1/gateway_pb";
 import type { GameDescription } from "./gen/tavola/rules/v1/rules_pb";
 
 let catalog: Promise<ListGamesResponse> | undefined;
 const bots = new Map<string, Promise<BotDescription[]>>();
+// The games' summaries and options come in the page's language: asked again after a switch.
+window.addEventListener("tavola-language", () => {
+  catalog = undefined;
+});
 
 function gamesCatalog(): Promise<ListGamesResponse> {
   catalog ??= gateway.listGames({});

@@ -130,7 +130,7 @@ export class Lobby {
       return {
         name: option.name,
         read,
-        row: h("p", { title: option.description }, h("label", { for: id, title: option.name }, `${phrase(option.name)} `), input, h("span", { class: "small muted" }, ` ${option.description}`)),
+        row: h("p", { title: option.description }, h("label", { for: id, title: option.name }, `${option.label || phrase(option.name)} `), input, h("span", { class: "small muted" }, ` ${option.description}`)),
       };
     });
     const timer = h("input", { id: "timer", type: "number", value: String(await lobbyDecisionSeconds()), min: "0", max: "3600" });

@@ -275,7 +275,7 @@ function drawOptions(box: HTMLElement, game: GameDescription, chosen: Record<str
     return {
       option,
       read,
-      row: h("p", {}, h("label", { for: id, title: option.name }, `${phrase(option.name)} `), input, h("span", { class: "small muted" }, ` ${option.description}`)),
+      row: h("p", {}, h("label", { for: id, title: option.name }, `${option.label || phrase(option.name)} `), input, h("span", { class: "small muted" }, ` ${option.description}`)),
     };
   });
   fill(box, rows.length ? rows.map((r) => r.row) : h("p", { class: "muted small" }, t("quick.no-options")));

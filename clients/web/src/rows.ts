@@ -15,7 +15,7 @@ export function optionsText(table: Table, game: GameDescription | undefined): st
   const changed = (game?.options ?? []).flatMap((option) => {
     const value = table.options[option.name];
     if (value === undefined || value === option.defaultValue) return [];
-    const name = phrase(option.name);
+    const name = option.label || phrase(option.name);
     if (option.kind === OptionKind.BOOL) return [value === "true" ? name : t("rows.no-option", name.toLowerCase())];
     return [`${name} ${option.kind === OptionKind.ENUM ? phrase(value).toLowerCase() : value}`];
   });
