@@ -22,6 +22,7 @@ from gateway.matchmaking.tickets import Release
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc, players_pb2_grpc
 from tavola.gateway.v1 import players_pb2 as pl
+from tests.scale import games
 
 pytestmark = pytest.mark.integration
 
@@ -203,7 +204,7 @@ def test_a_cancel_at_any_instant_of_the_match_leaves_no_ghost_seat(sweep_stack: 
     """Rounds of two pairs, each in its own pool: the searcher who will cancel joins at one
     gateway, then its partner at the other; the match follows the partner's joining within
     a matching round (a quarter second), and the cancel comes 0 to 500 ms (in 20 ms steps)
-    after it, so that cancels land before the match, between the claim and the table's
+    after it (40 ms steps in make test), so that cancels land before the match, between the claim and the table's
     commit, between the commit and the telling, and after it. A partner left alone cancels
     a second later."""
     doors = [grpc.insecure_channel(address) for address in sweep_stack.gateway_addresses]
@@ -212,7 +213,7 @@ def test_a_cancel_at_any_instant_of_the_match_leaves_no_ghost_seat(sweep_stack: 
     # Each swept cancel's offset from its pair's first telling, in ms (negative: before).
     offsets: list[int] = []
     try:
-        for step, delay in enumerate(range(0, 501, 20)):
+        for step, delay in enumerate(range(0, 501, games(40, 20))):  # every 40 ms (20 in test-long)
             pairs: list[tuple[Searcher, Searcher]] = []
             for pair, options in enumerate(POOLS):
                 made = []
