@@ -137,7 +137,7 @@ def test_lobby_rows_say_who_plays_how_strong_with_which_rules_and_since_when(ope
         assert "1,800 ± 180" in text  # Ugo: mu 30, sigma 3, times 60
         assert "random" in text and "bot" in text and "1,440 ± 120" in text  # the bot, rated
         assert "free seat" in text and "1 seat free" in text
-        assert "Flame of thy tongue" in text and "no time limit" in text
+        assert "Flame of Thy Tongue" in text and "no time limit" in text  # the option by its catalog label
         assert "created now" in text or ("created" in text and "ago" in text)
         played = page.page.wait_for_selector(f".table-row[data-table='{playing}']").inner_text()
         assert lena.player.display_name in played and "provisional" in played and "a guest" in played
