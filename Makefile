@@ -112,7 +112,7 @@ lint: setup ## buf lint, ruff check, ruff format --check, mypy
 # Redis, real gRPC servers on free ports and a real Celery worker, on two processes
 # (pyproject.toml's addopts: one runs the integration tests in order, both the rest).
 # Tests marked slow (strength matches, many more playouts, minute-long outages) run only
-# in test-long, so that test stays near ten minutes on two cores.
+# in test-long, to keep test short.
 test: setup web browser bench-peer ## set up and run the suite (all but the tests marked slow)
 	$(PY) -m pytest
 

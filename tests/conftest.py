@@ -49,7 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Marks the tests under integration/ (-m integration, -m "not integration"), and leaves
     out the ones marked slow unless --long is given or -m chooses by marker: make test stays
-    near ten minutes on two cores, and make test-long runs everything."""
+    shorter, and make test-long runs everything."""
     for item in items:
         if item.path.is_relative_to(INTEGRATION):
             item.add_marker(pytest.mark.integration)
