@@ -1,0 +1,55 @@
+"""The terminal client's own words (clients/terminal/words.py): every text its code marks
+(``_("...")``, ``N_("...")``) has a translation in every catalog, with the same placeholders,
+and English is the text in the code."""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from clients.terminal import words
+
+CODE = Path(words.__file__).parent
+LANGUAGES = ("it", "de")
+_PLACEHOLDER = re.compile(r"\{(\w*)[^{}]*\}")
+
+
+def marked() -> dict[str, str]:
+    """Every marked text of the terminal client, with the file marking it first."""
+    found: dict[str, str] = {}
+    for path in sorted(set(CODE.rglob("*.py")) - {Path(words.__file__)}):  # words.py tells what it is given
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "N_"):
+                first = node.args[0] if node.args else None
+                assert isinstance(first, ast.Constant) and isinstance(first.value, str), (
+                    f"{path.name}:{node.lineno}: a marked text is a string literal"
+                )
+                found.setdefault(first.value, path.name)
+    return found
+
+
+def test_the_terminal_marks_its_words():
+    texts = marked()
+    assert {"Your decision", "Help", "Quit", "Leave the table? y: leave · n: stay"} <= texts.keys()
+    assert len(texts) > 50
+
+
+@pytest.mark.parametrize("tag", LANGUAGES)
+def test_every_marked_text_is_translated_with_the_same_placeholders(tag):
+    catalog = words.messages(tag)
+    missing = [text for text in marked() if not catalog.get(text)]
+    assert not missing, f"{tag}.po lacks: {missing}"
+    for text in marked():
+        assert sorted(_PLACEHOLDER.findall(catalog[text])) == sorted(_PLACEHOLDER.findall(text)), (tag, text)
+    stale = sorted(set(catalog) - set(marked()))
+    assert not stale, f"{tag}.po has texts the code no longer tells: {stale}"
+
+
+def test_english_is_the_text_in_the_code_and_the_fallback():
+    assert words._("Your decision: {step}", "en", step="Bid") == "Your decision: Bid"
+    assert words._("Your decision: {step}", "de_DE", step="Ansage") == "Deine Entscheidung: Ansage"
+    assert words._("Your decision", "it") == "Tocca a te decidere"
+    assert words._("Your decision", "fr") == "Your decision"  # no French catalog: English
+    # a value is written in after the translation: a name is never read as a placeholder
+    assert words._("{name} sits down.", "de", name="{who}") == "{who} nimmt Platz."
