@@ -16,16 +16,17 @@ _PLACEHOLDER = re.compile(r"\{(\w*)[^{}]*\}")
 
 
 def marked() -> dict[str, str]:
-    """Every marked text of the terminal client, with the file marking it first."""
+    """Every marked text of the terminal client, with the file marking it first: the
+    literal of each ``_("...")``, and of each ``N_("...")`` (a text told later, by ``_(name)``)."""
     found: dict[str, str] = {}
     for path in sorted(set(CODE.rglob("*.py")) - {Path(words.__file__)}):  # words.py tells what it is given
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "N_"):
                 first = node.args[0] if node.args else None
-                assert isinstance(first, ast.Constant) and isinstance(first.value, str), (
-                    f"{path.name}:{node.lineno}: a marked text is a string literal"
-                )
-                found.setdefault(first.value, path.name)
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    found.setdefault(first.value, path.name)
+                else:
+                    assert node.func.id == "_", f"{path.name}:{node.lineno}: N_ marks a string literal"
     return found
 
 

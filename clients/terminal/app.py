@@ -238,7 +238,7 @@ class TableApp(TableKeys):
             return  # told already
         self._live.seat = None
         self._live.token = ""
-        self.notice = f"{SEAT_LOST[reason]} Watching on."
+        self.notice = _(SEAT_LOST[reason]) + " " + _("Watching on.")
         self._draw_prompt()
 
     def _tick(self) -> None:

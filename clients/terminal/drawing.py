@@ -62,15 +62,16 @@ class TableDrawing(TableState):
 
     def _title(self, snap: Snapshot) -> str:
         game = self._game
-        role = f"you are {self._ctx.names.get(self._live.seat, '')}" if self._live.seat is not None else "spectating"
+        seat = self._live.seat
+        role = _("you are {name}", name=self._ctx.names.get(seat, "")) if seat is not None else _("spectating")
         full = all(seat.taken for seat in snap.table.seats)
         status = {
-            gw.TABLE_STATUS_OPEN: "waiting to begin" if full else "waiting for players",
-            gw.TABLE_STATUS_IN_PROGRESS: "in progress",
-            gw.TABLE_STATUS_FINISHED: "game over",
+            gw.TABLE_STATUS_OPEN: _("waiting to begin") if full else _("waiting for players"),
+            gw.TABLE_STATUS_IN_PROGRESS: _("in progress"),
+            gw.TABLE_STATUS_FINISHED: _("game over"),
         }.get(snap.table.status, "")
-        trust = " · REPLAY MODE: its creator knows every secret" if snap.table.replay_mode else ""
-        return f"{game.display_name}{trust} · table {snap.table.table_id} · {role} · {status}"
+        trust = " · " + _("REPLAY MODE: its creator knows every secret") if snap.table.replay_mode else ""
+        return f"{game.display_name}{trust} · {_('table {table}', table=snap.table.table_id)} · {role} · {status}"
 
     def _build_menu(self, snap: Snapshot) -> None:
         actions = self.actions = [self.decoder.decode(legal.action) for legal in snap.legal_actions]
