@@ -54,3 +54,34 @@ def test_english_is_the_text_in_the_code_and_the_fallback():
     assert words._("Your decision", "fr") == "Your decision"  # no French catalog: English
     # a value is written in after the translation: a name is never read as a placeholder
     assert words._("{name} sits down.", "de", name="{who}") == "{who} nimmt Platz."
+
+
+@pytest.mark.parametrize(
+    ("tag", "shown"),
+    [
+        ("de", ("Ziel: 10 Sesterzen.", "Latrine", "Reihe", "deine Hand")),
+        ("it", ("Obiettivo: 10 sesterzi.", "latrina", "fila", "la tua mano")),
+    ],
+)
+def test_a_pecunia_board_in_the_reader_s_language(monkeypatch, tag, shown):
+    import io
+
+    from rich.console import Console
+
+    from clients.terminal import language
+    from clients.terminal.renderers.base import TableContext
+    from clients.terminal.renderers.pecunia import RENDERER
+    from services.pecunia import GAME
+    from tavola.gateway.v1 import gateway_pb2 as gw
+
+    monkeypatch.setattr(language, "LANGUAGE", tag)
+    state = GAME.engine.new_game(2, {"target": "10"}, 3)[0]
+    view = GAME.codec.view_to_proto(GAME.engine.view(state, 0))
+    table = gw.Table(seats=[gw.Seat(seat=0, display_name="Ada"), gw.Seat(seat=1, display_name="Bea")])
+    console = Console(record=True, width=200, file=io.StringIO())
+    console.print(RENDERER.board(view, TableContext.of(table, 0)))
+    text = console.export_text()
+    assert all(word in text for word in shown), text
+    assert not any(word in text for word in ("Target", "latrine ", "queue", "your hand", "sesterces", "Draw piles")), (
+        text
+    )
