@@ -100,12 +100,12 @@ class TableKeys(TableDrawing):
         ctx = TableContext.of(replay.table, session.seat)
         book = await asyncio.to_thread(ReplayBook, replay, ctx, self.renderer, self.decoder, self._event_text)
         if session.seat is None:
-            whose = "as the spectators saw it"
+            whose = _("as the spectators saw it")
         elif session.token:
-            whose = f"as you saw it ({ctx.names.get(session.seat, '')})"
+            whose = _("as you saw it ({name})", name=ctx.names.get(session.seat, ""))
         else:
-            whose = f"as {ctx.names.get(session.seat, seat_label(session.seat))} saw it"
-        heading = f"{self._game.display_name} · table {replay.table.table_id} · {whose}"
+            whose = _("as {name} saw it", name=ctx.names.get(session.seat, seat_label(session.seat)))
+        heading = f"{self._game.display_name} · {_('table {table}', table=replay.table.table_id)} · {whose}"
 
         def closed(_: None) -> None:
             if then_exit:

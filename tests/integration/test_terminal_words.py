@@ -45,6 +45,7 @@ SHOWN = {
         "sei Ada",
     ),
 }
+REPLAY = {"de": "Wiederholung, Schritt 1 von", "it": "Replay, passo 1 di"}
 ENGLISH = (
     "Your decision",
     "Help",
@@ -80,12 +81,18 @@ def test_a_borgia_table_in_the_reader_s_language(stack, monkeypatch, tmp_path, t
             await pilot.pause(0.3)
             seen.append(app.screen_text())
             await pilot.press("n")
+            await pilot.pause(0.2)
+            await pilot.press("v")  # the replay screen, in the same language
+            await until(pilot, lambda: REPLAY[tag] in app.screen_text())
+            seen.append(app.screen_text())
 
     asyncio.run(main())
-    table, confirm = seen
+    table, confirm, replay = seen
     missing = [word for word in SHOWN[tag] if word not in table]
     assert not missing, f"{missing} not in\n{table}"
     english = [word for word in ENGLISH if word in table]
     assert not english, f"{english} in\n{table}"
     leave = {"de": "Den Tisch verlassen? y: gehen · n: bleiben", "it": "Lasciare il tavolo? y: esci · n: resta"}
     assert leave[tag] in confirm and "Leave the table" not in confirm, confirm
+    assert ("Was geschah" if tag == "de" else "Che cosa è successo") in replay, replay
+    assert "What happened" not in replay and "step 1 of" not in replay, replay
