@@ -154,7 +154,7 @@ class TableApp(TableKeys):
                     self._lose_seat(reason)
                     self._wake.set()
                     continue
-                self.notice = f"Could not read the table: {explain(error)}. Retrying…"
+                self.notice = _("Could not read the table: {why}. Retrying…", why=explain(error))
                 self._draw_prompt()
                 await asyncio.sleep(1)
                 self._wake.set()
