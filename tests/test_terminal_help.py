@@ -66,6 +66,9 @@ def test_the_panel_in_german_and_italian_is_headed_in_the_language():
     lord = "Herr der Seide: keine Sonderfähigkeit; Türme, und keine einzige Mortadella."
     assert f"{lord} Ziel: mindestens 4 Volk und 6 Turm, ohne Mortadella" in text  # M14
     assert "Würfelseiten • Volk:" in text and "Sonderwürfe • Porchetta:" in text
+    assert (
+        "Tasten ↑ ↓ Enter eine Aktion wählen" in text and "diese Hilfe" in text and "this help" not in text
+    )  # the keys too
     text = panel("pecunia", "it")
     assert "Carte azione • Villa Dixius: per il resto di questo turno" in text
     assert "Romani • Senatore: non può mai sedere accanto a uno schiavo" in text  # P2

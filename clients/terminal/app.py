@@ -26,6 +26,7 @@ from clients.terminal.renderers import for_game
 from clients.terminal.screens import ConfirmQuit, EndScreen
 from clients.terminal.session import SEAT_LOST, SavedSeat, Session, explain
 from clients.terminal.state import Plan
+from clients.terminal.words import N_, _
 from common.errors import reason_of
 from tavola.gateway.v1 import gateway_pb2 as gw
 
@@ -59,20 +60,20 @@ class TableApp(TableKeys):
     #confirm { width: 64; height: auto; border: thick $warning; background: $panel; padding: 1 2; }
     """
     BINDINGS = [
-        Binding("question_mark,f1", "toggle_help", "Help"),
-        Binding("escape,backspace", "back", "Back"),
-        Binding("q", "leave", "Quit"),
-        Binding("h", "focus_history", "History", show=False),
-        Binding("r", "result", "Result", show=False),
-        Binding("v", "replay", "Replay"),
-        Binding("c", "chat", "Chat"),
+        Binding("question_mark,f1", "toggle_help", N_("Help")),
+        Binding("escape,backspace", "back", N_("Back")),
+        Binding("q", "leave", N_("Quit")),
+        Binding("h", "focus_history", N_("History"), show=False),
+        Binding("r", "result", N_("Result"), show=False),
+        Binding("v", "replay", N_("Replay")),
+        Binding("c", "chat", N_("Chat")),
         *[Binding(str(n), f"pick({n})", show=False) for n in range(1, 10)],
     ]
 
     # -- layout --------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static("connecting…", id="title")
+        yield Static(_("connecting…"), id="title")
         with Horizontal(id="main"):
             with VerticalScroll(id="board-pane"):
                 yield Static(id="board")
@@ -96,7 +97,7 @@ class TableApp(TableKeys):
         self.history_widget = self.query_one("#history", RichLog)
         self.help_widget = self.query_one("#help-text", Static)
         self.small_widget = self.query_one("#too-small", Static)
-        self.history_widget.border_title = "History"
+        self.history_widget.border_title = _("History")
         self._fit(self.size.width, self.size.height)
         self.run_worker(self._run(), name="table")
         self.set_interval(1.0, self._tick)
@@ -109,8 +110,9 @@ class TableApp(TableKeys):
         small = width < MIN_WIDTH or height < MIN_HEIGHT
         self.main_screen.set_class(small, "too-small")
         self.small_widget.update(
-            f"The terminal is too small: {width}x{height}.\n"
-            f"Make it at least {MIN_WIDTH}x{MIN_HEIGHT} to see the table (q quits)."
+            _("The terminal is too small: {width}x{height}.", width=width, height=height)
+            + "\n"
+            + _("Make it at least {width}x{height} to see the table (q quits).", width=MIN_WIDTH, height=MIN_HEIGHT)
         )
 
     # -- the table's life ------------------------------------------------------------
@@ -152,7 +154,7 @@ class TableApp(TableKeys):
                     self._lose_seat(reason)
                     self._wake.set()
                     continue
-                self.notice = f"Could not read the table: {explain(error)}. Retrying…"
+                self.notice = _("Could not read the table: {why}. Retrying…", why=explain(error))
                 self._draw_prompt()
                 await asyncio.sleep(1)
                 self._wake.set()
@@ -182,9 +184,13 @@ class TableApp(TableKeys):
         elif plan.mode == "join":
             table = await session.peek(plan.table_id)
             if table.replay_mode and not await self._confirm(
-                f"Table {table.table_id} is in REPLAY MODE: its creator chose the seed and knows every "
-                "secret (every die, hand and role). Play only for a replay or a test."
-                "\nTake a seat anyway? y: sit · n: leave",
+                _(
+                    "Table {table} is in REPLAY MODE: its creator chose the seed and knows every "
+                    "secret (every die, hand and role). Play only for a replay or a test.",
+                    table=table.table_id,
+                )
+                + "\n"
+                + _("Take a seat anyway? y: sit · n: leave"),
             ):
                 raise LookupError(f"did not sit at table {table.table_id} (replay mode)")
             await session.join(plan.table_id, plan.name)
@@ -232,7 +238,7 @@ class TableApp(TableKeys):
             return  # told already
         self._live.seat = None
         self._live.token = ""
-        self.notice = f"{SEAT_LOST[reason]} Watching on."
+        self.notice = _(SEAT_LOST[reason]) + " " + _("Watching on.")
         self._draw_prompt()
 
     def _tick(self) -> None:

@@ -22,6 +22,7 @@ from textual.widgets import Input, RichLog, Static
 from clients.terminal.chat import chat_line
 from clients.terminal.player_file import token_path
 from clients.terminal.session import explain
+from clients.terminal.words import N_, _, translate_bindings
 from common import auth
 from tavola.gateway.v1 import chat_pb2 as chat
 from tavola.gateway.v1 import chat_pb2_grpc
@@ -43,10 +44,11 @@ def channel_for(table_seats, player_token: str) -> chat.ChatChannel:
 
 
 class ChatScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "dismiss", "Back to the board")]
+    BINDINGS = [Binding("escape", "dismiss", N_("Back to the board"))]
 
     def __init__(self, connection: grpc.Channel, table_id: str, player_token: str | None, table_seats=()):
         super().__init__()
+        translate_bindings(self)
         self.stub = chat_pb2_grpc.ChatServiceStub(connection)
         self.table_id = table_id
         self.token = player_token
@@ -55,16 +57,17 @@ class ChatScreen(ModalScreen[None]):
         self.lines: list[str] = []  # what the log shows, for tests
 
     def compose(self) -> ComposeResult:
-        title = "Table chat (players only)" if self.channel == chat.CHAT_CHANNEL_PLAYERS else "Spectators' chat"
+        players = self.channel == chat.CHAT_CHANNEL_PLAYERS
+        title = _("Table chat (players only)") if players else _("Spectators' chat")
         with Vertical(id="chat"):
-            yield Static(Text(f"{title} · Enter sends · Escape: back to the board", style="bold"))
+            yield Static(Text(f"{title} · " + _("Enter sends · Escape: back to the board"), style="bold"))
             yield RichLog(id="chat-log", wrap=True, markup=False)
             yield Input(placeholder="message", id="chat-input", max_length=500, disabled=not self.token)
             yield Static("", id="chat-problem")
 
     def on_mount(self) -> None:
         if not self.token:
-            self._problem("chat needs a player: python -m clients.terminal.players create NAME")
+            self._problem(_("chat needs a player: python -m clients.terminal.players create NAME"))
             return
         self.query_one(Input).focus()
         loop = asyncio.get_running_loop()
@@ -79,7 +82,7 @@ class ChatScreen(ModalScreen[None]):
                     loop.call_soon_threadsafe(self._show, chat_line(message))
         except grpc.RpcError as error:
             if error.code() != grpc.StatusCode.CANCELLED:
-                loop.call_soon_threadsafe(self._problem, f"chat ended: {explain(error)}")
+                loop.call_soon_threadsafe(self._problem, _("chat ended: {why}", why=explain(error)))
 
     def _show(self, line: str) -> None:
         self.lines.append(line)
@@ -96,7 +99,7 @@ class ChatScreen(ModalScreen[None]):
         try:
             await asyncio.to_thread(self.stub.SendChat, request, metadata=auth.metadata(self.token))
         except grpc.RpcError as error:
-            self._problem(f"not sent: {explain(error)}")
+            self._problem(_("not sent: {why}", why=explain(error)))
             return
         event.input.value = ""
         self._problem("")

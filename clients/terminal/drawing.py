@@ -13,6 +13,7 @@ from clients.terminal.renderers import TableContext
 from clients.terminal.screens import EndScreen
 from clients.terminal.session import Snapshot
 from clients.terminal.state import TableState
+from clients.terminal.words import _
 from common.names import printable
 from tavola.gateway.v1 import gateway_pb2 as gw
 
@@ -22,14 +23,20 @@ def seed_check(commitment: bytes, reveal: gw.SeedReveal) -> str:
     of the salt and the seed as 8 big-endian bytes): then no deal, roll or draw was chosen
     after the game began."""
     if not commitment:
-        return "Seed not checked: no commitment was shown at the deal."
-    opened = hashlib.sha256(reveal.salt + reveal.seed.to_bytes(8, "big")).digest()
-    if opened == commitment:
-        return f"Seed verified: the revealed seed matches the commitment {commitment.hex()[:16]}… shown at the deal."
-    return (
-        f"Seed check FAILED: the revealed seed does not match the commitment {commitment.hex()[:16]}…"
-        " shown at the deal."
+        return _("Seed not checked: no commitment was shown at the deal.")
+    if seed_verified(commitment, reveal):
+        return _(
+            "Seed verified: the revealed seed matches the commitment {commitment}… shown at the deal.",
+            commitment=commitment.hex()[:16],
+        )
+    return _(
+        "Seed check FAILED: the revealed seed does not match the commitment {commitment}… shown at the deal.",
+        commitment=commitment.hex()[:16],
     )
+
+
+def seed_verified(commitment: bytes, reveal: gw.SeedReveal) -> bool:
+    return bool(commitment) and hashlib.sha256(reveal.salt + reveal.seed.to_bytes(8, "big")).digest() == commitment
 
 
 class TableDrawing(TableState):
@@ -55,15 +62,16 @@ class TableDrawing(TableState):
 
     def _title(self, snap: Snapshot) -> str:
         game = self._game
-        role = f"you are {self._ctx.names.get(self._live.seat, '')}" if self._live.seat is not None else "spectating"
+        seat = self._live.seat
+        role = _("you are {name}", name=self._ctx.names.get(seat, "")) if seat is not None else _("spectating")
         full = all(seat.taken for seat in snap.table.seats)
         status = {
-            gw.TABLE_STATUS_OPEN: "waiting to begin" if full else "waiting for players",
-            gw.TABLE_STATUS_IN_PROGRESS: "in progress",
-            gw.TABLE_STATUS_FINISHED: "game over",
+            gw.TABLE_STATUS_OPEN: _("waiting to begin") if full else _("waiting for players"),
+            gw.TABLE_STATUS_IN_PROGRESS: _("in progress"),
+            gw.TABLE_STATUS_FINISHED: _("game over"),
         }.get(snap.table.status, "")
-        trust = " · REPLAY MODE: its creator knows every secret" if snap.table.replay_mode else ""
-        return f"{game.display_name}{trust} · table {snap.table.table_id} · {role} · {status}"
+        trust = " · " + _("REPLAY MODE: its creator knows every secret") if snap.table.replay_mode else ""
+        return f"{game.display_name}{trust} · {_('table {table}', table=snap.table.table_id)} · {role} · {status}"
 
     def _build_menu(self, snap: Snapshot) -> None:
         actions = self.actions = [self.decoder.decode(legal.action) for legal in snap.legal_actions]
@@ -107,40 +115,52 @@ class TableDrawing(TableState):
             return
         table = snap.table
         if table.status == gw.TABLE_STATUS_FINISHED:
-            lines.append(Text("The game is over. r: the result again · v: the replay · q: quit", style="bold"))
+            lines.append(Text(_("The game is over. r: the result again · v: the replay · q: quit"), style="bold"))
         elif self.sending:
-            lines.append(Text("Sending your choice…"))
+            lines.append(Text(_("Sending your choice…")))
         elif snap.must_decide:
             titles = self.menu_titles
             step = " ▸ ".join(
                 choices.under(title, titles[i - 1] if i else None).removesuffix(" …") for i, title in enumerate(titles)
             )
-            head = "Your decision" + (f": {step}" if step else "")
+            head = _("Your decision: {step}", step=step) if step else _("Your decision")
             lines.append(Text(head, style="bold green"))
-            hint = "↑↓ Enter or 1-9 to choose" + (" · Esc back" if self.menu_titles else "")
+            hint = _("↑↓ Enter or 1-9 to choose") + (_(" · Esc back") if self.menu_titles else "")
             lines.append(Text(hint, style="dim"))
             told = game_help.level(self.help, self.menu[-1] if self.menu else [], self.actions)
             lines += [Text(f"· {said}", style="italic") for said in told]  # what these choices do
         elif table.status == gw.TABLE_STATUS_OPEN:
             open_seats = [s.seat for s in table.seats if not s.taken]
             if not open_seats and all(s.kind == gw.SEAT_KIND_BOT for s in table.seats):
-                lines.append(Text("Every seat is a bot's: the game begins as soon as a bot worker has room for it."))
+                lines.append(Text(_("Every seat is a bot's: the game begins as soon as a bot worker has room for it.")))
             elif not open_seats:
-                lines.append(Text("Every seat is taken: waiting for the host to start the game."))
+                lines.append(Text(_("Every seat is taken: waiting for the host to start the game.")))
             else:
-                lines.append(Text(f"Waiting for {len(open_seats)} more player(s) to join table {table.table_id}."))
+                lines.append(
+                    Text(
+                        _(
+                            "Waiting for {count} more player(s) to join table {table}.",
+                            count=len(open_seats),
+                            table=table.table_id,
+                        )
+                    )
+                )
         else:
-            waiting = ", ".join(ctx.name(seat) for seat in table.deciding_seats) or "the table"
-            lines.append(Text(f"Waiting for {waiting}…", style="italic"))
+            waiting = ", ".join(ctx.name(seat) for seat in table.deciding_seats) or _("the table")
+            lines.append(Text(_("Waiting for {who}…", who=waiting), style="italic"))
         if table.HasField("decision_deadline") and table.status == gw.TABLE_STATUS_IN_PROGRESS:
             left = table.decision_deadline.ToMilliseconds() / 1000 - time.time()
             if left > 0:
-                lines.append(Text(f"⏱ {left:.0f} s to decide", style="yellow"))
+                lines.append(Text(_("⏱ {seconds} s to decide", seconds=f"{left:.0f}"), style="yellow"))
         self.prompt_widget.update(Text("\n").join(lines))
 
     def _draw_help(self) -> None:
         seat = self._live.saved_path
-        rejoin = f"\nYour seat is saved: rejoin with --rejoin {self._live.table_id}\n" if seat else ""
+        rejoin = (
+            "\n" + _("Your seat is saved: rejoin with --rejoin {table}", table=self._live.table_id) + "\n"
+            if seat
+            else ""
+        )
         self.help_widget.update(game_help.panel(self._game.display_name, self._game.summary, self.help, rejoin))
 
     def _record(self, event: gw.TableEvent) -> None:
@@ -154,7 +174,7 @@ class TableDrawing(TableState):
             self.history_widget.write(Text(text))
         if body == "game_finished" and event.game_finished.HasField("seed_reveal"):
             self.seed_check = seed_check(self.commitment, event.game_finished.seed_reveal)
-            ok = self.seed_check.startswith("Seed verified")
+            ok = seed_verified(self.commitment, event.game_finished.seed_reveal)
             self.history_widget.write(Text(self.seed_check, style="bold green" if ok else "bold red"))
 
     def _event_text(self, event: gw.TableEvent, ctx: TableContext | None = None) -> str | None:
@@ -173,20 +193,20 @@ class TableDrawing(TableState):
         if body == "seat_taken":
             taken = event.seat_taken
             if taken.seat == ctx.me:
-                return f"You sit down as {taken.display_name}."
-            return f"{taken.display_name} sits down."
+                return _("You sit down as {name}.", name=taken.display_name)
+            return _("{name} sits down.", name=taken.display_name)
         if body == "table_started":
-            return "The game begins."
+            return _("The game begins.")
         if body == "game_finished":
-            return f"Game over: {ctx.seats_text(event.game_finished.outcome.summary)}"
+            return _("Game over: {summary}", summary=ctx.seats_text(event.game_finished.outcome.summary))
         if body == "decision_expired":
             expired = event.decision_expired
             what = (
-                "a bot takes the seat"
+                _("a bot takes the seat")
                 if expired.policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT
-                else "a random action was played"
+                else _("a random action was played")
             )
-            return f"{ctx.who(expired.seat)}: decision time ran out; {what}."
+            return _("{who}: decision time ran out; {what}.", who=ctx.who(expired.seat), what=what)
         if body == "game_event":
             message = self.decoder.decode(event.game_event)
             return self.renderer.event_text(message, ctx) if message is not None else None
@@ -197,17 +217,17 @@ class TableDrawing(TableState):
         winners = list(outcome.winners)
         me = self._live.seat
         if me is not None and me in winners:
-            headline = "You won!" if len(winners) == 1 else "You share the win!"
+            headline = _("You won!") if len(winners) == 1 else _("You share the win!")
         elif not winners:
-            headline = "Nobody wins."
+            headline = _("Nobody wins.")
         elif me is not None:
-            headline = f"You lost. {' and '.join(ctx.name(w) for w in winners)} won."
+            headline = _("You lost. {winners} won.", winners=_(" and ").join(ctx.name(w) for w in winners))
         else:
-            headline = f"{' and '.join(ctx.name(w) for w in winners)} won."
+            headline = _("{winners} won.", winners=_(" and ").join(ctx.name(w) for w in winners))
         details = [self.ending or ctx.seats_text(outcome.summary)]
         if self.seed_check:
             details += ["", self.seed_check]
         if outcome.scores:
-            details += ["", f"  {'':<28} score"]
+            details += ["", f"  {'':<28} {_('score')}"]
             details += [f"  {ctx.name(seat):<28} {score:>5}" for seat, score in enumerate(outcome.scores)]
         return headline, "\n".join(details)

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 import grpc
 from google.protobuf.message import Message
 
-from clients.terminal import choices, language
+from clients.terminal import choices, language, words
+from clients.terminal.words import N_
 from common.help import entries_text, help_ids
 from tavola.gateway.v1 import gateway_pb2 as gw
 
-KEYS = (
+KEYS = N_(
     "Keys\n"
     "  ↑ ↓ Enter   choose an action      1-9  choose by number\n"
     "  Esc         back out of a submenu\n"
@@ -22,7 +23,7 @@ KEYS = (
 # The panel's sections: the ids each lists.
 SECTIONS = ("help.action.", "help.card.", "help.roman.", "help.face.", "help.effect.", "help.special.", "help.variant.")
 # The panel's headings in the run's language (--lang, language.py); the help itself is the
-# game's, told by the gateway in that language. The keys stay English, as the client's own.
+# game's, told by the gateway in that language; the keys are the client's own words (words.py).
 HEADINGS = {
     "en": (
         "Roles and their goals",
@@ -72,7 +73,7 @@ def panel(display_name: str, summary: str, entries: Entries, rejoin: str = "", l
     and what each action, card, face and effect does; headed in ``locale`` (headings)."""
     found = dict(entries)
     roles_title, _, titles = headings(locale)
-    parts = [display_name, summary, KEYS.rstrip("\n") + rejoin.rstrip("\n")]
+    parts = [display_name, summary, words._(KEYS, locale).rstrip("\n") + rejoin.rstrip("\n")]
     parts += [found[key] for key in ("help.rules", "help.goal") if key in found]
     with_goal = {key for key, _ in entries if f"{key}.goal" in found}
     if with_goal:

@@ -13,6 +13,7 @@ from clients.terminal.renderers import TableContext
 from clients.terminal.replay import ReplayBook, ReplayScreen
 from clients.terminal.screens import ConfirmQuit, EndScreen
 from clients.terminal.session import explain
+from clients.terminal.words import _
 from common.names import seat_label
 from tavola.gateway.v1 import gateway_pb2 as gw
 
@@ -59,7 +60,7 @@ class TableKeys(TableDrawing):
             await self._live.submit(legal.action, snap.table.version)
         except grpc.RpcError as error:
             label = self._ctx.label_text(legal.label)
-            self.notice = f"Not taken ({label}): {explain(error)}. Choose again."
+            self.notice = _("Not taken ({label}): {why}. Choose again.", label=label, why=explain(error))
         self.sending = False
         self.menu_version = -1  # rebuild the menu from a fresh view
         self._wake.set()
@@ -93,18 +94,18 @@ class TableKeys(TableDrawing):
             if then_exit:
                 self.exit(return_code=1, message=f"tavola: no replay: {explain(error)}")
                 return
-            self.notice = f"No replay: {explain(error)}"
+            self.notice = _("No replay: {why}", why=explain(error))
             self._draw_prompt()
             return
         ctx = TableContext.of(replay.table, session.seat)
         book = await asyncio.to_thread(ReplayBook, replay, ctx, self.renderer, self.decoder, self._event_text)
         if session.seat is None:
-            whose = "as the spectators saw it"
+            whose = _("as the spectators saw it")
         elif session.token:
-            whose = f"as you saw it ({ctx.names.get(session.seat, '')})"
+            whose = _("as you saw it ({name})", name=ctx.names.get(session.seat, ""))
         else:
-            whose = f"as {ctx.names.get(session.seat, seat_label(session.seat))} saw it"
-        heading = f"{self._game.display_name} · table {replay.table.table_id} · {whose}"
+            whose = _("as {name} saw it", name=ctx.names.get(session.seat, seat_label(session.seat)))
+        heading = f"{self._game.display_name} · {_('table {table}', table=replay.table.table_id)} · {whose}"
 
         def closed(_: None) -> None:
             if then_exit:
@@ -120,23 +121,25 @@ class TableKeys(TableDrawing):
             return
         timer = snap.table.decision_timer
         if timer.seconds and timer.policy == gw.TIMEOUT_POLICY_BOT_TAKES_SEAT:
-            fate = (
-                f"The game goes on: if you do not decide within {timer.seconds} s of your next turn, "
-                "a bot takes your seat."
+            fate = _(
+                "The game goes on: if you do not decide within {seconds} s of your next turn, a bot takes your seat.",
+                seconds=timer.seconds,
             )
         elif timer.seconds:
-            fate = f"The game goes on: each decision of yours is played at random after {timer.seconds} s."
+            fate = _(
+                "The game goes on: each decision of yours is played at random after {seconds} s.", seconds=timer.seconds
+            )
         else:
-            fate = "This table has no decision timer: it waits for you until you come back."
+            fate = _("This table has no decision timer: it waits for you until you come back.")
         if self.plan.private_platform:
             # Nothing to come back to: the platform stops with this client.
-            warning = (
+            warning = _(
                 "This table runs on a private platform that stops when you leave: the game ends "
                 "here. (To leave a game and come back, play on a running platform: make run in "
                 "another terminal, then make play.)"
             )
         else:
-            warning = f"{fate}\nCome back with: make play REJOIN={self._live.table_id}"
+            warning = fate + "\n" + _("Come back with: make play REJOIN={table}", table=self._live.table_id)
 
         def answered(leave: bool | None) -> None:
             if leave:

@@ -20,6 +20,7 @@ from textual.widgets import Footer, Static
 
 from clients.terminal.renderers import Renderer, TableContext
 from clients.terminal.session import Decoder
+from clients.terminal.words import N_, _, translate_bindings
 from tavola.gateway.v1 import gateway_pb2 as gw
 
 STORY_LINES = 14  # events shown before the current one
@@ -80,21 +81,21 @@ class ReplayBook:
 def action_text(decoder: Decoder, action, ctx: TableContext) -> str:
     message = decoder.decode(action)
     if message is None:
-        return "an action"
-    return GENERIC.event_text(message, ctx) or "an action"
+        return _("an action")
+    return GENERIC.event_text(message, ctx) or _("an action")
 
 
 class ReplayScreen(Screen[None]):
     """One replay, a step at a time; Escape (or q) closes it."""
 
     BINDINGS = [
-        Binding("right,n,space", "step(1)", "Next"),
-        Binding("left,p", "step(-1)", "Previous"),
+        Binding("right,n,space", "step(1)", N_("Next")),
+        Binding("left,p", "step(-1)", N_("Previous")),
         Binding("pagedown", f"step({JUMP})", f"+{JUMP}", show=False),
         Binding("pageup", f"step(-{JUMP})", f"-{JUMP}", show=False),
-        Binding("home", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
-        Binding("escape,q", "close", "Close"),
+        Binding("home", "first", N_("First"), show=False),
+        Binding("end", "last", N_("Last"), show=False),
+        Binding("escape,q", "close", N_("Close")),
     ]
     CSS = """
     #replay-title { height: 1; background: $accent; color: $text; padding: 0 1; }
@@ -107,6 +108,7 @@ class ReplayScreen(Screen[None]):
 
     def __init__(self, book: ReplayBook, heading: str):
         super().__init__()
+        translate_bindings(self)
         self.book = book
         self.heading = heading
 
@@ -121,28 +123,28 @@ class ReplayScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#replay-story", Static).border_title = "Before"
+        self.query_one("#replay-story", Static).border_title = _("Before")
         self.draw()
 
     def draw(self) -> None:
         book, page = self.book, self.book.page
-        where = f"step {book.at + 1} of {len(book)}" if page else "nothing to replay"
+        where = _("step {at} of {steps}", at=book.at + 1, steps=len(book)) if page else _("nothing to replay")
         # The step first: a long heading is cut at the screen's edge, the step never.
-        self.query_one("#replay-title", Static).update(Text(f"Replay, {where} · {self.heading}"))
+        self.query_one("#replay-title", Static).update(Text(_("Replay, {where}", where=where) + f" · {self.heading}"))
         board = self.query_one("#replay-board", Static)
         step = self.query_one("#replay-step", Static)
         story = self.query_one("#replay-story", Static)
         if page is None:
             board.update("")
-            step.update(Text("This table has no events to replay yet."))
+            step.update(Text(_("This table has no events to replay yet.")))
             story.update("")
             return
         board.update(page.board)
         step.update(
             Text.assemble(
-                ("What happened\n", "bold"),
+                (_("What happened") + "\n", "bold"),
                 (page.text, "bold green"),
-                ("\n\n→ next · ← previous · PgUp PgDn ±10 · Home End · Esc close", "dim"),
+                ("\n\n" + _("→ next · ← previous · PgUp PgDn ±10 · Home End · Esc close"), "dim"),
             )
         )
         story.update(Text("\n".join(book.story())))

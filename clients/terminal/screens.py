@@ -8,18 +8,21 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from clients.terminal.words import N_, _, translate_bindings
+
 
 class EndScreen(ModalScreen[None]):
     """The outcome, over the final board."""
 
     BINDINGS = [
-        Binding("q", "app.quit", "Quit"),
-        Binding("escape,b", "dismiss", "Back to the board"),
-        Binding("v", "app.replay", "Replay"),
+        Binding("q", "app.quit", N_("Quit")),
+        Binding("escape,b", "dismiss", N_("Back to the board")),
+        Binding("v", "app.replay", N_("Replay")),
     ]
 
     def __init__(self, headline: str, details: str):
         super().__init__()
+        translate_bindings(self)
         self.headline = headline
         self.details = details
 
@@ -28,18 +31,19 @@ class EndScreen(ModalScreen[None]):
             yield Static(Text(self.headline, style="bold"), id="end-headline")
             yield Static(self.details, id="end-details")
             yield Static(
-                "q quit · b or Escape: back to the board and the history · v: replay it step by step",
+                _("q quit · b or Escape: back to the board and the history · v: replay it step by step"),
                 id="end-keys",
             )
 
 
 class ConfirmQuit(ModalScreen[bool]):
-    BINDINGS = [Binding("y", "answer(True)", "Leave"), Binding("n,escape", "answer(False)", "Stay")]
+    BINDINGS = [Binding("y", "answer(True)", N_("Leave")), Binding("n,escape", "answer(False)", N_("Stay"))]
 
-    def __init__(self, warning: str, keys: str = "Leave the table? y: leave · n: stay"):
+    def __init__(self, warning: str, keys: str | None = None):
         super().__init__()
+        translate_bindings(self)
         self.warning = warning
-        self.keys = keys
+        self.keys = _("Leave the table? y: leave · n: stay") if keys is None else keys
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):

@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from clients.terminal import language
+from clients.terminal.words import N_
 from common import auth, defaults, settings
 from common.channels import balanced_channel
 from common.errors import reason_of
@@ -51,9 +52,9 @@ REASONS = {
 
 # A seat this client held and no longer does: why, in words; the client then watches on.
 SEAT_LOST = {
-    "TOKEN_REVOKED": "Your seat was handed to a bot: your decision time ran out.",
-    "SEAT_REJOINED": "You took this seat up again on another device; it is played there now.",
-    "SEAT_SIGNED_OUT": "Your player signed out everywhere: to play on here, rejoin the table with the new token.",
+    "TOKEN_REVOKED": N_("Your seat was handed to a bot: your decision time ran out."),
+    "SEAT_REJOINED": N_("You took this seat up again on another device; it is played there now."),
+    "SEAT_SIGNED_OUT": N_("Your player signed out everywhere: to play on here, rejoin the table with the new token."),
 }
 
 

@@ -16,6 +16,7 @@ from clients.terminal import choices
 from clients.terminal import help as game_help
 from clients.terminal.renderers import Renderer, TableContext
 from clients.terminal.session import Decoder, Session, Snapshot
+from clients.terminal.words import translate_bindings
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 
@@ -54,6 +55,7 @@ class TableState(App[int]):
 
     def __init__(self, address: str, plan: Plan):
         super().__init__()
+        translate_bindings(self)  # the key bar in this run's language
         self.address = address
         self.plan = plan
         self.session: Session | None = None  # made on mount

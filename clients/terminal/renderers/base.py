@@ -8,6 +8,7 @@ from google.protobuf.message import Message
 from rich.console import RenderableType
 from rich.text import Text
 
+from clients.terminal.words import _
 from common.names import SEAT_IN_TEXT, printable, seat_label, seat_names
 from tavola.gateway.v1 import gateway_pb2 as gw
 
@@ -33,7 +34,7 @@ class TableContext:
     def name(self, seat: int) -> str:
         """The seat's display name, with "(you)" for the viewer's own seat."""
         name = self.names.get(seat, seat_label(seat))
-        return f"{name} (you)" if seat == self.me else name
+        return _("{name} (you)", name=name) if seat == self.me else name
 
     def label(self, seat: int) -> Text:
         """The seat's name as a board shows it: with its rating, dimmed, when known."""
@@ -85,7 +86,7 @@ class Renderer(Generic[ViewT, EventT, ActionT]):
 
     def board(self, view: ViewT | None, ctx: TableContext) -> RenderableType:
         if view is None:
-            return Text("The game has not started yet: waiting for the other seats.")
+            return Text(_("The game has not started yet: waiting for the other seats."))
         fields = json_format.MessageToDict(
             view, always_print_fields_with_no_presence=True, preserving_proto_field_name=True
         )

@@ -5,14 +5,15 @@ from rich.table import Table
 from rich.text import Text
 
 from clients.terminal.renderers.base import Renderer, TableContext, words
+from clients.terminal.words import N_, _
 from services.pecunia.model import ACTION_LABELS, ActionKind
 from tavola.pecunia.v1 import pecunia_pb2 as pb
 
-PHASES = {
-    pb.PHASE_MARKERS: "remove round markers and collect sesterces",
-    pb.PHASE_REFILL: "refill the latrine from the queue",
-    pb.PHASE_DRAW: "play action cards or draw one",
-    pb.PHASE_OVER: "the game is over",
+PHASES: dict[int, str] = {
+    pb.PHASE_MARKERS: N_("remove round markers and collect sesterces"),
+    pb.PHASE_REFILL: N_("refill the latrine from the queue"),
+    pb.PHASE_DRAW: N_("play action cards or draw one"),
+    pb.PHASE_OVER: N_("the game is over"),
 }
 
 
@@ -28,7 +29,7 @@ def roman(card: pb.RomanCard) -> str:
 
 def sesterces(amount: int) -> str:
     """ "1 sesterce", "7 sesterces"."""
-    return f"{amount} sesterce{'' if amount == 1 else 's'}"
+    return _("{amount} sesterce", amount=amount) if amount == 1 else _("{amount} sesterces", amount=amount)
 
 
 def position(value: int) -> str:
@@ -37,7 +38,7 @@ def position(value: int) -> str:
 
 def latrine_seat(seat: pb.LatrineSeat) -> str:
     if not seat.romans:
-        return "empty"
+        return _("empty")
     return " + ".join(f"{roman(r.card)} •{r.markers}" for r in seat.romans)
 
 
@@ -46,20 +47,30 @@ class PecuniaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         if view is None:
             return super().board(view, ctx)
         over = view.phase == pb.PHASE_OVER
-        status = Text(f"{'' if over else f'Turn {view.turn}. '}Target: {view.target} sesterces. ", style="bold")
+        turn = "" if over else _("Turn {turn}. ", turn=view.turn)
+        status = Text(turn + _("Target: {target} sesterces. ", target=view.target), style="bold")
         if over:
-            status.append("The game is over.")
+            status.append(_("The game is over."))
         else:
-            status.append(f"{ctx.name(view.active)}: {PHASES.get(view.phase, '')}.")
+            phase = _(PHASES[view.phase]) if view.phase in PHASES else ""
+            status.append(f"{ctx.name(view.active)}: {phase}.")
         if view.villa_dixius:
-            status.append("  Villa Dixius in force.", style="yellow")
+            status.append("  " + _("Villa Dixius in force."), style="yellow")
         parts: list[RenderableType] = [status]
         for player in view.players:
             parts.append(self._player(view, player, ctx))
-        parts.append(Text(f"Draw piles: {view.roman_pile_count} Romans, {view.action_pile_count} action cards."))
+        parts.append(
+            Text(
+                _(
+                    "Draw piles: {romans} Romans, {actions} action cards.",
+                    romans=view.roman_pile_count,
+                    actions=view.action_pile_count,
+                )
+            )
+        )
         if view.phase == pb.PHASE_OVER:
-            winners = ", ".join(ctx.name(w) for w in view.winners) or "nobody"
-            parts.append(Text(f"Winner: {winners}.", style="bold green"))
+            winners = ", ".join(ctx.name(w) for w in view.winners) or _("nobody")
+            parts.append(Text(_("Winner: {who}", who=winners) + ".", style="bold green"))
         return Group(*parts)
 
     def _player(self, view: pb.View, player: pb.PlayerView, ctx: TableContext) -> Table:
@@ -73,13 +84,14 @@ class PecuniaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         grid.add_column(style="dim")
         grid.add_column()
         seats = "  |  ".join(f"{position(seat.position)}: {latrine_seat(seat)}" for seat in player.latrine)
-        grid.add_row("latrine", seats)
-        grid.add_row("queue", ", ".join(roman(card) for card in player.queue) or "—")
+        grid.add_row(_("latrine"), seats)
+        grid.add_row(_("queue"), ", ".join(roman(card) for card in player.queue) or "—")
         if player.hand_visible:
-            hand = ", ".join(card_kind(card.kind) for card in player.hand) or "no cards"
-            grid.add_row("your hand", Text(hand, style="cyan"))
+            hand = ", ".join(card_kind(card.kind) for card in player.hand) or _("no cards")
+            grid.add_row(_("your hand"), Text(hand, style="cyan"))
         else:
-            grid.add_row("hand", f"{player.hand_count} {'card' if player.hand_count == 1 else 'cards'}")
+            count = player.hand_count
+            grid.add_row(_("hand"), _("{count} card", count=count) if count == 1 else _("{count} cards", count=count))
         return grid
 
 
