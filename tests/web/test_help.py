@@ -93,8 +93,10 @@ def test_a_mortadella_effect_waiting_on_a_decision_says_what_it_does(open_page, 
     effects = {words(text) for key, text in help_of("mortadella").items() if key.startswith("help.effect.")}
     shown = page.page.locator("[data-testid=effect-help]")
     deadline = time.monotonic() + 180
-    while not shown.count():
+    # Texts are read in one call: a bot's move may take the effect off the board between a
+    # count and a later read of it.
+    while not (texts := shown.all_inner_texts()):
         assert time.monotonic() < deadline and not page.page.locator("[data-testid=ending]").count(), "no effect waited"
         if not click_a_move(page):
             time.sleep(0.05)
-    assert words(shown.first.inner_text()) in effects
+    assert words(texts[0]) in effects
