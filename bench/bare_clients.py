@@ -16,6 +16,7 @@ import grpc
 import redis.asyncio as redis_async
 
 from bench.bare import ACTION_BYTES, RECORD_BYTES, Commands, _identity
+from bench.gateway import Figures
 from bench.readers import RAW, Readers, ReadFigures
 from bench.tables import CpuMeter
 from deploy.processes import terminate
@@ -256,23 +257,6 @@ class PipelineWatch:
         return _stream_figures(self.tables * self.per_table, read, self.seconds)
 
 
-@dataclass
-class BareFigures:
-    clients: int
-    submits: int
-    seconds: float
-    p50_ms: float
-    p99_ms: float
-    latencies: list[float] = field(default_factory=list)  # seconds, each submit's
-    cpu: dict[str, float] = field(default_factory=dict)  # CPU seconds by process, while timed
-    # (voluntary, involuntary) context switches by process, while timed
-    switches: dict[str, tuple[int, int]] = field(default_factory=dict)
-
-    @property
-    def per_second(self) -> float:
-        return self.submits / self.seconds
-
-
 async def run_clients(
     address: str,
     redis_url: str,
@@ -317,6 +301,6 @@ async def run_clients(
     await setup.aclose()
     ordered = sorted(latencies)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return BareFigures(
+    return Figures(
         clients, len(latencies), elapsed, statistics.median(ordered) * 1000, p99 * 1000, ordered, cpu, switches
     )

@@ -28,6 +28,7 @@ from services.engine.api import Game
 from services.pecunia import GAME
 from services.pecunia.model import (
     NEIGHBOURS,
+    SHUNS,
     ActionKind,
     EndRefill,
     PecuniaAction,
@@ -62,9 +63,9 @@ def rate(card: RomanCard) -> float:
 
 def fits(latrine, seat: int, card: RomanCard, villa: bool) -> bool:
     """P2 on a view's latrine: may ``card`` sit on ``seat``?"""
-    if villa or card.kind not in (_SENATOR, _SLAVE):
+    shunned = SHUNS.get(card.kind)
+    if villa or shunned is None:
         return True
-    shunned = _SLAVE if card.kind is _SENATOR else _SENATOR
     return not any(r.card.kind is shunned for n in NEIGHBOURS[seat] for r in latrine[n])
 
 

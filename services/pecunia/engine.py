@@ -37,6 +37,7 @@ from services.pecunia.model import (
     ACTION_TYPES,
     NEIGHBOURS,
     PLAY_KINDS,
+    SHUNS,
     ActionCardPlayed,
     ActionCardsDrawn,
     ActionKind,
@@ -107,7 +108,6 @@ CASTOR_MAX = 2  # Castor oil: "up to 2"
 DEFAULT_TURN_LIMIT = 1000
 
 _SENATOR = RomanKind.SENATOR
-_SLAVE = RomanKind.SLAVE
 _WOMAN = RomanKind.WOMAN
 
 _MARKERS, _REFILL, _DRAW, _OVER = Phase.MARKERS, Phase.REFILL, Phase.DRAW, Phase.OVER
@@ -313,12 +313,8 @@ def _fits(s, player: int, seat: int, card: int) -> bool:
     if s.villa:
         return True
     romans = s.deck.romans
-    kind = romans[card].kind
-    if kind is _SENATOR:
-        shunned = _SLAVE
-    elif kind is _SLAVE:
-        shunned = _SENATOR
-    else:
+    shunned = SHUNS.get(romans[card].kind)
+    if shunned is None:
         return True
     latrine = s.seats[player]
     for neighbour in NEIGHBOURS[seat]:

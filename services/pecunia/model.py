@@ -68,6 +68,8 @@ class SeatPos(IntEnum):
 SEAT_NAMES = ("LEFT", "MIDDLE", "RIGHT")
 # P1: adjacency of the latrine seats.
 NEIGHBOURS = ((1,), (0, 2), (1,))
+# P2: senators and slaves never sit beside each other; other Romans shun no one.
+SHUNS = {RomanKind.SENATOR: RomanKind.SLAVE, RomanKind.SLAVE: RomanKind.SENATOR}
 
 
 class Phase(IntEnum):
