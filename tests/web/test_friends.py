@@ -71,3 +71,32 @@ def test_follow_presence_and_an_invitation_accepted_in_the_page(open_page, base_
     assert {seat.player_id for seat in seats} == {ada.id, bea.id}
     stored = page.page.evaluate(f"localStorage.getItem('tavola.seat.{table.table_id}')")
     assert stored and json.loads(stored)["token"]
+
+
+def test_the_friends_page_fits_a_phone(open_page, base_url, channel):
+    """At 375 px, with long names (no spaces to break at), a friend at a live table, an open
+    table of one's own to invite to and a blocked player: nothing is wider than the screen,
+    and every control is reachable."""
+    long = "Wolfeschlegelsteinhausenbergerdorff"
+    ada, bea, cid = (Remote(channel, f"{n}{long}") for n in ("Ada", "Bea", "Cid"))
+    for one, other in ((ada, bea), (bea, ada)):
+        one.social.FollowPlayer(so.FollowPlayerRequest(player_id=other.id), metadata=one.auth)
+    ada.social.BlockPlayer(so.BlockPlayerRequest(player_id=cid.id), metadata=ada.auth)
+    bea.social.SetPresence(so.SetPresenceRequest(state=so.PRESENCE_STATE_ONLINE), metadata=bea.auth)
+    for who in (ada, bea):
+        table = who.gateway.CreateTable(gw.CreateTableRequest(game_id="pecunia", player_count=3)).table
+        who.gateway.TakeSeat(gw.TakeSeatRequest(table_id=table.table_id), metadata=who.auth)
+
+    page = open_page(width=375, height=800, name="friends-phone")
+    sign_in(page, base_url, ada)
+    page.page.goto(f"{base_url}#/friends")
+    page.page.locator("[data-testid=friend]").wait_for()
+    page.page.get_by_role("button", name="Unblock").wait_for()
+    page.page.wait_for_timeout(300)  # the friend's tables and the invite choices load after
+    width = page.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375, f"the page is {width} px wide at 375 px"
+    for control in page.page.locator("main button, main select, main a").all():
+        box = control.bounding_box()
+        assert box is None or box["x"] + box["width"] <= 375, (control.inner_text(), box)
+    page.axe("friends-phone")
+    page.shot("friends-phone")
