@@ -203,7 +203,8 @@ async def compose(settings: Settings) -> Gateway:
     add_to_server(servicer, "GatewayService", server.grpc, settings.request_limits)
     action_servicer = ActionServicer(servicer)
     add_to_server(action_servicer, "ActionService", server.grpc, settings.request_limits)
-    add_to_server(SessionServicer(core), "SessionService", server.grpc, settings.request_limits)
+    session_servicer = SessionServicer(core)
+    add_to_server(session_servicer, "SessionService", server.grpc, settings.request_limits)
     core.rating_job = rating_book.job
     core.on_rated_finish = rating_book.table_finished
     matchmaker = Matchmaker(client, settings.key_prefix, core, players.store, rating_book, settings.quick_play)
@@ -242,6 +243,7 @@ async def compose(settings: Settings) -> Gateway:
                 "SocialService": social_servicer,
                 "TurnService": turn_servicer,
                 "ChatService": chat_servicer,
+                "SessionService": session_servicer,
             },
             settings.request_limits,
             web_settings.origins,

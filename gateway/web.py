@@ -1,6 +1,6 @@
-"""The browser protocol: the public services (GatewayService, PlayerService, ChatService) over the
-Connect protocol and gRPC-Web, served by the gateway process itself on a port of its own
-(TAVOLA_WEB_PORT).
+"""The browser protocol: the public services (GatewayService, PlayerService, SocialService,
+TurnService, ChatService, and SessionService's Follow) over the Connect protocol and
+gRPC-Web, served by the gateway process itself on a port of its own (TAVOLA_WEB_PORT).
 
 Browsers cannot speak gRPC (HTTP/2 with trailers); they can speak Connect (unary calls as
 plain POSTs, server streams as enveloped bodies) and gRPC-Web. The connectrpc library
@@ -75,6 +75,7 @@ from gateway.web_http import READ_TIMEOUT_SECONDS, HeadTimeoutH11, _header, _pla
 from tavola.gateway.v1.chat_connect import ChatServiceASGIApplication
 from tavola.gateway.v1.gateway_connect import GatewayServiceASGIApplication
 from tavola.gateway.v1.players_connect import PlayerServiceASGIApplication
+from tavola.gateway.v1.sessions_connect import SessionServiceASGIApplication
 from tavola.gateway.v1.social_connect import SocialServiceASGIApplication
 from tavola.gateway.v1.turns_connect import TurnServiceASGIApplication
 
@@ -114,6 +115,7 @@ APPLICATIONS: dict[str, Any] = {
     "SocialService": SocialServiceASGIApplication,
     "TurnService": TurnServiceASGIApplication,
     "ChatService": ChatServiceASGIApplication,
+    "SessionService": SessionServiceASGIApplication,  # Follow; Play streams both ways (gRPC port)
 }
 
 ROOT = Path(__file__).resolve().parent.parent

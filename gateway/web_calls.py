@@ -224,6 +224,21 @@ def _stream(handlers: Mapping[str, Any], reply_type: type[Message], stall_second
     return call
 
 
+def _grpc_port_only(service: str, method: str):
+    """A method that streams both ways (SessionService.Play): a browser's HTTP/1.1 cannot,
+    so the web port names the door that can and what does the same here."""
+
+    async def refused(requests, request):
+        raise ConnectError(
+            Code.UNIMPLEMENTED,
+            f"{service}.{method} streams both ways and is served on the gateway's gRPC port;"
+            " here a seat follows with SessionService.Follow and acts with GatewayService.SubmitAction",
+        )
+        yield  # an async generator, as the library calls a streaming method
+
+    return refused
+
+
 def bridged_service(
     servicer, service_name: str, limits: RequestLimits, stall_seconds: float = WRITE_TIMEOUT_SECONDS
 ) -> Any:
@@ -238,7 +253,9 @@ def bridged_service(
         implementation = getattr(servicer, method.name)
         limit = limits.of(method.name)
         # A handler per protocol: each its own metric children, looked up once.
-        if method.server_streaming:
+        if method.client_streaming:
+            methods[_snake(method.name)] = _grpc_port_only(service.name, method.name)
+        elif method.server_streaming:
             streams = {each: stream_rpc(implementation, request_class, limit, each) for each in WEB_PROTOCOLS}
             methods[_snake(method.name)] = _stream(streams, reply_type, stall_seconds)
         else:

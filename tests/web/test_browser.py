@@ -14,6 +14,7 @@ import pytest
 
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import gateway_pb2_grpc
+from tavola.gateway.v1 import sessions_pb2 as ss
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 # Short games: Mortadella to a turn limit, Pecunia to a low target. Pecunia's is 12, not less:
@@ -199,7 +200,7 @@ def test_a_rejected_action_says_why(open_page, base_url, stub):
     token = seat_token(page, table_id)
     my_turn(page)  # (without its stream the page would not see the bot's turns)
     # Reopen without its live stream, so the page keeps the decision it was shown...
-    page.page.route("**/tavola.gateway.v1.GatewayService/WatchTable", lambda route: route.abort())
+    page.page.route("**/tavola.gateway.v1.SessionService/Follow", lambda route: route.abort())
     page.page.reload()
     my_turn(page)
     # ...while the same seat decides elsewhere (another tab, another device).
@@ -234,10 +235,10 @@ def shown_version(page) -> int:
 
 
 def test_an_answer_that_comes_back_late_does_not_show_an_older_table(open_page, base_url):
-    # A refresh after a submit and one after the stream's events overlap, and their answers
+    # A submit's answer (with the seat's new view) and the session's updates overlap, and
     # may come back in either order; when the older came last, the page showed a turn that
-    # was over and waited for good. Here a later GetView is answered with an earlier one's
-    # answer, as such a late answer arrives.
+    # was over and waited for good. Here a later SubmitAction is answered with an earlier
+    # one's answer, as such a late answer arrives.
     page = open_page(name="late-answer")
     create_table(page, base_url, "pecunia", "Lia", ["bot:random"], GAMES["pecunia"])
     my_turn(page)
@@ -249,7 +250,7 @@ def test_an_answer_that_comes_back_late_does_not_show_an_older_table(open_page, 
         try:
             fetched = route.fetch()
             if not kept:
-                kept.append((fetched, gw.GetViewResponse.FromString(fetched.body()).table.version))
+                kept.append((fetched, gw.SubmitActionResponse.FromString(fetched.body()).view.table.version))
             elif shown["version"] > kept[0][1] and not served_late:
                 served_late.append(shown["version"])
                 fetched = kept[0][0]
@@ -258,16 +259,16 @@ def test_an_answer_that_comes_back_late_does_not_show_an_older_table(open_page, 
             pass
 
     page.page.evaluate(WATCH_VERSIONS)
-    page.page.route("**/tavola.gateway.v1.GatewayService/GetView", answer)
+    page.page.route("**/tavola.gateway.v1.GatewayService/SubmitAction", answer)
     deadline = time.monotonic() + 120
     while not served_late:
-        assert time.monotonic() < deadline, "no GetView came after the table moved on"
+        assert time.monotonic() < deadline, "no SubmitAction came after the table moved on"
         if page.page.locator("[data-testid=ending]").count():
             pytest.skip("the game ended before a late answer could be served")  # 5 sesterces: rare
         shown["version"] = shown_version(page)
         if not click_a_move(page):
             page.page.wait_for_timeout(100)
-    page.page.unroute("**/tavola.gateway.v1.GatewayService/GetView")
+    page.page.unroute("**/tavola.gateway.v1.GatewayService/SubmitAction")
     play_to_end(page)  # and the game goes on to its end
     versions = page.page.evaluate("window.shownVersions")
     assert served_late[0] > kept[0][1]
@@ -286,13 +287,15 @@ def test_a_reload_resumes_the_stream_after_the_last_event(open_page, base_url, s
     asked: list[bytes] = []
     page.page.on(
         "request",
-        lambda request: request.url.endswith("/WatchTable") and asked.append(request.post_data_buffer or b""),
+        lambda request: (
+            request.url.endswith(".SessionService/Follow") and asked.append(request.post_data_buffer or b"")
+        ),
     )
     page.page.reload()
     page.page.wait_for_selector("[data-testid=history] li")
     my_turn(page)
     # The stream was asked from the last event this browser had seen, not from the start.
-    request = gw.WatchTableRequest.FromString(asked[0][5:])  # a Connect stream's envelope
+    request = ss.FollowRequest.FromString(asked[0][5:])  # a Connect stream's envelope
     assert request.after_seq >= before[-1]
     click_a_move(page)
     time.sleep(0.5)
@@ -372,3 +375,26 @@ def test_the_phone_width_layout_has_no_sideways_scroll(open_page, base_url, stub
     assert width <= 375, f"the page is {width} px wide at 375 px"
     box = page.page.locator(MOVE_SELECTOR).first.bounding_box()
     assert box is not None and box["x"] + box["width"] <= 375
+
+
+def test_a_seat_plays_on_its_session_with_no_get_view_a_move(open_page, base_url):
+    """The page follows its seat with SessionService.Follow on the web port: each update
+    carries the seat's new view, and its own moves' answers do too, so moves ask for no
+    GetView (44: one message in and one out a move)."""
+    page = open_page(name="session")
+    create_table(page, base_url, "borgia", "Ines", ["bot:random"])
+    my_turn(page)
+    calls: list[str] = []
+    page.page.on("request", lambda request: calls.append(request.url.rpartition("/")[2]))
+    moves = 0
+    while moves < 4 and not page.page.locator("[data-testid=ending]").count():
+        my_turn(page)
+        before = shown_version(page)
+        while shown_version(page) == before and click_a_move(page):
+            page.page.wait_for_timeout(50)  # through the move's menus to the action
+        moves += 1
+    page.page.wait_for_timeout(500)
+    assert moves >= 1 and "SubmitAction" in calls, calls
+    if page.page.locator("[data-testid=ending]").count():
+        calls = calls[: calls.index("GetView")] if "GetView" in calls else calls  # one at the end
+    assert "GetView" not in calls and "WatchTable" not in calls, calls

@@ -9,6 +9,7 @@ import { file_tavola_borgia_v1_borgia } from "./gen/tavola/borgia/v1/borgia_pb";
 import { GatewayService, file_tavola_gateway_v1_gateway } from "./gen/tavola/gateway/v1/gateway_pb";
 import { ChatService } from "./gen/tavola/gateway/v1/chat_pb";
 import { PlayerService } from "./gen/tavola/gateway/v1/players_pb";
+import { SessionService } from "./gen/tavola/gateway/v1/sessions_pb";
 import { TurnService } from "./gen/tavola/gateway/v1/turns_pb";
 import { file_tavola_mortadella_v1_mortadella } from "./gen/tavola/mortadella/v1/mortadella_pb";
 import { file_tavola_pecunia_v1_pecunia } from "./gen/tavola/pecunia/v1/pecunia_pb";
@@ -44,6 +45,8 @@ export const gateway: Client<typeof GatewayService> = createClient(GatewayServic
 export const players: Client<typeof PlayerService> = createClient(PlayerService, transport);
 export const turns: Client<typeof TurnService> = createClient(TurnService, transport);
 export const chat: Client<typeof ChatService> = createClient(ChatService, transport);
+/** A seat's session: Follow pushes its events with its new view (no GetView a move). */
+export const sessions: Client<typeof SessionService> = createClient(SessionService, transport);
 
 export function bearer(token: string): { headers: Record<string, string> } {
   return { headers: { authorization: `Bearer ${token}` } };

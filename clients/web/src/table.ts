@@ -3,7 +3,7 @@
 // words, the end with who won and why, and the seed check.
 import type { Message } from "@bufbuild/protobuf";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
-import { bearer, Code, codeOf, failure, gateway, requestId, unpack } from "./api";
+import { bearer, Code, codeOf, failure, gateway, requestId, sessions, unpack } from "./api";
 import { botsByName } from "./catalog";
 import { tickClocks } from "./clocks";
 import { fill, h } from "./dom";
@@ -85,26 +85,28 @@ export class TablePage {
     void this.follow();
   }
 
-  /** The table's events from the last one seen, then live; reconnects after a drop. */
+  /** The table's events from the last one seen, then live; reconnects after a drop. A seat
+   * follows its session, whose updates carry its new view with the events; a spectator
+   * watches the table and reads its public view. */
   private async follow(): Promise<void> {
     let delay = 500;
     while (!this.abort.signal.aborted) {
       try {
-        const request = { tableId: this.tableId, afterSeq: this.lastSeq, batched: true };
-        const options = { signal: this.abort.signal };
-        const stream = this.key
-          ? gateway.watchTable(request, { ...options, ...bearer(this.key.token) })
-          : gateway.spectateTable(request, options);
-        for await (const response of stream) {
-          const fresh = [...response.events, ...(response.event ? [response.event] : [])].filter((e) => e.seq > this.lastSeq);
+        for await (const update of this.updates()) {
+          const fresh = update.events.filter((e) => e.seq > this.lastSeq);
           for (const event of fresh) this.remember(event);
           this.log.push(...fresh);
           saveLog(this.tableId, this.key?.seat, this.log);
           this.note = "";
           delay = 500;
-          await this.refresh();
+          // No view: more events follow at once (the next update has it), or no deal yet.
+          if (update.view || !this.table || this.table.status === TableStatus.OPEN) await this.refresh(update.view);
           this.render();
         }
+        // The stream ended after the game's last event; events the platform added since (a
+        // rating) leave its last update without a view: read the table as it is now.
+        await this.refresh();
+        this.render();
         if (this.table?.status === TableStatus.FINISHED) return;
       } catch (error) {
         if (this.abort.signal.aborted) return;
@@ -152,6 +154,21 @@ export class TablePage {
   }
 
   /** ``known``: the seat's view already in hand (SubmitAction answers it), read no more. */
+  /** The stream this page follows, from the last event seen: the seat's session, or the
+   * spectators' one. */
+  private async *updates(): AsyncIterable<{ events: TableEvent[]; view?: GetViewResponse }> {
+    const options = { signal: this.abort.signal };
+    if (this.key) {
+      const request = { tableId: this.tableId, afterSeq: this.lastSeq };
+      yield* sessions.follow(request, { ...options, ...bearer(this.key.token) });
+      return;
+    }
+    const request = { tableId: this.tableId, afterSeq: this.lastSeq, batched: true };
+    for await (const response of gateway.spectateTable(request, options)) {
+      yield { events: [...response.events, ...(response.event ? [response.event] : [])] };
+    }
+  }
+
   private async refresh(known?: GetViewResponse): Promise<void> {
     // A seat's view exists from the deal on; before it, the public summary is all there is.
     const open = !this.table || this.table.status === TableStatus.OPEN;
