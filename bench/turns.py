@@ -1,7 +1,8 @@
 """Turns' figures:  python -m bench.turns [--tables 200] [--calls 200] [--turns 50]
 
 - ListMyTables for a player seated at ``--tables`` two-player tables in progress (the most
-  a player's list keeps: every call loads them all, to put the player's turns first):
+  a player's list keeps; the player's turn index says where it is their turn, so a page
+  loads about as many tables as it lists):
   ``--calls`` calls of the default page, then as many with ``your_turn_only``; printed:
   p50 and p99 in ms;
 - Web Push: ``--turns`` turns of a player away from the table, each timed from the

@@ -10,8 +10,10 @@ than the one minted here (common/shapes.py), before its id names any key.
 Keys, under the gateway's prefix: ``player:<id>`` (a hash: name, its confusable skeletons,
 token digest, creation time), ``player-names`` (gateway/names.py: who holds each skeleton)
 and ``player:<id>:tables`` (a sorted set: the player's tables by when the seat was
-taken, the newest few hundred). Bots are players too, by the id ``bot:<bot>``; they have no
-hash and no token: their name is their spec, and their seats are played by their workers.
+taken, the newest few hundred), beside ``player:<id>:turns``, where it may be their turn
+(gateway/turn_index.py, read by ListMyTables: gateway/my_tables.py). Bots are players
+too, by the id ``bot:<bot>``; they have no hash and no token: their name is their spec,
+and their seats are played by their workers.
 
 Signing out everywhere (SignOutEverywhere, and ReissuePlayerToken, which is the same)
 replaces the token and revokes every seat token of the player's seats at open and

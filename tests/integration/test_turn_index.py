@@ -177,3 +177,13 @@ def test_hostile_tokens_are_refused_before_they_name_an_index(players, stack, re
         assert reason_of(caught.value) == "PLAYER_TOKEN_INVALID"
     named = [key for key in redis.scan_iter(match=f"{stack.key_prefix}:player:*turns*") if b"*" in key or b"{" in key]
     assert named == []
+
+
+def test_a_deleted_player_leaves_no_index(gateway, players, stack, redis):
+    ada_id, ada, bea = two_players(players)
+    Duel(gateway, ada, bea, seed=81).until_turn_of(0)
+    listing(players, ada)
+    index = Index(redis, stack.key_prefix, ada_id)
+    assert index.entries() and redis.exists(index.built)
+    players.DeletePlayer(pl.DeletePlayerRequest(player_id=ada_id), metadata=auth.metadata(ada))
+    assert not redis.exists(index.key, index.built)
