@@ -74,9 +74,9 @@ class TurnIndex:
         """After a commit: the table under the players whose turn it began, off those whose
         turn it ended. ``before``: whose turn it was before the commit."""
         now, score = turn_players(table), turn_score(table)
+        # A turn that goes on is not written again: a commit after which the same players
+        # must decide writes nothing here.
         writes = [self.redis.zadd(self.key(player), {table.table_id: score}, gt=True) for player in now - before]
-        # A turn that goes on keeps its score; written only if it went missing.
-        writes += [self.redis.zadd(self.key(player), {table.table_id: score}, nx=True) for player in now & before]
         writes += [self.forget(player, {table.table_id: score}) for player in before - now]
         await asyncio.gather(*writes)
 
