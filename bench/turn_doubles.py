@@ -25,9 +25,10 @@ def b64url(data: bytes) -> str:
 
 
 class PushService:
-    """A push service on this machine: records each POST; /gone/ answers 410."""
+    """A push service on this machine: records each POST; /gone/ answers 410. With
+    ``hold``, each answer waits until that event is set (a send left in flight)."""
 
-    def __init__(self) -> None:
+    def __init__(self, hold: threading.Event | None = None) -> None:
         self.received: queue.Queue = queue.Queue()
         owner = self
 
@@ -36,6 +37,8 @@ class PushService:
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))
                 gone = self.path.startswith("/gone/")
                 owner.received.put((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                if hold is not None:
+                    hold.wait(30)
                 self.send_response(410 if gone else 201)
                 self.end_headers()
 

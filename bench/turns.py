@@ -1,9 +1,11 @@
 """Turns' figures:  python -m bench.turns [--tables 200] [--calls 200] [--turns 50]
 
 - ListMyTables for a player seated at ``--tables`` two-player tables in progress (the most
-  a player's list keeps: every call loads them all, to put the player's turns first):
+  a player's list keeps; the player's turn index says where it is their turn, so a page
+  loads about as many tables as it lists):
   ``--calls`` calls of the default page, then as many with ``your_turn_only``; printed:
-  p50 and p99 in ms;
+  p50 and p99 in ms; then SubmitAction at those tables (up to 60 actions, each time at
+  the last one in progress): commits after which the turn index is written;
 - Web Push: ``--turns`` turns of a player away from the table, each timed from the
   SubmitAction that begins it to the push's arrival at a push endpoint on this machine
   (the gateway encrypts and signs each one, and posts it over HTTP); printed: p50, p99.
@@ -38,6 +40,12 @@ def timed(call, count: int) -> list[float]:
     return spent
 
 
+def play_one(duels: list[Duel]) -> None:
+    """One action at the last table still in progress (the pushes below play the first)."""
+    duel = next(duel for duel in reversed(duels) if duel.table.status == gw.TABLE_STATUS_IN_PROGRESS)
+    duel.act(duel.table.deciding_seats[0])
+
+
 def measure(channel: grpc.Channel, args: argparse.Namespace) -> None:
     gateway = gateway_pb2_grpc.GatewayServiceStub(channel)
     players = players_pb2_grpc.PlayerServiceStub(channel)
@@ -54,6 +62,9 @@ def measure(channel: grpc.Channel, args: argparse.Namespace) -> None:
     p50, p99 = percentile(page, 0.5), percentile(page, 0.99)
     print(f"ListMyTables, {args.tables} tables: p50 {p50:.1f} ms, p99 {p99:.1f} ms")
     print(f"  your_turn_only: p50 {percentile(only, 0.5):.1f} ms, p99 {percentile(only, 0.99):.1f} ms")
+    # The commits that begin or end a player's turn write the turn index after them.
+    acts = timed(lambda: play_one(duels), min(args.calls, 60))
+    print(f"SubmitAction, a turn passing: p50 {percentile(acts, 0.5):.1f} ms, p99 {percentile(acts, 0.99):.1f} ms")
     service = PushService()
     try:
         browser = Browser(service.url("/push/ada"))

@@ -55,6 +55,7 @@ from gateway.reads import INDEX_OF_STATUS, TableReads
 from gateway.rules import RulesDirectory
 from gateway.store import RequestUsed, TableMissing, TableStore, VersionConflict
 from gateway.streams import TableStreams
+from gateway.turn_index import TurnIndex
 from gateway.turns import Turns
 from gateway.wakeups import Wakeups, awaits_begin, next_of_same_bot
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -100,6 +101,8 @@ class TableCore(Moves):
         # answers whether the job is in Redis now.
         self.rating_job: Callable[[store_pb2.TableRecord], RatingJobWrite] | None = None
         self.on_rated_finish: Callable[[store_pb2.TableRecord, bool], Awaitable[bool]] | None = None
+        # Where it is each player's turn, written after each commit (a hint for ListMyTables).
+        self.turn_index = TurnIndex(store.redis, store.prefix)
         # Tells players the turns a commit begins (gateway/turns.py), when set.
         self.turns: Turns | None = None
 
@@ -194,6 +197,7 @@ class TableCore(Moves):
         )
         if commit.views:
             self.reads.keep_views(table, commit.views, self.session_seats.get(table.table_id, ()))
+        await self._index_turns(commit)
         if self.turns is not None:
             await self.turns.committed(commit.record, commit.deciding_before)
         if commit.status_changed and table.status == gw.TABLE_STATUS_FINISHED:
@@ -206,6 +210,12 @@ class TableCore(Moves):
                 version=table.version,
                 rated=table.rated,
             )
+
+    async def _index_turns(self, commit: Commit) -> None:
+        try:
+            await self.turn_index.committed(commit.record.table, commit.turn_players_before)
+        except Exception:  # a hint: ListMyTables checks it, and rebuilds it daily
+            log.warning("turn_index_failed", table_id=commit.record.table.table_id, exc_info=True)
 
     async def _index(self, table_id: str, status: str | None) -> None:
         try:

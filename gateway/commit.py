@@ -23,6 +23,7 @@ from gateway.rules import RulesDirectory
 from gateway.store import RequestKey, TableStore
 from gateway.text import names as text_names
 from gateway.text import platform_text, read_phrase, tell
+from gateway.turn_index import turn_players
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import store_pb2
@@ -49,6 +50,8 @@ class Commit:
         self.status_before = record.table.status if record.table.version else gw.TABLE_STATUS_UNSPECIFIED
         # Who had to decide before it: the seats whose turn it begins are told (gateway/turns.py).
         self.deciding_before = tuple(record.table.deciding_seats)
+        # Whose turn it was, by player: the turn index follows (gateway/turn_index.py).
+        self.turn_players_before = turn_players(record.table)
         self.finished = False
         # The rules service's views of the seats that must decide after this command, by
         # seat, when it sent them with the applied action: a bot's goes in its task (the

@@ -10,8 +10,10 @@ than the one minted here (common/shapes.py), before its id names any key.
 Keys, under the gateway's prefix: ``player:<id>`` (a hash: name, its confusable skeletons,
 token digest, creation time), ``player-names`` (gateway/names.py: who holds each skeleton)
 and ``player:<id>:tables`` (a sorted set: the player's tables by when the seat was
-taken, the newest few hundred). Bots are players too, by the id ``bot:<bot>``; they have no
-hash and no token: their name is their spec, and their seats are played by their workers.
+taken, the newest few hundred), beside ``player:<id>:turns``, where it may be their turn
+(gateway/turn_index.py, read by ListMyTables: gateway/my_tables.py). Bots are players
+too, by the id ``bot:<bot>``; they have no hash and no token: their name is their spec,
+and their seats are played by their workers.
 
 Signing out everywhere (SignOutEverywhere, and ReissuePlayerToken, which is the same)
 replaces the token and revokes every seat token of the player's seats at open and
@@ -44,9 +46,11 @@ from common.name_rules import skeletons
 from gateway.commands import TableCore
 from gateway.commit import Commit, NothingToDo
 from gateway.log_record import LogEntry
+from gateway.my_tables import MyTables
 from gateway.names import NameIndex
 from gateway.quotas import PLAYERS, Client
-from gateway.turns import your_turn
+from gateway.turn_index import turn_keys
+from gateway.turns import seat_of_player, your_turn
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
 from tavola.store.v1 import store_pb2
@@ -186,8 +190,11 @@ class PlayerStore:
         """Deletes the player's account (its hash, so its token, and its list of tables) and
         frees its name for others; False when there was none."""
         name, held = await self.redis.hmget(self._key(player_id), ["name", "skeletons"])
-        # Its tables, and the players it muted (gateway/chat_store.py).
-        await self.redis.delete(self._tables_key(player_id), f"{self.prefix}:{player_id}:muted")
+        # Its tables, where it is their turn (gateway/turn_index.py), the players it muted
+        # (gateway/chat_store.py).
+        await self.redis.delete(
+            self._tables_key(player_id), *turn_keys(self.prefix, player_id), f"{self.prefix}:{player_id}:muted"
+        )
         if not await self.redis.delete(self._key(player_id)):
             return False
         keys = text(held).split("\n") if held is not None else skeletons(text(name)) if name else ()
@@ -227,13 +234,6 @@ class PlayerStore:
             await self.redis.zrem(self._tables_key(player_id), *table_ids)
 
 
-def seat_of_player(table: gw.Table, player_id: str) -> int | None:
-    for seat in table.seats:
-        if seat.player_id == player_id:
-            return seat.seat
-    return None
-
-
 def signed_in_seat(record: store_pb2.TableRecord, player_id: str) -> int | None:
     """The player's seat at the table while a token holds it and the game is not over
     (what a sign-out revokes), else None."""
@@ -262,6 +262,7 @@ class Players:
     def __init__(self, store: PlayerStore, core: TableCore):
         self.store = store
         self.core = core
+        self.listing = MyTables(store, core.store, core.turn_index)
 
     async def caller(self, token: str | None) -> str:
         if token is None:
@@ -280,21 +281,8 @@ class Players:
         if page_size < 0:
             raise invalid("BAD_PAGE_SIZE", "page_size must not be negative")
         count = min(page_size or 20, MAX_PAGE_SIZE)
-        table_ids = await self.store.tables(player_id, KEPT_TABLES)
-        records = await self.core.store.load_many(table_ids)
-        mine: list[pl.MyTable] = []
-        gone = []
-        for table_id, record in zip(table_ids, records, strict=True):
-            seat = None if record is None else seat_of_player(record.table, player_id)
-            if record is None or seat is None:
-                gone.append(table_id)
-                continue
-            turn = your_turn(record.table, seat)
-            if turn or not your_turn_only:
-                mine.append(pl.MyTable(table=record.table, seat=seat, your_turn=turn))
-        await self.store.forget_tables(player_id, gone)
-        mine.sort(key=lambda table: not table.your_turn)  # stable: newest first within each
-        response = pl.ListMyTablesResponse(tables=mine[:count])
+        mine = await self.listing.mine(player_id, KEPT_TABLES, count, your_turn_only)
+        response = pl.ListMyTablesResponse(tables=mine)
         for table in response.tables:
             table.game_name = await self.game_name(table.table.game_id)
         return response

@@ -31,6 +31,13 @@ WATCH_POLL_SECONDS = 60.0
 TOLD_KEPT = 1000  # turns a stream remembers having told
 
 
+def seat_of_player(table: gw.Table, player_id: str) -> int | None:
+    for seat in table.seats:
+        if seat.player_id == player_id:
+            return seat.seat
+    return None
+
+
 def your_turn(table: gw.Table, seat: int) -> bool:
     """Whether ``seat`` (a person's) must decide now."""
     return (
