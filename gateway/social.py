@@ -36,6 +36,13 @@ from tavola.gateway.v1 import social_pb2 as so
 
 log = structlog.get_logger()
 
+# An invitation and its key's expiry in one step: a gateway killed between the two would
+# leave the invitee's invitations with no end.
+_KEEP_INVITATION = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+"""
+
 MAX_FOLLOWING = 500
 MAX_BLOCKS = 1000
 MAX_PENDING_INVITATIONS = 20
@@ -73,6 +80,7 @@ class Social:
         self.players = players
         self.reads = reads
         self.presence = presence
+        self._keep_invitation = redis.register_script(_KEEP_INVITATION)
         self.hub = hub
 
     def _key(self, player_id: str, what: str) -> str:
@@ -232,11 +240,9 @@ class Social:
         invitation = so.Invitation(invitation_id=secrets.token_hex(8), table=table)
         invitation.inviter.CopyFrom(await self.players.get(caller))
         invitation.create_time.FromNanoseconds(time.time_ns())
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hset(key, invitation.invitation_id, invitation.SerializeToString())
-            pipe.expire(key, INVITATION_TTL_SECONDS)
-            pipe.publish(self.channel(player_id), invitation.invitation_id)
-            await pipe.execute()
+        args = [invitation.invitation_id, invitation.SerializeToString(), INVITATION_TTL_SECONDS]
+        await self._keep_invitation(keys=[key], args=args)
+        await self.redis.publish(self.channel(player_id), invitation.invitation_id)
         log.info("player_invited", table_id=table_id, player_id=caller, invitee=invitee.player_id)
         return invitation
 
