@@ -240,7 +240,11 @@ class Social:
         invitation = so.Invitation(invitation_id=secrets.token_hex(8), table=table)
         invitation.inviter.CopyFrom(await self.players.get(caller))
         invitation.create_time.FromNanoseconds(time.time_ns())
-        args = [invitation.invitation_id, invitation.SerializeToString(), INVITATION_TTL_SECONDS]
+        args: list[str | bytes | int] = [
+            invitation.invitation_id,
+            invitation.SerializeToString(),
+            INVITATION_TTL_SECONDS,
+        ]
         await self._keep_invitation(keys=[key], args=args)
         await self.redis.publish(self.channel(player_id), invitation.invitation_id)
         log.info("player_invited", table_id=table_id, player_id=caller, invitee=invitee.player_id)
