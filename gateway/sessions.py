@@ -213,15 +213,18 @@ class SessionServicer:
             raise invalid(
                 "BAD_AFTER_SEQ", f"after_seq runs from 0 to the table's last_seq ({last_seq})", last_seq=last_seq
             )
-        if record.table.seats[seat].kind == gw.SEAT_KIND_BOT:
+        human = record.table.seats[seat].kind == gw.SEAT_KIND_HUMAN
+        if not human:
             client = None  # the platform's own bots are never limited
         session = SeatSession(core, table_id, seat, token, opening.after_seq)
         with core.quotas.stream(client), self._registered(table_id, seat), bound(table_id=table_id, seat=seat):
-            await core.hub.join(session.channel)
-            try:
-                await self._run(session, record, send, actions)
-            finally:
-                await core.hub.leave(session.channel)
+            # A player with the table open is at it: no push of its turns (gateway/turns.py).
+            async with core.streams.present(table_id, seat if human else None):
+                await core.hub.join(session.channel)
+                try:
+                    await self._run(session, record, send, actions)
+                finally:
+                    await core.hub.leave(session.channel)
 
     @contextlib.contextmanager
     def _registered(self, table_id: str, seat: int):

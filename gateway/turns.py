@@ -3,8 +3,8 @@
 After every commit (``TableCore._after_commit``), ``Turns.committed`` looks for the human
 seats of players (Seat.player_id) that must decide now and did not before: each such
 turn is published on the player's channel (WatchMyTurns streams follow it, on any
-gateway) and, unless the player is watching that table (a WatchTable stream of the seat
-open on some gateway: ``present``), pushed once to the player's browsers (gateway/push.py).
+gateway) and, unless the player is watching that table (a WatchTable stream or a session
+of the seat open on some gateway: ``present``), pushed once to the player's browsers (gateway/push.py).
 "Once" holds across gateways and retries: a turn is told under a key of its table, seat
 and version, set only if absent.
 """

@@ -18,7 +18,8 @@ from common import auth
 from common.errors import reason_of
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import players_pb2 as pl
-from tavola.gateway.v1 import players_pb2_grpc, turns_pb2_grpc
+from tavola.gateway.v1 import players_pb2_grpc, sessions_pb2_grpc, turns_pb2_grpc
+from tavola.gateway.v1 import sessions_pb2 as ss
 from tavola.gateway.v1 import turns_pb2 as tn
 
 pytestmark = pytest.mark.integration
@@ -134,6 +135,30 @@ def test_a_turn_is_pushed_once_to_a_player_away_and_not_while_at_the_table(gatew
         tn.RemovePushSubscriptionRequest(endpoint=browser.endpoint), metadata=ada
     ).removed
     assert watched.version < away.version < third.version
+
+
+def test_no_turn_is_pushed_while_the_players_session_follows_the_table(gateway, channel, players, turns, push_service):
+    """The web client follows its seat with SessionService.Follow: that is being at the
+    table, as a WatchTable stream is; once the session ends, the next turn is pushed."""
+    _, ada_token = new_player(players, "Followada")
+    _, bea_token = new_player(players, "Followbea")
+    duel = Duel(gateway, ada_token, bea_token, seed=33)
+    follow = sessions_pb2_grpc.SessionServiceStub(channel).Follow(
+        ss.FollowRequest(table_id=duel.table_id), metadata=auth.metadata(duel.tokens[0]), timeout=WAIT
+    )
+    next(follow)  # the session is open (its first update read)
+    browser = Browser(push_service.url("/push/followada"))
+    assert turns.AddPushSubscription(browser.request, metadata=auth.metadata(ada_token)).subscriptions == 1
+    duel.until_turn_of(0)
+    duel.until_turn_of(1)
+    duel.until_turn_of(0)
+    time.sleep(1.0)  # a push, had one been sent, would have come by now
+    assert push_service.received.empty()
+    follow.cancel()
+    time.sleep(0.5)  # the gateway sees the session close
+    away = duel.until_turn_of(1) and duel.until_turn_of(0)
+    path, _, body = push_service.received.get(timeout=WAIT)
+    assert path == "/push/followada" and browser.decrypt(body)["table_id"] == duel.table_id == away.table_id
 
 
 @pytest.mark.parametrize(
