@@ -55,9 +55,11 @@ def redis_server_binary() -> tuple[str, str] | None:
 
 
 def _cluster_port() -> int:
-    """A free port that leaves room for the cluster bus (port + 10000 must be valid and free)."""
+    """A free port that leaves room for the cluster bus (port + 10000 must be valid and free).
+    Both lie below Linux's ephemeral range (from 32768), so no client connection made
+    between this probe and the server's start can take them."""
     while True:
-        port = random.randrange(20000, 55000)
+        port = random.randrange(20000, 22768)
         try:
             with socket.socket() as probe, socket.socket() as bus:
                 probe.bind(("127.0.0.1", port))

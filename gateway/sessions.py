@@ -145,7 +145,9 @@ class SeatSession:
             _log_refusal("Play", failure)
             reply = sessions.PlayResponse(answers=message.id, error=failure.to_rpc_status().SerializeToString())
             await send(reply.SerializeToString())
-            return False
+            # Refused, most often because the table moved on meanwhile: what moved it goes out
+            # now, as the wake-up it made was spent while this action was worked on.
+            return await self.push(send)
         if response.replayed:  # its events went in an earlier update: the view now
             view = await self.core.reads.seat_view(self.table_id, self.token)
             await send(update_bytes(view, b"", message.id, replayed=True))
