@@ -299,11 +299,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     def _label(self, action) -> str:
         """The action's label: the one its legal entry was made with, else told now."""
-        try:
-            label = self._labels.get(action)
-        except TypeError:
-            label = None
-        return label if label is not None else self.engine.describe_action(action)
+        with contextlib.suppress(TypeError):  # an action that is not hashable
+            if (label := self._labels.get(action)) is not None:
+                return label
+        return self.engine.describe_action(action)
 
     def _legal_entry(self, action) -> tuple[bytes, tuple[bytes, bytes]]:
         """The action's packed bytes, and its entries of a GetViewResponse's legal_actions:
@@ -360,7 +359,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     @rpc
     async def ApplyAction(self, request, context):
-        return self._apply(request)
+        return self._apply(request, rules_pb2.ApplyActionResponse())
 
     async def ApplyActions(self, request_iterator, context):
         """ApplyAction for each message of a long-lived stream, answered in order: what
@@ -429,16 +428,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         for replies in self._open_streams:
             replies.put_nowait(None)
 
-    def _apply(
-        self, request: rules_pb2.ApplyActionRequest, response: rules_pb2.ApplyActionResponse | None = None
-    ) -> rules_pb2.ApplyActionResponse:
-        """The action applied, into ``response`` (a stream's reply's, filled in place) or a new one."""
+    def _apply(self, request: rules_pb2.ApplyActionRequest, response: rules_pb2.ApplyActionResponse):
+        """The action applied, into ``response`` (a stream's reply's: filled in place)."""
         state = self._state(request.state)
         action = self._action(request.action)
         new_state, events = self.engine.apply(state, request.seat, action)
         status = self._status(new_state)
-        if response is None:
-            response = rules_pb2.ApplyActionResponse()
         response.state.CopyFrom(self._packed_state(new_state))
         response.status.CopyFrom(status)
         response.action_label = self._label(action)
