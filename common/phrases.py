@@ -159,6 +159,8 @@ class Teller:
     locale: str
     game: Catalogs = field(default_factory=Catalogs)
     strict: bool = False  # raise MissingMessage (tests), else tell a missing message by its id
+    # Numbers as written, by (number, signed): Babel's formatting was a large share of telling.
+    _numbers: dict[tuple[int, bool], str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._chain = self.game.chain(self.locale) + platform_catalogs().chain(self.locale)
@@ -218,9 +220,7 @@ class Teller:
         if isinstance(arg, bool):
             raise TypeError("a truth value is no phrase argument")
         if isinstance(arg, int):
-            if style == "signed":
-                return format_decimal(arg, format="+#,##0;-#,##0", locale=self._cldr)
-            return format_decimal(arg, locale=self._cldr)
+            return self._number(arg, style == "signed")
         if isinstance(arg, Term):
             found = self.message(arg.id)
             if found is None and self.strict:
@@ -233,6 +233,16 @@ class Teller:
         if isinstance(arg, Items):
             return self._join([self._arg(item, names, viewer, marked, None) for item in arg.values], arg.style)
         raise TypeError(f"no phrase argument {arg!r}")
+
+    def _number(self, value: int, signed: bool) -> str:
+        key = (value, signed)
+        told = self._numbers.get(key)
+        if told is None:
+            if len(self._numbers) >= 4096:
+                self._numbers.clear()
+            pattern = "+#,##0;-#,##0" if signed else None
+            told = self._numbers[key] = format_decimal(value, format=pattern, locale=self._cldr)
+        return told
 
     def _join(self, told: list[str], style: str) -> str:
         if not told:

@@ -193,10 +193,15 @@ class TableCore(Moves):
             await self._index(table.table_id, INDEX_OF_STATUS.get(table.status))
         starting = commit.status_changed and table.status == gw.TABLE_STATUS_IN_PROGRESS
         commit.kept_view = await self.wakeups.wake(
-            commit.record, views=commit.views, keep=commit.keep_seat, due_written=commit.due_written, starting=starting
+            commit.record,
+            views=commit.views,
+            keep=commit.keep_seat,
+            due_written=commit.due_written,
+            starting=starting,
+            phrased=commit.phrased,
         )
         if commit.views:
-            self.reads.keep_views(table, commit.views, self.session_seats.get(table.table_id, ()))
+            self.reads.keep_views(table, commit.views, self.session_seats.get(table.table_id, ()), commit.phrased)
         await self._index_turns(commit)
         if self.turns is not None:
             await self.turns.committed(commit.record, commit.deciding_before)

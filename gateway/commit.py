@@ -21,8 +21,8 @@ from gateway import clocks
 from gateway.log_record import LogEntry
 from gateway.rules import RulesDirectory
 from gateway.store import RequestKey, TableStore
+from gateway.text import label_phrases_wanted, platform_text, read_phrase, tell
 from gateway.text import names as text_names
-from gateway.text import platform_text, read_phrase, tell
 from gateway.turn_index import turn_players
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
@@ -57,6 +57,8 @@ class Commit:
         # seat, when it sent them with the applied action: a bot's goes in its task (the
         # wake-up asks for the rest), a person's answers that seat's next GetView.
         self.views: dict[int, rules_pb2.GetViewResponse] = {}
+        # Whether they have their labels' phrases: asked for a reader of another language.
+        self.phrased = False
         # A bot seat whose view goes back to the caller instead of into a task (a bot
         # worker that continues at the table), and that view once the commit is done.
         self.keep_seat: int | None = None
@@ -147,12 +149,18 @@ class Commit:
         seats whether they decide or not (the acting seat's answer, the open sessions)."""
         record = self.record
         seats = range(len(record.table.seats))
+        self.phrased = label_phrases_wanted()
         try:
             applied = await rules.call(
                 record.table.game_id,
                 "ApplyAction",
                 rules_pb2.ApplyActionRequest(
-                    state=record.state, seat=seat, action=action, view_seats=seats, watched_seats=watched
+                    state=record.state,
+                    seat=seat,
+                    action=action,
+                    view_seats=seats,
+                    watched_seats=watched,
+                    omit_label_phrases=not self.phrased,
                 ),
             )
         except ApiError as error:

@@ -24,7 +24,7 @@ from common.logging import bound
 from gateway.clocks import seat_deadline_ns, timed
 from gateway.commit import Commit, Idempotency, NothingToDo, Replay, compact_response, replayed, set_deadline
 from gateway.limits import MAX_REQUEST_ID
-from gateway.reads import TableReads, view_response
+from gateway.reads import TableReads, view_request, view_response
 from gateway.rules import RulesDirectory
 from gateway.store import RequestKey, TableStore
 from gateway.wakeups import next_of_same_bot
@@ -174,12 +174,11 @@ class Moves:
         """``seat``'s GetViewResponse after the commit, serialized: the one the rules
         service sent with it, else (a service that sends none) asked."""
         table = commit.record.table
-        view = commit.views.get(seat)
+        view, phrased = commit.views.get(seat), commit.phrased
         if view is None:
-            view = await self.rules.call(
-                table.game_id, "GetView", rules_pb2.GetViewRequest(state=commit.record.state, seat=seat)
-            )
-        return view_response(table, seat, view, must_decide=seat in table.deciding_seats)
+            request = view_request(commit.record.state, seat)
+            view, phrased = await self.rules.call(table.game_id, "GetView", request), not request.omit_label_phrases
+        return view_response(table, seat, view, seat in table.deciding_seats, phrased)
 
     async def expire_decision(
         self, table_id: str, seat: int, version: int, token: str

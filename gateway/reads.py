@@ -9,13 +9,14 @@ import hmac
 from collections.abc import Collection
 
 import grpc
+from google.protobuf import any_pb2
 
 from common import auth, shapes
 from common.errors import ApiError, failed, invalid
 from gateway.limits import MAX_PAGE_OFFSET, MAX_PAGE_SIZE
 from gateway.rules import RulesDirectory
 from gateway.store import RequestKey, TableMissing, TableStore
-from gateway.text import labels_told
+from gateway.text import label_phrases_wanted, labels_told
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.rules.v1 import rules_pb2
 from tavola.store.v1 import store_pb2
@@ -25,18 +26,27 @@ KEPT_VIEWS = 4096
 INDEX_OF_STATUS = {gw.TABLE_STATUS_OPEN: "open", gw.TABLE_STATUS_IN_PROGRESS: "in-progress"}
 
 
-def view_response(table: gw.Table, seat: int, view: rules_pb2.GetViewResponse, must_decide: bool) -> bytes:
+def view_request(state: any_pb2.Any, seat: int) -> rules_pb2.GetViewRequest:
+    """A seat's GetView for the reader: its labels' phrases only for a reader of another
+    language (``phrased`` of what it answers: ``label_phrases_wanted()``)."""
+    return rules_pb2.GetViewRequest(state=state, seat=seat, omit_label_phrases=not label_phrases_wanted())
+
+
+def view_response(
+    table: gw.Table, seat: int, view: rules_pb2.GetViewResponse, must_decide: bool, phrased: bool = True
+) -> bytes:
     """A seat's GetViewResponse, serialized, from the rules service's view of it. Its parts
     go across as bytes (store.proto's wire messages): copied message by message, a view's
     legal actions cost more than the rest of a GetView's own work; and it stays bytes all
-    the way to the client (GetView's answer, a bot's task, a continuing bot's next decision)."""
+    the way to the client (GetView's answer, a bot's task, a continuing bot's next decision).
+    ``phrased``: the view was asked with its labels' phrases (told here, and left out)."""
     parts = store_pb2.RulesViewWire.FromString(view.SerializeToString())
     wire = store_pb2.GetViewResponseWire(
         table=table.SerializeToString(),
         seat=seat,
         view=parts.view,
         must_decide=must_decide,
-        legal_actions=labels_told(table.game_id, parts.legal_actions),  # in the reader's language
+        legal_actions=labels_told(table.game_id, parts.legal_actions, phrased),  # in the reader's language
     )
     return wire.SerializeToString()
 
@@ -45,8 +55,9 @@ class TableReads:
     def __init__(self, store: TableStore, rules: RulesDirectory):
         self.store = store
         self.rules = rules
-        # Views of people who must decide, by (table, version, seat): see keep_views.
-        self.kept_views: dict[tuple[str, int, int], rules_pb2.GetViewResponse] = {}
+        # Views of people who must decide, by (table, version, seat), each with whether it
+        # has its labels' phrases: see keep_views.
+        self.kept_views: dict[tuple[str, int, int], tuple[rules_pb2.GetViewResponse, bool]] = {}
 
     async def load(
         self, table_id: str, request_key: RequestKey | None = None
@@ -90,18 +101,23 @@ class TableReads:
         raise failed(reason, message, table_id=record.table.table_id)
 
     def keep_views(
-        self, table: gw.Table, views: dict[int, rules_pb2.GetViewResponse], sessions: Collection[int] = ()
+        self,
+        table: gw.Table,
+        views: dict[int, rules_pb2.GetViewResponse],
+        sessions: Collection[int] = (),
+        phrased: bool = True,
     ) -> None:
         """Keeps the views at the table's new version that the rules service sent with the
         applied action: of the people who must decide, for their next GetView, and of the
-        seats with a session open here (``sessions``), for its next update."""
+        seats with a session open here (``sessions``), for its next update. ``phrased``: the
+        views have their labels' phrases (asked for a reader of another language)."""
         kept = self.kept_views
         playing = table.status == gw.TABLE_STATUS_IN_PROGRESS
         for seat, view in views.items():
             if seat in sessions or (playing and table.seats[seat].kind == gw.SEAT_KIND_HUMAN):
                 while len(kept) >= KEPT_VIEWS:
                     del kept[next(iter(kept))]  # the oldest
-                kept[(table.table_id, table.version, seat)] = view
+                kept[(table.table_id, table.version, seat)] = (view, phrased)
 
     async def seat_view(self, table_id: str, token: str) -> bytes:
         """The token's seat's GetViewResponse, serialized (grpc sends it as it is)."""
@@ -109,16 +125,22 @@ class TableReads:
         seat = self.authorise_seat(record, token)
         if not record.HasField("state"):  # never dealt: open, or closed unstarted
             self.require_status(record, gw.TABLE_STATUS_IN_PROGRESS)
-        # The seat's view at this very version, if the command that made it brought it (the
-        # version names the state: every commit changes it, through one compare-and-set).
-        view = self.kept_views.pop((table_id, record.table.version, seat), None)
-        if view is None:
-            view = await self.rules.call(
-                record.table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state, seat=seat)
-            )
-        else:
-            self.kept_views[(table_id, record.table.version, seat)] = view  # asked again: still this version's
-        return view_response(record.table, seat, view, must_decide=seat in record.table.deciding_seats)
+        view, phrased = await self.view_of(record, seat)
+        return view_response(record.table, seat, view, seat in record.table.deciding_seats, phrased)
+
+    async def view_of(self, record: store_pb2.TableRecord, seat: int) -> tuple[rules_pb2.GetViewResponse, bool]:
+        """The seat's view at the record's version, and whether it has its labels' phrases:
+        the one the command that made it brought, if kept (the version names the state: every
+        commit changes it, through one compare-and-set) and fit for the reader, else asked."""
+        key = (record.table.table_id, record.table.version, seat)
+        kept = self.kept_views.pop(key, None)
+        if kept is not None:
+            self.kept_views[key] = kept  # asked again: still this version's
+            if kept[1] or not label_phrases_wanted():
+                return kept
+        request = view_request(record.state, seat)
+        view = await self.rules.call(record.table.game_id, "GetView", request)
+        return view, not request.omit_label_phrases
 
     async def table(self, table_id: str) -> gw.GetTableResponse:
         record, _ = await self.load(table_id)

@@ -39,7 +39,6 @@ from gateway.reads import view_response
 from gateway.streams import WATCH_POLL_SECONDS, Batch, batch_of
 from tavola.gateway.v1 import gateway_pb2 as gw
 from tavola.gateway.v1 import sessions_pb2 as sessions
-from tavola.rules.v1 import rules_pb2
 
 log = structlog.get_logger()
 
@@ -102,12 +101,9 @@ class SeatSession:
         table = record.table
         if table.last_seq != last_seq or table.status == gw.TABLE_STATUS_OPEN:
             return None  # more events follow, or no game is dealt yet
-        view = core.reads.kept_views.get((self.table_id, table.version, self.seat))
-        if view is None:  # a command of another gateway, or the game's start: ask
-            view = await core.rules.call(
-                table.game_id, "GetView", rules_pb2.GetViewRequest(state=record.state, seat=self.seat)
-            )
-        return view_response(table, self.seat, view, must_decide=self.seat in table.deciding_seats)
+        # Kept from the command here, else (another gateway's, or the game's start) asked.
+        view, phrased = await core.reads.view_of(record, self.seat)
+        return view_response(table, self.seat, view, self.seat in table.deciding_seats, phrased)
 
     async def push(self, send: Callable[[bytes], Coroutine[Any, Any, None]], until: int = 0, answers: int = 0) -> bool:
         """Sends the updates of what the table's log holds past what was sent, the last with

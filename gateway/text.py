@@ -128,23 +128,33 @@ def tell(type_url: str, said: Phrase, names: Mapping[int, str], viewer: int | No
         return ""
 
 
-def labels_told(game_id: str, legal: Sequence[bytes]) -> Sequence[bytes]:
+def label_phrases_wanted() -> bool:
+    """Whether the reader's labels are told from their phrases: a reader of another
+    language than English; an English reader's views are asked without them (half the bytes)."""
+    return language_of(READER.get()) != FALLBACK
+
+
+def labels_told(game_id: str, legal: Sequence[bytes], phrased: bool = True) -> Sequence[bytes]:
     """A view's legal actions (serialized LegalActions) with each ``label`` told from its
     ``label_phrase`` in the reader's language (gateway/locale.py), seats written "seat N"
-    as in the English label; as they are for English, or a game without phrases."""
+    as in the English label; as they are for English, or a game without phrases. No
+    client reads the phrase: it is sent no further. ``phrased``: the actions may carry
+    phrases (False: they were asked without, and go as they are)."""
+    if not phrased or not legal:
+        return legal
     locale = READER.get()
     event_type = _event_types.get(game_id)
-    found = teller(event_type, locale) if event_type and legal and language_of(locale) != FALLBACK else None
-    if found is None:
-        return legal
+    found = teller(event_type, locale) if event_type and language_of(locale) != FALLBACK else None
     told = []
     for data in legal:
         item = rules_pb2.LegalAction.FromString(data)
         if item.HasField("label_phrase"):
-            try:
-                item.label = found.tell(from_proto(item.label_phrase), as_seats())
-            except Exception:  # a damaged phrase: the English label stays
-                log.exception("label_text_failed", game_id=game_id)
+            if found is not None:
+                try:
+                    item.label = found.tell(from_proto(item.label_phrase), as_seats())
+                except Exception:  # a damaged phrase: the English label stays
+                    log.exception("label_text_failed", game_id=game_id)
+            item.ClearField("label_phrase")
             data = item.SerializeToString()
         told.append(data)
     return told

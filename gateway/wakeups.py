@@ -27,7 +27,7 @@ from gateway.clocks import seat_deadline_ns
 from gateway.commit_script import NO_DUE_WRITE
 from gateway.log_record import nanos
 from gateway.publisher import Tasks
-from gateway.reads import view_response
+from gateway.reads import view_request, view_response
 from gateway.rules import RulesDirectory
 from gateway.store import TableStore
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -120,6 +120,7 @@ class Wakeups:
         keep: int | None = None,
         due_written: bool = False,
         starting: bool = False,
+        phrased: bool = False,
     ) -> bytes | None:
         """Enqueue a task per bot seat that must decide now, and a timer per human seat that
         must decide on a timed table. A bot's task carries the seat's view, exactly what
@@ -128,6 +129,7 @@ class Wakeups:
         earliest time to look at the table again. ``views``: the bot seats' views the rules
         service sent with the applied action, by seat (the others are asked for). ``keep``:
         a bot seat whose view is returned instead of sent in a task (the caller plays it).
+        ``phrased``: ``views`` have their labels' phrases (reads.view_response).
 
         The table's due time is written first (``due_written``: the commit wrote it, in the
         same script): should this gateway stop before the enqueue, or a worker die holding
@@ -160,7 +162,7 @@ class Wakeups:
             info = table.seats[seat]
             if info.kind == gw.SEAT_KIND_BOT:
                 args = [table.table_id, seat, table.version, info.bot]
-                view = await self._bot_view(record, seat, views.get(seat) if views else None)
+                view = await self._bot_view(record, seat, views.get(seat) if views else None, phrased)
                 if seat == keep and view is not None:
                     kept = view  # its due time is set: should the caller not play it, the sweep sends it
                     metrics.ENQUEUED.labels(DECIDE_TASK, "continued").inc()
@@ -196,7 +198,11 @@ class Wakeups:
             log.warning("due_time_failed", table_id=table.table_id, exc_info=True)
 
     async def _bot_view(
-        self, record: store_pb2.TableRecord, seat: int, view: rules_pb2.GetViewResponse | None = None
+        self,
+        record: store_pb2.TableRecord,
+        seat: int,
+        view: rules_pb2.GetViewResponse | None = None,
+        phrased: bool = False,
     ) -> bytes | None:
         """The GetViewResponse of a bot seat that must decide, serialized; None when the rules service
         does not answer (the worker then asks GetView itself). ``view``: the rules
@@ -204,9 +210,10 @@ class Wakeups:
         table = record.table
         if view is None:
             try:
-                request = rules_pb2.GetViewRequest(state=record.state, seat=seat)
+                request = view_request(record.state, seat)
                 view = await self.rules.call(table.game_id, "GetView", request)
+                phrased = not request.omit_label_phrases
             except ApiError as error:
                 log.warning("bot_view_failed", table_id=table.table_id, seat=seat, reason=error.reason)
                 return None
-        return view_response(table, seat, view, must_decide=True)
+        return view_response(table, seat, view, True, phrased)

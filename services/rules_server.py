@@ -139,8 +139,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self.engine = game.engine
         self.codec = game.codec
         self.words = game.words
-        self._legal_cache: dict[object, bytes] = {}
+        # Each legal action's entries: without its label phrase, and with it.
+        self._legal_cache: dict[object, tuple[bytes, bytes]] = {}
         self._packed_actions: dict[bytes, object] = {}  # legal actions by their packed bytes
+        self._labels: dict[object, str] = {}  # legal actions' labels, told once (as _legal_cache)
         self._states: dict[bytes, object] = {}
         # Set as the server stops: an ApplyActions stream ends after the message at hand.
         self.stopping = False
@@ -268,46 +270,67 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                     if said is not None and said != public_phrase:
                         seat_event.phrase.CopyFrom(to_proto(said))
 
-    def _legal(self, state, seat: int) -> bytes:
+    def _legal(self, state, seat: int, phrases: bool = True) -> bytes:
         """The seat's legal actions, each packed in its Any with its label, serialized as the
         legal_actions of a GetViewResponse: a response merges them in (parsing them is several
         times cheaper than copying as many messages in). Actions are values: each one's entry
         is made once and kept (a bounded cache), since packing every legal action of every
-        view was a large share of a rules service's CPU."""
+        view was a large share of a rules service's CPU. ``phrases``: with each label's
+        phrase (for a caller that tells labels in another language; it doubles the bytes)."""
         cache = self._legal_cache
+        which = 1 if phrases else 0
         entries = []
         for action in self.engine.legal_actions(state, seat):
             try:
                 entry = cache.get(action)
             except TypeError:  # an action that is not hashable: packed every time
-                entries.append(self._legal_entry(action)[1])
+                entries.append(self._legal_entry(action)[1][which])
                 continue
             if entry is None:
                 if len(cache) >= LEGAL_CACHE_SIZE:
                     cache.clear()
                     self._packed_actions.clear()
+                    self._labels.clear()
                 packed, entry = self._legal_entry(action)
                 cache[action] = entry
                 self._packed_actions[packed] = action  # for when it comes back to be applied
-            entries.append(entry)
+            entries.append(entry[which])
         return b"".join(entries)
 
-    def _legal_entry(self, action) -> tuple[bytes, bytes]:
-        """The action's packed bytes, and its entry of a GetViewResponse's legal_actions."""
+    def _label(self, action) -> str:
+        """The action's label: the one its legal entry was made with, else told now."""
+        with contextlib.suppress(TypeError):  # an action that is not hashable
+            if (label := self._labels.get(action)) is not None:
+                return label
+        return self.engine.describe_action(action)
+
+    def _legal_entry(self, action) -> tuple[bytes, tuple[bytes, bytes]]:
+        """The action's packed bytes, and its entries of a GetViewResponse's legal_actions:
+        without its label's phrase, and with it (the gateway tells it in a reader's language)."""
         packed = self._pack_action(action)
-        legal = rules_pb2.LegalAction(action=packed, label=self.engine.describe_action(action))
-        if self.words is not None:  # its phrase too: the gateway tells it in a reader's language
-            legal.label_phrase.CopyFrom(to_proto(self.words.action_phrase(action)))
-        return packed.value, rules_pb2.GetViewResponse(legal_actions=[legal]).SerializeToString()
+        label = self.engine.describe_action(action)
+        with contextlib.suppress(TypeError):  # an action that is not hashable: told every time
+            self._labels[action] = label
+        legal = rules_pb2.LegalAction(action=packed, label=label)
+        plain = rules_pb2.GetViewResponse(legal_actions=[legal]).SerializeToString()
+        if self.words is None:
+            return packed.value, (plain, plain)
+        legal.label_phrase.CopyFrom(to_proto(self.words.action_phrase(action)))
+        return packed.value, (plain, rules_pb2.GetViewResponse(legal_actions=[legal]).SerializeToString())
 
     def _fill_view(
-        self, response: rules_pb2.GetViewResponse, state, seat: int | None, status: rules_pb2.GameStatus
+        self,
+        response: rules_pb2.GetViewResponse,
+        state,
+        seat: int | None,
+        status: rules_pb2.GameStatus,
+        phrases: bool = True,
     ) -> rules_pb2.GetViewResponse:
         """``response`` filled in place: a view inside a larger response is not copied in."""
         response.view.CopyFrom(self._pack_view(self.engine.view(state, seat)))
         response.status.CopyFrom(status)
         if seat is not None:
-            response.MergeFromString(self._legal(state, seat))
+            response.MergeFromString(self._legal(state, seat, phrases))
         return response
 
     # -- RPCs ------------------------------------------------------------------------
@@ -336,7 +359,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
 
     @rpc
     async def ApplyAction(self, request, context):
-        return self._apply(request)
+        return self._apply(request, rules_pb2.ApplyActionResponse())
 
     async def ApplyActions(self, request_iterator, context):
         """ApplyAction for each message of a long-lived stream, answered in order: what
@@ -372,7 +395,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 started = time.perf_counter()
                 reply = rules_pb2.ApplyActionsResponse(id=message.id)
                 try:
-                    reply.response.CopyFrom(self._apply(message.request))
+                    self._apply(message.request, reply.response)  # filled in place, not copied in
                     code = "OK"
                 except (EngineError, ApiError) as error:
                     failure = api_error(error) if isinstance(error, EngineError) else error
@@ -405,16 +428,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         for replies in self._open_streams:
             replies.put_nowait(None)
 
-    def _apply(self, request: rules_pb2.ApplyActionRequest) -> rules_pb2.ApplyActionResponse:
+    def _apply(self, request: rules_pb2.ApplyActionRequest, response: rules_pb2.ApplyActionResponse):
+        """The action applied, into ``response`` (a stream's reply's: filled in place)."""
         state = self._state(request.state)
         action = self._action(request.action)
         new_state, events = self.engine.apply(state, request.seat, action)
         status = self._status(new_state)
-        response = rules_pb2.ApplyActionResponse(
-            state=self._packed_state(new_state),
-            status=status,
-            action_label=self.engine.describe_action(action),
-        )
+        response.state.CopyFrom(self._packed_state(new_state))
+        response.status.CopyFrom(status)
+        response.action_label = self._label(action)
         self._project(response.events, events, self.engine.player_count(new_state))
         # The views the caller would ask next (its bot seats'), without a call and a state
         # decoding of their own.
@@ -423,8 +445,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if request.watched_seats:  # seats whose view goes back whether they decide or not
             players = self.engine.player_count(new_state)
             seats += sorted({seat for seat in request.watched_seats if 0 <= seat < players} - set(seats))
+        phrases = not request.omit_label_phrases
         for seat in seats:
-            self._fill_view(response.views.add(seat=seat).view, new_state, seat, status)
+            self._fill_view(response.views.add(seat=seat).view, new_state, seat, status, phrases)
         return response
 
     @rpc
@@ -433,7 +456,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         seat = request.seat if request.HasField("seat") else None
         if seat is not None and not 0 <= seat < self.engine.player_count(state):
             raise ApiError(grpc.StatusCode.INVALID_ARGUMENT, "BAD_SEAT", f"no seat {seat}")
-        return self._fill_view(rules_pb2.GetViewResponse(), state, seat, self._status(state))
+        phrases = not request.omit_label_phrases
+        return self._fill_view(rules_pb2.GetViewResponse(), state, seat, self._status(state), phrases)
 
 
 async def serve(game_id: str) -> None:

@@ -122,3 +122,36 @@ def test_the_games_summaries_and_options_are_listed_in_the_readers_language(gate
             assert game.summary != english[game_id].summary, game_id
             for option, plain in zip(game.options, english[game_id].options, strict=True):
                 assert option.label and option.description != plain.description, (game_id, option.name)
+
+
+def _labels(view: gw.GetViewResponse) -> list[str]:
+    """A view's labels, none of its legal actions with a phrase (no client reads one)."""
+    assert view.legal_actions and not any(item.HasField("label_phrase") for item in view.legal_actions)
+    return [item.label for item in view.legal_actions]
+
+
+def _both(gateway, table: HumanTable, seat: int) -> tuple[list[str], list[str]]:
+    """The seat's labels in Italian and in English (each GetView after the other's)."""
+    request = gw.GetViewRequest(table_id=table.table_id)
+    token = auth.metadata(table.tokens[seat])
+    italian = gateway.GetView(request, metadata=[*token, ("tavola-locale", "it")])
+    english = gateway.GetView(request, metadata=token)
+    assert [item.action for item in italian.legal_actions] == [item.action for item in english.legal_actions]
+    return _labels(italian), _labels(english)
+
+
+def test_a_view_kept_for_one_language_is_told_in_the_next_readers(gateway):
+    """A command keeps the views it brings for the next GetView: an English reader's come
+    without the labels' phrases, an Italian's with them. Whoever reads a kept view next
+    reads its labels in their own language, and no client is sent a phrase."""
+    table = HumanTable(gateway, 3, game="pecunia", seed=3)
+    table.start()
+    for submitter in ((), [("tavola-locale", "it")]):
+        seat = table.decider()
+        action = table.view(seat).legal_actions[0].action
+        request = gw.SubmitActionRequest(table_id=table.table_id, action=action)
+        answered = gateway.SubmitAction(request, metadata=[*auth.metadata(table.tokens[seat]), *submitter])
+        italian, english = _both(gateway, table, table.decider())
+        assert len(italian) == len(english) and italian != english, (italian, english)
+        if answered.view.legal_actions:  # the acting seat's own view, in the submitter's language
+            assert _labels(answered.view) == (_both(gateway, table, seat)[0 if submitter else 1])
