@@ -231,6 +231,15 @@ class Standing:
         return (self.mu - 3 * self.sigma) * SCALE
 
 
+def strength_hint(rating: float, uncertainty: float) -> int:
+    """0 to 100: the chance in percent, by the Plackett-Luce model's curve (openskill's beta,
+    half the default sigma), that a player at ``rating`` +- ``uncertainty`` beats
+    a settled player rated at a new player's 1500 head to head."""
+    beta = DEFAULT_SIGMA / 2
+    width = SCALE * math.sqrt((uncertainty / SCALE) ** 2 + 2 * beta**2)
+    return round(100 / (1 + math.exp(-(rating - DEFAULT_MU * SCALE) / width)))
+
+
 def _text(value: bytes | str | None) -> str:
     return value.decode() if isinstance(value, bytes) else value or ""
 
@@ -305,17 +314,31 @@ return 1
 
 # A bot's rating earned with other settings starts again, before any table needs it (the
 # rating worker runs it at its start for every rated bot). KEYS: the rating, the board.
-# ARGV: the bot's player id, its settings digest now. Returns 1 restarted (back on the board
-# as a new, provisional player), 0 current or no rating.
-RESTART_SCRIPT = f"""
+# ARGV: the bot's player id, its settings digest now, the mu and sigma it starts from (a new
+# player's, or its settings' calibration: ``starting``), its board score. Returns 1
+# restarted (back on the board as a new, provisional player), 0 current or no rating.
+RESTART_SCRIPT = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('HGET', KEYS[1], 'd') == ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], 'mu', '{DEFAULT_MU!r}', 'sigma', '{DEFAULT_SIGMA!r}', 'games', 0, 'wins', 0, 'q', 0,
-  'd', ARGV[2])
+redis.call('HSET', KEYS[1], 'mu', ARGV[3], 'sigma', ARGV[4], 'games', 0, 'wins', 0, 'q', 0, 'd', ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'v', 1)
-redis.call('ZADD', KEYS[2], '{(DEFAULT_MU - 3 * DEFAULT_SIGMA) * SCALE - PROVISIONAL_BELOW!r}', ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
 return 1
 """
+
+
+def starting(calibrated: tuple[float, float] | None = None) -> Standing:
+    """Where a rating starts: a new player's, or, for a bot setting calibrated offline (its
+    (rating, uncertainty) on this scale: bots/lab/calibrate.py), there."""
+    if calibrated is None:
+        return Standing()
+    rating, uncertainty = calibrated
+    return Standing(mu=rating / SCALE, sigma=uncertainty / SCALE)
+
+
+def restart_args(player_id: str, settings: str, start: Standing) -> list[object]:
+    """RESTART_SCRIPT's ARGV for a bot starting again from ``start``."""
+    return [player_id, settings, repr(start.mu), repr(start.sigma), repr(start.conservative - PROVISIONAL_BELOW)]
 
 
 def recent_entry(table: gw.Table, place: int, change: float, finish_ns: int) -> str:

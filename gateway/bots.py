@@ -18,6 +18,7 @@ from pathlib import Path
 
 import grpc
 
+from common import ratings
 from common.errors import ApiError
 from services import bot_specs
 from tavola.gateway.v1 import gateway_pb2 as gw
@@ -35,6 +36,17 @@ def read_declarations(path: str | Path) -> tuple[bot_specs.BotSpec, ...]:
         return tuple(bot_specs.from_declaration(item) for item in declared)
     except ValueError as error:
         raise ValueError(f"TAVOLA_BOT_SPECS: {path}: {error}") from None
+
+
+def merged(rated: Sequence[gw.BotRating], calibrated: Sequence[gw.BotRating]) -> list[gw.BotRating]:
+    """A bot's settings' ratings for ListBots, best first: rated play's where a setting has
+    played a rated game, else its calibration's; each with its strength hint."""
+    by_bot = {rating.bot: rating for rating in rated if rating.games == 0}
+    by_bot.update((rating.bot, rating) for rating in calibrated)
+    by_bot.update((rating.bot, rating) for rating in rated if rating.games > 0)
+    for rating in by_bot.values():
+        rating.strength = ratings.strength_hint(rating.rating, rating.uncertainty)
+    return sorted(by_bot.values(), key=lambda rating: (-rating.rating, rating.bot))
 
 
 class BotCatalog:
@@ -77,6 +89,24 @@ class BotCatalog:
         chooser, presets = spec.presets
         keys = sorted(presets, key=lambda key: (not key.isdigit(), int(key) if key.isdigit() else 0, key))
         return tuple(f"{name}:{chooser}={key}" for key in keys)
+
+    def calibrated(self, name: str, game_id: str) -> list[gw.BotRating]:
+        """The ratings ``name``'s presets were calibrated at in ``game_id`` (those whose
+        settings are still the ones measured: ``bot_specs.calibration``)."""
+        found = []
+        for bot in self.preset_bots(name):
+            calibration = bot_specs.calibration(bot, game_id, bots=self.specs)
+            if calibration is not None:
+                found.append(
+                    gw.BotRating(
+                        bot=bot_specs.canonical(bot, game_id, bots=self.specs),  # as rated play names it
+                        rating=calibration.rating,
+                        uncertainty=calibration.uncertainty,
+                        games=calibration.games,
+                        calibrated=True,
+                    )
+                )
+        return found
 
     def names(self) -> tuple[str, ...]:
         return (*self.specs, *self.external)

@@ -16,6 +16,7 @@ from common import auth, shapes
 from common.errors import ApiError
 from common.logging import bound
 from gateway import metrics, text
+from gateway.bots import merged
 from gateway.commands import TableCore
 from gateway.framing import varint
 from gateway.handlers import _about, _failure, _log_refusal, require_token
@@ -52,10 +53,11 @@ class GatewayServicer:
 
     async def ListBots(self, request: gw.ListBotsRequest, context) -> gw.ListBotsResponse:
         bots = self.core.bots.describe(request.game_id)
-        if request.game_id and self.ratings is not None:
-            rated = await self.ratings.bot_ratings(request.game_id[:64])
+        if request.game_id:
+            game_id = request.game_id[:64]
+            rated = await self.ratings.bot_ratings(game_id) if self.ratings is not None else {}
             for bot in bots:
-                bot.ratings.extend(rated.get(bot.name, ()))
+                bot.ratings.extend(merged(rated.get(bot.name, ()), self.core.bots.calibrated(bot.name, game_id)))
         return gw.ListBotsResponse(bots=bots)
 
     async def GetGameHelp(self, request: gw.GetGameHelpRequest, context) -> gw.GetGameHelpResponse:

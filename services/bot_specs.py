@@ -20,6 +20,8 @@ A bot is written ``name`` or ``name:key=value,...`` (e.g. ``ismcts:budget_ms=50`
   values normalised, defaults left out). The bot task carries it.
 - ``settings_digest(text, game_id)``: a digest of every option a bot string stands for at a
   game (presets expanded), so a rating can tell when its bot's settings changed.
+- ``calibration(text, game_id)``: the rating a preset (``ismcts:level=3``) was calibrated at
+  in a game, while its settings are the ones calibrated (their digest matches).
 """
 
 import hashlib
@@ -102,6 +104,16 @@ class BotOption:
 
 
 @dataclass(frozen=True)
+class Calibration:
+    """A preset's rating as calibrated offline (bots/lab/calibrate.py), on the 1500 scale."""
+
+    rating: float
+    uncertainty: float
+    games: int
+    digest: str  # the settings_digest of the preset it was measured with
+
+
+@dataclass(frozen=True)
 class BotSpec:
     """What the ``tavola.bots`` entry point of a bot loads."""
 
@@ -124,6 +136,8 @@ class BotSpec:
     # A game's own presets, where they differ (game id -> value -> raw options): the same
     # level can need other options in a game whose strength lies elsewhere.
     game_presets: Mapping[str, Mapping[str, Mapping[str, str]]] = field(default_factory=dict)
+    # Each game's calibrated presets (game id -> preset value -> its Calibration).
+    calibrations: Mapping[str, Mapping[str, Calibration]] = field(default_factory=dict)
 
     @property
     def options_by_name(self) -> dict[str, BotOption]:
@@ -257,6 +271,27 @@ def settings_digest(text: str, game_id: str, bots: Mapping[str, BotSpec] | None 
     spec, options = resolve(text, game_id, bots=bots)
     values = {name: spec.options_by_name[name].format(value) for name, value in options.items()}
     return hashlib.sha256(json.dumps([spec.name, game_id, values], sort_keys=True).encode()).hexdigest()[:16]
+
+
+def calibration(text: str, game_id: str, bots: Mapping[str, BotSpec] | None = None) -> Calibration | None:
+    """The calibration of a bot string that is one of its bot's presets as it stands (no option
+    overridden) at ``game_id``, when the preset's settings are still the ones calibrated; else
+    None (a preset changed since is calibrated again: tests/bots/test_calibration.py)."""
+    try:
+        spec, options = resolve(text, game_id, bots=bots)
+    except BotError:
+        return None
+    if spec.presets is None:
+        return None
+    chooser = spec.presets[0]
+    value = spec.options_by_name[chooser].format(options[chooser])
+    plain = f"{spec.name}:{chooser}={value}"
+    if canonical(text, game_id, bots=bots) != canonical(plain, game_id, bots=bots):
+        return None
+    found = spec.calibrations.get(game_id, {}).get(value)
+    if found is None or found.digest != settings_digest(plain, game_id, bots=bots):
+        return None
+    return found
 
 
 # A declaration: what a gateway needs of a bot whose worker runs elsewhere (its name, games,

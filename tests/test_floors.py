@@ -123,7 +123,8 @@ def test_importing_every_module_of_a_package_loads_no_bot_code(package):
 
 def test_the_gateway_s_bot_catalogue_loads_only_the_bots_declarations():
     """Every registered bot is listed and checked, from the modules its entry point names
-    (``bots.search.specs`` for tavola's own) and none of the code that plays it."""
+    (``bots.search.specs`` for tavola's own), the playbooks' data and the levels'
+    calibration (JSON read by ``bots.search.calibration``), and none of the code that plays it."""
     probe = (
         "import sys\n"
         "from importlib.metadata import entry_points\n"
@@ -131,7 +132,7 @@ def test_the_gateway_s_bot_catalogue_loads_only_the_bots_declarations():
         "catalog = BotCatalog()\n"
         "assert 'ismcts' in catalog.names() and catalog.check('borgia', 'ismcts:budget_ms=50')\n"
         "declared = {e.module for g in ('tavola.bots', 'tavola.playbooks') for e in entry_points(group=g)}\n"
-        "declared.add('bots.search.playbooks')\n"
+        "declared |= {'bots.search.playbooks', 'bots.search.calibration'}\n"
         "declared |= {m.rsplit('.', n)[0] for m in declared for n in range(1, m.count('.') + 1)}\n"
         "loaded = {m for m in sys.modules if m.split('.')[0] in ('bots', 'open_spiel', 'pyspiel')}\n"
         "print(sorted(loaded - declared))"

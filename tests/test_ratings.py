@@ -176,9 +176,9 @@ def earned_with_other_settings(client, keys: ratings.Keys, bot: str, game="borgi
 
 def test_a_bot_whose_settings_changed_starts_its_rating_again_at_its_next_table(store):
     """``ismcts:level=4`` keeps its string when its level's preset moves; the rating earned
-    with the old settings does not carry over: the next table rates it as a new player, it
-    is listed provisional (below every established player) until its provisional games are
-    played again, and the version only counts on."""
+    with the old settings does not carry over: the next table rates it from where its
+    settings' calibration puts it, it is listed provisional (below every established player)
+    until its provisional games are played again, and the version only counts on."""
     client, keys = store
     earned_with_other_settings(client, keys, "ismcts:level=4")
     table, seed, salt = finished_table(["alice", "bot:ismcts:level=4"], winners=(1,))
@@ -187,7 +187,11 @@ def test_a_bot_whose_settings_changed_starts_its_rating_again_at_its_next_table(
     bot = standing(client, keys, "bot:ismcts:level=4")
     assert (bot.games, bot.wins, bot.qualified, bot.version) == (1, 1, 0, 13)
     assert bot.settings == bot_specs.settings_digest("ismcts:level=4", "borgia")
-    assert ratings.DEFAULT_MU < bot.mu < 31.0 and bot.sigma > 2.0  # a new player's step, from 25
+    calibrated = bot_specs.calibration("ismcts:level=4", "borgia")
+    assert calibrated is not None
+    # A win over a provisional person: a tenth of a step up from its calibration, no surer.
+    assert calibrated.rating < bot.rating < calibrated.rating + 10
+    assert bot.uncertainty == pytest.approx(calibrated.uncertainty)
     assert client.zscore(keys.board("borgia"), "bot:ismcts:level=4") < -ratings.PROVISIONAL_BELOW / 2
     # With its settings unchanged, the next table goes on from there.
     table, seed, salt = finished_table(["alice", "bot:ismcts:level=4"], winners=(0,))
@@ -209,19 +213,37 @@ def test_a_worker_starting_restarts_only_the_ratings_earned_with_other_settings(
 
     assert rating_tasks.restart_stale_bots(client, keys) == [("pecunia", "ismcts:level=2")]
     level_2 = standing(client, keys, "bot:ismcts:level=2", "pecunia")
-    assert (level_2.mu, level_2.sigma, level_2.games, level_2.wins, level_2.qualified, level_2.version) == (
-        ratings.DEFAULT_MU,
-        ratings.DEFAULT_SIGMA,
-        0,
-        0,
-        0,
-        13,
+    calibrated = bot_specs.calibration("ismcts:level=2", "pecunia")
+    assert calibrated is not None
+    assert (level_2.games, level_2.wins, level_2.qualified, level_2.version) == (0, 0, 0, 13)
+    # Started again from its settings' calibration, not a new player's 1500.
+    assert (level_2.rating, level_2.uncertainty) == (
+        pytest.approx(calibrated.rating),
+        pytest.approx(calibrated.uncertainty),
     )
     assert level_2.settings == bot_specs.settings_digest("ismcts:level=2", "pecunia")
-    # Back on the board as a new player's, provisional: below every established one.
-    assert client.zscore(keys.board("pecunia"), "bot:ismcts:level=2") == -ratings.PROVISIONAL_BELOW
+    # Back on the board, provisional: below every established one.
+    score = client.zscore(keys.board("pecunia"), "bot:ismcts:level=2")
+    assert score == pytest.approx(level_2.conservative - ratings.PROVISIONAL_BELOW)
     assert {bot: standing(client, keys, "bot:" + bot, "pecunia") for bot in current} == current
     assert rating_tasks.restart_stale_bots(client, keys) == []  # once
+
+
+def test_a_levels_first_rated_game_starts_from_its_calibration_and_other_settings_from_1500(store):
+    client, keys = store
+    table, seed, salt = finished_table(["bot:ismcts:level=3", "bot:ismcts:level=2,slips=0.5"], game="mortadella")
+    queue(client, keys, table, seed, salt)
+    assert rating_tasks.apply(client, keys, table.table_id) == "applied"
+    level_3 = standing(client, keys, "bot:ismcts:level=3", "mortadella")
+    overridden = standing(client, keys, "bot:ismcts:level=2,slips=0.5", "mortadella")
+    calibrated = bot_specs.calibration("ismcts:level=3", "mortadella")
+    assert calibrated is not None and calibrated.rating < 1400  # below a new player's 1500
+    assert bot_specs.calibration("ismcts:level=2,slips=0.5", "mortadella") is None  # not a preset as calibrated
+    # The level won: it moved up a little from its calibration (a sure rating moves little),
+    # the other setting lost from 1500, as a new player does.
+    assert calibrated.rating < level_3.rating < calibrated.rating + 20
+    assert level_3.uncertainty < calibrated.uncertainty + 10
+    assert overridden.rating < 1500 and overridden.uncertainty > 400
 
 
 # -- the farm: provisional opponents move a rating little and establish nobody ----------

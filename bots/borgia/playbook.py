@@ -30,6 +30,8 @@ PLAYBOOK = Playbook(
     ),
     settled="bots.borgia.endgame:settled_answer",
     levels=Levels(
-        EVEN_SLIPS, ({"self_read": "on"}, "hiding its puppet from players who read it", "not hiding its puppet")
+        EVEN_SLIPS,
+        ({"self_read": "on"}, "hiding its puppet from players who read it", "not hiding its puppet"),
+        calibration="bots.borgia:calibration.json",
     ),
 )

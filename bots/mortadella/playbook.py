@@ -19,5 +19,5 @@ PLAYBOOK = Playbook(
     belief="bots.mortadella.roles:role_belief",
     settled="bots.mortadella.settled:settled_answer",
     settled_wins=True,
-    levels=Levels(EVEN_SLIPS),
+    levels=Levels(EVEN_SLIPS, calibration="bots.mortadella:calibration.json"),
 )

@@ -16,5 +16,5 @@ PLAYBOOK = Playbook(
     heuristic="bots.pecunia.heuristic:pecunia_heuristic_policy",
     settled="bots.pecunia.heuristic:settled_answer",
     settled_wins=True,
-    levels=Levels(GEOMETRIC_SLIPS),
+    levels=Levels(GEOMETRIC_SLIPS, calibration="bots.pecunia:calibration.json"),
 )

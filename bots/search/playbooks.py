@@ -63,10 +63,12 @@ class Levels:
     """The game's schedule of the search bot's levels (``ismcts:level=N``, 1 to 8): the
     share of decisions level N plays at random, ``slips[N - 1]`` (level 8's is "0"), and
     what level 8 alone adds in the game (``top``: its options, how its note says what it
-    adds, and how the levels below say they do without it)."""
+    adds, and how the levels below say they do without it), and where the levels' shipped
+    calibration is (``calibration``: ``"package:file"``, read by ``bots/search/calibration.py``)."""
 
     slips: tuple[str, ...]
     top: tuple[Mapping[str, str], str, str] | None = None
+    calibration: str | None = None
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ of bots loads none of their code. Each game's own bots are declared beside its p
 
 from collections.abc import Iterator, Mapping
 
+from bots.search import calibration
 from bots.search.playbooks import EVEN_SLIPS, Levels, level_schedules
-from services.bot_specs import BAD_BOT_OPTION, BotError, BotOption, BotSpec
+from services.bot_specs import BAD_BOT_OPTION, BotError, BotOption, BotSpec, Calibration
 from services.engine.api import OptionValue
 
 
@@ -92,6 +93,21 @@ class _GamePresets(Mapping[str, Mapping[str, Mapping[str, str]]]):
         return len(self._tables())
 
 
+class _GameCalibrations(Mapping[str, Mapping[str, Calibration]]):
+    """Each game's calibrated levels (``bots/search/calibration.py``), read when first asked."""
+
+    def __getitem__(self, game_id: str) -> Mapping[str, Calibration]:
+        if game_id not in level_schedules():
+            raise KeyError(game_id)
+        return calibration.levels(game_id)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(level_schedules())
+
+    def __len__(self) -> int:
+        return len(level_schedules())
+
+
 ISMCTS = BotSpec(
     name="ismcts",
     description="Information-set Monte Carlo tree search: plays out many games from states consistent with "
@@ -106,6 +122,7 @@ ISMCTS = BotSpec(
     check=_check_ismcts,
     presets=("level", _preset_table(LEVELS)),
     game_presets=_GamePresets(),
+    calibrations=_GameCalibrations(),
     options=(
         BotOption(
             "level",

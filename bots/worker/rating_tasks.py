@@ -20,8 +20,14 @@ options when its level's preset moves. Each bot's rating keeps the digest of the
 was earned with; one earned with other settings starts again, as a new player's, at the
 bot's next rated table, and at the start of every worker that applies ratings
 (``restart_stale_bots``), so neither quick play nor ``ListBots`` goes on using it.
+
+A bot setting calibrated offline (a level of ``ismcts`` whose settings are the ones its
+game's calibration measured: ``services.bot_specs.calibration``) starts there, its rating and
+uncertainty the calibration's, rather than where a new player does: at its first rated game
+and whenever its rating starts again.
 """
 
+import dataclasses
 import time
 
 import structlog
@@ -74,6 +80,24 @@ def settings_of(bot: str, game_id: str) -> str:
         return ""
 
 
+def start_of(who: str, game_id: str) -> ratings.Standing:
+    """Where a participant's rating starts at ``game_id``: a calibrated bot setting at its
+    calibration, anyone else where a new player does."""
+    if not ratings.is_bot(who):
+        return ratings.starting()
+    found = bot_specs.calibration(who.removeprefix(ratings.BOT_PREFIX), game_id)
+    return ratings.starting(None if found is None else (found.rating, found.uncertainty))
+
+
+def started(who: str, game_id: str, standing: ratings.Standing) -> ratings.Standing:
+    """The standing a table updates: a bot with no rated game yet (new, or started again)
+    from its start (``start_of``); every other as read."""
+    if standing.games or not ratings.is_bot(who):
+        return standing
+    start = start_of(who, game_id)
+    return dataclasses.replace(standing, mu=start.mu, sigma=start.sigma)
+
+
 def restart_stale_bots(redis, keys: ratings.Keys) -> list[tuple[str, str]]:
     """Starts again every rated bot's rating earned with settings other than the bot's now;
     returns (game, bot) of each one restarted."""
@@ -86,7 +110,8 @@ def restart_stale_bots(redis, keys: ratings.Keys) -> list[tuple[str, str]]:
                 continue
             who = ratings.BOT_PREFIX + bot
             script_keys = [keys.rating(game_id, who), keys.board(game_id)]
-            if _script(redis, ratings.RESTART_SCRIPT)(keys=script_keys, args=[who, settings]) == 1:
+            args = ratings.restart_args(who, settings, start_of(who, game_id))
+            if _script(redis, ratings.RESTART_SCRIPT)(keys=script_keys, args=args) == 1:
                 log.warning("bot_rating_restarted", game=game_id, bot=bot, reason="its settings changed")
                 restarted.append((game_id, bot))
     return restarted
@@ -150,11 +175,11 @@ def apply(redis, keys: ratings.Keys, table_id: str, pause_seconds: float = 0.0) 
             read = [ratings.Standing.of(fields) for fields in pipe.execute()] if rated else []
         # A bot's rating earned with other settings counts as a new player's.
         restart = [bool(now) and standing.settings != now for standing, now in zip(read, settings, strict=True)]
-        standings = [
-            standing.restarted(now) if again else standing
-            for standing, now, again in zip(read, settings, restart, strict=True)
-        ]
         players = [who for _, who in rated]
+        standings = [
+            started(who, table.game_id, standing.restarted(now) if again else standing)
+            for who, standing, now, again in zip(players, read, settings, restart, strict=True)
+        ]
         new = rate_table(_model, players, standings, [seat_places[seat] for seat, _ in rated]) if rated else []
         script_keys = [keys.done(table_id), keys.jobs, keys.pending, keys.board(table.game_id)]
         args: list[object] = [table_id, ratings.DONE_TTL_SECONDS, ratings.provisional_games(), table.game_id]

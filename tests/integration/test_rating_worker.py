@@ -114,7 +114,7 @@ def test_a_rating_update_survives_kill_9_of_its_worker_and_counts_once(rated_sta
         assert [line.table_id for line in page.recent_tables] == [table_id]
         listed = {bot.name: bot for bot in gateway.ListBots(gw.ListBotsRequest(game_id="borgia")).bots}
         assert [(r.bot, r.games) for r in listed[BOTS[0]].ratings] == [(BOTS[0], 1)]
-        assert listed[BOTS[0]].ratings[0].uncertainty > 0
+        assert listed[BOTS[0]].ratings[0].uncertainty > 0 and not listed[BOTS[0]].ratings[0].calibrated
         # Still provisional (2 games here): listed, and marked so.
         board = players.ListLeaderboard(pl.ListLeaderboardRequest(game_id="borgia"))
         assert board.total == 2 and all(entry.rating.provisional and entry.player.bot for entry in board.entries)
@@ -242,9 +242,9 @@ def killed_after_a_rated_finish(store_url: str, broker_url: str, prefix: str, lo
 def test_a_rating_worker_starting_restarts_the_bot_ratings_earned_with_other_settings(rated_stack: Stack):
     """``ismcts:level=2`` keeps its string when its level's preset moves: a worker that
     applies ratings starts, before anything else, every bot rating whose settings digest is
-    not the bot's now again (a new player's, provisional on the leaderboard), so neither quick play nor
-    ListBots goes on with it. Its Pecunia keys are this test's alone."""
-    from services.bot_specs import settings_digest
+    not the bot's now again (from its settings' calibration, provisional on the leaderboard), so
+    neither quick play nor ListBots goes on with it. Its Pecunia keys are this test's alone."""
+    from services.bot_specs import calibration, settings_digest
 
     keys = ratings.Keys(rated_stack.key_prefix)
     redis = connect(rated_stack.redis_url)
@@ -259,8 +259,12 @@ def test_a_rating_worker_starting_restarts_the_bot_ratings_earned_with_other_set
     try:
         restarted = ratings.Standing.of(redis.hmget(keys.rating("pecunia", stale), ratings.FIELDS))
         assert restarted.settings == settings_digest("ismcts:level=2", "pecunia")
-        assert (restarted.mu, restarted.games, restarted.wins, restarted.version) == (ratings.DEFAULT_MU, 0, 0, 41)
-        assert redis.zscore(keys.board("pecunia"), stale) == -ratings.PROVISIONAL_BELOW
+        calibrated = calibration("ismcts:level=2", "pecunia")
+        assert calibrated is not None
+        assert (restarted.games, restarted.wins, restarted.version) == (0, 0, 41)
+        assert restarted.rating == pytest.approx(calibrated.rating)
+        score = redis.zscore(keys.board("pecunia"), stale)
+        assert score == pytest.approx(restarted.conservative - ratings.PROVISIONAL_BELOW)
         kept = ratings.Standing.of(redis.hmget(keys.rating("pecunia", current), ratings.FIELDS))
         assert (kept.mu, kept.games, kept.version) == (30.0, 40, 40)
         assert redis.zscore(keys.board("pecunia"), current) == 1380.0
