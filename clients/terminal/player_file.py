@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 from clients.terminal.session import state_dir
+from clients.terminal.words import _
 from common import settings
 
 
@@ -19,7 +20,7 @@ def saved_token() -> str:
     try:
         return json.loads(token_path().read_text())["player_token"]
     except FileNotFoundError:
-        raise SystemExit("no player yet: python -m clients.terminal.players create NAME") from None
+        raise SystemExit(_("no player yet: python -m clients.terminal.players create NAME")) from None
 
 
 def save_token(token: str) -> Path:

@@ -20,7 +20,7 @@ from google.protobuf.message import Message
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from clients.terminal import language
-from clients.terminal.words import N_
+from clients.terminal.words import N_, _
 from common import auth, defaults, settings
 from common.channels import balanced_channel
 from common.errors import reason_of
@@ -33,20 +33,20 @@ from tavola.rules.v1 import rules_pb2
 
 # Why a call failed, in words a player understands (the gateway's reasons, docs/clients.md#errors).
 REASONS = {
-    "ILLEGAL_ACTION": "that action is not legal now",
-    "NOT_YOUR_DECISION": "it is not your decision now",
-    "VERSION_MISMATCH": "the table moved on before your action arrived",
-    "CONTENTION": "the table was busy",
-    "TABLE_FINISHED": "the game is already over",
-    "TABLE_NOT_STARTED": "the game has not started yet",
-    "TOKEN_REVOKED": "your seat was handed to a bot (your decision time ran out)",
-    "SEAT_REJOINED": "your seat was taken up again on another device",
-    "SEAT_SIGNED_OUT": "your player signed out everywhere: rejoin the table to play it here",
-    "PLAYER_TOKEN_REVOKED": "your player token was replaced (signed out everywhere)",
-    "TOKEN_NOT_FOR_TABLE": "the saved seat token is not one of this table's",
-    "TABLE_NOT_FOUND": "there is no such table (it may have expired)",
-    "TABLE_FULL": "every seat of that table is taken",
-    "TABLE_IN_PROGRESS": "that table has already started",
+    "ILLEGAL_ACTION": N_("that action is not legal now"),
+    "NOT_YOUR_DECISION": N_("it is not your decision now"),
+    "VERSION_MISMATCH": N_("the table moved on before your action arrived"),
+    "CONTENTION": N_("the table was busy"),
+    "TABLE_FINISHED": N_("the game is already over"),
+    "TABLE_NOT_STARTED": N_("the game has not started yet"),
+    "TOKEN_REVOKED": N_("your seat was handed to a bot (your decision time ran out)"),
+    "SEAT_REJOINED": N_("your seat was taken up again on another device"),
+    "SEAT_SIGNED_OUT": N_("your player signed out everywhere: rejoin the table to play it here"),
+    "PLAYER_TOKEN_REVOKED": N_("your player token was replaced (signed out everywhere)"),
+    "TOKEN_NOT_FOR_TABLE": N_("the saved seat token is not one of this table's"),
+    "TABLE_NOT_FOUND": N_("there is no such table (it may have expired)"),
+    "TABLE_FULL": N_("every seat of that table is taken"),
+    "TABLE_IN_PROGRESS": N_("that table has already started"),
 }
 
 
@@ -62,8 +62,8 @@ def explain(error: grpc.RpcError) -> str:
     """A failed call in words, with the gateway's own message."""
     reason = reason_of(error)
     if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED) and not reason:
-        return "the gateway does not answer"
-    words = REASONS.get(reason)
+        return _("the gateway does not answer")
+    words = _(REASONS[reason]) if reason in REASONS else None
     details = error.details() or ""
     if words:
         return f"{words} ({details})" if details and details.lower() != words else words

@@ -6,11 +6,13 @@ from rich.table import Table
 from rich.text import Text
 
 from clients.terminal.renderers.base import Renderer, TableContext, words
+from clients.terminal.terms import tell
 from clients.terminal.words import N_, _
-from services.mortadella.model import ROLE_INFO
+from common.phrases import phrase
+from services.mortadella import words as game
 from services.mortadella.model import Effect as EngineEffect
 from services.mortadella.model import Role as EngineRole
-from services.mortadella.words import effect, victory
+from services.mortadella.model import Symbol as EngineSymbol
 from tavola.mortadella.v1 import mortadella_pb2 as pb
 
 TOKENS = ("people", "tower", "book", "mortadella")
@@ -33,7 +35,8 @@ PHASES: dict[int, str] = {
 
 
 def symbol(value: int) -> str:
-    return words(pb.Symbol.Name(value), "SYMBOL_")
+    """A die's symbol as the game's catalog names it ("Tower", "Torre")."""
+    return tell(game.WORDS, game.symbol(EngineSymbol(value)))
 
 
 def dice(values) -> str:
@@ -43,13 +46,18 @@ def dice(values) -> str:
 def role_name(value: int) -> str:
     if value == pb.ROLE_UNSPECIFIED:
         return "?"
-    return ROLE_INFO[EngineRole(value)].name
+    return tell(game.WORDS, game.role(EngineRole(value)))
+
+
+def effect(value: int) -> str:
+    """An effect as the rulebook's dice table says it (M4), in the game's catalog."""
+    return tell(game.WORDS, phrase("mortadella.term", game.effect_term(EngineEffect(value))))
 
 
 def victory_row(value: int) -> str:
     """A role's rows in the game's words, as its history says them ("at least 5 People and 4
     Mortadella, with no Book")."""
-    return victory(EngineRole(value))
+    return tell(game.WORDS, phrase("mortadella.term", game.victory_phrase(EngineRole(value))))
 
 
 class MortadellaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
@@ -91,7 +99,7 @@ class MortadellaRenderer(Renderer[pb.View, pb.Event, pb.Action]):
         if view.carnival:
             table_dice.append(_("Carnival this turn!") + "\n", style="yellow")
         if view.effect:
-            table_dice.append(_("Effect being resolved: {effect}", effect=effect(EngineEffect(view.effect))) + "\n")
+            table_dice.append(_("Effect being resolved: {effect}", effect=effect(view.effect)) + "\n")
         if view.HasField("lombard_holder"):
             table_dice.append(_("Lombard Company token: {who}", who=ctx.name(view.lombard_holder)))
             table_dice.append(" " + _("(used this turn)") if view.lombard_used else "")

@@ -4,9 +4,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from clients.terminal.renderers.base import Renderer, TableContext, words
+from clients.terminal.renderers.base import Renderer, TableContext
+from clients.terminal.terms import tell
 from clients.terminal.words import N_, _
-from services.pecunia.model import ACTION_LABELS, ActionKind
+from common.phrases import Term, phrase
+from services.pecunia.words import WORDS
 from tavola.pecunia.v1 import pecunia_pb2 as pb
 
 PHASES: dict[int, str] = {
@@ -17,14 +19,20 @@ PHASES: dict[int, str] = {
 }
 
 
+def _key(name: str, prefix: str) -> str:
+    """ACTION_CARD_KIND_QUEUE_JUMPER -> queue-jumper: the key of the game's catalog."""
+    return name.removeprefix(prefix).lower().replace("_", "-")
+
+
 def card_kind(value: int) -> str:
-    """An action card as the game's words name it ("Queue-jumper", "Castor oil")."""
-    return ACTION_LABELS.get(ActionKind(value), words(pb.ActionCardKind.Name(value), "ACTION_CARD_KIND_"))
+    """An action card as the game's catalog names it ("Queue-jumper", "Saltafila")."""
+    return tell(WORDS, Term(f"pecunia.card.{_key(pb.ActionCardKind.Name(value), 'ACTION_CARD_KIND_')}"))
 
 
 def roman(card: pb.RomanCard) -> str:
     """A Roman card: kind, rounds to sit and sesterces it pays ("Senator 3r/5s")."""
-    return f"{words(pb.RomanKind.Name(card.kind), 'ROMAN_KIND_')} {card.rounds}r/{card.sesterces}s"
+    kind = Term(f"pecunia.roman.{_key(pb.RomanKind.Name(card.kind), 'ROMAN_KIND_')}")
+    return tell(WORDS, phrase("pecunia.roman", kind, card.rounds, card.sesterces))
 
 
 def sesterces(amount: int) -> str:
@@ -33,7 +41,7 @@ def sesterces(amount: int) -> str:
 
 
 def position(value: int) -> str:
-    return words(pb.SeatPosition.Name(value), "SEAT_POSITION_").lower()
+    return tell(WORDS, Term(f"pecunia.position.{_key(pb.SeatPosition.Name(value), 'SEAT_POSITION_')}"))
 
 
 def latrine_seat(seat: pb.LatrineSeat) -> str:
