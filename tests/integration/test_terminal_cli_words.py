@@ -132,5 +132,6 @@ def test_the_tools_speak_the_reader_s_language(stack, gateway, channel, monkeypa
     read = re.sub(r"--?[\w-]+|^tavola: .*$", "", read, flags=re.MULTILINE)
     for value in ids.values():
         read = read.replace(value, "")
-    english = sorted({w for w in re.findall(r"[A-Za-z]{3,}", read) if w.lower() in english_words(tag)})
+    untold = english_words(tag)
+    english = sorted({w for w in re.findall(r"[A-Za-z]{3,}", read) if w.lower() in untold})
     assert not english, f"English {english} in\n{printed}"
