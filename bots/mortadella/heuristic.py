@@ -18,6 +18,7 @@ moves its view proves winning, ``bots.mortadella.settled``.
 import random
 from collections.abc import Sequence
 
+from bots.mortadella.hiding import EXPOSED, Exposure, exposure, holds_back
 from bots.mortadella.roles import _CACHE_SIZE, candidates, distance, role_odds
 from services.engine.api import Game
 from services.mortadella.model import (
@@ -61,9 +62,9 @@ _SINGLE, _DOUBLE = SINGLE_EFFECTS, DOUBLE_EFFECTS  # what dice may do (M4, M5): 
 class _Me:
     """What one decision needs about the deciding seat, computed once."""
 
-    __slots__ = ("opponents", "role", "seat", "sins", "tokens", "view")
+    __slots__ = ("hidden", "opponents", "role", "seat", "sins", "tokens", "view")
 
-    def __init__(self, view: View, seat: int):
+    def __init__(self, view: View, seat: int, hide: bool = False):
         self.view = view
         self.seat = seat
         role = view.seats[seat].role
@@ -72,6 +73,8 @@ class _Me:
         self.tokens = view.seats[seat].tokens
         self.sins = view.additional_rules and not ROLE_INFO[self.role].sin_exempt
         self.opponents = [s.seat for s in view.seats if s.in_game and s.seat != seat]
+        # The hiding policy: what a reader's next guess would make of our tokens (M19).
+        self.hidden: Exposure | None = exposure(view, seat) if hide else None
 
     def value(self, tokens: Sequence[int]) -> float:
         """Our standing with ``tokens``: higher is better."""
@@ -83,7 +86,11 @@ class _Me:
         else:
             risk = 0.0
         gap = distance(self.role, tokens)
-        return (WIN if gap == 0 else -gap) - risk
+        if gap == 0:
+            return WIN - risk
+        if self.hidden is not None:
+            risk += EXPOSED * self.hidden(tokens)
+        return -gap - risk
 
     def changed(self, index: int, delta: int) -> float:
         """The gain in value from ``delta`` tokens of ``index`` (never below 0 held)."""
@@ -168,10 +175,12 @@ class _Values:
 
 def _values_for(me: _Me) -> _Values:
     """The values of ``me``'s situation, shared by every decision in the same one: they
-    depend only on the role, the tokens on the table and whether Carnival is on (a search
-    meets the same situations again and again)."""
+    depend only on the role, the tokens on the table and whether Carnival is on, and when
+    hiding on what the reader can rule out (a search meets the same situations again and again)."""
     view = me.view
-    key = (me.role, me.tokens, me.sins, view.carnival, tuple([view.seats[s].tokens for s in me.opponents]))
+    key: tuple = (me.role, me.tokens, me.sins, view.carnival, tuple([view.seats[s].tokens for s in me.opponents]))
+    if me.hidden is not None:
+        key += me.hidden.key
     values = _SITUATIONS.get(key)
     if values is None:
         if len(_SITUATIONS) > _CACHE_SIZE // 2:
@@ -238,6 +247,8 @@ def _pre_roll(me: _Me, legal: Sequence, rng: random.Random, sharp: bool = False)
             possible = [r for r in possible if distance(r, tokens) > 0] or possible
             odds = 1.0 / max(1, len(possible))
         held = sum(me.tokens)
+        if me.hidden is not None and holds_back(view, me.seat, odds):
+            possible = []  # hidden, we let the reader's guess miss first
         if possible and (
             odds >= 0.5 or (odds >= 1 / 3 and held <= 2) or (odds >= 0.25 and distance(me.role, me.tokens) >= 6)
         ):
@@ -371,10 +382,23 @@ def mortadella_sharp_policy(game: Game, view: View, seat: int, legal: Sequence, 
     return _decide(view, seat, legal, rng, sharp=True)
 
 
-def _decide(view: View, seat: int, legal: Sequence, rng: random.Random, sharp: bool):
+def mortadella_hiding_policy(game: Game, view: View, seat: int, legal: Sequence, rng: random.Random):
+    """The sharp policy, hiding its role from a reader of its tokens (``bots.mortadella.hiding``):
+    the chance the opponent's next guess names it costs what a lost game costs, and it rolls
+    rather than guess below even odds where the reader's miss would come first (M19).
+    ``self_read=on``'s own seat (level 8)."""
+    return _decide(view, seat, legal, rng, sharp=True, hide=True)
+
+
+def open_candidates(game: Game, view: View, seat: int, legal: Sequence, rng: random.Random) -> list:
+    """The sharp policy's move, which does not hide, compared beside the hiding one."""
+    return [mortadella_sharp_policy(game, view, seat, legal, rng)]
+
+
+def _decide(view: View, seat: int, legal: Sequence, rng: random.Random, sharp: bool, hide: bool = False):
     if len(legal) == 1:
         return legal[0]
-    me = _Me(view, seat)
+    me = _Me(view, seat, hide)
     phase = view.phase
     if phase is Phase.RESOLVE:
         scores = [effect_value(me, a.effect) for a in legal]

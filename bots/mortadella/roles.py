@@ -6,7 +6,7 @@ bot samples the hidden roles with ``role_belief``.
 """
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import permutations
 
 from services.engine.api import Game
@@ -88,17 +88,36 @@ _ODDS: dict[tuple, dict[Role, float]] = {}
 
 
 def _deal_odds(view: View, target: int) -> dict[Role, float]:
+    counts: dict[Role, int] = {}
+    pool = _pool(view)
+    for cards in deals(view):
+        counts[cards[target][-1]] = counts.get(cards[target][-1], 0) + 1
+    total = sum(counts.values())
+    if not total:  # an inconsistent view (not reachable in play): every unseen role alike
+        return {role: 1 / len(pool) for role in pool}
+    return {role: count / total for role, count in counts.items()}
+
+
+def _pool(view: View) -> list[Role]:
+    """The roles of the pool the view does not show (M18)."""
+    pool = list(ROLE_POOLS[view.player_count])
+    for sv in view.seats:
+        for role in (*sv.removed_roles, sv.role):
+            if role is not None and role in pool:
+                pool.remove(role)
+    return pool
+
+
+def deals(view: View) -> Iterator[list[list[Role]]]:
+    """Every deal consistent with the view, equally likely (M18, M19's redraws): each seat's
+    cards, its removed ones first, then its current one."""
     n = view.player_count
     cards: list[list[Role | None]] = []  # each seat's removed cards, then its current one
     for sv in view.seats:
         removed: list[Role | None] = list(sv.removed_roles) if len(sv.removed_roles) == sv.removed_role_count else []
         removed += [None] * (sv.removed_role_count - len(removed))
         cards.append([*removed, sv.role])
-    pool = list(ROLE_POOLS[n])
-    for held in cards:
-        for role in held:
-            if role is not None and role in pool:
-                pool.remove(role)
+    pool = _pool(view)
     excluded: dict[tuple[int, int], set[Role]] = {}
     for g in view.wrong_guesses:  # neither the target's card then nor the guesser's (M16, M19)
         excluded.setdefault((g.target, g.target_card), set()).add(g.role)
@@ -109,20 +128,14 @@ def _deal_odds(view: View, target: int) -> dict[Role, float]:
     if view.phase is Phase.MASTER_GUESS and cards[view.active][-1] is None and Role.MASTER in pool:
         cards[view.active][-1] = Role.MASTER
         pool.remove(Role.MASTER)
-    known = cards[target][-1]
-    if known is not None:
-        return {known: 1.0}
     slots = [(s, k) for s in range(n) for k, role in enumerate(cards[s]) if role is None]
     checks = [(i, excluded[slot]) for i, slot in enumerate(slots) if slot in excluded]
-    position = slots.index((target, len(cards[target]) - 1))
-    counts: dict[Role, int] = {}
     for deal in permutations(pool, len(slots)):
         if all(deal[i] not in roles for i, roles in checks):
-            counts[deal[position]] = counts.get(deal[position], 0) + 1
-    total = sum(counts.values())
-    if not total:  # an inconsistent view (not reachable in play): every unseen role alike
-        return {role: 1 / len(pool) for role in pool}
-    return {role: count / total for role, count in counts.items()}
+            dealt = [list(held) for held in cards]
+            for (s, k), role in zip(slots, deal, strict=True):
+                dealt[s][k] = role
+            yield dealt  # type: ignore[misc]  # every slot filled
 
 
 # How sharply a player's tokens point to its role: P(tokens | role) ~ exp(BELIEF_SHARPNESS *

@@ -115,9 +115,11 @@ ISMCTS = BotSpec(
     "options (8, the default, plays the strongest settings known).",
     strength=70,
     strength_note="At its default level it compares the heuristic's first eight choices on paired playouts and "
-    "reads the others' hidden roles from their play, and in Borgia hides its own puppet from players who read it: "
+    "reads the others' hidden roles from their play, and in Borgia and two-player Mortadella hides its own "
+    "puppet or role from players who read it: "
     "Borgia 89.5% of 2-player games against borgia-heuristic, "
-    "Mortadella 57% against its heuristic (800 games), Pecunia 58% (400 games). More time plays better.",
+    "Mortadella 59% of 2-player games against its heuristic (300 games), Pecunia 58% (400 games). "
+    "More time plays better.",
     make="bots.search.makers:make_ismcts",
     check=_check_ismcts,
     presets=("level", _preset_table(LEVELS)),
@@ -210,7 +212,8 @@ ISMCTS = BotSpec(
             "such readers (Borgia: no perform that makes its puppet the first a reader would name, until a "
             "player is on its last die, or its puppet would finish behind), and the open move and decoys are "
             "compared too; off: the others play the plain heuristic. Only where the game has such a reading "
-            "(Borgia, where level 8, the default, sets it on).",
+            "(Borgia; Mortadella, two players: its role from its tokens, and it holds back a guess the "
+            "reader's miss should come before; level 8, the default, sets it on in both).",
             "enum",
             "off",
             ("off", "on"),

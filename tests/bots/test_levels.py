@@ -92,11 +92,12 @@ def test_a_level_plays_whole_games(level):
 
 def test_borgia_level_8_hides_its_puppet_and_the_levels_below_do_not():
     """Issue 29: the default Borgia bot is not read at a glance (self_read=on); the levels
-    below keep the settings they were calibrated with. No other game has such a reading."""
+    below keep the settings they were calibrated with. Mortadella's level 8 hides its role
+    (tests/bots/test_mortadella_hiding.py); Pecunia has no such reading."""
     assert bot_specs.resolve("ismcts", "borgia")[1]["self_read"] == "on"
     assert bot_specs.canonical("ismcts:self_read=on", "borgia") == "ismcts"
     assert all(bot_specs.resolve(f"ismcts:level={level}", "borgia")[1]["self_read"] == "off" for level in range(1, 8))
-    for game_id in ("mortadella", "pecunia", None):
+    for game_id in ("pecunia", None):
         assert bot_specs.resolve("ismcts", game_id)[1]["self_read"] == "off"
     assert "hiding its puppet" in level_presets("borgia")[-1]["note"]
     assert "not hiding its puppet" in level_presets("borgia")[0]["note"]
