@@ -75,7 +75,9 @@ def test_a_borgia_table_in_the_reader_s_language(stack, monkeypatch, tmp_path, t
     async def main():
         app = TableApp(stack.gateway_address, Plan(game="borgia", players=2, name="Ada", bots=["random"]))
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: deciding(app) and "Ada" in app.screen_text())
+            # The key bar paints after the table: every word expected is waited for (the
+            # deadline's failure shows the screen).
+            await until(pilot, lambda: deciding(app) and all(word in app.screen_text() for word in SHOWN[tag]))
             seen.append(app.screen_text())
             await pilot.press("q")  # leaving asks first, in the same language
             await pilot.pause(0.3)
