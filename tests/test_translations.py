@@ -3,6 +3,7 @@ the same placeholders and plural forms, and compiles (``python -m common.catalog
 lists what a language lacks, the games' help included); a game's events and its help read
 in each; a word a language lacks is told in English."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,16 @@ from common.phrases import Catalogs, Seat, Teller, phrase, platform_catalogs
 from services.borgia import model as borgia
 from services.mortadella import model as mortadella
 from services.mortadella.words import victory_phrase
-from services.pecunia.model import RefillEnded, SeatPos
+from services.pecunia.model import (
+    PlayCastorOil,
+    PlayEviction,
+    PlayFishPoisoning,
+    PlayPoaching,
+    PlaySpecialTax,
+    RefillEnded,
+    SeatPos,
+)
+from services.pecunia.words import played
 from services.registry import get_game
 
 LANGUAGES = ("it", "de")
@@ -143,3 +153,23 @@ def test_mortadella_goals_in_each_language_say_what_the_role_data_says_m14(local
             locale
         ]
     )
+
+
+# Italian joins a preposition to the article after it ("su il" is "sul", "a la" is "alla").
+UNJOINED = re.compile(r"\b(su|a|da|di|in) (il|lo|la|l'|i|gli|le)\b")
+
+
+def test_pecunia_s_played_cards_read_as_italian_joins_its_words():
+    """A card played on a seat (P6: Fish poisoning, Eviction, Castor oil, on the top woman
+    or the only Roman, of any latrine) names the seat with its article: the preposition
+    before it must take the article in, as Italian writes it."""
+    words = get_game("pecunia").words
+    teller = Teller("it", Catalogs.from_folder(words.catalog), strict=True)
+    actions = []
+    for seat in SeatPos:
+        for slot in (0, 1):
+            actions += [PlayCastorOil(seat, slot, 2), PlayFishPoisoning(1, seat, slot), PlayEviction(1, seat, slot)]
+    actions += [PlaySpecialTax(1), PlayPoaching(1)]
+    for action in actions:
+        told = teller.tell(played(action), {0: "Ada", 1: "Bea"}, 0)
+        assert not UNJOINED.search(told), told
