@@ -160,8 +160,8 @@ UNJOINED = re.compile(r"\b(su|a|da|di|in) (il|lo|la|l'|i|gli|le)\b")
 
 
 def test_pecunia_s_played_cards_read_as_italian_joins_its_words():
-    """A card played on a seat (P6: Fish poisoning, Eviction, Castor oil, on the top woman
-    or the only Roman, of any latrine) names the seat with its article: the preposition
+    """A card played on a seat (Fish poisoning, Eviction, Castor oil; any of P1's seats, on
+    the top woman or the only Roman) names the seat with its article: the preposition
     before it must take the article in, as Italian writes it."""
     words = get_game("pecunia").words
     teller = Teller("it", Catalogs.from_folder(words.catalog), strict=True)
