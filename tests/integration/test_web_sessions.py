@@ -113,3 +113,16 @@ def test_play_is_refused_on_the_web_port_naming_the_grpc_port(stack, gateway):
     assert flags & 0x02, body  # end of stream, with the error
     end = body[5 : 5 + length].decode()
     assert '"unimplemented"' in end and "gRPC port" in end and "Follow" in end, end
+
+
+@pytest.mark.parametrize(
+    "table_id",
+    ["tavola:*", "0123456789abcdef}", "0123456789ABCDEF", "tàvola-0123456789", "0123\x00456789abcdef", "\u202e" * 16],
+)
+def test_follow_refuses_a_table_id_of_the_wrong_shape_before_any_key_is_made(web_sessions, gateway, table_id):
+    """Key characters, Unicode, control and bidi characters: BAD_TABLE_ID, as over gRPC, and
+    a real seat's token does not change that."""
+    table = HumanTable(gateway, 2, seed=34)
+    with pytest.raises(ConnectError) as caught:
+        list(web_sessions.follow(ss.FollowRequest(table_id=table_id), headers=bearer(table.tokens[0])))
+    assert connect_status(caught.value) == ("INVALID_ARGUMENT", "BAD_TABLE_ID")
